@@ -1,0 +1,55 @@
+/**
+ * Run-level failures are thrown as a `SyncError` with a stable `code` (undici's `UND_ERR_*`
+ * codes are the model). Per-file problems are not thrown: they are `FileProblem`s attached to
+ * the file, and the run goes on.
+ *
+ * Messages say what happened, why, and what to do. They never contain the API token.
+ */
+export type ErrorCode =
+  | 'CMS_SYNC_CONFIG'
+  | 'CMS_SYNC_INPUT'
+  | 'CMS_SYNC_AUTH'
+  | 'CMS_SYNC_API_DISABLED'
+  | 'CMS_SYNC_RETRYABLE'
+  | 'CMS_SYNC_AMBIGUOUS'
+  | 'CMS_SYNC_REJECTED'
+  | 'CMS_SYNC_RETRY_BUDGET'
+  | 'CMS_SYNC_PROTOCOL'
+  | 'CMS_SYNC_STATE'
+  | 'CMS_SYNC_LOCKED'
+  | 'CMS_SYNC_SAFETY'
+  | 'CMS_SYNC_MEDIA'
+  | 'CMS_SYNC_SERVER';
+
+export class SyncError extends Error {
+  readonly code: ErrorCode;
+  /** Process exit code this error maps to (CONTRACT §4): 1 error, 3 safety limit. */
+  readonly exitCode: number;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; exitCode?: number } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SyncError';
+    this.code = code;
+    this.exitCode = options.exitCode ?? 1;
+  }
+}
+
+/** A problem that belongs to one file: reported as `path:line:column: message`. */
+export interface FileProblem {
+  /** Path relative to the project directory, with forward slashes. */
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export function formatProblem(p: FileProblem): string {
+  return `${p.file}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`;
+}
+
+/** Removes every occurrence of a secret from a text, for any message that may quote input. */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret) return text;
+  return text.split(secret).join('[redacted]');
+}

@@ -1,0 +1,2 @@
+/** The public API of the package: what `sync.config.ts` imports. */
+export { defineConfig, type UserConfig, type ResourceOptions } from './config/define-config.js';

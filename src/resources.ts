@@ -1,0 +1,41 @@
+/** The resources of the CMS API (API-SPEC §2) and the content folders that map to them (CONTRACT §1). */
+export const RECORD_RESOURCES = ['category', 'user', 'article', 'page', 'breaking'] as const;
+export type RecordResource = (typeof RECORD_RESOURCES)[number];
+
+export const RESOURCES = [...RECORD_RESOURCES, 'media'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+export const ACTIONS = ['get', 'add', 'edit', 'delete'] as const;
+export type Action = (typeof ACTIONS)[number] | 'upload_from_url';
+
+/** content/<folder>/ -> resource. */
+export const FOLDER_TO_RESOURCE: Readonly<Record<string, RecordResource>> = {
+  articles: 'article',
+  pages: 'page',
+  categories: 'category',
+  breaking: 'breaking',
+  users: 'user',
+};
+
+export const MEDIA_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'avif', 'pdf', 'mp4'] as const;
+
+export const IMAGE_SIZES = ['small', 'medium', 'large'] as const;
+export type ImageSize = (typeof IMAGE_SIZES)[number];
+
+/** A record as the CMS holds it: an id plus fields. */
+export type RemoteRecord = { id: number } & Record<string, unknown>;
+
+/** The request body of the single endpoint (API-SPEC §4). */
+export interface ApiRequest {
+  resource: Resource;
+  action: Action;
+  id?: number | string;
+  fields?: string[];
+  filters?: Record<string, unknown>;
+  limit?: number;
+  offset?: number;
+  order_by?: string;
+  data?: Record<string, unknown>;
+}
+
+export type ApiResponse = { status: 'success'; data: unknown } | { status: 'error'; message: string };
