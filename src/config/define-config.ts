@@ -1,0 +1,145 @@
+import type { ImageSize, RecordResource } from '../resources.js';
+
+/**
+ * How one resource's front matter becomes API fields. The keys of `fields` are cms-sync's
+ * names for what it manages; the values are the field names your CMS uses.
+ */
+export interface ResourceOptions {
+  /**
+   * API field name for each managed field. Only the names you set are changed.
+   * @default the same names (article: title, slug, created_at, status, category_id, body;
+   * page: title, slug, content; category: name, slug, description; breaking: title, slug,
+   * url, status; user: name, slug, email, role, bio)
+   * @example { body: 'html', created_at: 'published_at' }
+   */
+  fields?: Record<string, string>;
+  /**
+   * Front matter keys that cms-sync does not manage: `true` sends all of them as they are,
+   * a list sends only those, `false` sends none (each dropped key is reported as a warning,
+   * never silently lost).
+   * @default false
+   */
+  passThrough?: boolean | string[];
+  /**
+   * Whether cms-sync may delete records of this resource that it owns when their file is
+   * gone (and pruning is on).
+   * @default true, except `user`: false
+   */
+  allowDelete?: boolean;
+}
+
+/** The shape of `sync.config.ts`. Every option is optional; the defaults follow CONTRACT.md. */
+export interface UserConfig {
+  /**
+   * Folder of Markdown content, relative to the config file.
+   * @default 'content'
+   */
+  contentDir?: string;
+  /**
+   * Folder of cms-sync's state (state.json, journal, lock), relative to the config file.
+   * @default '.cms-sync'
+   */
+  stateDir?: string;
+  /** Where the CMS is. With neither `baseUrl` nor `CMS_BASE_URL`, the local CMS is used. */
+  target?: {
+    /**
+     * Base URL of the CMS; the endpoint is `{baseUrl}{wire.endpointPath}`.
+     * Overridden by env `CMS_BASE_URL`.
+     * @default undefined (the embedded local CMS)
+     */
+    baseUrl?: string;
+    /**
+     * Name of the environment variable that holds the API token. The token itself never goes
+     * in this file.
+     * @default 'CMS_API_TOKEN'
+     */
+    tokenEnv?: string;
+  };
+  media?: {
+    /**
+     * Public URL under which the CMS can fetch `content/`; a local image is uploaded from
+     * `publicBaseUrl + its path relative to content/`. Overridden by env `CMS_MEDIA_BASE_URL`.
+     * Not needed with the local CMS: cms-sync serves `content/` to it on loopback.
+     * @example 'https://raw.githubusercontent.com/acme/newsroom/main/content/'
+     */
+    publicBaseUrl?: string;
+    /**
+     * `data-size` of an image whose title does not set one.
+     * @default 'medium'
+     */
+    defaultSize?: ImageSize;
+  };
+  /** Requests and safety limits. Flags of the same name override these. */
+  sync?: {
+    /**
+     * Requests in flight at once.
+     * @default 4
+     */
+    concurrency?: number;
+    /**
+     * Ceiling on requests per second; 0 means no ceiling.
+     * @default 0
+     */
+    rps?: number;
+    /**
+     * Per-request timeout in milliseconds.
+     * @default 30000
+     */
+    timeoutMs?: number;
+    /**
+     * Delete records whose file is gone (only records cms-sync created or adopted).
+     * @default false
+     */
+    prune?: boolean;
+    /**
+     * More planned deletes than this aborts the run before any call (exit 3).
+     * @default 20
+     */
+    maxDeletes?: number;
+  };
+  /**
+   * Front matter `draft: true|false` -> numeric `status`.
+   * @default { draft: 0, published: 1 }
+   */
+  statusMap?: { draft?: number; published?: number };
+  /** Per-resource field mapping and rules. */
+  resources?: Partial<Record<RecordResource, ResourceOptions>>;
+  /** How cms-sync reads and writes the API where the spec leaves it open (CONTRACT §3). */
+  wire?: {
+    /**
+     * Path of the single endpoint.
+     * @default '/functions/api'
+     */
+    endpointPath?: string;
+    /**
+     * Page size when listing; the API's maximum is 100.
+     * @default 100
+     */
+    pageSize?: number;
+    /**
+     * Properties of a list's `data` that may hold the array (`{resource}` is replaced).
+     * @default ['items', 'records', 'results', 'rows', 'list', '{resource}s']
+     */
+    listKeys?: string[];
+    /**
+     * Dotted paths where a created record's id may be found.
+     * @default ['id', 'record.id', 'item.id', 'data.id']
+     */
+    idPaths?: string[];
+    /**
+     * Keys that may hold a media id in `upload_from_url`'s answer.
+     * @default ['id', 'media_id', 'mediaId']
+     */
+    mediaIdKeys?: string[];
+    /**
+     * Header that carries an idempotency key on writes, or `false` to send none.
+     * @default 'Idempotency-Key'
+     */
+    idempotencyHeader?: string | false;
+  };
+}
+
+/** Identity function that gives `sync.config.ts` types and editor help. */
+export function defineConfig(config: UserConfig): UserConfig {
+  return config;
+}

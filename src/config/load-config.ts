@@ -1,0 +1,107 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import { SyncError } from '../errors.js';
+import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import type { ResourceOptions, UserConfig } from './define-config.js';
+import { MANAGED_FIELDS, configSchema, type Config, type ResolvedResource } from './schema.js';
+
+export const CONFIG_FILES = ['sync.config.ts', 'sync.config.mts', 'sync.config.js', 'sync.config.mjs'] as const;
+
+/** Environment variables that override the config file. */
+export interface ConfigEnv {
+  CMS_BASE_URL?: string | undefined;
+  CMS_MEDIA_BASE_URL?: string | undefined;
+}
+
+/** Finds and loads `sync.config.*` in `projectDir` (none is fine: every option has a default). */
+export async function loadConfig(projectDir: string, env: ConfigEnv): Promise<Config> {
+  const absDir = path.resolve(projectDir);
+  const file = CONFIG_FILES.map((name) => path.join(absDir, name)).find((candidate) => existsSync(candidate));
+  const raw = file ? await importConfigFile(file) : {};
+  return resolveConfig(raw, { projectDir: absDir, configFile: file, env });
+}
+
+async function importConfigFile(file: string): Promise<unknown> {
+  // jiti is loaded only when there is a config file to compile.
+  const { createJiti } = await import('jiti');
+  const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false });
+  try {
+    return await jiti.import(file, { default: true });
+  } catch (error) {
+    throw new SyncError('CMS_SYNC_CONFIG', `${path.basename(file)} could not be loaded: ${(error as Error).message}\nFix the file so that it exports \`defineConfig({...})\` as its default export.`, { cause: error });
+  }
+}
+
+/** Validates a config object and fills in defaults; messages name the key and the file. */
+export function resolveConfig(raw: unknown, options: { projectDir: string; configFile?: string | undefined; env: ConfigEnv }): Config {
+  const fileName = options.configFile ? path.basename(options.configFile) : 'the config';
+  const parsed = configSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    throw new SyncError('CMS_SYNC_CONFIG', `${fileName} is not valid:\n${formatIssues(parsed.error.issues)}`);
+  }
+  const user: UserConfig = parsed.data;
+  const baseUrl = nonEmpty(options.env.CMS_BASE_URL) ?? user.target?.baseUrl;
+  const publicBaseUrl = nonEmpty(options.env.CMS_MEDIA_BASE_URL) ?? user.media?.publicBaseUrl;
+  for (const [name, value] of [['CMS_BASE_URL', options.env.CMS_BASE_URL], ['CMS_MEDIA_BASE_URL', options.env.CMS_MEDIA_BASE_URL]] as const) {
+    if (nonEmpty(value) && !URL.canParse(value!)) {
+      throw new SyncError('CMS_SYNC_CONFIG', `The environment variable ${name} is not a URL: set it to something like https://cms.example.com.`);
+    }
+  }
+  return {
+    projectDir: options.projectDir,
+    configFile: options.configFile,
+    contentDir: path.resolve(options.projectDir, user.contentDir ?? 'content'),
+    stateDir: path.resolve(options.projectDir, user.stateDir ?? '.cms-sync'),
+    target: { baseUrl: baseUrl?.replace(/\/+$/, ''), tokenEnv: user.target?.tokenEnv ?? 'CMS_API_TOKEN' },
+    media: {
+      publicBaseUrl: publicBaseUrl && !publicBaseUrl.endsWith('/') ? `${publicBaseUrl}/` : publicBaseUrl,
+      defaultSize: user.media?.defaultSize ?? 'medium',
+    },
+    sync: {
+      concurrency: user.sync?.concurrency ?? 4,
+      rps: user.sync?.rps ?? 0,
+      timeoutMs: user.sync?.timeoutMs ?? 30_000,
+      prune: user.sync?.prune ?? false,
+      maxDeletes: user.sync?.maxDeletes ?? 20,
+    },
+    statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
+    resources: Object.fromEntries(RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)])) as Record<RecordResource, ResolvedResource>,
+    wire: {
+      endpointPath: user.wire?.endpointPath ?? '/functions/api',
+      pageSize: user.wire?.pageSize ?? 100,
+      listKeys: user.wire?.listKeys ?? ['items', 'records', 'results', 'rows', 'list', '{resource}s'],
+      idPaths: user.wire?.idPaths ?? ['id', 'record.id', 'item.id', 'data.id'],
+      mediaIdKeys: user.wire?.mediaIdKeys ?? ['id', 'media_id', 'mediaId'],
+      idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
+    },
+  };
+}
+
+function resolveResource(resource: RecordResource, options: ResourceOptions | undefined, fileName: string): ResolvedResource {
+  const managed = MANAGED_FIELDS[resource];
+  for (const key of Object.keys(options?.fields ?? {})) {
+    if (!managed.includes(key)) {
+      throw new SyncError('CMS_SYNC_CONFIG', `${fileName} is not valid:\n  resources.${resource}.fields.${key}: \`${key}\` is not a field cms-sync manages for ${resource}; expected one of ${managed.join(', ')}`);
+    }
+  }
+  return {
+    fields: Object.fromEntries(managed.map((name) => [name, options?.fields?.[name] ?? name])),
+    passThrough: options?.passThrough ?? false,
+    allowDelete: options?.allowDelete ?? resource !== 'user',
+  };
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const key = issue.path.map(String).join('.') || '(root)';
+      const message = issue.code === 'unrecognized_keys' ? `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}: check the spelling against the README's configuration reference` : issue.message;
+      return `  ${key}: ${message}`;
+    })
+    .join('\n');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
+import type { UserConfig } from './define-config.js';
+
+/** Managed fields per resource, in the order they are shown. */
+export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
+  category: ['name', 'slug', 'description'],
+  user: ['name', 'slug', 'email', 'role', 'bio'],
+  article: ['title', 'slug', 'created_at', 'status', 'category_id', 'body'],
+  page: ['title', 'slug', 'content'],
+  breaking: ['title', 'slug', 'url', 'status'],
+};
+
+const positiveInt = (name: string, min: number) =>
+  z.number({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
+    .int({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
+    .min(min, { error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` });
+
+function describe(value: unknown): string {
+  return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\` (${value === null ? 'null' : typeof value})`;
+}
+
+const resourceOptions = z.strictObject({
+  fields: z.record(z.string(), z.string().min(1)).optional(),
+  passThrough: z.union([z.boolean(), z.array(z.string())]).optional(),
+  allowDelete: z.boolean().optional(),
+});
+
+export const configSchema = z.strictObject({
+  contentDir: z.string().min(1).optional(),
+  stateDir: z.string().min(1).optional(),
+  target: z.strictObject({ baseUrl: z.url().optional(), tokenEnv: z.string().min(1).optional() }).optional(),
+  media: z
+    .strictObject({
+      publicBaseUrl: z.url().optional(),
+      defaultSize: z.enum(IMAGE_SIZES).optional(),
+    })
+    .optional(),
+  sync: z
+    .strictObject({
+      concurrency: positiveInt('sync.concurrency', 1).optional(),
+      rps: z.number().min(0).optional(),
+      timeoutMs: positiveInt('sync.timeoutMs', 1).optional(),
+      prune: z.boolean().optional(),
+      maxDeletes: positiveInt('sync.maxDeletes', 0).optional(),
+    })
+    .optional(),
+  statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
+  resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
+  wire: z
+    .strictObject({
+      endpointPath: z.string().startsWith('/').optional(),
+      pageSize: z.number().int().min(1).max(100, { error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less' }).optional(),
+      listKeys: z.array(z.string()).optional(),
+      idPaths: z.array(z.string()).optional(),
+      mediaIdKeys: z.array(z.string()).optional(),
+      idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
+    })
+    .optional(),
+});
+
+// Keeps the hand-written, documented `UserConfig` and the schema in step.
+type Assert<T extends true> = T;
+export type _SchemaMatchesUserConfig = Assert<UserConfig extends z.input<typeof configSchema> ? true : false>;
+
+export interface ResolvedResource {
+  /** cms-sync field name -> API field name. */
+  fields: Record<string, string>;
+  passThrough: boolean | string[];
+  allowDelete: boolean;
+}
+
+/** The validated configuration with every default filled in and environment overrides applied. */
+export interface Config {
+  /** Absolute project directory (where sync.config.ts is, or the working directory). */
+  projectDir: string;
+  /** The config file that was loaded, if any. */
+  configFile: string | undefined;
+  contentDir: string;
+  stateDir: string;
+  target: { baseUrl: string | undefined; tokenEnv: string };
+  media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
+  sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number };
+  statusMap: { draft: number; published: number };
+  resources: Record<RecordResource, ResolvedResource>;
+  wire: {
+    endpointPath: string;
+    pageSize: number;
+    listKeys: string[];
+    idPaths: string[];
+    mediaIdKeys: string[];
+    idempotencyHeader: string | false;
+  };
+}
