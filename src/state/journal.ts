@@ -1,0 +1,147 @@
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { readStateFile, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
+
+export const JOURNAL_FILE = 'journal.jsonl';
+
+/** One line of the journal: a confirmed write, applied on top of state.json when read back. */
+export type JournalEntry =
+  | { t: 'record'; key: string; entry: StateRecord | null }
+  | { t: 'media'; identity: string; entry: MediaEntry }
+  | { t: 'intent'; key: string; op: 'add' | 'edit' | 'delete' | 'upload'; idempotencyKey: string };
+
+/**
+ * The state plus an append-only journal. Rewriting state.json after every write would cost
+ * O(records) per write; instead each confirmed write is appended (and fsynced) to the journal,
+ * and state.json is rewritten once at the end. A run killed halfway loses nothing: the next
+ * one replays the journal. A torn last line (killed mid-append) was never confirmed and is
+ * skipped.
+ */
+export class StateStore {
+  readonly stateDir: string;
+  readonly state: State;
+  readonly existed: boolean;
+  /** Intents whose write was never confirmed (a previous run died or lost the answer). */
+  readonly openIntents: Map<string, Extract<JournalEntry, { t: 'intent' }>>;
+  #handle: FileHandle | undefined;
+  #pending: string[] = [];
+  #flushing: Promise<void> | undefined;
+  #dirty = false;
+
+  private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Extract<JournalEntry, { t: 'intent' }>>) {
+    this.stateDir = stateDir;
+    this.state = state;
+    this.existed = existed;
+    this.openIntents = openIntents;
+  }
+
+  static async open(stateDir: string, target: string): Promise<StateStore> {
+    const { state, existed } = await readStateFile(stateDir, target);
+    const intents = new Map<string, Extract<JournalEntry, { t: 'intent' }>>();
+    const replayed = replay(state, await readJournal(stateDir), intents);
+    const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
+    store.#dirty = replayed > 0;
+    return store;
+  }
+
+  /** A state that is never written: for `plan`, which writes nothing anywhere. */
+  static async readOnly(stateDir: string, target: string): Promise<State> {
+    const { state } = await readStateFile(stateDir, target);
+    replay(state, await readJournal(stateDir), new Map());
+    return state;
+  }
+
+  async intend(key: string, op: 'add' | 'edit' | 'delete' | 'upload', idempotencyKey: string): Promise<void> {
+    await this.#append({ t: 'intent', key, op, idempotencyKey });
+  }
+
+  async recordWritten(key: string, entry: StateRecord | null): Promise<void> {
+    apply(this.state, { t: 'record', key, entry });
+    this.openIntents.delete(key);
+    await this.#append({ t: 'record', key, entry });
+  }
+
+  async mediaUploaded(identity: string, entry: MediaEntry): Promise<void> {
+    apply(this.state, { t: 'media', identity, entry });
+    this.openIntents.delete(identity);
+    await this.#append({ t: 'media', identity, entry });
+  }
+
+  /** Folds the journal into state.json (atomically) and empties the journal. */
+  async save(): Promise<void> {
+    await this.#flushing;
+    if (!this.#dirty && this.existed) return;
+    this.state.serial += 1;
+    await writeStateFile(this.stateDir, this.state);
+    await this.#handle?.close();
+    this.#handle = undefined;
+    await rm(path.join(this.stateDir, JOURNAL_FILE), { force: true });
+    this.#dirty = false;
+  }
+
+  async close(): Promise<void> {
+    await this.#flushing;
+    await this.#handle?.close();
+    this.#handle = undefined;
+  }
+
+  // Group commit: appends that arrive while a flush is running are written and fsynced together.
+  async #append(entry: JournalEntry): Promise<void> {
+    this.#dirty = true;
+    this.#pending.push(JSON.stringify(entry));
+    while (this.#flushing) await this.#flushing;
+    if (this.#pending.length === 0) return;
+    this.#flushing = this.#flush().finally(() => {
+      this.#flushing = undefined;
+    });
+    await this.#flushing;
+  }
+
+  async #flush(): Promise<void> {
+    const lines = this.#pending.splice(0);
+    if (!this.#handle) {
+      await mkdir(this.stateDir, { recursive: true });
+      this.#handle = await open(path.join(this.stateDir, JOURNAL_FILE), 'a');
+    }
+    await this.#handle.write(`${lines.join('\n')}\n`);
+    await this.#handle.datasync();
+  }
+}
+
+async function readJournal(stateDir: string): Promise<JournalEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path.join(stateDir, JOURNAL_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const entries: JournalEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      entries.push(JSON.parse(line) as JournalEntry);
+    } catch {
+      // A torn line from a run killed mid-append: its write was never confirmed.
+    }
+  }
+  return entries;
+}
+
+function replay(state: State, entries: JournalEntry[], intents: Map<string, Extract<JournalEntry, { t: 'intent' }>>): number {
+  for (const entry of entries) {
+    if (entry.t === 'intent') intents.set(entry.key, entry);
+    else {
+      intents.delete(entry.t === 'record' ? entry.key : entry.identity);
+      apply(state, entry);
+    }
+  }
+  return entries.length;
+}
+
+function apply(state: State, entry: Exclude<JournalEntry, { t: 'intent' }>): void {
+  if (entry.t === 'media') state.media[entry.identity] = entry.entry;
+  else if (entry.entry) state.records[entry.key] = entry.entry;
+  else delete state.records[entry.key];
+}

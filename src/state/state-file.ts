@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { open, readFile, rename, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { SyncError } from '../errors.js';
+
+/** What cms-sync knows about one record it created or adopted. */
+export interface StateRecord {
+  id: number;
+  /** The file the record came from, relative to the project directory. */
+  file: string;
+  owner: 'created' | 'adopted';
+  /** Digest of each field as cms-sync last sent it (symbolic: media by content, category by slug). */
+  source: Record<string, string>;
+  /** Digest of each field as the CMS held it right after our last write: the baseline for drift. */
+  remote: Record<string, string>;
+}
+
+/** A file or URL that has been uploaded once, and its media id. */
+export interface MediaEntry {
+  id: number;
+  /** Where it came from, for people reading the state: a content path or a URL. */
+  source: string;
+}
+
+export interface State {
+  version: 1;
+  /** Random id given when the state is first made: a state from another project is refused. */
+  lineage: string;
+  /** Increases with every save: an older copy is refused. */
+  serial: number;
+  /** Which CMS the ids belong to ("local" for the embedded CMS, else its base URL). */
+  target: string;
+  records: Record<string, StateRecord>;
+  /** Keyed by identity: `sha256:<hex>` for a local file, `url:<url>` for a remote one. */
+  media: Record<string, MediaEntry>;
+}
+
+export function emptyState(target: string): State {
+  return { version: 1, lineage: randomUUID(), serial: 0, target, records: {}, media: {} };
+}
+
+export const STATE_FILE = 'state.json';
+
+/** Reads `state.json`; a missing file is an empty state, a broken one is an error that names it. */
+export async function readStateFile(stateDir: string, target: string): Promise<{ state: State; existed: boolean }> {
+  const file = path.join(stateDir, STATE_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false };
+    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new SyncError('CMS_SYNC_STATE', `${file} is not valid JSON (${(error as Error).message}). Restore it from git, or delete it: the next run then adopts existing records by slug.`, { cause: error });
+  }
+  const state = parsed as State;
+  if (state?.version !== 1 || typeof state.lineage !== 'string' || typeof state.records !== 'object' || typeof state.media !== 'object') {
+    throw new SyncError('CMS_SYNC_STATE', `${file} is not a cms-sync state file (version 1). Restore it from git, or delete it: the next run then adopts existing records by slug.`);
+  }
+  if (state.target !== target) {
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} belongs to the CMS at ${state.target}, but this run targets ${target}. Its ids mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
+      { exitCode: 3 },
+    );
+  }
+  return { state, existed: true };
+}
+
+/** Sorted keys, two-space indent, trailing newline: a state that diffs well in git. */
+export function serializeState(state: State): string {
+  return `${JSON.stringify(sortKeys(state), null, 2)}\n`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+/** Writes the state atomically: temp file, fsync, rename, fsync of the folder. */
+export async function writeStateFile(stateDir: string, state: State): Promise<void> {
+  await writeFileAtomic(path.join(stateDir, STATE_FILE), serializeState(state));
+}
+
+export async function writeFileAtomic(file: string, text: string, mode?: number): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  const handle = await open(temp, 'w', mode);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, file);
+  await fsyncDir(path.dirname(file));
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic there.
+  } finally {
+    await handle.close();
+  }
+}
