@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Where an image comes from; `identity` is what "upload once" is keyed by. */
+export type MediaSource =
+  | { kind: 'existing'; id: number; identity: string }
+  | { kind: 'url'; url: string; identity: string }
+  | {
+      kind: 'file';
+      /** Path relative to content/, with forward slashes: appended to the public base URL. */
+      contentPath: string;
+      /** Path relative to the project, for messages. */
+      file: string;
+      sha256: string;
+      identity: string;
+    };
+
+export type ResolveResult = { ok: true; source: MediaSource } | { ok: false; message: string };
+
+export interface MediaResolver {
+  resolve(src: string, documentAbsPath: string): Promise<ResolveResult>;
+}
+
+/**
+ * Resolves image references of documents. Local files are hashed once per run (many records
+ * share an image), which is also what makes "one upload per distinct content" possible.
+ */
+export function createMediaResolver(options: { projectDir: string; contentDir: string; canServeLocalFiles: boolean }): MediaResolver {
+  const hashes = new Map<string, Promise<string | undefined>>();
+  const hashOf = (absPath: string) => {
+    let pending = hashes.get(absPath);
+    if (!pending) {
+      pending = readFile(absPath).then(
+        (bytes) => createHash('sha256').update(bytes).digest('hex'),
+        () => undefined,
+      );
+      hashes.set(absPath, pending);
+    }
+    return pending;
+  };
+
+  return {
+    async resolve(src, documentAbsPath) {
+      const trimmed = src.trim();
+      const existing = /^cms-media:(\d+)$/.exec(trimmed);
+      if (existing) return { ok: true, source: { kind: 'existing', id: Number(existing[1]), identity: `id:${existing[1]}` } };
+      if (/^https?:\/\//i.test(trimmed)) {
+        if (!URL.canParse(trimmed)) return { ok: false, message: `image URL \`${trimmed}\` is not a valid URL` };
+        const url = new URL(trimmed).href;
+        return { ok: true, source: { kind: 'url', url, identity: `url:${url}` } };
+      }
+      if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || trimmed.startsWith('//')) {
+        return { ok: false, message: `image \`${trimmed}\` has a scheme cms-sync cannot upload from: use a file under content/, an http(s) URL, or cms-media:<id>` };
+      }
+      if (trimmed === '') return { ok: false, message: 'image has an empty source' };
+
+      const withoutSuffix = trimmed.replace(/[?#].*$/, '');
+      let decoded: string;
+      try {
+        decoded = decodeURI(withoutSuffix);
+      } catch {
+        decoded = withoutSuffix;
+      }
+      // "/images/a.png" is taken from the root of content/, anything else from the document's folder.
+      const absPath = decoded.startsWith('/') ? path.join(options.contentDir, decoded) : path.resolve(path.dirname(documentAbsPath), decoded);
+      const contentPath = path.relative(options.contentDir, absPath);
+      if (contentPath.startsWith('..') || path.isAbsolute(contentPath)) {
+        return { ok: false, message: `image \`${trimmed}\` is outside content/: move the file under content/ so it can be published` };
+      }
+      const info = await stat(absPath).catch(() => undefined);
+      if (!info?.isFile()) {
+        return { ok: false, message: `image \`${trimmed}\` not found (looked for ${toPosix(path.relative(options.projectDir, absPath))}): fix the path or add the file` };
+      }
+      if (!options.canServeLocalFiles) {
+        return { ok: false, message: `image \`${trimmed}\` is a local file, but no public URL is configured for content/: set media.publicBaseUrl in sync.config.ts or CMS_MEDIA_BASE_URL so the CMS can fetch it` };
+      }
+      const sha256 = await hashOf(absPath);
+      if (!sha256) return { ok: false, message: `image \`${trimmed}\` could not be read` };
+      return {
+        ok: true,
+        source: { kind: 'file', contentPath: toPosix(contentPath), file: toPosix(path.relative(options.projectDir, absPath)), sha256, identity: `sha256:${sha256}` },
+      };
+    },
+  };
+}
+
+/** The URL the CMS fetches a local file from: the public base plus the path, each segment encoded. */
+export function publicUrlOf(contentPath: string, publicBaseUrl: string): string {
+  const base = publicBaseUrl.endsWith('/') ? publicBaseUrl : `${publicBaseUrl}/`;
+  return new URL(contentPath.split('/').map(encodeURIComponent).join('/'), base).href;
+}
+
+function toPosix(p: string): string {
+  return p.split(path.sep).join('/');
+}

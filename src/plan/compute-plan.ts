@@ -1,0 +1,227 @@
+import type { ResolvedResource } from '../config/schema.js';
+import type { FileProblem } from '../errors.js';
+import type { MediaSource } from '../media/resolve-media.js';
+import type { DesiredRecord } from '../records/build-record.js';
+import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
+import type { State, StateRecord } from '../state/state-file.js';
+import { remoteDigests, sourceDigests } from './digest.js';
+import { apiName, resolveFields, sameValue, type IdBook } from './payload.js';
+
+export interface RemoteListing {
+  records: RemoteRecord[];
+  /** False when any page failed or the total moved while paging: then nothing is deleted. */
+  complete: boolean;
+}
+
+export interface PlanInput {
+  desired: DesiredRecord[];
+  remote: Record<RecordResource, RemoteListing>;
+  state: State;
+  /** Keys whose file exists but failed to read or parse: never deleted, never touched. */
+  protectedKeys: ReadonlySet<string>;
+  /** Files that failed: state records that came from them are protected too. */
+  failedFiles: ReadonlySet<string>;
+  resources: Record<RecordResource, ResolvedResource>;
+  prune: boolean;
+  maxDeletes: number;
+  overwriteDrift: boolean;
+}
+
+interface Base {
+  key: string;
+  resource: RecordResource;
+  file: string;
+}
+export type Change =
+  | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
+  | (Base & { action: 'update'; id: number; record: DesiredRecord; fields: string[]; owner: StateRecord['owner']; overwrite?: 'drift' | 'conflict' })
+  | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string> })
+  | (Base & { action: 'unchanged'; id: number })
+  | (Base & { action: 'drift'; id: number; kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms'; fields: string[] })
+  | (Base & { action: 'delete'; id: number })
+  | (Base & { action: 'forget'; id: number })
+  | (Base & { action: 'keep'; id: number; reason: string });
+
+export interface Upload {
+  source: MediaSource;
+  /** Keys of the records that wait for this upload. */
+  usedBy: string[];
+}
+
+export interface Plan {
+  changes: Change[];
+  uploads: Upload[];
+  problems: FileProblem[];
+  /** Set when a safety limit stops the plan from being applied (exit code 3). */
+  abort?: string;
+  /** Why no deletes were planned, when deletes were held back. */
+  deletesHeld?: string;
+}
+
+const ORDER: Record<RecordResource, number> = Object.fromEntries(RECORD_RESOURCES.map((r, i) => [r, i])) as Record<RecordResource, number>;
+
+/**
+ * Pure: desired records x what the CMS holds x state -> what to do, per record. Three-way per
+ * record: the state's baseline, the file, the CMS. Nothing here performs I/O.
+ */
+export function computePlan(input: PlanInput): Plan {
+  const { state } = input;
+  const changes: Change[] = [];
+  const problems: FileProblem[] = [];
+  const remoteById = new Map<string, Map<number, RemoteRecord>>();
+  for (const resource of RECORD_RESOURCES) {
+    remoteById.set(resource, new Map(input.remote[resource].records.map((r) => [r.id, r])));
+  }
+  const book = idBook(input);
+  const claimed = new Set(Object.entries(state.records).map(([key, entry]) => `${key.split('/')[0]}:${entry.id}`));
+  const desiredKeys = new Set(input.desired.map((d) => d.key));
+
+  for (const record of input.desired) {
+    const resource = input.resources[record.resource];
+    const base = { key: record.key, resource: record.resource, file: record.file };
+    if (record.categorySlug && !desiredKeys.has(`category/${record.categorySlug.slug}`) && !book.categoryIdBySlug.has(record.categorySlug.slug)) {
+      problems.push({
+        file: record.file,
+        line: record.categorySlug.line,
+        column: 1,
+        severity: 'error',
+        message: `category \`${record.categorySlug.slug}\` does not exist in content/categories/ or in the CMS: add content/categories/${record.categorySlug.slug}.md or fix the slug`,
+      });
+      const entry = state.records[record.key];
+      if (entry) changes.push({ ...base, action: 'keep', id: entry.id, reason: 'file has errors' });
+      continue;
+    }
+    const digests = sourceDigests(record);
+    const entry = state.records[record.key];
+    const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
+
+    if (entry && remote) {
+      const changed = changedFields(digests, entry.source);
+      const inCms = changedFields(remoteDigests(remote, Object.keys(entry.remote), (f) => apiName(f, resource)), entry.remote);
+      if (inCms.length === 0) {
+        changes.push(changed.length === 0 ? { ...base, action: 'unchanged', id: entry.id } : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+      } else if (input.overwriteDrift) {
+        const all = union(Object.keys(digests), Object.keys(entry.source));
+        changes.push({ ...base, action: 'update', id: entry.id, record, fields: all, owner: entry.owner, overwrite: changed.length ? 'conflict' : 'drift' });
+      } else {
+        changes.push({ ...base, action: 'drift', id: entry.id, kind: changed.length ? 'conflict' : 'changed-in-cms', fields: inCms });
+      }
+      continue;
+    }
+    if (entry && !remote && input.remote[record.resource].complete) {
+      if (input.overwriteDrift) changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
+      else changes.push({ ...base, action: 'drift', id: entry.id, kind: 'deleted-in-cms', fields: [] });
+      continue;
+    }
+    if (entry && !remote) {
+      changes.push({ ...base, action: 'keep', id: entry.id, reason: 'the CMS listing was incomplete' });
+      continue;
+    }
+
+    // Not in state: adopt a record with this slug if the CMS has one nobody else claimed.
+    const slugField = apiName('slug', resource);
+    const match = input.remote[record.resource].records
+      .filter((r) => r[slugField] === record.slug && !claimed.has(`${record.resource}:${r.id}`))
+      .sort((a, b) => a.id - b.id)[0];
+    if (match) {
+      claimed.add(`${record.resource}:${match.id}`);
+      const fields = Object.keys(digests).sort();
+      const { data, unresolved } = resolveFields(record, fields, book, resource);
+      const differing = fields.filter((f) => unresolved.includes(f) || !sameValue(data[apiName(f, resource)], match[apiName(f, resource)]));
+      changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, baseline: remoteDigests(match, fields, (f) => apiName(f, resource)) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
+      continue;
+    }
+    changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
+  }
+
+  // Records in state whose file is gone.
+  const deletes: Change[] = [];
+  const emptyContent = input.desired.length === 0 && input.protectedKeys.size === 0;
+  let deletesHeld: string | undefined;
+  for (const [key, entry] of Object.entries(state.records).sort(([a], [b]) => a.localeCompare(b))) {
+    if (desiredKeys.has(key)) continue;
+    const resource = key.slice(0, key.indexOf('/')) as RecordResource;
+    const base = { key, resource, file: entry.file, id: entry.id };
+    if (input.protectedKeys.has(key) || input.failedFiles.has(entry.file)) {
+      changes.push({ ...base, action: 'keep', reason: 'its file has errors' });
+      continue;
+    }
+    const listing = input.remote[resource];
+    if (!listing.complete) {
+      deletesHeld = `the CMS listing of ${resource} was incomplete`;
+      changes.push({ ...base, action: 'keep', reason: deletesHeld });
+      continue;
+    }
+    if (!remoteById.get(resource)!.has(entry.id)) {
+      changes.push({ ...base, action: 'forget' });
+      continue;
+    }
+    if (emptyContent) {
+      deletesHeld = 'content/ has no records at all: cms-sync never deletes everything (check the content directory)';
+      changes.push({ ...base, action: 'keep', reason: deletesHeld });
+    } else if (!input.resources[resource].allowDelete) {
+      changes.push({ ...base, action: 'keep', reason: `deleting ${resource} records is off (resources.${resource}.allowDelete)` });
+    } else if (!input.prune) {
+      changes.push({ ...base, action: 'keep', reason: 'file removed; run with --prune to delete it from the CMS' });
+    } else {
+      deletes.push({ ...base, action: 'delete' });
+    }
+  }
+  changes.push(...deletes);
+
+  const uploads = plannedUploads(changes, book);
+  changes.sort(byApplyOrder);
+  const plan: Plan = { changes, uploads, problems };
+  if (deletesHeld) plan.deletesHeld = deletesHeld;
+  if (deletes.length > input.maxDeletes) {
+    plan.abort = `The plan deletes ${deletes.length} records, more than --max-deletes ${input.maxDeletes}. Nothing was changed. If that is intended, rerun with --max-deletes ${deletes.length}.`;
+  }
+  return plan;
+}
+
+/** What ids are known before anything is written: categories by slug, media by identity. */
+export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources'>): IdBook {
+  const categoryIdBySlug = new Map<string, number>();
+  const slugField = apiName('slug', input.resources.category);
+  for (const category of [...input.remote.category.records].sort((a, b) => b.id - a.id)) {
+    if (typeof category[slugField] === 'string') categoryIdBySlug.set(category[slugField], category.id);
+  }
+  for (const [key, entry] of Object.entries(input.state.records)) {
+    if (key.startsWith('category/')) categoryIdBySlug.set(key.slice('category/'.length), entry.id);
+  }
+  const mediaIdByIdentity = new Map(Object.entries(input.state.media).map(([identity, entry]) => [identity, entry.id]));
+  return { categoryIdBySlug, mediaIdByIdentity };
+}
+
+function plannedUploads(changes: Change[], book: IdBook): Upload[] {
+  const uploads = new Map<string, Upload>();
+  for (const change of changes) {
+    if (change.action !== 'create' && change.action !== 'update') continue;
+    const html = change.record.html;
+    if (!html || !change.fields.includes(html.field)) continue;
+    for (const source of html.media) {
+      if (source.kind === 'existing' || book.mediaIdByIdentity.has(source.identity)) continue;
+      const upload = uploads.get(source.identity) ?? { source, usedBy: [] };
+      if (!upload.usedBy.includes(change.key)) upload.usedBy.push(change.key);
+      uploads.set(source.identity, upload);
+    }
+  }
+  return [...uploads.values()].sort((a, b) => a.source.identity.localeCompare(b.source.identity));
+}
+
+function changedFields(now: Record<string, string>, before: Record<string, string>): string[] {
+  return union(Object.keys(now), Object.keys(before)).filter((f) => now[f] !== before[f]);
+}
+
+function union(a: string[], b: string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
+function byApplyOrder(a: Change, b: Change): number {
+  const deleteA = a.action === 'delete' ? 1 : 0;
+  const deleteB = b.action === 'delete' ? 1 : 0;
+  if (deleteA !== deleteB) return deleteA - deleteB;
+  // Deletes run in reverse resource order: articles before the categories they point at.
+  const order = deleteA ? ORDER[b.resource] - ORDER[a.resource] : ORDER[a.resource] - ORDER[b.resource];
+  return order || a.key.localeCompare(b.key);
+}

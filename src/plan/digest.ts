@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { DesiredRecord } from '../records/build-record.js';
+import type { RemoteRecord } from '../resources.js';
+
+/** Short, stable digest of a JSON value (object keys sorted). */
+export function digest(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('hex').slice(0, 20);
+}
+
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
+}
+
+/**
+ * Digest of each field a record sends, in symbolic form: a category by slug and media by
+ * content, so the result is known before the CMS hands out ids.
+ */
+export function sourceDigests(record: DesiredRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
+  if (record.categorySlug) out.category_id = digest(`category:${record.categorySlug.slug}`);
+  if (record.html) out[record.html.field] = digest({ html: record.html.template, media: record.html.media.map((m) => m.identity) });
+  return out;
+}
+
+/**
+ * Digest of each field as the CMS holds it (keyed by cms-sync field name): the baseline that
+ * drift is measured against.
+ */
+export function remoteDigests(remote: RemoteRecord, fields: Iterable<string>, apiName: (field: string) => string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of fields) out[field] = digest(remote[apiName(field)] ?? null);
+  return out;
+}

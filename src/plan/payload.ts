@@ -1,0 +1,63 @@
+import type { ResolvedResource } from '../config/schema.js';
+import type { DesiredRecord } from '../records/build-record.js';
+import { bindMedia } from '../render/rewrite-media.js';
+
+/** Ids the CMS has handed out, as far as they are known: from state, the listing, or this run. */
+export interface IdBook {
+  categoryIdBySlug: Map<string, number>;
+  mediaIdByIdentity: Map<string, number>;
+}
+
+/** cms-sync field name -> API field name (extra front matter keeps its own name). */
+export function apiName(field: string, resource: ResolvedResource): string {
+  return resource.fields[field] ?? field;
+}
+
+/** The API fields a record is compared and sent by. */
+export function apiFieldsOf(fields: Iterable<string>, resource: ResolvedResource): string[] {
+  return [...fields].map((f) => apiName(f, resource)).sort();
+}
+
+/**
+ * Resolves the named fields of a record to the values the API receives, keyed by API field
+ * name. Fields that need an id the CMS has not given out yet are listed in `unresolved`.
+ */
+export function resolveFields(record: DesiredRecord, fields: Iterable<string>, book: IdBook, resource: ResolvedResource): { data: Record<string, unknown>; unresolved: string[] } {
+  const data: Record<string, unknown> = {};
+  const unresolved: string[] = [];
+  for (const field of fields) {
+    const name = apiName(field, resource);
+    if (field === 'category_id' && record.categorySlug) {
+      const id = book.categoryIdBySlug.get(record.categorySlug.slug);
+      if (id === undefined) unresolved.push(field);
+      else data[name] = id;
+    } else if (record.html && field === record.html.field) {
+      const ids = record.html.media.map((m) => (m.kind === 'existing' ? m.id : book.mediaIdByIdentity.get(m.identity)));
+      if (ids.some((id) => id === undefined)) unresolved.push(field);
+      else data[name] = bindMedia(record.html.template, ids as number[]);
+    } else if (field in record.values) {
+      data[name] = record.values[field];
+    } else {
+      // A field the record sent before and no longer has: cleared.
+      data[name] = null;
+    }
+  }
+  return { data, unresolved };
+}
+
+/** Whether a value we would send equals what the CMS holds, allowing for the CMS's normalising. */
+export function sameValue(sent: unknown, held: unknown): boolean {
+  if (sent === held) return true;
+  if (sent === null || sent === undefined) return held === null || held === undefined || held === '';
+  if (typeof sent === 'number' && typeof held === 'string') return held.trim() !== '' && Number(held) === sent;
+  if (typeof sent === 'string' && typeof held === 'string') {
+    if (normalizeHtml(sent) === normalizeHtml(held)) return true;
+    const a = Date.parse(sent);
+    return /^\d{4}-\d\d-\d\d/.test(sent) && !Number.isNaN(a) && a === Date.parse(held);
+  }
+  return JSON.stringify(sent) === JSON.stringify(held);
+}
+
+function normalizeHtml(html: string): string {
+  return html.replace(/>\s+</g, '><').replace(/\s+/g, ' ').trim();
+}

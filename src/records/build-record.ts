@@ -1,0 +1,118 @@
+import type { Config } from '../config/schema.js';
+import type { FileProblem } from '../errors.js';
+import type { MediaResolver, MediaSource } from '../media/resolve-media.js';
+import type { RenderResult } from '../render/render-markdown.js';
+import type { RecordResource } from '../resources.js';
+import type { SourceDocument } from '../source/read-document.js';
+import { FRONT_MATTER, knownKeys } from './front-matter.js';
+
+/**
+ * What one file asks the CMS to hold, in cms-sync's field names. Values that depend on ids the
+ * CMS gives out are kept symbolic — a category by slug, media by content — so whether a record
+ * changed is known before any id exists.
+ */
+export interface DesiredRecord {
+  key: string;
+  resource: RecordResource;
+  slug: string;
+  file: string;
+  /** Plain field values, keyed by cms-sync field name (extra front matter under its own key). */
+  values: Record<string, unknown>;
+  /** Slug of the category whose id goes into `category_id`. */
+  categorySlug?: { slug: string; line: number };
+  /** The Markdown body rendered to HTML, with a placeholder per image. */
+  html?: { field: 'body' | 'content'; template: string; media: MediaSource[] };
+}
+
+export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult>;
+
+const HTML_FIELD: Partial<Record<RecordResource, 'body' | 'content'>> = { article: 'body', page: 'content' };
+
+/** Document -> DesiredRecord, or the problems that keep it from being synced. */
+export async function buildRecord(
+  doc: SourceDocument,
+  context: { config: Config; render: Renderer; media: MediaResolver },
+): Promise<{ record?: DesiredRecord; problems: FileProblem[] }> {
+  const problems: FileProblem[] = [];
+  const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
+    problems.push({ file: doc.file, line: (key && doc.frontMatterLines[key]) || 1, column: 1, message, severity });
+
+  const parsed = FRONT_MATTER[doc.resource].safeParse(doc.frontMatter);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = typeof issue.path[0] === 'string' ? issue.path[0] : undefined;
+      at(key, key && !issue.message.includes(`\`${key}\``) ? `\`${key}\` ${issue.message}` : issue.message);
+    }
+    return { problems };
+  }
+  const fm = parsed.data as Record<string, unknown>;
+  const values: Record<string, unknown> = { slug: doc.slug };
+  const statusOf = () => (typeof fm.status === 'number' ? fm.status : fm.draft === true ? context.config.statusMap.draft : context.config.statusMap.published);
+  const bodyText = doc.body.trim();
+
+  switch (doc.resource) {
+    case 'article':
+      values.title = fm.title;
+      if (fm.date !== undefined) values.created_at = new Date(fm.date as string | Date).toISOString();
+      values.status = statusOf();
+      break;
+    case 'page':
+      values.title = fm.title;
+      break;
+    case 'category': {
+      const name = fm.name ?? fm.title;
+      if (typeof name !== 'string') {
+        at(undefined, '`name` is required: add `name: ...` (or `title: ...`) to the front matter');
+        return { problems };
+      }
+      values.name = name;
+      const description = fm.description ?? (bodyText || undefined);
+      if (description !== undefined) values.description = description;
+      break;
+    }
+    case 'breaking':
+      values.title = fm.title;
+      if (fm.url !== undefined) values.url = fm.url;
+      values.status = statusOf();
+      break;
+    case 'user':
+      values.name = fm.name;
+      for (const key of ['email', 'role'] as const) if (fm[key] !== undefined) values[key] = fm[key];
+      if (fm.bio !== undefined || bodyText) values.bio = fm.bio ?? bodyText;
+      break;
+  }
+
+  const record: DesiredRecord = { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values };
+  if (doc.resource === 'article' && typeof fm.category === 'string') {
+    record.categorySlug = { slug: fm.category.normalize('NFC'), line: doc.frontMatterLines.category ?? 1 };
+  }
+
+  // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
+  const passThrough = context.config.resources[doc.resource].passThrough;
+  const known = new Set(knownKeys(doc.resource));
+  for (const [key, value] of Object.entries(doc.frontMatter)) {
+    if (known.has(key)) continue;
+    if (passThrough === true || (Array.isArray(passThrough) && passThrough.includes(key))) {
+      values[key] = value instanceof Date ? value.toISOString() : value;
+    } else {
+      at(key, `front matter \`${key}\` is not sent to the CMS: list it in resources.${doc.resource}.passThrough in sync.config.ts to send it`, 'warning');
+    }
+  }
+
+  const htmlField = HTML_FIELD[doc.resource];
+  if (htmlField) {
+    const rendered = await context.render(doc.body);
+    for (const p of rendered.problems) {
+      problems.push({ file: doc.file, line: doc.bodyLine + p.line - 1, column: p.column, message: p.message, severity: p.severity });
+    }
+    const media: MediaSource[] = [];
+    for (const image of rendered.images) {
+      const resolved = await context.media.resolve(image.src, doc.absPath);
+      if (resolved.ok) media.push(resolved.source);
+      else problems.push({ file: doc.file, line: doc.bodyLine + image.line - 1, column: image.column, message: resolved.message, severity: 'error' });
+    }
+    record.html = { field: htmlField, template: rendered.html, media };
+  }
+
+  return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
+}

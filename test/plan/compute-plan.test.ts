@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/load-config.js';
+import { computePlan, type PlanInput, type RemoteListing } from '../../src/plan/compute-plan.js';
+import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
+import type { DesiredRecord } from '../../src/records/build-record.js';
+import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../../src/resources.js';
+import { emptyState, type State } from '../../src/state/state-file.js';
+
+const config = resolveConfig({}, { projectDir: '/project', env: {} });
+
+function article(slug: string, overrides: Partial<DesiredRecord> = {}): DesiredRecord {
+  return {
+    key: `article/${slug}`,
+    resource: 'article',
+    slug,
+    file: `content/articles/${slug}.md`,
+    values: { slug, title: `Title of ${slug}`, status: 1 },
+    html: { field: 'body', template: `<p>About ${slug}</p>`, media: [] },
+    ...overrides,
+  };
+}
+
+function category(slug: string): DesiredRecord {
+  return { key: `category/${slug}`, resource: 'category', slug, file: `content/categories/${slug}.md`, values: { slug, name: slug.toUpperCase() } };
+}
+
+/** The record as the CMS would hold it after cms-sync wrote `record` with the given media ids. */
+function held(record: DesiredRecord, id: number, extra: Record<string, unknown> = {}): RemoteRecord {
+  const body = record.html ? { [record.html.field]: record.html.template } : {};
+  return { id, ...record.values, ...body, ...extra };
+}
+
+/** State as it is right after cms-sync wrote these records. */
+function stateAfterWriting(pairs: Array<[DesiredRecord, RemoteRecord]>): State {
+  const state = emptyState('local');
+  for (const [record, remote] of pairs) {
+    const source = sourceDigests(record);
+    state.records[record.key] = { id: remote.id, file: record.file, owner: 'created', source, remote: remoteDigests(remote, Object.keys(source), (f) => f) };
+  }
+  return state;
+}
+
+function input(desired: DesiredRecord[], remote: RemoteRecord[] | Partial<Record<RecordResource, RemoteListing>>, state: State, overrides: Partial<PlanInput> = {}): PlanInput {
+  const listing = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [] as RemoteRecord[], complete: true }])) as Record<RecordResource, RemoteListing>;
+  if (Array.isArray(remote)) listing.article.records = remote;
+  else Object.assign(listing, remote);
+  return {
+    desired,
+    remote: listing,
+    state,
+    protectedKeys: new Set(),
+    failedFiles: new Set(),
+    resources: config.resources,
+    prune: false,
+    maxDeletes: 20,
+    overwriteDrift: false,
+    ...overrides,
+  };
+}
+
+const actions = (plan: ReturnType<typeof computePlan>) => plan.changes.map((c) => `${c.action} ${c.key}`);
+
+describe('computePlan', () => {
+  it('creates what the CMS does not have, categories before the articles that point at them', () => {
+    const hello = article('hello', { categorySlug: { slug: 'politics', line: 4 } });
+    const plan = computePlan(input([hello, category('politics')], [], emptyState('local')));
+    expect(actions(plan)).toEqual(['create category/politics', 'create article/hello']);
+    expect(plan.problems).toEqual([]);
+  });
+
+  it('leaves a record alone when neither the file nor the CMS changed', () => {
+    const hello = article('hello');
+    const remote = held(hello, 7);
+    const plan = computePlan(input([hello], [remote], stateAfterWriting([[hello, remote]])));
+    expect(actions(plan)).toEqual(['unchanged article/hello']);
+  });
+
+  it('updates only the fields whose file content changed', () => {
+    const before = article('hello');
+    const remote = held(before, 7);
+    const after = article('hello', { values: { ...before.values, title: 'A new title' } });
+    const plan = computePlan(input([after], [remote], stateAfterWriting([[before, remote]])));
+    expect(plan.changes).toMatchObject([{ action: 'update', key: 'article/hello', id: 7, fields: ['title'] }]);
+  });
+
+  it('reports a record edited in the CMS as drift, and replaces it only with overwriteDrift', () => {
+    const hello = article('hello');
+    const remote = held(hello, 7);
+    const state = stateAfterWriting([[hello, remote]]);
+    const edited = { ...remote, title: 'Edited by a colleague' };
+    expect(computePlan(input([hello], [edited], state)).changes).toMatchObject([{ action: 'drift', kind: 'changed-in-cms', fields: ['title'] }]);
+    expect(computePlan(input([hello], [edited], state, { overwriteDrift: true })).changes).toMatchObject([{ action: 'update', overwrite: 'drift' }]);
+  });
+
+  it('calls a record changed in both places a conflict', () => {
+    const hello = article('hello');
+    const remote = held(hello, 7);
+    const changedFile = article('hello', { values: { ...hello.values, status: 0 } });
+    const plan = computePlan(input([changedFile], [{ ...remote, title: 'CMS edit' }], stateAfterWriting([[hello, remote]])));
+    expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'conflict', fields: ['title'] }]);
+  });
+
+  it('reports a managed record deleted in the CMS instead of silently creating it again', () => {
+    const hello = article('hello');
+    const plan = computePlan(input([hello], [], stateAfterWriting([[hello, held(hello, 7)]])));
+    expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'deleted-in-cms' }]);
+  });
+
+  it('adopts a record with the same slug when state is lost, instead of creating a duplicate', () => {
+    const hello = article('hello');
+    // The CMS normalised whitespace between tags: still the same content.
+    const remote = held(hello, 7, { body: '  <p>About hello</p>\n' });
+    const plan = computePlan(input([hello], [remote], emptyState('local')));
+    expect(plan.changes).toMatchObject([{ action: 'adopt', id: 7 }]);
+    const changed = computePlan(input([hello], [{ ...remote, title: 'Old title' }], emptyState('local')));
+    expect(changed.changes).toMatchObject([{ action: 'update', id: 7, fields: ['title'], owner: 'adopted' }]);
+  });
+
+  it('never adopts one CMS record for two keys', () => {
+    const hello = article('hello');
+    const remote = held(hello, 7);
+    const state = stateAfterWriting([[article('other', { values: { slug: 'hello', title: 'x', status: 1 } }), remote]]);
+    state.records['article/other']!.file = 'content/articles/other.md';
+    const plan = computePlan(input([hello, article('other', { values: { slug: 'hello', title: 'x', status: 1 } })], [remote], state));
+    expect(actions(plan)).toContain('create article/hello');
+  });
+
+  describe('deletes', () => {
+    const gone = article('gone');
+    const remote = held(gone, 9);
+    const state = () => stateAfterWriting([[gone, remote]]);
+    const stay = article('stay');
+
+    it('keeps a record whose file is gone unless prune is on', () => {
+      expect(computePlan(input([stay], [remote], state())).changes).toContainEqual(expect.objectContaining({ action: 'keep', key: 'article/gone' }));
+      expect(computePlan(input([stay], [remote], state(), { prune: true })).changes).toContainEqual(expect.objectContaining({ action: 'delete', key: 'article/gone', id: 9 }));
+    });
+
+    it('never deletes a record whose file failed to parse', () => {
+      const plan = computePlan(input([stay], [remote], state(), { prune: true, failedFiles: new Set(['content/articles/gone.md']) }));
+      expect(plan.changes).toContainEqual(expect.objectContaining({ action: 'keep', key: 'article/gone', reason: 'its file has errors' }));
+    });
+
+    it('plans no deletes from an incomplete listing', () => {
+      const plan = computePlan(input([stay], { article: { records: [remote], complete: false } }, state(), { prune: true }));
+      expect(plan.changes.some((c) => c.action === 'delete')).toBe(false);
+      expect(plan.deletesHeld).toMatch(/incomplete/);
+    });
+
+    it('never deletes everything because content/ is empty', () => {
+      const plan = computePlan(input([], [remote], state(), { prune: true }));
+      expect(plan.changes.some((c) => c.action === 'delete')).toBe(false);
+      expect(plan.deletesHeld).toMatch(/never deletes everything/);
+    });
+
+    it('aborts when more deletes are planned than maxDeletes', () => {
+      const plan = computePlan(input([stay], [remote], state(), { prune: true, maxDeletes: 0 }));
+      expect(plan.abort).toBe('The plan deletes 1 records, more than --max-deletes 0. Nothing was changed. If that is intended, rerun with --max-deletes 1.');
+    });
+
+    it('does not delete users unless the config allows it', () => {
+      const user: DesiredRecord = { key: 'user/ana', resource: 'user', slug: 'ana', file: 'content/users/ana.md', values: { slug: 'ana', name: 'Ana' } };
+      const userRemote = held(user, 3);
+      const plan = computePlan(input([stay], { user: { records: [userRemote], complete: true } }, stateAfterWriting([[user, userRemote]]), { prune: true }));
+      expect(plan.changes).toContainEqual(expect.objectContaining({ action: 'keep', key: 'user/ana' }));
+    });
+
+    it('never touches records that someone else created in the CMS', () => {
+      const stranger = { id: 40, slug: 'by-hand', title: 'Made in the CMS' };
+      const plan = computePlan(input([stay], [stranger], emptyState('local'), { prune: true }));
+      expect(plan.changes.filter((c) => c.key.includes('by-hand'))).toEqual([]);
+    });
+
+    it('runs deletes last, articles before categories', () => {
+      const politics = category('politics');
+      const catRemote = held(politics, 2);
+      const s = stateAfterWriting([[gone, remote], [politics, catRemote]]);
+      const plan = computePlan(input([stay], { article: { records: [remote], complete: true }, category: { records: [catRemote], complete: true } }, s, { prune: true }));
+      expect(actions(plan)).toEqual(['create article/stay', 'delete article/gone', 'delete category/politics']);
+    });
+  });
+
+  it('uploads each distinct image once, however many records use it', () => {
+    const map = { kind: 'file' as const, contentPath: 'images/map.png', file: 'content/images/map.png', sha256: 'abc', identity: 'sha256:abc' };
+    const known = { kind: 'url' as const, url: 'https://example.com/a.png', identity: 'url:https://example.com/a.png' };
+    const records = ['a', 'b', 'c'].map((slug) => article(slug, { html: { field: 'body', template: '<p>x</p>', media: [map, known] } }));
+    const state = emptyState('local');
+    state.media['url:https://example.com/a.png'] = { id: 5, source: 'https://example.com/a.png' };
+    const plan = computePlan(input(records, [], state));
+    expect(plan.uploads).toEqual([{ source: map, usedBy: ['article/a', 'article/b', 'article/c'] }]);
+  });
+
+  it('reports an article whose category exists nowhere, at the line of `category:`', () => {
+    const plan = computePlan(input([article('hello', { categorySlug: { slug: 'sport', line: 5 } })], [], emptyState('local')));
+    expect(plan.problems).toEqual([
+      expect.objectContaining({ file: 'content/articles/hello.md', line: 5, severity: 'error', message: expect.stringContaining('category `sport` does not exist') }),
+    ]);
+    expect(plan.changes).toEqual([]);
+  });
+});
