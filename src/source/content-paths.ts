@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { FOLDER_TO_RESOURCE, MEDIA_EXTENSIONS, type RecordResource } from '../resources.js';
+
+const DOCUMENT_EXTENSION = /\.(?:md|markdown)$/i;
+const MEDIA_EXTENSION = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
+
+/**
+ * Files editors and OSes leave beside the real ones: dotfiles (`.x.swp`, `.#x.md` Emacs locks,
+ * `.DS_Store`), backups (`x.md~`), Emacs autosaves (`#x.md#`), Office locks (`~$x`). Vim's
+ * `4913` probe has no extension, so it is never a document or media file anyway.
+ */
+export function isIgnoredName(name: string): boolean {
+  return name.startsWith('.') || name.startsWith('#') || name.startsWith('~$') || name.endsWith('~') || name.endsWith('#');
+}
+
+export function isIgnoredFolder(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+export function isDocumentName(name: string): boolean {
+  return DOCUMENT_EXTENSION.test(name) && !isIgnoredName(name);
+}
+
+export function isMediaName(name: string): boolean {
+  return MEDIA_EXTENSION.test(name) && !isIgnoredName(name);
+}
+
+/** The file name without `.md`/`.markdown`, NFC: macOS file systems may hand back NFD names. */
+export function documentStem(fileName: string): string {
+  return path.basename(fileName).replace(DOCUMENT_EXTENSION, '').normalize('NFC');
+}
+
+/** `articles/2024/x.md` (relative to content/) -> `article`; files outside the resource folders -> undefined. */
+export function resourceOfPath(pathInContent: string): RecordResource | undefined {
+  const folder = pathInContent.split('/')[0] ?? '';
+  // hasOwn: a folder named `constructor` must not find Object.prototype.constructor.
+  return pathInContent.includes('/') && Object.hasOwn(FOLDER_TO_RESOURCE, folder) ? FOLDER_TO_RESOURCE[folder] : undefined;
+}
+
+/** Path relative to `from`, with forward slashes on every platform. */
+export function toPosixRelative(from: string, absPath: string): string {
+  return path.relative(from, absPath).split(path.sep).join('/');
+}
+
+/** Why a slug cannot be used, or undefined if it can. */
+export function slugProblem(slug: string): string | undefined {
+  if (slug.trim() === '') return 'is empty';
+  if (slug.includes('/')) return 'contains "/"';
+  return undefined;
+}

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { FileProblem } from '../errors.js';
+import type { RecordResource } from '../resources.js';
+import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
+import { decodeText } from './decode-text.js';
+import { parseFrontMatter } from './front-matter.js';
+
+export interface SourceDocument {
+  /** `${resource}/${slug}` */
+  key: string;
+  resource: RecordResource;
+  /** From front matter `slug` (a string), else the file name stem; NFC-normalized. */
+  slug: string;
+  /** Path relative to projectDir, forward slashes, e.g. "content/articles/hello.md". */
+  file: string;
+  absPath: string;
+  frontMatter: Record<string, unknown>;
+  /** 1-based line of each top-level front matter key, for positioned messages. */
+  frontMatterLines: Record<string, number>;
+  /** The Markdown body (BOM stripped, CRLF normalized to LF). */
+  body: string;
+  /** 1-based line in the file where the body starts. */
+  bodyLine: number;
+  /** sha256 hex of the raw file bytes. */
+  hash: string;
+}
+
+/** A file that could not become a document. Its records must be left alone, never deleted. */
+export interface DocumentFailure {
+  problems: FileProblem[];
+  /** Keys the file claims as far as they can be known: its file-name key, and a readable `slug:`. */
+  claimedKeys: string[];
+}
+
+export interface ReadDocumentOptions {
+  projectDir: string;
+  resource: RecordResource;
+}
+
+export async function readDocument(absPath: string, options: ReadDocumentOptions): Promise<SourceDocument | DocumentFailure> {
+  const file = toPosixRelative(options.projectDir, absPath);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(absPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return failure(file, options.resource, [], 1, 1, `file could not be read (${code}); check that it exists and is readable`);
+  }
+  return parseDocument(bytes, { file, absPath, resource: options.resource });
+}
+
+/** The pure part of readDocument: bytes in, document or positioned problems out. */
+export function parseDocument(
+  bytes: Uint8Array,
+  where: { file: string; absPath: string; resource: RecordResource },
+): SourceDocument | DocumentFailure {
+  const { file, absPath, resource } = where;
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) return failure(file, resource, [], decoded.line, decoded.column, decoded.message);
+
+  const parsed = parseFrontMatter(decoded.text);
+  if ('message' in parsed) {
+    return failure(file, resource, parsed.slugHint ? [parsed.slugHint] : [], parsed.line, parsed.column, parsed.message);
+  }
+
+  const declared = parsed.data['slug'];
+  if (declared !== undefined && typeof declared !== 'string') {
+    const got = declared === null ? 'nothing' : `a ${declared instanceof Date ? 'date' : typeof declared}`;
+    const hint = typeof declared === 'number' ? [String(declared)] : [];
+    return failure(file, resource, hint, parsed.lines['slug'] ?? 1, 1, `\`slug\` must be a string, got ${got}; quote it: slug: "${String(declared)}"`);
+  }
+  const slug = (declared ?? documentStem(absPath)).normalize('NFC');
+  const invalid = slugProblem(slug);
+  if (invalid) {
+    const origin = declared === undefined ? 'the file name' : '`slug`';
+    return failure(file, resource, [], parsed.lines['slug'] ?? 1, 1, `the slug from ${origin} ${invalid}; a slug needs at least one visible character and no "/"`);
+  }
+
+  return {
+    key: `${resource}/${slug}`,
+    resource,
+    slug,
+    file,
+    absPath,
+    frontMatter: parsed.data,
+    frontMatterLines: parsed.lines,
+    body: parsed.body,
+    bodyLine: parsed.bodyLine,
+    hash,
+  };
+}
+
+export function isDocumentFailure(result: SourceDocument | DocumentFailure): result is DocumentFailure {
+  return 'problems' in result;
+}
+
+function failure(
+  file: string,
+  resource: RecordResource,
+  slugHints: string[],
+  line: number,
+  column: number,
+  message: string,
+): DocumentFailure {
+  const stem = documentStem(file);
+  const keys = [stem, ...slugHints.map((s) => s.normalize('NFC'))]
+    .filter((slug) => slugProblem(slug) === undefined)
+    .map((slug) => `${resource}/${slug}`);
+  return {
+    problems: [{ file, line, column, message, severity: 'error' }],
+    claimedKeys: [...new Set(keys)],
+  };
+}

@@ -1,0 +1,153 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { SyncError, type FileProblem } from '../errors.js';
+import { documentStem, isDocumentName, isIgnoredFolder, isMediaName, resourceOfPath, slugProblem, toPosixRelative } from './content-paths.js';
+import { createPathFilter } from './glob.js';
+import { isDocumentFailure, readDocument, type SourceDocument } from './read-document.js';
+
+export interface ScanResult {
+  /** Sorted by key. */
+  documents: SourceDocument[];
+  /** Files that exist but could not be read/parsed or were rejected: their remote records must never be treated as deleted. */
+  failedFiles: string[];
+  /** Keys claimed by failed files when they can be known (e.g. the file-name stem key), also to be protected. */
+  protectedKeys: string[];
+  /** `file` relative to projectDir. */
+  problems: FileProblem[];
+  /** Media files under content/ (any folder), relative to projectDir. Not narrowed by `only`. */
+  mediaFiles: string[];
+}
+
+export interface ScanOptions {
+  projectDir: string;
+  /** Absolute path of content/. */
+  contentDir: string;
+  /** Globs matched against paths relative to contentDir, e.g. "articles/**"; a glob naming a folder selects all below it. */
+  only?: string[];
+}
+
+/** Enough files in flight to keep the disk busy, few enough to stay far from EMFILE. */
+const READ_CONCURRENCY = 32;
+
+/**
+ * Reads every document under content/. Layout (CONTRACT §1): `.md`/`.markdown` files anywhere
+ * below a resource folder (`articles/2024/x.md` is article `x`: subfolders only organise files,
+ * the slug still comes from front matter or the file stem). Other Markdown files, hidden files
+ * and folders, and editor leftovers are ignored without a message.
+ */
+export async function scanContent(options: ScanOptions): Promise<ScanResult> {
+  const { projectDir, contentDir } = options;
+  const selected = options.only?.length ? createPathFilter(options.only) : () => true;
+  const { documentPaths, mediaFiles } = await listContent(contentDir, projectDir);
+
+  const toRead = documentPaths.filter((p) => selected(p.inContent));
+  const results = await pLimit(READ_CONCURRENCY).map(toRead, (p) => readDocument(p.absPath, { projectDir, resource: p.resource }));
+
+  const problems: FileProblem[] = [];
+  const failedFiles: string[] = [];
+  const protectedKeys = new Set<string>();
+  const byKey = new Map<string, SourceDocument[]>();
+  results.forEach((result, i) => {
+    if (isDocumentFailure(result)) {
+      problems.push(...result.problems);
+      failedFiles.push(toPosixRelative(projectDir, toRead[i]!.absPath));
+      result.claimedKeys.forEach((k) => protectedKeys.add(k));
+      return;
+    }
+    const same = byKey.get(result.key);
+    if (same) same.push(result);
+    else byKey.set(result.key, [result]);
+  });
+
+  const documents: SourceDocument[] = [];
+  for (const [key, claimants] of byKey) {
+    if (claimants.length === 1) {
+      documents.push(claimants[0]!);
+      continue;
+    }
+    // Neither file wins: picking one would make the record flip between them from run to run.
+    protectedKeys.add(key);
+    for (const doc of claimants) {
+      failedFiles.push(doc.file);
+      protectedKeys.add(`${doc.resource}/${documentStem(doc.file)}`);
+      problems.push(duplicateProblem(doc, claimants));
+    }
+  }
+
+  documents.sort((a, b) => compare(a.key, b.key));
+  problems.sort((a, b) => compare(a.file, b.file) || a.line - b.line || a.column - b.column);
+  return {
+    documents,
+    failedFiles: failedFiles.sort(compare),
+    protectedKeys: [...protectedKeys].filter((k) => slugProblem(k.slice(k.indexOf('/') + 1)) === undefined).sort(compare),
+    problems,
+    mediaFiles,
+  };
+}
+
+function duplicateProblem(doc: SourceDocument, claimants: readonly SourceDocument[]): FileProblem {
+  const others = claimants.filter((d) => d !== doc).map((d) => d.file);
+  const fromSlug = Object.hasOwn(doc.frontMatterLines, 'slug');
+  return {
+    file: doc.file,
+    line: fromSlug ? (doc.frontMatterLines['slug'] ?? 1) : 1,
+    column: 1,
+    message:
+      `key "${doc.key}" is also claimed by ${others.join(', ')}; both files are skipped until one of them ` +
+      `changes its ${fromSlug ? '`slug`' : 'file name or sets a different `slug`'}`,
+    severity: 'error',
+  };
+}
+
+interface DocumentPath {
+  absPath: string;
+  /** Relative to contentDir, forward slashes. */
+  inContent: string;
+  resource: NonNullable<ReturnType<typeof resourceOfPath>>;
+}
+
+async function listContent(contentDir: string, projectDir: string): Promise<{ documentPaths: DocumentPath[]; mediaFiles: string[] }> {
+  const documentPaths: DocumentPath[] = [];
+  const mediaFiles: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readEntries(dir, dir === contentDir);
+    const subfolders: string[] = [];
+    for (const entry of entries) {
+      const absPath = path.join(dir, entry.name);
+      // Symlinked folders are not followed: a link back up the tree would never end.
+      if (entry.isDirectory()) {
+        if (!isIgnoredFolder(entry.name)) subfolders.push(absPath);
+        continue;
+      }
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      const inContent = toPosixRelative(contentDir, absPath);
+      if (isMediaName(entry.name)) mediaFiles.push(toPosixRelative(projectDir, absPath));
+      const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
+      if (resource) documentPaths.push({ absPath, inContent, resource });
+    }
+    await Promise.all(subfolders.map(walk));
+  };
+  await walk(contentDir);
+  documentPaths.sort((a, b) => compare(a.inContent, b.inContent));
+  return { documentPaths, mediaFiles: mediaFiles.sort(compare) };
+}
+
+async function readEntries(dir: string, isRoot: boolean): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (isRoot && code === 'ENOENT') {
+      // An absent content/ must not read as "every file was deleted".
+      throw new SyncError('CMS_SYNC_INPUT', `No content folder at ${dir}. Create content/ with articles/, pages/, ... or run in the project directory (--cwd).`, { cause: error });
+    }
+    throw new SyncError('CMS_SYNC_INPUT', `The folder ${dir} could not be listed (${code ?? 'unknown error'}).`, { cause: error });
+  }
+}
+
+/** Code-unit order: the same on every machine, unlike localeCompare. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

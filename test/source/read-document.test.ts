@@ -1,0 +1,61 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import matter from 'gray-matter';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readDocument } from '../../src/source/read-document.js';
+import { makeProject } from './helpers.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+});
+
+describe('readDocument', () => {
+  it('reads one file the way the scan does (for watch)', async () => {
+    const project = await makeProject({ 'content/users/jdoe.md': '---\nname: Jane Doe\nrole: editor\n---\nBio here.\n' });
+    cleanups.push(project.cleanup);
+    const doc = await readDocument(path.join(project.contentDir, 'users/jdoe.md'), { projectDir: project.dir, resource: 'user' });
+    expect(doc).toMatchObject({
+      key: 'user/jdoe',
+      file: 'content/users/jdoe.md',
+      frontMatter: { name: 'Jane Doe', role: 'editor' },
+      frontMatterLines: { name: 2, role: 3 },
+      body: 'Bio here.\n',
+      bodyLine: 5,
+    });
+  });
+
+  it('turns a file that cannot be read into a positioned problem that still claims its key', async () => {
+    const project = await makeProject({});
+    cleanups.push(project.cleanup);
+    const abs = path.join(project.contentDir, 'articles/folder.md');
+    await mkdir(abs, { recursive: true });
+    const result = await readDocument(abs, { projectDir: project.dir, resource: 'article' });
+    expect(result).toEqual({
+      problems: [
+        {
+          file: 'content/articles/folder.md',
+          line: 1,
+          column: 1,
+          message: 'file could not be read (EISDIR); check that it exists and is readable',
+          severity: 'error',
+        },
+      ],
+      claimedKeys: ['article/folder'],
+    });
+  });
+
+  it('dates in front matter arrive as Date values (js-yaml timestamps)', async () => {
+    const project = await makeProject({ 'content/articles/d.md': '---\ndate: 2024-05-01\n---\n' });
+    cleanups.push(project.cleanup);
+    const doc = await readDocument(path.join(project.contentDir, 'articles/d.md'), { projectDir: project.dir, resource: 'article' });
+    expect('frontMatter' in doc && doc.frontMatter['date']).toEqual(new Date('2024-05-01T00:00:00.000Z'));
+  });
+
+  it('leaves gray-matter\'s input cache empty, so a long watch session does not grow', async () => {
+    const project = await makeProject({ 'content/articles/c.md': '---\ntitle: Cached?\n---\nBody\n' });
+    cleanups.push(project.cleanup);
+    await readDocument(path.join(project.contentDir, 'articles/c.md'), { projectDir: project.dir, resource: 'article' });
+    expect(Object.keys((matter as unknown as { cache: Record<string, unknown> }).cache)).toEqual([]);
+  });
+});
