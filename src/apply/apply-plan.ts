@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import type { MediaSource } from '../media/resolve-media.js';
+import type { Change, Plan, Upload } from '../plan/compute-plan.js';
+import { remoteDigests, sourceDigests } from '../plan/digest.js';
+import { apiName, resolveFields, type IdBook } from '../plan/payload.js';
+import type { DesiredRecord } from '../records/build-record.js';
+import type { CmsClient } from '../remote/client.js';
+import { CmsAmbiguousError, CmsAuthError } from '../remote/errors.js';
+import type { RemoteRecord } from '../resources.js';
+import type { StateStore } from '../state/journal.js';
+import type { StateRecord } from '../state/state-file.js';
+
+/** Everything apply touches, passed in: the only code that writes to the CMS. */
+export interface ApplyContext {
+  client: CmsClient;
+  store: StateStore;
+  config: Config;
+  /** Ids known before the run (from the plan); filled in as the CMS hands out new ones. */
+  book: IdBook;
+  /** The URL the CMS should fetch a media source from. */
+  uploadUrlOf: (source: Exclude<MediaSource, { kind: 'existing' }>) => string;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+export interface ProgressEvent {
+  done: number;
+  total: number;
+  /** What just finished, e.g. "+ article/hello". */
+  label: string;
+  ok: boolean;
+}
+
+export interface ApplyFailure {
+  key: string;
+  file: string;
+  message: string;
+}
+
+export interface ApplyResult {
+  created: number;
+  updated: number;
+  deleted: number;
+  adopted: number;
+  uploaded: number;
+  failures: ApplyFailure[];
+}
+
+/**
+ * Carries out a plan. Each record waits only for what it needs — its media uploads and its
+ * category — so uploads and record writes overlap; the client's limits keep the pace. Deletes
+ * run last, articles before the categories they point at. Every confirmed write is journaled
+ * before the next step depends on it.
+ */
+export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyResult> {
+  const result: ApplyResult = { created: 0, updated: 0, deleted: 0, adopted: 0, uploaded: 0, failures: [] };
+  const writes = plan.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'adopt' || c.action === 'forget' || c.action === 'unchanged');
+  const deletes = plan.changes.filter((c) => c.action === 'delete');
+  const total = plan.uploads.length + writes.filter((c) => c.action !== 'unchanged').length + deletes.length;
+  let done = 0;
+  let fatal: unknown;
+  const progress = (label: string, ok: boolean) => ctx.onProgress?.({ done: ++done, total, label, ok });
+  const fail = (key: string, file: string, error: unknown) => {
+    if (error instanceof CmsAuthError) fatal ??= error;
+    result.failures.push({ key, file, message: error instanceof Error ? error.message : String(error) });
+  };
+
+  const uploads = new Map<string, Promise<boolean>>();
+  for (const upload of plan.uploads) {
+    uploads.set(
+      upload.source.identity,
+      runUpload(upload, ctx).then(
+        () => {
+          result.uploaded += 1;
+          progress(`^ ${describeSource(upload.source)}`, true);
+          return true;
+        },
+        (error: unknown) => {
+          fail(upload.source.identity, upload.source.kind === 'file' ? upload.source.file : '', new Error(`upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`));
+          progress(`^ ${describeSource(upload.source)}`, false);
+          return false;
+        },
+      ),
+    );
+  }
+
+  const categoryWrites = new Map<string, Promise<boolean>>();
+  const tasks: Promise<void>[] = [];
+  // Writes are started in apply order, so categories are queued before the records that need them.
+  for (const change of writes) {
+    const task = (async (): Promise<boolean> => {
+      if (fatal) return false;
+      if (change.action === 'unchanged') {
+        // Same slug, new file name: a rename is an edit of the state, not of the CMS.
+        const entry = ctx.store.state.records[change.key];
+        if (entry && entry.file !== change.file) await ctx.store.recordWritten(change.key, { ...entry, file: change.file });
+        return true;
+      }
+      if (change.action === 'forget') {
+        await ctx.store.recordWritten(change.key, null);
+        progress(`  ${change.key} (already gone from the CMS)`, true);
+        return true;
+      }
+      const record = change.record;
+      const waits: Promise<boolean>[] = [];
+      if (record.html) for (const m of record.html.media) { const w = uploads.get(m.identity); if (w) waits.push(w); }
+      if (record.categorySlug) { const w = categoryWrites.get(`category/${record.categorySlug.slug}`); if (w) waits.push(w); }
+      if ((await Promise.all(waits)).includes(false)) {
+        fail(change.key, change.file, new Error('not written: an image or category it needs failed'));
+        progress(`${symbol(change)} ${change.key}`, false);
+        return false;
+      }
+      if (fatal) return false;
+      try {
+        await writeRecord(change, ctx, result);
+        progress(`${symbol(change)} ${change.key}`, true);
+        return true;
+      } catch (error) {
+        fail(change.key, change.file, error);
+        progress(`${symbol(change)} ${change.key}`, false);
+        return false;
+      }
+    })();
+    if (change.resource === 'category') categoryWrites.set(change.key, task);
+    tasks.push(task.then(() => undefined));
+  }
+  await Promise.all([...tasks, ...uploads.values()]);
+
+  // Deletes: one resource at a time, in the plan's (reverse dependency) order.
+  for (const group of groupByResource(deletes)) {
+    if (fatal) break;
+    await Promise.all(
+      group.map(async (change) => {
+        if (change.action !== 'delete') return;
+        try {
+          const idempotencyKey = randomUUID();
+          await ctx.store.intend(change.key, 'delete', idempotencyKey);
+          await ctx.client.delete(change.resource, change.id, { idempotencyKey });
+          await ctx.store.recordWritten(change.key, null);
+          result.deleted += 1;
+          progress(`- ${change.key}`, true);
+        } catch (error) {
+          fail(change.key, change.file, error);
+          progress(`- ${change.key}`, false);
+        }
+      }),
+    );
+  }
+
+  await ctx.store.save();
+  if (fatal) throw fatal;
+  return result;
+}
+
+async function runUpload(upload: Upload, ctx: ApplyContext): Promise<void> {
+  const source = upload.source;
+  if (source.kind === 'existing') return;
+  const idempotencyKey = randomUUID();
+  await ctx.store.intend(source.identity, 'upload', idempotencyKey);
+  const { id } = await ctx.client.uploadFromUrl(ctx.uploadUrlOf(source), {}, { idempotencyKey });
+  ctx.book.mediaIdByIdentity.set(source.identity, id);
+  await ctx.store.mediaUploaded(source.identity, { id, source: source.kind === 'file' ? source.file : source.url });
+}
+
+async function writeRecord(change: Extract<Change, { action: 'create' | 'update' | 'adopt' }>, ctx: ApplyContext, result: ApplyResult): Promise<void> {
+  const record = change.record;
+  const resource = ctx.config.resources[record.resource];
+  const digests = sourceDigests(record);
+  const fields = Object.keys(digests);
+  const entryFor = (id: number, owner: StateRecord['owner'], held: RemoteRecord): StateRecord => ({
+    id,
+    file: record.file,
+    owner,
+    source: digests,
+    remote: remoteDigests(held, fields, (f) => apiName(f, resource)),
+  });
+
+  if (change.action === 'adopt') {
+    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: 'adopted', source: digests, remote: change.baseline });
+    remember(record, change.id, ctx.book);
+    result.adopted += 1;
+    return;
+  }
+
+  const payload = (names: string[]) => {
+    const { data, unresolved } = resolveFields(record, names, ctx.book, resource);
+    if (unresolved.length) throw new Error(`cannot send ${unresolved.join(', ')}: an id it needs is unknown`);
+    return data;
+  };
+
+  if (change.action === 'update') {
+    const idempotencyKey = randomUUID();
+    await ctx.store.intend(change.key, 'edit', idempotencyKey);
+    const returned = await ctx.client.edit(record.resource, change.id, payload(change.fields), { idempotencyKey });
+    // What the CMS holds after the write is the baseline, so a CMS that normalises stays quiet.
+    const held = (returned && hasFields(returned, fields, resource)) ? returned : await mustGet(ctx, record, change.id);
+    await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held));
+    remember(record, change.id, ctx.book);
+    result.updated += 1;
+    return;
+  }
+
+  const idempotencyKey = randomUUID();
+  await ctx.store.intend(change.key, 'add', idempotencyKey);
+  let id: number;
+  let held: RemoteRecord | undefined;
+  let owner: StateRecord['owner'] = 'created';
+  try {
+    const added = await ctx.client.add(record.resource, payload(fields), { idempotencyKey });
+    id = added.id;
+    held = added.record;
+  } catch (error) {
+    if (!(error instanceof CmsAmbiguousError)) throw error;
+    // The add may have happened: look before sending it again, so nothing is created twice.
+    const found = await findBySlug(ctx, record);
+    if (found) {
+      id = found.id;
+      held = found;
+      owner = 'created';
+    } else {
+      const added = await ctx.client.add(record.resource, payload(fields), { idempotencyKey });
+      id = added.id;
+      held = added.record;
+    }
+  }
+  if (!held || !hasFields(held, fields, resource)) held = await mustGet(ctx, record, id);
+  await ctx.store.recordWritten(change.key, entryFor(id, owner, held));
+  remember(record, id, ctx.book);
+  result.created += 1;
+}
+
+async function findBySlug(ctx: ApplyContext, record: DesiredRecord): Promise<RemoteRecord | undefined> {
+  const slugField = apiName('slug', ctx.config.resources[record.resource]);
+  const claimed = new Set(Object.entries(ctx.store.state.records).filter(([k]) => k.startsWith(`${record.resource}/`)).map(([, e]) => e.id));
+  const { records } = await ctx.client.list(record.resource, { filters: { [slugField]: record.slug } });
+  return records.filter((r) => r[slugField] === record.slug && !claimed.has(r.id)).sort((a, b) => b.id - a.id)[0];
+}
+
+async function mustGet(ctx: ApplyContext, record: DesiredRecord, id: number): Promise<RemoteRecord> {
+  const held = await ctx.client.get(record.resource, id);
+  if (!held) throw new Error(`${record.key} (id ${id}) is not in the CMS right after it was written`);
+  return held;
+}
+
+function hasFields(held: RemoteRecord, fields: string[], resource: Config['resources'][keyof Config['resources']]): boolean {
+  return fields.every((f) => apiName(f, resource) in held);
+}
+
+function remember(record: DesiredRecord, id: number, book: IdBook): void {
+  if (record.resource === 'category') book.categoryIdBySlug.set(record.slug, id);
+}
+
+function groupByResource(changes: Change[]): Change[][] {
+  const groups: Change[][] = [];
+  for (const change of changes) {
+    const last = groups.at(-1);
+    if (last && last[0]!.resource === change.resource) last.push(change);
+    else groups.push([change]);
+  }
+  return groups;
+}
+
+function symbol(change: Change): string {
+  return change.action === 'create' ? '+' : change.action === 'update' ? '~' : change.action === 'delete' ? '-' : '=';
+}
+
+function describeSource(source: MediaSource): string {
+  return source.kind === 'file' ? source.file : source.kind === 'url' ? source.url : `cms-media:${source.id}`;
+}

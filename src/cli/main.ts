@@ -1,0 +1,44 @@
+import { Command, CommanderError } from 'commander';
+import { SyncError } from '../errors.js';
+import { processIO, writeLine, type CliIO } from './io.js';
+import { registerApply } from './apply.js';
+import { registerPlan } from './plan.js';
+import { registerServe } from './serve.js';
+import { registerStart } from './start.js';
+import { registerUnlock } from './unlock.js';
+
+/** Each command file exports a `registerX(program, io, setExit)` that adds itself to the program. */
+export type SetExit = (code: number) => void;
+
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  let exitCode = 0;
+  const setExit: SetExit = (code) => {
+    exitCode = Math.max(exitCode, code);
+  };
+  const program = new Command('cms-sync')
+    .description('Keep a CMS in line with a git repository of Markdown files.')
+    .option('--cwd <dir>', 'work in this directory instead of the current one')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError('(run `cms-sync --help` for usage)');
+
+  for (const register of [registerPlan, registerApply, registerServe, registerStart, registerUnlock]) register(program, io, setExit);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? 0 : 1;
+    }
+    if (error instanceof SyncError) {
+      writeLine(io.stderr, error.message);
+      return error.exitCode;
+    }
+    writeLine(io.stderr, `cms-sync failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  }
+  return exitCode;
+}

@@ -1,0 +1,16 @@
+import type { Command } from 'commander';
+import type { CliIO } from './io.js';
+import type { SetExit } from './main.js';
+import { projectDirOf, runSync } from './run-sync.js';
+import { addSyncOptions, syncFlags } from './sync-options.js';
+
+export function registerPlan(program: Command, io: CliIO, setExit: SetExit): void {
+  addSyncOptions(program.command('plan'))
+    .description('show what apply would do; writes nothing anywhere')
+    .option('--detailed-exitcode', 'exit 2 when there are changes (0: none, 1: error)')
+    .addHelpText('after', '\nExample:\n  cms-sync plan --only "articles/**" --detailed-exitcode')
+    .action(async (options: Record<string, unknown>) => {
+      const { exitCode } = await runSync('plan', syncFlags(options), io, { projectDir: projectDirOf(io, program.opts().cwd) });
+      setExit(exitCode);
+    });
+}

@@ -1,0 +1,218 @@
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { applyPlan, type ApplyResult } from '../apply/apply-plan.js';
+import { loadConfig } from '../config/load-config.js';
+import type { Config } from '../config/schema.js';
+import { formatProblem, SyncError, type FileProblem } from '../errors.js';
+import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
+import { computePlan, idBook, type Plan, type RemoteListing } from '../plan/compute-plan.js';
+import type { IdBook } from '../plan/payload.js';
+import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
+import { buildRecord, type DesiredRecord, type Renderer } from '../records/build-record.js';
+import { createClient, type CmsClient } from '../remote/client.js';
+import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import { createPathFilter } from '../source/glob.js';
+import { scanContent } from '../source/scan-content.js';
+import { StateStore } from '../state/journal.js';
+import { acquireLock } from '../state/lock.js';
+import type { State } from '../state/state-file.js';
+import { writeLine, type CliIO } from './io.js';
+import { createProgress } from './progress.js';
+import { openTarget, type Target } from './target.js';
+
+export interface SyncFlags {
+  json?: boolean;
+  concurrency?: number;
+  rps?: number;
+  only?: string[];
+  prune?: boolean;
+  maxDeletes?: number;
+  overwriteDrift?: boolean;
+  detailedExitcode?: boolean;
+  strict?: boolean;
+}
+
+export interface SyncOutcome {
+  exitCode: number;
+  target: Target;
+}
+
+/**
+ * plan and apply: read content/ and the CMS, compute the plan, print it, and (apply) carry it
+ * out. Returns the exit code of CONTRACT §4. `keepTarget` leaves the embedded CMS running for
+ * the caller (npm start shows it afterwards).
+ */
+export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: { projectDir: string; port?: number; keepTarget?: boolean }): Promise<SyncOutcome> {
+  const started = Date.now();
+  const config = await loadConfig(options.projectDir, io.env);
+  const out = flags.json ? io.stderr : io.stdout;
+  const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
+  const target = await openTarget(config, io.env, { serveMedia: mode === 'apply', ...(options.port !== undefined ? { port: options.port } : {}) });
+  let releaseLock: (() => Promise<void>) | undefined;
+  let client: CmsClient | undefined;
+  try {
+    writeLine(out, target.announcement);
+    const source = await readSource(config, flags, target);
+    const problems = source.problems;
+    for (const p of problems) writeLine(io.stderr, formatProblem(p));
+    const hasErrors = problems.some((p) => p.severity === 'error');
+    if (flags.strict && hasErrors) {
+      writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
+      return { exitCode: 1, target };
+    }
+
+    let store: StateStore | undefined;
+    let state: State;
+    if (mode === 'apply') {
+      releaseLock = await acquireLock(config.stateDir, 'apply');
+      store = await StateStore.open(config.stateDir, target.identity);
+      state = store.state;
+    } else {
+      state = await StateStore.readOnly(config.stateDir, target.identity);
+    }
+
+    client = createClient({
+      baseUrl: target.baseUrl,
+      token: target.token,
+      wire: config.wire,
+      concurrency: flags.concurrency ?? config.sync.concurrency,
+      rps: flags.rps ?? config.sync.rps,
+      timeoutMs: config.sync.timeoutMs,
+    });
+    const remote = await readRemote(client);
+    const plan = computePlan({
+      desired: source.desired,
+      remote,
+      state,
+      protectedKeys: protectedKeys(source, state, flags.only),
+      failedFiles: new Set(source.failedFiles),
+      resources: config.resources,
+      prune: flags.prune ?? config.sync.prune,
+      maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
+      overwriteDrift: flags.overwriteDrift ?? false,
+    });
+    for (const p of plan.problems) writeLine(io.stderr, formatProblem(p));
+    const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
+    const drifted = plan.changes.some((c) => c.action === 'drift');
+
+    if (!flags.json) writeLine(io.stdout, formatPlan(plan, { color }));
+    if (mode === 'plan' || plan.abort) {
+      if (flags.json) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, plan: planToJson(plan), stats: client.stats }));
+      const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+      return { exitCode, target };
+    }
+
+    const book = idBook({ state, remote, resources: config.resources });
+    const result = await carryOut(plan, { client, store: store!, config, target, io, json: flags.json === true, started, book });
+    const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
+    if (flags.json) {
+      writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, plan: planToJson(plan), result, stats: client.stats, exitCode }));
+    }
+    return { exitCode, target };
+  } finally {
+    await client?.close();
+    await releaseLock?.();
+    if (!options.keepTarget) await target.close();
+  }
+}
+
+interface SourceRead {
+  desired: DesiredRecord[];
+  problems: FileProblem[];
+  failedFiles: string[];
+  protectedKeys: string[];
+}
+
+/** content/ -> desired records; files with errors are skipped and protected, never taken as deleted. */
+async function readSource(config: Config, flags: SyncFlags, target: Target): Promise<SourceRead> {
+  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(flags.only ? { only: flags.only } : {}) });
+  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined });
+  let renderer: Renderer | undefined;
+  const render: Renderer = async (markdown) => {
+    // unified and its plugins load only when a document must be rendered.
+    if (!renderer) {
+      const { renderMarkdown } = await import('../render/render-markdown.js');
+      renderer = (md) => renderMarkdown(md, { defaultSize: config.media.defaultSize });
+    }
+    return renderer(markdown);
+  };
+  const limit = pLimit(16);
+  const built = await Promise.all(scan.documents.map((doc) => limit(() => buildRecord(doc, { config, render, media }).then((r) => ({ doc, ...r })))));
+  const problems = [...scan.problems];
+  const failedFiles = [...scan.failedFiles];
+  const keys = [...scan.protectedKeys];
+  const desired: DesiredRecord[] = [];
+  for (const { doc, record, problems: own } of built) {
+    problems.push(...own);
+    if (record) desired.push(record);
+    else {
+      failedFiles.push(doc.file);
+      keys.push(doc.key);
+    }
+  }
+  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return { desired, problems, failedFiles, protectedKeys: keys };
+}
+
+/** With --only, records outside the selection are not looked at, so they are not deleted either. */
+function protectedKeys(source: SourceRead, state: State, only: string[] | undefined): Set<string> {
+  const keys = new Set(source.protectedKeys);
+  if (only?.length) {
+    const selected = createPathFilter(only);
+    for (const [key, entry] of Object.entries(state.records)) {
+      const inContent = entry.file.replace(/^content\//, '');
+      if (!selected(inContent)) keys.add(key);
+    }
+  }
+  return keys;
+}
+
+async function readRemote(client: CmsClient): Promise<Record<RecordResource, RemoteListing>> {
+  const listings = await Promise.all(
+    RECORD_RESOURCES.map(async (resource) => {
+      try {
+        const { records, complete } = await client.list(resource);
+        return [resource, { records, complete }] as const;
+      } catch (error) {
+        if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') throw error;
+        throw new SyncError('CMS_SYNC_RETRYABLE', `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ${(error as Error).message}`, { cause: error });
+      }
+    }),
+  );
+  return Object.fromEntries(listings) as Record<RecordResource, RemoteListing>;
+}
+
+async function carryOut(
+  plan: Plan,
+  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; started: number; book: IdBook },
+): Promise<ApplyResult> {
+  // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
+  // stdout with the plan and summary, unless stdout is reserved for --json.
+  const progress = createProgress(ctx.io.stderr.isTTY || ctx.json ? ctx.io.stderr : ctx.io.stdout);
+  const result = await applyPlan(plan, {
+    client: ctx.client,
+    store: ctx.store,
+    config: ctx.config,
+    book: ctx.book,
+    uploadUrlOf: (source) => {
+      if (source.kind === 'url') return source.url;
+      if (!ctx.target.mediaBaseUrl) throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
+      return publicUrlOf(source.contentPath, ctx.target.mediaBaseUrl);
+    },
+    onProgress: (event) => progress.update(event),
+  });
+  progress.finish();
+  for (const failure of result.failures) writeLine(ctx.io.stderr, `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`);
+  const seconds = ((Date.now() - ctx.started) / 1000).toFixed(1);
+  const counts = countPlan(plan);
+  const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
+  writeLine(
+    out,
+    `Applied: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} uploaded, ${result.adopted} adopted, ${counts.unchanged} unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''} in ${seconds}s (${ctx.client.stats.requests} requests).`,
+  );
+  return result;
+}
+
+export function projectDirOf(io: CliIO, cwdFlag: string | undefined): string {
+  return path.resolve(io.cwd, cwdFlag ?? '.');
+}

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import type { CliIO } from './io.js';
+import type { SetExit } from './main.js';
+import { writeLine } from './io.js';
+import { projectDirOf, runSync } from './run-sync.js';
+
+/**
+ * `npm start`: apply the sample content/ into the local CMS, then keep that CMS running so a
+ * person can look at the result in a browser.
+ */
+export function registerStart(program: Command, io: CliIO, setExit: SetExit): void {
+  program
+    .command('start')
+    .description('apply content/ to the local CMS, then keep it running and show where to look')
+    .option('--port <n>', 'port of the local CMS', (v) => Number(v), 4321)
+    .action(async (options: { port: number }) => {
+      const { exitCode, target } = await runSync('apply', {}, io, { projectDir: projectDirOf(io, program.opts().cwd), port: options.port, keepTarget: true });
+      setExit(exitCode);
+      if (!target.local) {
+        await target.close();
+        return;
+      }
+      writeLine(io.stdout, `\nOpen ${target.local.url}/ to see what the CMS holds. Press Ctrl-C to stop.`);
+      await io.interrupted;
+      await target.close();
+    });
+}

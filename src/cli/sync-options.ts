@@ -1,0 +1,35 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { SyncFlags } from './run-sync.js';
+
+function integer(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`Expected \`${name}\` to be an integer >= ${min}, got \`${value}\`.`);
+    return n;
+  };
+}
+
+function positive(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`Expected \`${name}\` to be a number > 0, got \`${value}\`.`);
+    return n;
+  };
+}
+
+/** The flags plan, apply and watch share (CONTRACT §4). */
+export function addSyncOptions(command: Command): Command {
+  return command
+    .option('--json', 'print one JSON document on stdout and nothing else there')
+    .option('--concurrency <n>', 'requests in flight at once (default 4, or sync.concurrency)', integer('--concurrency', 1))
+    .option('--rps <n>', 'ceiling on requests per second (default none, or sync.rps)', positive('--rps'))
+    .option('--only <glob>', 'only files matching this glob under content/ (repeatable), e.g. "articles/**"', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--prune', 'delete records whose file is gone (only records cms-sync created or adopted)')
+    .option('--max-deletes <n>', 'abort before any call if more deletes are planned (default 20)', integer('--max-deletes', 0))
+    .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
+    .option('--strict', 'stop before any call when any file has an error');
+}
+
+export function syncFlags(options: Record<string, unknown>): SyncFlags {
+  return options as SyncFlags;
+}

@@ -1,0 +1,218 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createProject, dynamicBlock, png, SECRET_TOKEN, type Project } from './harness.js';
+
+/** A small newsroom: two categories, three articles sharing one map image, a page, a breaking item. */
+function newsroom(): Record<string, string | Buffer> {
+  return {
+    'content/categories/politics.md': '---\nname: Politics\ndescription: Parliament and government\n---\n',
+    'content/categories/climate.md': '---\nname: Climate\n---\n',
+    'content/images/map.png': png(1),
+    'content/images/chart.png': png(2),
+    'content/articles/budget-vote.md': [
+      '---',
+      'title: Budget passes after late-night vote',
+      'date: 2026-11-20',
+      'category: politics',
+      '---',
+      '',
+      'The budget passed **by two votes**.',
+      '',
+      '![Map of the districts](../images/map.png "large")',
+      '',
+    ].join('\n'),
+    'content/articles/flood-warning.md': [
+      '---',
+      'title: Flood warning for the river valley',
+      'category: climate',
+      'draft: true',
+      '---',
+      '',
+      'Water levels are rising.',
+      '',
+      '![Map][map]',
+      '',
+      '<img src="../images/chart.png" data-size="small">',
+      '',
+      '[map]: ../images/map.png',
+      '',
+    ].join('\n'),
+    'content/articles/election-night.md': '---\ntitle: Election night, live\ncategory: politics\n---\n\n![](/images/map.png)\n\n```md\n![not an image](nope.png)\n```\n',
+    'content/pages/about.md': '---\ntitle: About us\n---\n\nWe report on the valley.\n',
+    'content/breaking/storm.md': '---\ntitle: Storm closes the bridge\nurl: https://example.com/live/storm\n---\n',
+  };
+}
+
+let project: Project | undefined;
+afterEach(async () => {
+  if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
+  await project?.close();
+  project = undefined;
+});
+
+describe('apply, end to end against the local CMS', () => {
+  it('creates everything on the first run, with exact dynamic-blocks and one upload per image', async () => {
+    project = await createProject(newsroom());
+    const first = await project.run(['apply']);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('+ article/budget-vote\n');
+    expect(first.stdout).toMatch(/^Target: http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(first.stdout).toContain('Applied: 7 created, 0 updated, 0 deleted, 2 uploaded, 0 adopted, 0 unchanged');
+
+    const media = await project.records('media');
+    expect(media).toHaveLength(2); // three articles use map.png: one upload
+    const mapId = media.find((m) => m.source_url.endsWith('/images/map.png'))!.id as number;
+    const chartId = media.find((m) => m.source_url.endsWith('/images/chart.png'))!.id as number;
+
+    const categories = await project.records('category');
+    const politics = categories.find((c) => c.slug === 'politics')!;
+    expect(politics).toMatchObject({ name: 'Politics', description: 'Parliament and government' });
+
+    const articles = await project.records('article');
+    const bySlug = Object.fromEntries(articles.map((a) => [a.slug, a]));
+    expect(bySlug['budget-vote']).toMatchObject({
+      title: 'Budget passes after late-night vote',
+      status: 1,
+      category_id: politics.id,
+      created_at: '2026-11-20T00:00:00.000Z',
+    });
+    expect(bySlug['budget-vote']!.body).toBe(`<p>The budget passed <strong>by two votes</strong>.</p>\n${dynamicBlock(mapId, 'large')}`);
+    expect(bySlug['flood-warning']!.status).toBe(0);
+    expect(bySlug['flood-warning']!.body).toContain(dynamicBlock(mapId, 'medium'));
+    expect(bySlug['flood-warning']!.body).toContain(dynamicBlock(chartId, 'small'));
+    // Image syntax inside code is text, not an image.
+    expect(bySlug['election-night']!.body).toContain('![not an image](nope.png)');
+    expect((await project.records('page'))[0]).toMatchObject({ title: 'About us', content: '<p>We report on the valley.</p>' });
+    expect((await project.records('breaking'))[0]).toMatchObject({ title: 'Storm closes the bridge', url: 'https://example.com/live/storm', slug: 'storm' });
+  });
+
+  it('makes zero write calls on a second run, and exactly one edit after one file changes', async () => {
+    project = await createProject(newsroom());
+    expect((await project.run(['apply'])).code).toBe(0);
+
+    project.cms.resetStats();
+    const second = await project.run(['apply']);
+    expect(second.code).toBe(0);
+    expect(project.cms.stats().writes).toBe(0);
+    expect(second.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 7 unchanged.');
+
+    await project.write('content/pages/about.md', '---\ntitle: About the Valley Times\n---\n\nWe report on the valley.\n');
+    project.cms.resetStats();
+    const third = await project.run(['apply']);
+    expect(third.code).toBe(0);
+    expect(third.stdout).toContain('~ page/about  (title)');
+    expect(project.cms.stats().byAction).toMatchObject({ 'page.edit': 1 });
+    expect(project.cms.stats().writes).toBe(1);
+    expect((await project.records('page'))[0]!.title).toBe('About the Valley Times');
+  });
+
+  it('still makes zero writes on a rerun when the CMS normalises the HTML it stores', async () => {
+    project = await createProject(newsroom(), { normalizeHtml: true });
+    expect((await project.run(['apply'])).code).toBe(0);
+    const stored = (await project.records('article')).find((a) => a.slug === 'budget-vote')!;
+    expect(stored.body).not.toContain('\n'); // the CMS really did change what we sent
+    project.cms.resetStats();
+    expect((await project.run(['apply'])).code).toBe(0);
+    expect(project.cms.stats().writes).toBe(0);
+  });
+
+  it('plan shows the changes, writes nothing, and --detailed-exitcode exits 2', async () => {
+    project = await createProject(newsroom());
+    const plan = await project.run(['plan', '--detailed-exitcode']);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('+ category/politics');
+    expect(plan.stdout).toContain('^ upload content/images/map.png  (used by 3)');
+    expect(plan.stdout).toContain('Plan: 7 to create, 0 to update, 0 to delete, 2 to upload, 0 unchanged.');
+    expect(project.cms.stats().writes).toBe(0);
+    expect(await project.records('article')).toEqual([]);
+
+    await project.run(['apply']);
+    expect((await project.run(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('--json leaves stdout to one JSON document', async () => {
+    project = await createProject(newsroom());
+    const result = await project.run(['apply', '--json']);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { mode: string; plan: { counts: Record<string, number> }; result: { created: number } };
+    expect(doc.mode).toBe('apply');
+    expect(doc.plan.counts).toMatchObject({ create: 7, upload: 2 });
+    expect(doc.result.created).toBe(7);
+    expect(result.stderr).toContain('Target: ');
+  });
+
+  it('deletes a record whose file is gone only with --prune, and never one made by someone else', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    const byHand = await project.api({ resource: 'page', action: 'add', data: { title: 'Made in the dashboard', slug: 'by-hand' } });
+
+    await project.remove('content/pages/about.md');
+    const kept = await project.run(['apply']);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain('page/about  kept: file removed; run with --prune to delete it from the CMS');
+    expect((await project.records('page')).map((p) => p.slug)).toEqual(['about', 'by-hand']);
+
+    project.cms.resetStats();
+    const pruned = await project.run(['apply', '--prune']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stdout).toContain('- page/about');
+    expect(project.cms.stats().byAction).toMatchObject({ 'page.delete': 1 });
+    expect((await project.records('page')).map((p) => p.id)).toEqual([byHand.id]);
+  });
+
+  it('aborts with exit 3 before any call when more deletes are planned than --max-deletes', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    await project.remove('content/pages/about.md');
+    await project.remove('content/breaking/storm.md');
+    project.cms.resetStats();
+    const result = await project.run(['apply', '--prune', '--max-deletes', '1']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('The plan deletes 2 records, more than --max-deletes 1. Nothing was changed.');
+    expect(project.cms.stats().writes).toBe(0);
+  });
+
+  it('reports broken front matter at its position and leaves that record as it was', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    const before = (await project.records('article')).find((a) => a.slug === 'flood-warning');
+
+    await project.write('content/articles/flood-warning.md', '---\ntitle: Flood warning\ntitle: Flood warning, updated\n---\n\nText.\n');
+    project.cms.resetStats();
+    const result = await project.run(['apply', '--prune']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^content\/articles\/flood-warning\.md:3:1: front matter is not valid YAML: duplicated mapping key/m);
+    expect(project.cms.stats().writes).toBe(0);
+    expect((await project.records('article')).find((a) => a.slug === 'flood-warning')).toEqual(before);
+  });
+
+  it('names file, line and what to do for a missing image, before any call', async () => {
+    project = await createProject(newsroom());
+    await project.write('content/articles/missing.md', '---\ntitle: Missing picture\n---\n\nText.\n\n![Lost](../images/lost.png)\n');
+    const result = await project.run(['apply', '--strict']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('content/articles/missing.md:7:1: image `../images/lost.png` not found (looked for content/images/lost.png): fix the path or add the file');
+    expect(project.cms.stats().requests).toBe(0);
+  });
+
+  it('adopts records by slug when the state is lost, creating nothing twice', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    await project.remove('.cms-sync/state.json');
+    const result = await project.run(['apply']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('0 created');
+    for (const resource of ['article', 'category', 'page', 'breaking']) {
+      const slugs = (await project.records(resource)).map((r) => r.slug);
+      expect(new Set(slugs).size).toBe(slugs.length);
+    }
+  });
+
+  it('says what to check when the CMS refuses the token', async () => {
+    project = await createProject(newsroom());
+    const result = await project.run(['plan'], { env: { CMS_API_TOKEN: 'wrong-token' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('check the API token (CMS_API_TOKEN) and that the API is enabled in the dashboard settings');
+    expect(result.stderr).not.toContain('wrong-token');
+  });
+});
