@@ -6,7 +6,7 @@ import { remoteDigests, sourceDigests } from '../plan/digest.js';
 import { apiName, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { CmsClient } from '../remote/client.js';
-import { CmsAmbiguousError, CmsAuthError } from '../remote/errors.js';
+import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/errors.js';
 import type { RemoteRecord } from '../resources.js';
 import type { StateStore } from '../state/journal.js';
 import type { StateRecord } from '../state/state-file.js';
@@ -210,13 +210,17 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
     id = added.id;
     held = added.record;
   } catch (error) {
-    if (!(error instanceof CmsAmbiguousError)) throw error;
-    // The add may have happened: look before sending it again, so nothing is created twice.
+    // The add may have happened (no answer, or an answer without a readable id): look before
+    // sending it again, so nothing is created twice.
+    if (!(error instanceof CmsAmbiguousError || error instanceof CmsProtocolError)) throw error;
     const found = await findBySlug(ctx, record);
     if (found) {
       id = found.id;
       held = found;
       owner = 'created';
+    } else if (error instanceof CmsProtocolError) {
+      // The CMS answered, so it saw the request; sending it again could create a twin.
+      throw error;
     } else {
       const added = await ctx.client.add(record.resource, payload(fields), { idempotencyKey });
       id = added.id;
