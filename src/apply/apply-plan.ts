@@ -91,9 +91,11 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     const task = (async (): Promise<boolean> => {
       if (fatal) return false;
       if (change.action === 'unchanged') {
-        // Same slug, new file name: a rename is an edit of the state, not of the CMS.
+        // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
         const entry = ctx.store.state.records[change.key];
-        if (entry && entry.file !== change.file) await ctx.store.recordWritten(change.key, { ...entry, file: change.file });
+        if (entry && (entry.file !== change.file || (change.input && change.input.hash !== entry.input?.hash))) {
+          await ctx.store.recordWritten(change.key, { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) });
+        }
         return true;
       }
       if (change.action === 'forget') {
@@ -173,10 +175,11 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
     owner,
     source: digests,
     remote: remoteDigests(held, fields, (f) => apiName(f, resource)),
+    ...(record.input ? { input: record.input } : {}),
   });
 
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: 'adopted', source: digests, remote: change.baseline });
+    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: 'adopted', source: digests, remote: change.baseline, ...(record.input ? { input: record.input } : {}) });
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;

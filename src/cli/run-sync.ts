@@ -8,7 +8,8 @@ import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
 import { computePlan, idBook, type Plan, type RemoteListing } from '../plan/compute-plan.js';
 import type { IdBook } from '../plan/payload.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
-import { buildRecord, type DesiredRecord, type Renderer } from '../records/build-record.js';
+import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from '../records/build-record.js';
+import type { SourceDocument } from '../source/read-document.js';
 import { createClient, type CmsClient } from '../remote/client.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
@@ -52,15 +53,6 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
   let client: CmsClient | undefined;
   try {
     writeLine(out, target.announcement);
-    const source = await readSource(config, flags, target);
-    const problems = source.problems;
-    for (const p of problems) writeLine(io.stderr, formatProblem(p));
-    const hasErrors = problems.some((p) => p.severity === 'error');
-    if (flags.strict && hasErrors) {
-      writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
-      return { exitCode: 1, target };
-    }
-
     let store: StateStore | undefined;
     let state: State;
     if (mode === 'apply') {
@@ -69,6 +61,14 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
       state = store.state;
     } else {
       state = await StateStore.readOnly(config.stateDir, target.identity);
+    }
+    const source = await readSource(config, flags, target, state);
+    const problems = source.problems;
+    for (const p of problems) writeLine(io.stderr, formatProblem(p));
+    const hasErrors = problems.some((p) => p.severity === 'error');
+    if (flags.strict && hasErrors) {
+      writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
+      return { exitCode: 1, target };
     }
 
     client = createClient({
@@ -97,7 +97,7 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
 
     if (!flags.json) writeLine(io.stdout, formatPlan(plan, { color }));
     if (mode === 'plan' || plan.abort) {
-      if (flags.json) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, plan: planToJson(plan), stats: client.stats }));
+      if (flags.json) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), stats: client.stats }));
       const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
       return { exitCode, target };
     }
@@ -106,7 +106,7 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
     const result = await carryOut(plan, { client, store: store!, config, target, io, json: flags.json === true, started, book });
     const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
     if (flags.json) {
-      writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, plan: planToJson(plan), result, stats: client.stats, exitCode }));
+      writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), result, stats: client.stats, exitCode }));
     }
     return { exitCode, target };
   } finally {
@@ -117,6 +117,8 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
 }
 
 interface SourceRead {
+  /** Documents read, and how many of them had to be rendered (the rest were unchanged since the last write). */
+  counts: { documents: number; rendered: number };
   desired: DesiredRecord[];
   problems: FileProblem[];
   failedFiles: string[];
@@ -124,7 +126,7 @@ interface SourceRead {
 }
 
 /** content/ -> desired records; files with errors are skipped and protected, never taken as deleted. */
-async function readSource(config: Config, flags: SyncFlags, target: Target): Promise<SourceRead> {
+async function readSource(config: Config, flags: SyncFlags, target: Target, state: State): Promise<SourceRead> {
   const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(flags.only ? { only: flags.only } : {}) });
   const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined });
   let renderer: Renderer | undefined;
@@ -137,7 +139,12 @@ async function readSource(config: Config, flags: SyncFlags, target: Target): Pro
     return renderer(markdown);
   };
   const limit = pLimit(16);
-  const built = await Promise.all(scan.documents.map((doc) => limit(() => buildRecord(doc, { config, render, media }).then((r) => ({ doc, ...r })))));
+  const build = async (doc: SourceDocument) => {
+    // --overwrite-drift needs every record's content, so nothing is taken from state then.
+    const reused = flags.overwriteDrift ? undefined : await reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile });
+    return reused ? { doc, record: reused, problems: [] } : { doc, ...(await buildRecord(doc, { config, render, media })) };
+  };
+  const built = await Promise.all(scan.documents.map((doc) => limit(() => build(doc))));
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
@@ -151,7 +158,8 @@ async function readSource(config: Config, flags: SyncFlags, target: Target): Pro
     }
   }
   problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  return { desired, problems, failedFiles, protectedKeys: keys };
+  const rendered = built.filter((b) => b.record?.unchangedSince === undefined).length;
+  return { counts: { documents: scan.documents.length, rendered }, desired, problems, failedFiles, protectedKeys: keys };
 }
 
 /** With --only, records outside the selection are not looked at, so they are not deleted either. */

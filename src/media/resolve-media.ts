@@ -20,6 +20,8 @@ export type ResolveResult = { ok: true; source: MediaSource } | { ok: false; mes
 
 export interface MediaResolver {
   resolve(src: string, documentAbsPath: string): Promise<ResolveResult>;
+  /** sha256 of a file under content/ (path relative to it), or undefined when it cannot be read. */
+  hashFile(contentPath: string): Promise<string | undefined>;
 }
 
 /**
@@ -41,6 +43,7 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
   };
 
   return {
+    hashFile: (contentPath) => hashOf(path.join(options.contentDir, contentPath)),
     async resolve(src, documentAbsPath) {
       const trimmed = src.trim();
       const existing = /^cms-media:(\d+)$/.exec(trimmed);

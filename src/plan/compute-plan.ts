@@ -3,7 +3,7 @@ import type { FileProblem } from '../errors.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
-import type { State, StateRecord } from '../state/state-file.js';
+import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { apiName, resolveFields, sameValue, type IdBook } from './payload.js';
 
@@ -36,7 +36,7 @@ export type Change =
   | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
   | (Base & { action: 'update'; id: number; record: DesiredRecord; fields: string[]; owner: StateRecord['owner']; overwrite?: 'drift' | 'conflict' })
   | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string> })
-  | (Base & { action: 'unchanged'; id: number })
+  | (Base & { action: 'unchanged'; id: number; input?: RecordInput })
   | (Base & { action: 'drift'; id: number; kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms'; fields: string[] })
   | (Base & { action: 'delete'; id: number })
   | (Base & { action: 'forget'; id: number })
@@ -99,7 +99,7 @@ export function computePlan(input: PlanInput): Plan {
       const changed = changedFields(digests, entry.source);
       const inCms = changedFields(remoteDigests(remote, Object.keys(entry.remote), (f) => apiName(f, resource)), entry.remote);
       if (inCms.length === 0) {
-        changes.push(changed.length === 0 ? { ...base, action: 'unchanged', id: entry.id } : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+        changes.push(changed.length === 0 ? { ...base, action: 'unchanged', id: entry.id, ...(record.input ? { input: record.input } : {}) } : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
       } else if (input.overwriteDrift) {
         const all = union(Object.keys(digests), Object.keys(entry.source));
         changes.push({ ...base, action: 'update', id: entry.id, record, fields: all, owner: entry.owner, overwrite: changed.length ? 'conflict' : 'drift' });

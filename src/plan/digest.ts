@@ -20,6 +20,7 @@ export function stableJson(value: unknown): string {
  * content, so the result is known before the CMS hands out ids.
  */
 export function sourceDigests(record: DesiredRecord): Record<string, string> {
+  if (record.unchangedSince) return record.unchangedSince;
   const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
   if (record.categorySlug) out.category_id = digest(`category:${record.categorySlug.slug}`);

@@ -1,6 +1,6 @@
 import type { ResolvedResource } from '../config/schema.js';
 import type { DesiredRecord } from '../records/build-record.js';
-import { bindMedia } from '../render/rewrite-media.js';
+import { bindMedia } from '../render/bind-media.js';
 
 /** Ids the CMS has handed out, as far as they are known: from state, the listing, or this run. */
 export interface IdBook {

@@ -4,6 +4,8 @@ import type { MediaResolver, MediaSource } from '../media/resolve-media.js';
 import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
 import type { SourceDocument } from '../source/read-document.js';
+import type { RecordInput, StateRecord } from '../state/state-file.js';
+import { digest } from '../plan/digest.js';
 import { FRONT_MATTER, knownKeys } from './front-matter.js';
 
 /**
@@ -22,6 +24,13 @@ export interface DesiredRecord {
   categorySlug?: { slug: string; line: number };
   /** The Markdown body rendered to HTML, with a placeholder per image. */
   html?: { field: 'body' | 'content'; template: string; media: MediaSource[] };
+  /** What it was built from (see RecordInput). */
+  input?: RecordInput;
+  /**
+   * Set instead of values/html when the inputs are those of the last write: the record is
+   * known to be what state says, and was not rendered again.
+   */
+  unchangedSince?: Record<string, string>;
 }
 
 export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult>;
@@ -113,6 +122,39 @@ export async function buildRecord(
     }
     record.html = { field: htmlField, template: rendered.html, media };
   }
+  const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];
+  record.input = {
+    hash: inputHash(doc.hash, pipelineFingerprint(context.config), local.map((m) => m.sha256)),
+    media: local.map((m) => m.contentPath),
+  };
 
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
+}
+
+/** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
+const PIPELINE_VERSION = 1;
+
+/** Everything in the config that changes what a file becomes. */
+export function pipelineFingerprint(config: Config): string {
+  return digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize });
+}
+
+function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[]): string {
+  return digest({ file: fileHash, fingerprint, media: mediaHashes });
+}
+
+/**
+ * The record without rendering it, when its file, the pipeline and its local images are all as
+ * they were at the last write. `hashImage` gives an image's sha256 (or undefined if it is gone).
+ */
+export async function reuseRecord(
+  doc: SourceDocument,
+  entry: StateRecord | undefined,
+  context: { config: Config; hashImage: (contentPath: string) => Promise<string | undefined> },
+): Promise<DesiredRecord | undefined> {
+  if (!entry?.input || entry.file !== doc.file) return undefined;
+  const hashes = await Promise.all(entry.input.media.map((p) => context.hashImage(p)));
+  if (hashes.some((h) => h === undefined)) return undefined;
+  if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash) return undefined;
+  return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: entry.input, unchangedSince: entry.source };
 }

@@ -13,6 +13,16 @@ export interface StateRecord {
   source: Record<string, string>;
   /** Digest of each field as the CMS held it right after our last write: the baseline for drift. */
   remote: Record<string, string>;
+  /** What the record was built from; when it is unchanged the file need not be rendered again. */
+  input?: RecordInput;
+}
+
+/** The inputs of a built record: file bytes, the config that shapes it, and its local images. */
+export interface RecordInput {
+  /** Digest of the file's sha256, the pipeline fingerprint and each local image's sha256. */
+  hash: string;
+  /** Local images the record embeds, relative to content/, in order. */
+  media: string[];
 }
 
 /** A file or URL that has been uploaded once, and its media id. */

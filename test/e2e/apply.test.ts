@@ -42,6 +42,11 @@ function newsroom(): Record<string, string | Buffer> {
   };
 }
 
+/** One listing page per record resource: what every run reads. */
+function listCalls(): Record<string, number> {
+  return { 'article.get': 1, 'breaking.get': 1, 'category.get': 1, 'page.get': 1, 'user.get': 1 };
+}
+
 let project: Project | undefined;
 afterEach(async () => {
   if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
@@ -104,6 +109,24 @@ describe('apply, end to end against the local CMS', () => {
     expect(project.cms.stats().byAction).toMatchObject({ 'page.edit': 1 });
     expect(project.cms.stats().writes).toBe(1);
     expect((await project.records('page'))[0]!.title).toBe('About the Valley Times');
+  });
+
+  it('renders nothing again on a rerun, and uploads an image again when its file changes', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: { documents: number; rendered: number } };
+    expect(rerun.source).toEqual({ documents: 7, rendered: 0 });
+
+    await project.write('content/images/chart.png', png(3));
+    project.cms.resetStats();
+    const result = await project.run(['apply', '--json']);
+    const doc = JSON.parse(result.stdout) as { source: { rendered: number }; plan: { changes: Array<{ action: string; key: string; fields?: string[] }> } };
+    expect(doc.source.rendered).toBe(1);
+    expect(doc.plan.changes.filter((c) => c.action === 'update')).toEqual([expect.objectContaining({ key: 'article/flood-warning', fields: ['body'] })]);
+    expect(project.cms.stats().byAction).toEqual({ 'media.upload_from_url': 1, 'article.edit': 1, ...listCalls() });
+    const media = await project.records('media');
+    const flood = (await project.records('article')).find((a) => a.slug === 'flood-warning')!;
+    expect(flood.body).toContain(dynamicBlock(media.at(-1)!.id as number, 'small'));
   });
 
   it('still makes zero writes on a rerun when the CMS normalises the HTML it stores', async () => {
