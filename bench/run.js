@@ -1,0 +1,13 @@
+// `npm run bench`: every benchmark in turn. Each prints its figures next to a baseline measured
+// in the same run, with the machine it ran on.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const benches = ['noop-apply.mjs'];
+let failed = false;
+for (const bench of benches) {
+  console.log(`\n# bench/${bench}\n`);
+  const result = spawnSync(process.execPath, [fileURLToPath(new URL(bench, import.meta.url)), ...process.argv.slice(2)], { stdio: 'inherit' });
+  failed ||= result.status !== 0;
+}
+process.exitCode = failed ? 1 : 0;
