@@ -1,25 +1,24 @@
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { applyPlan, type ApplyResult } from '../apply/apply-plan.js';
-import { loadConfig } from '../config/load-config.js';
+import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
 import { formatProblem, SyncError, type FileProblem } from '../errors.js';
+import type { CmsClient } from '../remote/client.js';
 import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
 import { computePlan, idBook, type Plan, type RemoteListing } from '../plan/compute-plan.js';
 import type { IdBook } from '../plan/payload.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
 import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from '../records/build-record.js';
 import type { SourceDocument } from '../source/read-document.js';
-import { createClient, type CmsClient } from '../remote/client.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
 import { scanContent } from '../source/scan-content.js';
 import { StateStore } from '../state/journal.js';
-import { acquireLock } from '../state/lock.js';
 import type { State } from '../state/state-file.js';
 import { writeLine, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
-import { openTarget, type Target } from './target.js';
+import { openSession, type Session } from './session.js';
+import type { Target } from './target.js';
 
 export interface SyncFlags {
   json?: boolean;
@@ -31,11 +30,21 @@ export interface SyncFlags {
   overwriteDrift?: boolean;
   detailedExitcode?: boolean;
   strict?: boolean;
+  /** For callers that print their own line per sync (watch): no plan, progress or summary. */
+  quiet?: boolean;
 }
 
 export interface SyncOutcome {
   exitCode: number;
   target: Target;
+}
+
+/** What one plan or apply found and did. */
+export interface SyncReport {
+  exitCode: number;
+  plan: Plan | undefined;
+  result: ApplyResult | undefined;
+  source: SourceRead['counts'];
 }
 
 /**
@@ -44,76 +53,62 @@ export interface SyncOutcome {
  * the caller (npm start shows it afterwards).
  */
 export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: { projectDir: string; port?: number; keepTarget?: boolean }): Promise<SyncOutcome> {
-  const started = Date.now();
-  const config = await loadConfig(options.projectDir, io.env);
-  const out = flags.json ? io.stderr : io.stdout;
-  const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
-  const target = await openTarget(config, io.env, { serveMedia: mode === 'apply', ...(options.port !== undefined ? { port: options.port } : {}) });
-  let releaseLock: (() => Promise<void>) | undefined;
-  let client: CmsClient | undefined;
+  const session = await openSession(mode, flags, io, options);
   try {
-    writeLine(out, target.announcement);
-    let store: StateStore | undefined;
-    let state: State;
-    if (mode === 'apply') {
-      releaseLock = await acquireLock(config.stateDir, 'apply');
-      store = await StateStore.open(config.stateDir, target.identity);
-      state = store.state;
-    } else {
-      state = await StateStore.readOnly(config.stateDir, target.identity);
-    }
-    const source = await readSource(config, flags, target, state);
-    const problems = source.problems;
-    for (const p of problems) writeLine(io.stderr, formatProblem(p));
-    const hasErrors = problems.some((p) => p.severity === 'error');
-    if (flags.strict && hasErrors) {
-      writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
-      return { exitCode: 1, target };
-    }
-
-    client = createClient({
-      baseUrl: target.baseUrl,
-      token: target.token,
-      wire: config.wire,
-      concurrency: flags.concurrency ?? config.sync.concurrency,
-      rps: flags.rps ?? config.sync.rps,
-      timeoutMs: config.sync.timeoutMs,
-    });
-    const remote = await readRemote(client);
-    const plan = computePlan({
-      desired: source.desired,
-      remote,
-      state,
-      protectedKeys: protectedKeys(source, state, flags.only),
-      failedFiles: new Set(source.failedFiles),
-      resources: config.resources,
-      prune: flags.prune ?? config.sync.prune,
-      maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
-      overwriteDrift: flags.overwriteDrift ?? false,
-    });
-    for (const p of plan.problems) writeLine(io.stderr, formatProblem(p));
-    const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
-    const drifted = plan.changes.some((c) => c.action === 'drift');
-
-    if (!flags.json) writeLine(io.stdout, formatPlan(plan, { color }));
-    if (mode === 'plan' || plan.abort) {
-      if (flags.json) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), stats: client.stats }));
-      const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
-      return { exitCode, target };
-    }
-
-    const book = idBook({ state, remote, resources: config.resources });
-    const result = await carryOut(plan, { client, store: store!, config, target, io, json: flags.json === true, started, book });
-    const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
-    if (flags.json) {
-      writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), result, stats: client.stats, exitCode }));
-    }
-    return { exitCode, target };
+    const report = await syncOnce(session, flags, io);
+    return { exitCode: report.exitCode, target: session.target };
   } finally {
-    await client?.close();
-    await releaseLock?.();
-    if (!options.keepTarget) await target.close();
+    await session.close({ keepTarget: options.keepTarget === true });
   }
+}
+
+/**
+ * One pass of plan (and, in an apply session, apply) on an open session. Watch calls this for
+ * every batch of saves; it never throws for a per-record problem, only for run-level failures.
+ */
+export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): Promise<SyncReport> {
+  const started = Date.now();
+  const { config, target, client, mode } = session;
+  const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
+  const state = session.store ? session.store.state : await StateStore.readOnly(config.stateDir, target.identity);
+  const source = await readSource(config, flags, target, state);
+  for (const p of source.problems) writeLine(io.stderr, formatProblem(p));
+  const hasErrors = source.problems.some((p) => p.severity === 'error');
+  if (flags.strict && hasErrors) {
+    writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
+    return { exitCode: 1, plan: undefined, result: undefined, source: source.counts };
+  }
+
+  const remote = await readRemote(client);
+  const plan = computePlan({
+    desired: source.desired,
+    remote,
+    state,
+    protectedKeys: protectedKeys(source, state, flags.only),
+    failedFiles: new Set(source.failedFiles),
+    resources: config.resources,
+    prune: flags.prune ?? config.sync.prune,
+    maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
+    overwriteDrift: flags.overwriteDrift ?? false,
+  });
+  for (const p of plan.problems) writeLine(io.stderr, formatProblem(p));
+  const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
+  const drifted = plan.changes.some((c) => c.action === 'drift');
+
+  if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color }));
+  if (mode === 'plan' || plan.abort || !session.store) {
+    if (flags.json && !flags.quiet) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), stats: client.stats }));
+    const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+    return { exitCode, plan, result: undefined, source: source.counts };
+  }
+
+  const book = idBook({ state, remote, resources: config.resources });
+  const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book });
+  const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
+  if (flags.json && !flags.quiet) {
+    writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), result, stats: client.stats, exitCode }));
+  }
+  return { exitCode, plan, result, source: source.counts };
 }
 
 interface SourceRead {
@@ -192,7 +187,7 @@ async function readRemote(client: CmsClient): Promise<Record<RecordResource, Rem
 
 async function carryOut(
   plan: Plan,
-  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; started: number; book: IdBook },
+  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; quiet: boolean; started: number; book: IdBook },
 ): Promise<ApplyResult> {
   // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
   // stdout with the plan and summary, unless stdout is reserved for --json.
@@ -207,10 +202,11 @@ async function carryOut(
       if (!ctx.target.mediaBaseUrl) throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
       return publicUrlOf(source.contentPath, ctx.target.mediaBaseUrl);
     },
-    onProgress: (event) => progress.update(event),
+    ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
   });
   progress.finish();
   for (const failure of result.failures) writeLine(ctx.io.stderr, `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`);
+  if (ctx.quiet) return result;
   const seconds = ((Date.now() - ctx.started) / 1000).toFixed(1);
   const counts = countPlan(plan);
   const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;

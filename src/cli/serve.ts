@@ -1,0 +1,130 @@
+import { relative, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_DATA_DIR, startLocalCms, type LocalCmsOptions } from '../server/index.js';
+import { writeLine, type CliIO } from './io.js';
+import type { SetExit } from './main.js';
+
+interface ServeFlags {
+  port: number;
+  host: string;
+  data?: string;
+  token?: string;
+  apiDisabled?: boolean;
+  rps?: number;
+  latency?: number;
+  fail?: number;
+  drop?: number;
+  seed?: number;
+  normalizeHtml?: boolean;
+}
+
+const HELP = `
+The local CMS implements the CMS API (POST /functions/api) with its data on disk, and shows
+what it holds at / (read-only, no token). Other cms-sync commands use it when no
+CMS_BASE_URL is set.
+
+Token: --token, else env CMS_API_TOKEN, else one generated once and kept in <data>/token (0600).
+
+Test aids (for exercising clients; not for production use):
+  --rps N           at most N API requests per second; beyond that 429 with Retry-After
+  --latency MS      wait MS milliseconds before handling each API request
+  --fail P          with probability P, answer 500 before applying anything
+  --drop P          with probability P, apply a write durably, then cut the connection unanswered
+  --seed N          seed for --fail/--drop draws, so a run can be repeated exactly
+  --normalize-html  store body/content with whitespace between tags collapsed
+  GET /__cms/stats, POST /__cms/stats/reset   request and write counters as JSON
+
+Examples:
+  $ cms-sync serve
+  $ cms-sync serve --port 0 --data /tmp/cms --rps 5 --fail 0.1 --seed 42
+`;
+
+export function registerServe(program: Command, io: CliIO, _setExit: SetExit): void {
+  program
+    .command('serve')
+    .description('run the local CMS (the embedded default target), with its data on disk')
+    .option('--port <port>', 'port to listen on (0 = any free port)', integer('--port', 0, 65535), 4321)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data <dir>', `data directory (default: ${DEFAULT_DATA_DIR} in the project directory)`)
+    .option('--token <token>', 'API token to require (default: env CMS_API_TOKEN, else <data>/token)')
+    .option('--api-disabled', 'refuse every API request with 403, as when the API is off in the dashboard')
+    .option('--rps <n>', 'test aid: API requests per second before 429', positive('--rps'))
+    .option('--latency <ms>', 'test aid: delay before handling each API request', integer('--latency', 0, 600_000))
+    .option('--fail <p>', 'test aid: probability of a 500 before anything is applied', probability('--fail'))
+    .option('--drop <p>', 'test aid: probability that an applied write gets no response', probability('--drop'))
+    .option('--seed <n>', 'test aid: seed for --fail/--drop, for reproducible runs', integer('--seed', -(2 ** 31), 2 ** 32))
+    .option('--normalize-html', 'store body/content with whitespace between tags collapsed, as real CMSs do')
+    .addHelpText('after', HELP)
+    .action(async (flags: ServeFlags) => {
+      const cwd = resolve(io.cwd, (program.opts() as { cwd?: string }).cwd ?? '.');
+      const dataDir = resolve(cwd, flags.data ?? DEFAULT_DATA_DIR);
+      const token = flags.token ?? (io.env.CMS_API_TOKEN || undefined);
+      const options: LocalCmsOptions = {
+        dataDir,
+        port: flags.port,
+        host: flags.host,
+        token,
+        apiDisabled: flags.apiDisabled ?? false,
+        rps: flags.rps,
+        latencyMs: flags.latency,
+        failRate: flags.fail,
+        dropRate: flags.drop,
+        seed: flags.seed,
+        normalizeHtml: flags.normalizeHtml ?? false,
+        log: (line) => writeLine(io.stderr, line),
+      };
+      const cms = await startLocalCms(options);
+      const shownDir = relative(cwd, dataDir).startsWith('..') ? dataDir : relative(cwd, dataDir) || '.';
+      const tokenSource = cms.tokenFile
+        ? `kept in ${relative(cwd, cms.tokenFile).startsWith('..') ? cms.tokenFile : relative(cwd, cms.tokenFile)} (mode 0600; other cms-sync commands read it there)`
+        : flags.token
+          ? 'the one given with --token'
+          : 'the one in env CMS_API_TOKEN';
+      writeLine(io.stdout, `Local CMS listening on ${cms.url} (API: POST ${cms.apiUrl})`);
+      writeLine(io.stdout, `Token: ${tokenSource}`);
+      writeLine(io.stdout, `Data: ${shownDir}`);
+      writeLine(io.stdout, `See what it holds: ${cms.url}/`);
+      const aids = testAids(flags);
+      if (aids) writeLine(io.stdout, `Test aids on: ${aids}`);
+      if (flags.apiDisabled) writeLine(io.stdout, 'The API is disabled (--api-disabled): every API request gets 403.');
+      writeLine(io.stdout, 'Press Ctrl-C to stop.');
+      await io.interrupted;
+      await cms.close();
+      writeLine(io.stdout, 'Local CMS stopped.');
+    });
+}
+
+function testAids(flags: ServeFlags): string {
+  const on: string[] = [];
+  if (flags.rps !== undefined) on.push(`--rps ${flags.rps}`);
+  if (flags.latency !== undefined) on.push(`--latency ${flags.latency}`);
+  if (flags.fail !== undefined) on.push(`--fail ${flags.fail}`);
+  if (flags.drop !== undefined) on.push(`--drop ${flags.drop}`);
+  if (flags.seed !== undefined) on.push(`--seed ${flags.seed}`);
+  if (flags.normalizeHtml) on.push('--normalize-html');
+  return on.join(', ');
+}
+
+function integer(flag: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be an integer from ${min} to ${max}, got "${value}".`);
+    return n;
+  };
+}
+
+function positive(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a number > 0, got "${value}".`);
+    return n;
+  };
+}
+
+function probability(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${flag} must be a probability from 0 to 1, got "${value}".`);
+    return n;
+  };
+}
