@@ -151,7 +151,9 @@ export function createClient(options: ClientOptions): CmsClient {
       stats.bytesReceived += Buffer.byteLength(result.text);
       emit({ type: 'response', action, attempt: n, httpStatus: result.statusCode, durationMs: now() - started });
       try {
-        return interpret(result, request, ctx);
+        const data = interpret(result, request, ctx);
+        throttle.speedUp();
+        return data;
       } catch (error) {
         if (error instanceof CmsRetryableError) onRetryable(error, action);
         throw error;
@@ -165,6 +167,7 @@ export function createClient(options: ClientOptions): CmsClient {
     const pause = retryAfterMs !== undefined && retryAfterMs <= settings.retry.maxRetryAfterMs;
     if (pause) throttle.pauseUntil(now() + retryAfterMs);
     if (error.httpStatus === 429) {
+      throttle.slowDown();
       stats.rateLimited++;
       emit({ type: 'rate-limited', action, retryAfterMs, pausedUntil: throttle.pausedUntil });
     }

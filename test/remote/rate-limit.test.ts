@@ -76,4 +76,39 @@ describe('Throttle', () => {
     await clock.advanceTo(1000);
     expect(granted).toEqual([{ index: 0, at: 1000 }]);
   });
+
+  describe('adapting to a CMS that allows less than the ceiling', () => {
+    it('halves the rate on each 429 and creeps back up on success, never above the ceiling', () => {
+      const clock = manualClock();
+      const throttle = new Throttle({ rps: 20, ...clock });
+      throttle.slowDown();
+      expect(throttle.rate).toBe(10);
+      throttle.slowDown();
+      expect(throttle.rate).toBe(5);
+      for (let i = 0; i < 50; i += 1) throttle.speedUp();
+      expect(throttle.rate).toBeCloseTo(6, 5);
+      for (let i = 0; i < 5000; i += 1) throttle.speedUp();
+      expect(throttle.rate).toBe(20);
+    });
+
+    it('spaces sends at the slowed rate', async () => {
+      const clock = manualClock();
+      const throttle = new Throttle({ rps: 10, ...clock });
+      throttle.slowDown(); // 5 rps: 200 ms apart
+      const { granted, promises } = track(throttle, clock, 3);
+      await clock.advanceTo(1000);
+      await Promise.all(promises);
+      expect(granted.map((g) => g.at)).toEqual([0, 200, 400]);
+    });
+
+    it('with no ceiling, a 429 starts from the rate actually observed', async () => {
+      const clock = manualClock();
+      const throttle = new Throttle({ rps: 0, ...clock });
+      const { promises } = track(throttle, clock, 40); // 40 sends within the 2 s window: 20/s
+      await clock.advanceTo(0);
+      await Promise.all(promises);
+      throttle.slowDown();
+      expect(throttle.rate).toBe(10);
+    });
+  });
 });
