@@ -66,10 +66,11 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   };
 
   const uploads = new Map<string, Promise<boolean>>();
+  const library = mediaLibrary(ctx.client);
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
-      runUpload(upload, ctx).then(
+      runUpload(upload, ctx, library).then(
         () => {
           result.uploaded += 1;
           progress(`^ ${describeSource(upload.source)}`, true);
@@ -154,14 +155,62 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   return result;
 }
 
-async function runUpload(upload: Upload, ctx: ApplyContext): Promise<void> {
+async function runUpload(upload: Upload, ctx: ApplyContext, library: MediaLibraryView): Promise<void> {
   const source = upload.source;
   if (source.kind === 'existing') return;
+  const url = ctx.uploadUrlOf(source);
+  const done = async (id: number) => {
+    ctx.book.mediaIdByIdentity.set(source.identity, id);
+    await ctx.store.mediaUploaded(source.identity, { id, source: source.kind === 'file' ? source.file : source.url });
+  };
+  // An earlier run died after sending this upload: the file may already be in the library.
+  if (ctx.store.openIntents.has(source.identity)) {
+    const found = findMedia(await library.list(false), source, url);
+    if (found !== undefined) return done(found);
+  }
   const idempotencyKey = randomUUID();
   await ctx.store.intend(source.identity, 'upload', idempotencyKey);
-  const { id } = await ctx.client.uploadFromUrl(ctx.uploadUrlOf(source), {}, { idempotencyKey });
-  ctx.book.mediaIdByIdentity.set(source.identity, id);
-  await ctx.store.mediaUploaded(source.identity, { id, source: source.kind === 'file' ? source.file : source.url });
+  try {
+    const { id } = await ctx.client.uploadFromUrl(url, {}, { idempotencyKey });
+    await done(id);
+  } catch (error) {
+    if (!(error instanceof CmsAmbiguousError)) throw error;
+    // The answer was lost: look in the library before uploading the file a second time.
+    const found = findMedia(await library.list(true), source, url);
+    if (found !== undefined) return done(found);
+    const { id } = await ctx.client.uploadFromUrl(url, {}, { idempotencyKey });
+    await done(id);
+  }
+}
+
+/** The media library, listed at most once per run unless a fresh copy is asked for. */
+interface MediaLibraryView {
+  list(fresh: boolean): Promise<RemoteRecord[]>;
+}
+
+function mediaLibrary(client: CmsClient): MediaLibraryView {
+  let listing: Promise<RemoteRecord[]> | undefined;
+  return {
+    list(fresh) {
+      if (fresh || !listing) listing = client.list('media').then((r) => r.records);
+      return listing;
+    },
+  };
+}
+
+/** Fields a CMS may use for a media file's content hash and its source URL. */
+const MEDIA_HASH_FIELDS = ['sha256', 'hash', 'checksum'];
+const MEDIA_URL_FIELDS = ['source_url', 'original_url', 'url'];
+
+/** A media record that is this file (same sha256) or was uploaded from this URL; newest first. */
+function findMedia(records: RemoteRecord[], source: Exclude<MediaSource, { kind: 'existing' }>, url: string): number | undefined {
+  const match = records
+    .filter((m) =>
+      (source.kind === 'file' && MEDIA_HASH_FIELDS.some((f) => m[f] === source.sha256)) ||
+      MEDIA_URL_FIELDS.some((f) => m[f] === url || (source.kind === 'url' && m[f] === source.url)),
+    )
+    .sort((a, b) => b.id - a.id)[0];
+  return match?.id;
 }
 
 async function writeRecord(change: Extract<Change, { action: 'create' | 'update' | 'adopt' }>, ctx: ApplyContext, result: ApplyResult): Promise<void> {

@@ -174,8 +174,11 @@ async function readRemote(client: CmsClient): Promise<Record<RecordResource, Rem
   const listings = await Promise.all(
     RECORD_RESOURCES.map(async (resource) => {
       try {
-        const { records, complete } = await client.list(resource);
-        return [resource, { records, complete }] as const;
+        let listing = await client.list(resource);
+        // Records added or removed while paging shift the pages: one re-read usually settles
+        // it. If not, the listing stays incomplete and the plan deletes nothing.
+        if (!listing.complete) listing = await client.list(resource);
+        return [resource, { records: listing.records, complete: listing.complete }] as const;
       } catch (error) {
         if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') throw error;
         throw new SyncError('CMS_SYNC_RETRYABLE', `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ${(error as Error).message}`, { cause: error });
