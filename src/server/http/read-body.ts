@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from './envelope.js';
+
+/** Request bodies above this are refused with 413; the largest real body is an article's HTML. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Reads a JSON request body, refusing oversize bodies before buffering them. */
+export async function readJsonBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw new ApiError(400, `Content-Type must be application/json, got ${contentType ? `"${contentType}"` : 'none'}.`);
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw tooLarge(maxBytes);
+  }
+  const text = (await collect(req, maxBytes)).toString('utf8');
+  if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object with "resource" and "action".');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, `The request body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+/**
+ * Buffers the body up to `maxBytes`. Past that it stops buffering and lets the rest drain
+ * unread rather than destroying the request: destroying would kill the socket before the 413
+ * could be sent (the response says `Connection: close`, so the connection ends after it).
+ */
+function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.resume();
+      reject(tooLarge(maxBytes));
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, `The request body is larger than ${maxBytes / 1024 / 1024} MiB.`, { connection: 'close' });
+}
