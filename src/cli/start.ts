@@ -3,6 +3,7 @@ import type { CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { writeLine } from './io.js';
 import { projectDirOf, runSync } from './run-sync.js';
+import { LOCAL_TARGET } from './target.js';
 
 /**
  * `npm start`: apply the sample content/ into the local CMS, then keep that CMS running so a
@@ -17,6 +18,8 @@ export function registerStart(program: Command, io: CliIO, setExit: SetExit): vo
       const { exitCode, target } = await runSync('apply', {}, io, { projectDir: projectDirOf(io, program.opts().cwd), port: options.port, keepTarget: true });
       setExit(exitCode);
       if (!target.local) {
+        // Another process serves the local CMS (or the target is a real CMS): nothing to keep up.
+        if (target.identity === LOCAL_TARGET) writeLine(io.stdout, `\nOpen ${target.baseUrl}/ to see what the CMS holds.`);
         await target.close();
         return;
       }

@@ -43,16 +43,39 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
     };
   }
 
-  const { startLocalCms, DEFAULT_DATA_DIR } = await import('../server/index.js');
+  const { startLocalCms, findRunningLocalCms, readLocalToken, DEFAULT_DATA_DIR } = await import('../server/index.js');
   const dataDir = path.join(config.stateDir, path.relative('.cms-sync', DEFAULT_DATA_DIR));
   const envToken = env[config.target.tokenEnv]?.trim();
-  const local = await startLocalCms({ dataDir, port: options.port ?? 0, ...(envToken ? { token: envToken } : {}) });
+  const where = path.relative(config.projectDir, dataDir) || '.';
   const content = options.serveMedia && !config.media.publicBaseUrl ? await serveContent(config.contentDir) : undefined;
+
+  // A `cms-sync serve` (or `npm start`) already running on this data: talk to it, since two
+  // servers on one data directory would hand out the same ids.
+  const running = await findRunningLocalCms(dataDir);
+  if (running?.url) {
+    const token = envToken ?? (await readLocalToken(dataDir))?.token;
+    if (!token) throw new SyncError('CMS_SYNC_CONFIG', `The local CMS at ${running.url} has no token file in ${where}: set ${config.target.tokenEnv} to the token it was started with.`);
+    return {
+      baseUrl: running.url,
+      token,
+      identity: LOCAL_TARGET,
+      announcement: `Using the local CMS at ${running.url} (already running, pid ${running.pid}; data in ${where}). Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS.`,
+      mediaBaseUrl: config.media.publicBaseUrl ?? content?.baseUrl,
+      local: undefined,
+      close: async () => {
+        await content?.close();
+      },
+    };
+  }
+  const local = await startLocalCms({ dataDir, port: options.port ?? 0, ...(envToken ? { token: envToken } : {}) }).catch(async (error: unknown) => {
+    await content?.close();
+    throw error;
+  });
   return {
     baseUrl: local.url,
     token: local.token,
     identity: LOCAL_TARGET,
-    announcement: `Using the local CMS at ${local.url} (embedded; data in ${path.relative(config.projectDir, dataDir) || '.'}). Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS.`,
+    announcement: `Using the local CMS at ${local.url} (embedded; data in ${where}). Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS.`,
     mediaBaseUrl: config.media.publicBaseUrl ?? content?.baseUrl,
     local,
     close: async () => {
