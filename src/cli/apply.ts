@@ -1,4 +1,6 @@
+import path from 'node:path';
 import type { Command } from 'commander';
+import { readSavedPlan } from '../plan/saved-plan.js';
 import type { CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf, runSync } from './run-sync.js';
@@ -7,11 +9,19 @@ import { addSyncOptions, syncFlags } from './sync-options.js';
 export function registerApply(program: Command, io: CliIO, setExit: SetExit): void {
   addSyncOptions(program.command('apply'))
     .description('make the CMS match content/: upload media, create, update and (with --prune) delete records')
+    .argument('[plan-file]', 'a plan saved by `cms-sync plan --out`: carried out exactly, or refused with no write if the files or the CMS changed since')
     .option('--dry-run', 'only plan; the same as `cms-sync plan`')
-    .addHelpText('after', '\nExamples:\n  cms-sync apply\n  CMS_BASE_URL=https://cms.example.com CMS_API_TOKEN=... cms-sync apply --prune --rps 10')
-    .action(async (options: Record<string, unknown>) => {
+    .addHelpText('after', '\nExamples:\n  cms-sync apply\n  CMS_BASE_URL=https://cms.example.com CMS_API_TOKEN=... cms-sync apply --prune --rps 10\n  cms-sync plan --out plan.json && cms-sync apply plan.json')
+    .action(async (planFile: string | undefined, options: Record<string, unknown>) => {
       const mode = options.dryRun ? 'plan' : 'apply';
-      const { exitCode } = await runSync(mode, syncFlags(options), io, { projectDir: projectDirOf(io, program.opts().cwd) });
+      const projectDir = projectDirOf(io, program.opts().cwd);
+      let flags = syncFlags(options);
+      if (planFile) {
+        // A saved plan is applied with the flags it was made with, so it means the same thing.
+        const saved = await readSavedPlan(path.resolve(projectDir, planFile));
+        flags = { ...flags, ...saved.flags, savedPlan: { file: planFile, plan: saved } };
+      }
+      const { exitCode } = await runSync(mode, flags, io, { projectDir });
       setExit(exitCode);
     });
 }

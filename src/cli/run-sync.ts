@@ -7,6 +7,7 @@ import type { CmsClient } from '../remote/client.js';
 import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
 import { computePlan, idBook, type Plan, type RemoteListing } from '../plan/compute-plan.js';
 import type { IdBook } from '../plan/payload.js';
+import { stalePlanReason, writeSavedPlan, type PlanFlags, type SavedPlan } from '../plan/saved-plan.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
 import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from '../records/build-record.js';
 import type { SourceDocument } from '../source/read-document.js';
@@ -32,6 +33,10 @@ export interface SyncFlags {
   strict?: boolean;
   /** For callers that print their own line per sync (watch): no plan, progress or summary. */
   quiet?: boolean;
+  /** plan: also write the plan to this file, for a later `apply FILE`. */
+  out?: string;
+  /** apply: the saved plan to carry out exactly, refused if it no longer holds. */
+  savedPlan?: { file: string; plan: SavedPlan };
 }
 
 export interface SyncOutcome {
@@ -87,12 +92,18 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     protectedKeys: protectedKeys(source, state, flags.only),
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
-    prune: flags.prune ?? config.sync.prune,
-    maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
-    overwriteDrift: flags.overwriteDrift ?? false,
+    ...planFlags(flags, config),
   });
   for (const p of plan.problems) writeLine(io.stderr, formatProblem(p));
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
+  if (flags.out && mode === 'plan') await writeSavedPlan(path.resolve(config.projectDir, flags.out), plan, state, planFlags(flags, config));
+  if (flags.savedPlan) {
+    const reason = stalePlanReason(flags.savedPlan.plan, plan, state);
+    if (reason) {
+      writeLine(io.stderr, `Refusing to apply ${flags.savedPlan.file}: ${reason}. Nothing was written. Make a new plan with \`cms-sync plan --out ${flags.savedPlan.file}\`.`);
+      return { exitCode: 3, plan, result: undefined, source: source.counts };
+    }
+  }
   const drifted = plan.changes.some((c) => c.action === 'drift');
 
   if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color }));
@@ -109,6 +120,10 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), result, stats: client.stats, exitCode }));
   }
   return { exitCode, plan, result, source: source.counts };
+}
+
+function planFlags(flags: SyncFlags, config: Config): PlanFlags {
+  return { prune: flags.prune ?? config.sync.prune, maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes, overwriteDrift: flags.overwriteDrift ?? false, only: flags.only ?? [] };
 }
 
 interface SourceRead {

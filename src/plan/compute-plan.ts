@@ -25,6 +25,8 @@ export interface PlanInput {
   prune: boolean;
   maxDeletes: number;
   overwriteDrift: boolean;
+  /** The --only globs the plan was made with (protection is already in protectedKeys). */
+  only?: string[];
 }
 
 interface Base {

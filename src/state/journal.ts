@@ -1,12 +1,20 @@
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { readStateFile, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
+import { SyncError } from '../errors.js';
+import { readStateFile, writeFileAtomic, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
+/**
+ * The lineage and serial of the last state this checkout saved. Not committed (it describes
+ * this machine's copy): it is how a state.json replaced by an older copy, or by one from
+ * another project, is noticed before it is used.
+ */
+export const LAST_USED_FILE = 'last-state.json';
 
 /** One line of the journal: a confirmed write, applied on top of state.json when read back. */
 export type JournalEntry =
+  | { t: 'header'; lineage: string; serial: number }
   | { t: 'record'; key: string; entry: StateRecord | null }
   | { t: 'media'; identity: string; entry: MediaEntry }
   | { t: 'intent'; key: string; op: 'add' | 'edit' | 'delete' | 'upload'; idempotencyKey: string };
@@ -38,8 +46,9 @@ export class StateStore {
 
   static async open(stateDir: string, target: string): Promise<StateStore> {
     const { state, existed } = await readStateFile(stateDir, target);
+    if (existed) await checkAgainstLastUsed(stateDir, state);
     const intents = new Map<string, Extract<JournalEntry, { t: 'intent' }>>();
-    const replayed = replay(state, await readJournal(stateDir), intents);
+    const replayed = replay(state, await readJournal(stateDir, state), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
     store.#dirty = replayed > 0;
     return store;
@@ -47,8 +56,9 @@ export class StateStore {
 
   /** A state that is never written: for `plan`, which writes nothing anywhere. */
   static async readOnly(stateDir: string, target: string): Promise<State> {
-    const { state } = await readStateFile(stateDir, target);
-    replay(state, await readJournal(stateDir), new Map());
+    const { state, existed } = await readStateFile(stateDir, target);
+    if (existed) await checkAgainstLastUsed(stateDir, state);
+    replay(state, await readJournal(stateDir, state), new Map());
     return state;
   }
 
@@ -74,6 +84,7 @@ export class StateStore {
     if (!this.#dirty && this.existed) return;
     this.state.serial += 1;
     await writeStateFile(this.stateDir, this.state);
+    await writeFileAtomic(path.join(this.stateDir, LAST_USED_FILE), `${JSON.stringify({ lineage: this.state.lineage, serial: this.state.serial })}\n`);
     await this.#handle?.close();
     this.#handle = undefined;
     await rm(path.join(this.stateDir, JOURNAL_FILE), { force: true });
@@ -103,16 +114,25 @@ export class StateStore {
     if (!this.#handle) {
       await mkdir(this.stateDir, { recursive: true });
       this.#handle = await open(path.join(this.stateDir, JOURNAL_FILE), 'a');
+      // The header ties the journal to the state it extends (see readJournal).
+      if ((await this.#handle.stat()).size === 0) lines.unshift(JSON.stringify({ t: 'header', lineage: this.state.lineage, serial: this.state.serial }));
     }
     await this.#handle.write(`${lines.join('\n')}\n`);
     await this.#handle.datasync();
   }
 }
 
-async function readJournal(stateDir: string): Promise<JournalEntry[]> {
+/**
+ * The journal's entries, checked against the state they extend: a journal of another lineage
+ * (state.json from another project) or of a later serial (state.json replaced by an older copy)
+ * is refused, since replaying it would mix two histories. A journal of an earlier serial was
+ * already folded in (the run died between writing state.json and removing the journal).
+ */
+async function readJournal(stateDir: string, state: State): Promise<JournalEntry[]> {
+  const file = path.join(stateDir, JOURNAL_FILE);
   let text: string;
   try {
-    text = await readFile(path.join(stateDir, JOURNAL_FILE), 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -126,11 +146,20 @@ async function readJournal(stateDir: string): Promise<JournalEntry[]> {
       // A torn line from a run killed mid-append: its write was never confirmed.
     }
   }
+  const header = entries[0]?.t === 'header' ? entries[0] : undefined;
+  if (header && header.lineage !== state.lineage) {
+    throw new SyncError('CMS_SYNC_STATE', `${file} belongs to another state than state.json (lineage ${header.lineage}, not ${state.lineage}): state.json was replaced by one from elsewhere. Restore the right state.json, or delete both files to adopt records by slug.`, { exitCode: 3 });
+  }
+  if (header && header.serial > state.serial) {
+    throw new SyncError('CMS_SYNC_STATE', `state.json (serial ${state.serial}) is older than its journal (serial ${header.serial}): it was replaced by an older copy. Restore the newest state.json, or delete both files to adopt records by slug.`, { exitCode: 3 });
+  }
+  if (header && header.serial < state.serial) return [];
   return entries;
 }
 
 function replay(state: State, entries: JournalEntry[], intents: Map<string, Extract<JournalEntry, { t: 'intent' }>>): number {
   for (const entry of entries) {
+    if (entry.t === 'header') continue;
     if (entry.t === 'intent') intents.set(entry.key, entry);
     else {
       intents.delete(entry.t === 'record' ? entry.key : entry.identity);
@@ -140,8 +169,25 @@ function replay(state: State, entries: JournalEntry[], intents: Map<string, Extr
   return entries.length;
 }
 
-function apply(state: State, entry: Exclude<JournalEntry, { t: 'intent' }>): void {
+function apply(state: State, entry: Exclude<JournalEntry, { t: 'intent' | 'header' }>): void {
   if (entry.t === 'media') state.media[entry.identity] = entry.entry;
   else if (entry.entry) state.records[entry.key] = entry.entry;
   else delete state.records[entry.key];
+}
+
+async function checkAgainstLastUsed(stateDir: string, state: State): Promise<void> {
+  let last: { lineage: string; serial: number };
+  try {
+    last = JSON.parse(await readFile(path.join(stateDir, LAST_USED_FILE), 'utf8')) as { lineage: string; serial: number };
+  } catch {
+    return;
+  }
+  const file = path.join(stateDir, 'state.json');
+  const escape = `If that is intended, delete ${path.join(stateDir, LAST_USED_FILE)} and run again.`;
+  if (last.lineage !== state.lineage) {
+    throw new SyncError('CMS_SYNC_STATE', `${file} comes from another project or history (lineage ${state.lineage}) than the one this checkout last used (${last.lineage}). ${escape}`, { exitCode: 3 });
+  }
+  if (state.serial < last.serial) {
+    throw new SyncError('CMS_SYNC_STATE', `${file} is an older copy (serial ${state.serial}) than the one this checkout last saved (serial ${last.serial}): using it would forget records written since. Restore the newest state.json (e.g. from git). ${escape}`, { exitCode: 3 });
+  }
 }

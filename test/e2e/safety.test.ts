@@ -1,0 +1,167 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createProject, SECRET_TOKEN, type Project } from './harness.js';
+
+function site(): Record<string, string> {
+  return {
+    'content/categories/politics.md': '---\nname: Politics\n---\n',
+    'content/articles/budget.md': '---\ntitle: Budget passes\ncategory: politics\n---\n\nThe budget passed.\n',
+    'content/articles/storm.md': '---\ntitle: Storm on the coast\n---\n\nWind and rain.\n',
+    'content/pages/about.md': '---\ntitle: About\n---\n\nWho we are.\n',
+  };
+}
+
+let project: Project | undefined;
+afterEach(async () => {
+  if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
+  await project?.close();
+  project = undefined;
+});
+
+const bySlug = async (p: Project, resource: string, slug: string) => (await p.records(resource)).find((r) => r.slug === slug);
+
+describe('drift: what someone changed in the CMS is reported, never overwritten silently', () => {
+  it('reports an edit, a delete and a new record made by hand, and leaves each alone', async () => {
+    project = await createProject(site());
+    expect((await project.run(['apply'])).code).toBe(0);
+    const storm = (await bySlug(project, 'article', 'storm'))!;
+    const about = (await bySlug(project, 'page', 'about'))!;
+    await project.api({ resource: 'article', action: 'edit', id: storm.id, data: { title: 'Storm: roads closed' } });
+    await project.api({ resource: 'page', action: 'delete', id: about.id });
+    const byHand = await project.api({ resource: 'article', action: 'add', data: { title: 'Written in the dashboard', slug: 'dashboard-only' } });
+
+    project.cms.resetStats();
+    const result = await project.run(['apply', '--prune']);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain('! article/storm  changed in the CMS since cms-sync last wrote it (title). Left alone: run with --overwrite-drift to replace it with content/articles/storm.md, or copy the CMS\'s version into the file.');
+    expect(result.stdout).toContain(`! page/about  deleted in the CMS (id ${about.id}) after cms-sync wrote it. Left alone: run with --overwrite-drift to create it again, or delete content/pages/about.md.`);
+    expect(result.stdout).not.toContain('dashboard-only');
+    expect(project.cms.stats().writes).toBe(0);
+    expect((await bySlug(project, 'article', 'storm'))!.title).toBe('Storm: roads closed');
+    expect(await bySlug(project, 'page', 'about')).toBeUndefined();
+    expect((await bySlug(project, 'article', 'dashboard-only'))!.id).toBe(byHand.id);
+  });
+
+  it('calls a record changed in both places a conflict, and --overwrite-drift keeps the file', async () => {
+    project = await createProject(site());
+    await project.run(['apply']);
+    const storm = (await bySlug(project, 'article', 'storm'))!;
+    await project.api({ resource: 'article', action: 'edit', id: storm.id, data: { title: 'CMS title' } });
+    await project.write('content/articles/storm.md', '---\ntitle: File title\n---\n\nWind and rain.\n');
+
+    const conflict = await project.run(['apply']);
+    expect(conflict.code).toBe(3);
+    expect(conflict.stdout).toContain('! article/storm  changed both in content/articles/storm.md and in the CMS (title).');
+    expect((await bySlug(project, 'article', 'storm'))!.title).toBe('CMS title');
+
+    const overwrite = await project.run(['apply', '--overwrite-drift']);
+    expect(overwrite.code).toBe(0);
+    expect((await bySlug(project, 'article', 'storm'))!.title).toBe('File title');
+    project.cms.resetStats();
+    expect((await project.run(['apply'])).code).toBe(0);
+    expect(project.cms.stats().writes).toBe(0);
+  });
+});
+
+describe('saved plans', () => {
+  it('apply FILE carries out exactly the saved plan', async () => {
+    project = await createProject(site());
+    const plan = await project.run(['plan', '--out', 'plan.json']);
+    expect(plan.code).toBe(0);
+    expect(project.cms.stats().writes).toBe(0);
+    const saved = JSON.parse(await project.read('plan.json')) as { plan: { counts: { create: number } } };
+    expect(saved.plan.counts.create).toBe(4);
+
+    const apply = await project.run(['apply', 'plan.json']);
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('Applied: 4 created');
+  });
+
+  it('refuses with zero writes when a file changed since the plan was made', async () => {
+    project = await createProject(site());
+    await project.run(['apply']);
+    await project.write('content/articles/storm.md', '---\ntitle: Storm update\n---\n\nWind and rain.\n');
+    await project.run(['plan', '--out', 'plan.json']);
+    await project.write('content/articles/storm.md', '---\ntitle: Storm update, later\n---\n\nWind and rain.\n');
+
+    project.cms.resetStats();
+    const result = await project.run(['apply', 'plan.json']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('Refusing to apply plan.json: the files or the CMS changed since it was made. Nothing was written. Make a new plan with `cms-sync plan --out plan.json`.');
+    expect(project.cms.stats().writes).toBe(0);
+  });
+
+  it('refuses with zero writes when the CMS changed since the plan was made', async () => {
+    project = await createProject(site());
+    await project.run(['apply']);
+    await project.write('content/pages/about.md', '---\ntitle: About us\n---\n\nWho we are.\n');
+    await project.run(['plan', '--out', 'plan.json']);
+    const about = (await bySlug(project, 'page', 'about'))!;
+    await project.api({ resource: 'page', action: 'edit', id: about.id, data: { content: '<p>Edited by hand</p>' } });
+
+    project.cms.resetStats();
+    const result = await project.run(['apply', 'plan.json']);
+    expect(result.code).toBe(3);
+    expect(project.cms.stats().writes).toBe(0);
+  });
+
+  it('refuses a plan made before another apply ran', async () => {
+    project = await createProject(site());
+    await project.run(['plan', '--out', 'plan.json']);
+    await project.run(['apply']);
+    const result = await project.run(['apply', 'plan.json']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/Refusing to apply plan\.json: the state changed since \(serial 0 then, 1 now\): another apply ran/);
+  });
+});
+
+describe('the state lock', () => {
+  it('stops a second apply at once, saying who holds the lock since when', async () => {
+    project = await createProject(site());
+    const since = '2026-11-22T05:00:00.000Z';
+    // This test process is alive: its lock is real.
+    await project.write('.cms-sync/lock', JSON.stringify({ pid: process.pid, host: hostname(), since, command: 'apply' }));
+    const result = await project.run(['apply']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`Another cms-sync (apply, pid ${process.pid} on ${hostname()}) holds the state lock since ${since}. Wait for it to finish; if it is gone, run \`cms-sync unlock\`.`);
+    expect(project.cms.stats().writes).toBe(0);
+
+    const unlock = await project.run(['unlock']);
+    expect(unlock.stdout).toBe('Removed the state lock.\n');
+    expect((await project.run(['apply'])).code).toBe(0);
+  });
+
+  it('takes over a lock left by a process that is gone', async () => {
+    project = await createProject(site());
+    await project.write('.cms-sync/lock', JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '2026-01-01T00:00:00.000Z', command: 'apply' }));
+    const result = await project.run(['apply']);
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('state integrity', () => {
+  it('refuses a state.json replaced by an older copy', async () => {
+    project = await createProject(site());
+    await project.run(['apply']);
+    const older = await readFile(path.join(project.dir, '.cms-sync/state.json'), 'utf8');
+    await project.write('content/articles/storm.md', '---\ntitle: Storm, day two\n---\n\nStill raining.\n');
+    await project.run(['apply']);
+    await writeFile(path.join(project.dir, '.cms-sync/state.json'), older);
+
+    const result = await project.run(['apply']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('is an older copy (serial 1) than the one this checkout last saved (serial 2)');
+  });
+
+  it('refuses a state.json from another project', async () => {
+    project = await createProject(site());
+    await project.run(['apply']);
+    const state = JSON.parse(await project.read('.cms-sync/state.json')) as { lineage: string };
+    await project.write('.cms-sync/state.json', JSON.stringify({ ...state, lineage: '00000000-0000-4000-8000-000000000000' }));
+    const result = await project.run(['plan']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('comes from another project or history (lineage 00000000-0000-4000-8000-000000000000)');
+  });
+});
