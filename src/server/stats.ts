@@ -7,11 +7,13 @@ export interface ServerStats {
   /** add, edit, delete and upload_from_url actually applied. */
   writes: number;
   rateLimited: number;
+  /** Requests that arrived after a 429 was answered but before its Retry-After had passed. */
+  earlyAfterRetryAfter: number;
   failed: number;
   dropped: number;
   writeLog: Array<{ at: number; resource: string; action: string; id?: number }>;
 }
 
 export function emptyStats(): ServerStats {
-  return { requests: 0, byAction: {}, writes: 0, rateLimited: 0, failed: 0, dropped: 0, writeLog: [] };
+  return { requests: 0, byAction: {}, writes: 0, rateLimited: 0, earlyAfterRetryAfter: 0, failed: 0, dropped: 0, writeLog: [] };
 }

@@ -26,10 +26,21 @@ export interface ApiHandlerOptions {
  * token, rate), then the request itself; `--fail` strikes before anything is applied and
  * `--drop` after the write is durable.
  */
+/**
+ * Requests that arrive this soon after a 429 was answered were sent before the client could
+ * have read it (they were in flight), so they do not count as ignoring its Retry-After.
+ */
+const IN_FLIGHT_GRACE_MS = 50;
+
 export function createApiHandler(options: ApiHandlerOptions) {
   const { stats } = options;
+  // The latest 429's answer time and Retry-After deadline, to count clients that send too early.
+  let refusedAt = -Infinity;
+  let retryAfterUntil = -Infinity;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     stats.requests++;
+    const arrived = Date.now();
+    if (arrived < retryAfterUntil && arrived > refusedAt + IN_FLIGHT_GRACE_MS) stats.earlyAfterRetryAfter++;
     try {
       if (options.latencyMs > 0) await sleep(options.latencyMs);
       if (options.apiDisabled) {
@@ -39,6 +50,8 @@ export function createApiHandler(options: ApiHandlerOptions) {
       const slot = options.rateLimit?.take();
       if (slot && !slot.ok) {
         stats.rateLimited++;
+        refusedAt = Date.now();
+        retryAfterUntil = Math.max(retryAfterUntil, refusedAt + slot.retryAfterSeconds * 1000);
         throw new ApiError(429, `Too many requests: this server allows a limited number of requests per second. Retry after ${slot.retryAfterSeconds} s.`, {
           'retry-after': String(slot.retryAfterSeconds),
         });
