@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
+import { findMedia } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { Change, Plan, Upload } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
@@ -65,6 +66,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     result.failures.push({ key, file, message: error instanceof Error ? error.message : String(error) });
   };
 
+  // Media the CMS already had (found in its library when state did not know them).
+  for (const found of plan.knownMedia) await ctx.store.mediaUploaded(found.identity, { id: found.id, source: found.source });
   const uploads = new Map<string, Promise<boolean>>();
   const library = mediaLibrary(ctx.client);
   for (const upload of plan.uploads) {
@@ -198,21 +201,6 @@ function mediaLibrary(client: CmsClient): MediaLibraryView {
   };
 }
 
-/** Fields a CMS may use for a media file's content hash and its source URL. */
-const MEDIA_HASH_FIELDS = ['sha256', 'hash', 'checksum'];
-const MEDIA_URL_FIELDS = ['source_url', 'original_url', 'url'];
-
-/** A media record that is this file (same sha256) or was uploaded from this URL; newest first. */
-function findMedia(records: RemoteRecord[], source: Exclude<MediaSource, { kind: 'existing' }>, url: string): number | undefined {
-  const match = records
-    .filter((m) =>
-      (source.kind === 'file' && MEDIA_HASH_FIELDS.some((f) => m[f] === source.sha256)) ||
-      MEDIA_URL_FIELDS.some((f) => m[f] === url || (source.kind === 'url' && m[f] === source.url)),
-    )
-    .sort((a, b) => b.id - a.id)[0];
-  return match?.id;
-}
-
 async function writeRecord(change: Extract<Change, { action: 'create' | 'update' | 'adopt' }>, ctx: ApplyContext, result: ApplyResult): Promise<void> {
   const record = change.record;
   const resource = ctx.config.resources[record.resource];
@@ -228,7 +216,7 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
   });
 
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: 'adopted', source: digests, remote: change.baseline, ...(record.input ? { input: record.input } : {}) });
+    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: change.owner, source: digests, remote: change.baseline, ...(record.input ? { input: record.input } : {}) });
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;

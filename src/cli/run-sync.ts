@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.js';
 import { formatProblem, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
 import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
-import { computePlan, idBook, type Plan, type RemoteListing } from '../plan/compute-plan.js';
+import { computePlan, idBook, needsMediaLibrary, type Plan, type RemoteListing } from '../plan/compute-plan.js';
 import type { IdBook } from '../plan/payload.js';
 import { stalePlanReason, writeSavedPlan, type PlanFlags, type SavedPlan } from '../plan/saved-plan.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
@@ -85,7 +85,10 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   }
 
   const remote = await readRemote(client);
+  // Only when state does not know some image (e.g. it was lost): the library has it, maybe.
+  const remoteMedia = needsMediaLibrary(source.desired, state) ? (await client.list('media')).records : undefined;
   const plan = computePlan({
+    ...(remoteMedia ? { remoteMedia } : {}),
     desired: source.desired,
     remote,
     state,
@@ -113,7 +116,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     return { exitCode, plan, result: undefined, source: source.counts };
   }
 
-  const book = idBook({ state, remote, resources: config.resources });
+  const book = idBook({ state, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
   const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book });
   const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
   if (flags.json && !flags.quiet) {

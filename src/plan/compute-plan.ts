@@ -1,5 +1,6 @@
 import type { ResolvedResource } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
+import { mediaIdentities } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
@@ -27,6 +28,8 @@ export interface PlanInput {
   overwriteDrift: boolean;
   /** The --only globs the plan was made with (protection is already in protectedKeys). */
   only?: string[];
+  /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
+  remoteMedia?: RemoteRecord[];
 }
 
 interface Base {
@@ -37,7 +40,7 @@ interface Base {
 export type Change =
   | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
   | (Base & { action: 'update'; id: number; record: DesiredRecord; fields: string[]; owner: StateRecord['owner']; overwrite?: 'drift' | 'conflict' })
-  | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string> })
+  | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string>; owner: StateRecord['owner'] })
   | (Base & { action: 'unchanged'; id: number; input?: RecordInput })
   | (Base & { action: 'drift'; id: number; kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms'; fields: string[] })
   | (Base & { action: 'delete'; id: number })
@@ -53,6 +56,8 @@ export interface Upload {
 export interface Plan {
   changes: Change[];
   uploads: Upload[];
+  /** Images the CMS already holds that state did not know: remembered, not uploaded again. */
+  knownMedia: Array<{ identity: string; id: number; source: string }>;
   problems: FileProblem[];
   /** Set when a safety limit stops the plan from being applied (exit code 3). */
   abort?: string;
@@ -100,7 +105,11 @@ export function computePlan(input: PlanInput): Plan {
     if (entry && remote) {
       const changed = changedFields(digests, entry.source);
       const inCms = changedFields(remoteDigests(remote, Object.keys(entry.remote), (f) => apiName(f, resource)), entry.remote);
-      if (inCms.length === 0) {
+      if (inCms.length > 0 && !record.unchangedSince && holdsAlready(record, remote, book, resource)) {
+        // The CMS already holds exactly what the file says: a write whose answer was lost
+        // (or a run killed after sending it), or the same edit made by hand. Nothing to send.
+        changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)) });
+      } else if (inCms.length === 0) {
         changes.push(changed.length === 0 ? { ...base, action: 'unchanged', id: entry.id, ...(record.input ? { input: record.input } : {}) } : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
       } else if (input.overwriteDrift) {
         const all = union(Object.keys(digests), Object.keys(entry.source));
@@ -128,9 +137,8 @@ export function computePlan(input: PlanInput): Plan {
     if (match) {
       claimed.add(`${record.resource}:${match.id}`);
       const fields = Object.keys(digests).sort();
-      const { data, unresolved } = resolveFields(record, fields, book, resource);
-      const differing = fields.filter((f) => unresolved.includes(f) || !sameValue(data[apiName(f, resource)], match[apiName(f, resource)]));
-      changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, baseline: remoteDigests(match, fields, (f) => apiName(f, resource)) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
+      const differing = differingFields(record, match, book, resource);
+      changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, owner: 'adopted', baseline: remoteDigests(match, fields, (f) => apiName(f, resource)) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
       continue;
     }
     changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
@@ -173,7 +181,7 @@ export function computePlan(input: PlanInput): Plan {
 
   const uploads = plannedUploads(changes, book);
   changes.sort(byApplyOrder);
-  const plan: Plan = { changes, uploads, problems };
+  const plan: Plan = { changes, uploads, problems, knownMedia: knownMedia(input, book) };
   if (deletesHeld) plan.deletesHeld = deletesHeld;
   if (deletes.length > input.maxDeletes) {
     plan.abort = `The plan deletes ${deletes.length} records, more than --max-deletes ${input.maxDeletes}. Nothing was changed. If that is intended, rerun with --max-deletes ${deletes.length}.`;
@@ -182,7 +190,7 @@ export function computePlan(input: PlanInput): Plan {
 }
 
 /** What ids are known before anything is written: categories by slug, media by identity. */
-export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources'>): IdBook {
+export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'remoteMedia'>): IdBook {
   const categoryIdBySlug = new Map<string, number>();
   const slugField = apiName('slug', input.resources.category);
   for (const category of [...input.remote.category.records].sort((a, b) => b.id - a.id)) {
@@ -191,8 +199,31 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources'>)
   for (const [key, entry] of Object.entries(input.state.records)) {
     if (key.startsWith('category/')) categoryIdBySlug.set(key.slice('category/'.length), entry.id);
   }
-  const mediaIdByIdentity = new Map(Object.entries(input.state.media).map(([identity, entry]) => [identity, entry.id]));
+  const mediaIdByIdentity = new Map<string, number>();
+  // Oldest first, so the first upload of a file wins; state's own entries win over all.
+  for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
+    for (const identity of mediaIdentities(media)) mediaIdByIdentity.set(identity, media.id);
+  }
+  for (const [identity, entry] of Object.entries(input.state.media)) mediaIdByIdentity.set(identity, entry.id);
   return { categoryIdBySlug, mediaIdByIdentity };
+}
+
+/** Images used by the desired records that state did not know but the CMS's library has. */
+function knownMedia(input: PlanInput, book: IdBook): Plan['knownMedia'] {
+  const out = new Map<string, { identity: string; id: number; source: string }>();
+  for (const record of input.desired) {
+    for (const source of record.html?.media ?? []) {
+      if (source.kind === 'existing' || input.state.media[source.identity]) continue;
+      const id = book.mediaIdByIdentity.get(source.identity);
+      if (id !== undefined) out.set(source.identity, { identity: source.identity, id, source: source.kind === 'file' ? source.file : source.url });
+    }
+  }
+  return [...out.values()].sort((a, b) => a.identity.localeCompare(b.identity));
+}
+
+/** Whether some image of the desired records is unknown to state, so the CMS's library is worth reading. */
+export function needsMediaLibrary(desired: readonly DesiredRecord[], state: State): boolean {
+  return desired.some((r) => r.html?.media.some((m) => m.kind !== 'existing' && !state.media[m.identity]));
 }
 
 function plannedUploads(changes: Change[], book: IdBook): Upload[] {
@@ -209,6 +240,17 @@ function plannedUploads(changes: Change[], book: IdBook): Upload[] {
     }
   }
   return [...uploads.values()].sort((a, b) => a.source.identity.localeCompare(b.source.identity));
+}
+
+/** Fields whose value the CMS holds differs from what the record would send (or cannot be known yet). */
+function differingFields(record: DesiredRecord, remote: RemoteRecord, book: IdBook, resource: ResolvedResource): string[] {
+  const fields = Object.keys(sourceDigests(record)).sort();
+  const { data, unresolved } = resolveFields(record, fields, book, resource);
+  return fields.filter((f) => unresolved.includes(f) || !sameValue(data[apiName(f, resource)], remote[apiName(f, resource)]));
+}
+
+function holdsAlready(record: DesiredRecord, remote: RemoteRecord, book: IdBook, resource: ResolvedResource): boolean {
+  return differingFields(record, remote, book, resource).length === 0;
 }
 
 function changedFields(now: Record<string, string>, before: Record<string, string>): string[] {

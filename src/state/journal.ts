@@ -48,7 +48,7 @@ export class StateStore {
     const { state, existed } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
     const intents = new Map<string, Extract<JournalEntry, { t: 'intent' }>>();
-    const replayed = replay(state, await readJournal(stateDir, state), intents);
+    const replayed = replay(state, await readJournal(stateDir, state, existed), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
     store.#dirty = replayed > 0;
     return store;
@@ -58,7 +58,7 @@ export class StateStore {
   static async readOnly(stateDir: string, target: string): Promise<State> {
     const { state, existed } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
-    replay(state, await readJournal(stateDir, state), new Map());
+    replay(state, await readJournal(stateDir, state, existed), new Map());
     return state;
   }
 
@@ -128,7 +128,7 @@ export class StateStore {
  * is refused, since replaying it would mix two histories. A journal of an earlier serial was
  * already folded in (the run died between writing state.json and removing the journal).
  */
-async function readJournal(stateDir: string, state: State): Promise<JournalEntry[]> {
+async function readJournal(stateDir: string, state: State, stateExisted: boolean): Promise<JournalEntry[]> {
   const file = path.join(stateDir, JOURNAL_FILE);
   let text: string;
   try {
@@ -147,6 +147,11 @@ async function readJournal(stateDir: string, state: State): Promise<JournalEntry
     }
   }
   const header = entries[0]?.t === 'header' ? entries[0] : undefined;
+  if (header && !stateExisted) {
+    // The first run died before it ever saved state.json: the journal is the whole history.
+    state.lineage = header.lineage;
+    state.serial = header.serial;
+  }
   if (header && header.lineage !== state.lineage) {
     throw new SyncError('CMS_SYNC_STATE', `${file} belongs to another state than state.json (lineage ${header.lineage}, not ${state.lineage}): state.json was replaced by one from elsewhere. Restore the right state.json, or delete both files to adopt records by slug.`, { exitCode: 3 });
   }

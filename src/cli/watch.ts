@@ -1,0 +1,79 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { createProblemTap } from '../watch/problem-tap.js';
+import { runPass, type PassContext } from '../watch/run-pass.js';
+import { createSyncLoop } from '../watch/sync-loop.js';
+import { watchContent } from '../watch/watch-content.js';
+import { writeLine, type CliIO } from './io.js';
+import type { SetExit } from './main.js';
+import { projectDirOf, type SyncFlags } from './run-sync.js';
+import { openSession } from './session.js';
+import { addSyncOptions, syncFlags } from './sync-options.js';
+
+/**
+ * `cms-sync watch`: one session (config, CMS, client, state lock) for the whole run; a first
+ * sync, then one sync per batch of saves. Exits 0 on Ctrl-C once the write in flight is done,
+ * 1 when the CMS refuses the token.
+ */
+export function registerWatch(program: Command, io: CliIO, setExit: SetExit): void {
+  addSyncOptions(program.command('watch'))
+    .description('apply once, then apply each change to content/ as files are saved (Ctrl-C to stop)')
+    .addHelpText('after', '\nEach sync prints one line; with --json, one JSON object per line (NDJSON).\n\nExamples:\n  cms-sync watch\n  cms-sync watch --prune --only "articles/**"')
+    .action(async (options: Record<string, unknown>) => {
+      setExit(await watch(syncFlags(options), io, projectDirOf(io, program.opts().cwd)));
+    });
+}
+
+async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<number> {
+  const session = await openSession('apply', flags, io, { projectDir, command: 'watch' });
+  // With --json, stdout carries the NDJSON records and nothing else.
+  const info = flags.json ? io.stderr : io.stdout;
+  const ctx: PassContext = { session, flags, io, tap: createProblemTap(io.stderr) };
+  let fatal = false;
+  let onFatal: () => void = () => {};
+  const fatalSeen = new Promise<void>((resolve) => (onFatal = resolve));
+  let first = true;
+  let caughtUp = false;
+  const loop = createSyncLoop({
+    runPass: async (batch, { retryInMs }) => {
+      const trigger = first ? 'start' : batch.size === 0 ? 'retry' : 'change';
+      first = false;
+      // An editor that saves by moving the old file away and writing a new one leaves the file
+      // missing for a moment; a pass started by another save in that moment must not take it
+      // as deleted. Once caught up, only a pass with a reported removal (chokidar reports one
+      // after the file stayed gone 100 ms) may delete.
+      const mayDelete = !caughtUp || [...batch.values()].includes('unlink');
+      const outcome = await runPass({ ...ctx, flags: mayDelete ? flags : { ...flags, prune: false } }, batch, { trigger, retryInMs });
+      if (outcome === 'ok') caughtUp = true;
+      return outcome;
+    },
+    onFatal: () => {
+      fatal = true;
+      onFatal();
+    },
+  });
+  let interrupted = false;
+  const stop = Promise.race([io.interrupted.then(() => void (interrupted = true)), fatalSeen]);
+  try {
+    // Watching starts before the first sync, so a save made during it is not missed.
+    const watcher = await watchContent({
+      contentDir: session.config.contentDir,
+      only: flags.only,
+      onChange: (change) => loop.notify(change),
+      onError: (error) => writeLine(io.stderr, `The file watcher reported a problem (watching goes on): ${error.message}`),
+    });
+    try {
+      await Promise.race([loop.runNow(), stop]);
+      if (!interrupted && !fatal) writeLine(info, `Watching ${path.relative(session.config.projectDir, session.config.contentDir) || '.'}/ for changes. Press Ctrl-C to stop.`);
+      await stop;
+      if (interrupted && !fatal) writeLine(info, 'Stopping: finishing the sync in flight… (Ctrl-C again to quit at once)');
+      await loop.stop();
+      return fatal ? 1 : 0;
+    } finally {
+      await watcher.close();
+    }
+  } finally {
+    // Releases the lock; state was already saved at the end of each pass.
+    await session.close();
+  }
+}

@@ -1,0 +1,99 @@
+import { SyncError, type ErrorCode } from '../errors.js';
+import type { Change } from '../plan/compute-plan.js';
+import { writeLine, type CliIO } from '../cli/io.js';
+import { syncOnce, type SyncFlags, type SyncReport } from '../cli/run-sync.js';
+import type { Session } from '../cli/session.js';
+import { toPosixRelative } from '../source/content-paths.js';
+import type { ProblemTap } from './problem-tap.js';
+import type { Batch, PassOutcome } from './sync-loop.js';
+import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
+
+/** Run-level failures no retry can fix: the watcher stops (exit 1). Anything else is retried. */
+const FATAL: ReadonlySet<ErrorCode> = new Set(['CMS_SYNC_AUTH', 'CMS_SYNC_API_DISABLED', 'CMS_SYNC_CONFIG', 'CMS_SYNC_STATE', 'CMS_SYNC_LOCKED']);
+
+export interface PassContext {
+  session: Session;
+  flags: SyncFlags;
+  io: CliIO;
+  tap: ProblemTap;
+}
+
+
+/**
+ * One sync of a batch of saved files on the open session, reported in one line (text on
+ * stdout, or one NDJSON record with --json). syncOnce reads every document but renders only
+ * those whose input hash changed, so a pass costs a read + hash of content/, one listing of the
+ * CMS, and the writes for what changed.
+ */
+export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: SyncLine['trigger']; retryInMs: number }): Promise<PassOutcome> {
+  const { session, io } = ctx;
+  const started = performance.now();
+  const writesBefore = session.client.stats.writes;
+  const contentPrefix = `${toPosixRelative(session.config.projectDir, session.config.contentDir)}/`;
+  const inContent = (file: string) => (file.startsWith(contentPrefix) ? file.slice(contentPrefix.length) : file);
+  const files = [...batch.keys()].sort();
+  const pass = ctx.tap.forPass(new Set(files.map((f) => contentPrefix + f)));
+  // To tell a rename (same key, new file) from an unchanged record.
+  const filesBefore = new Map(Object.entries(session.store?.state.records ?? {}).map(([key, entry]) => [key, entry.file]));
+  const line: SyncLine = { at: new Date(), trigger: info.trigger, files, changes: [], uploads: [], writes: 0, ms: 0, errorFiles: [], problems: [] };
+
+  let report: SyncReport | undefined;
+  let outcome: PassOutcome = 'ok';
+  try {
+    report = await syncOnce(session, { ...ctx.flags, json: false, quiet: true }, { ...io, stderr: pass.stream });
+  } catch (error) {
+    const fatal = error instanceof SyncError && FATAL.has(error.code);
+    writeLine(io.stderr, error instanceof Error ? error.message : String(error));
+    line.error = error instanceof Error ? error.message : String(error);
+    if (fatal) line.fatal = true;
+    else line.retryInMs = info.retryInMs;
+    outcome = fatal ? 'fatal' : 'retry';
+  }
+  line.ms = performance.now() - started;
+  line.writes = session.client.stats.writes - writesBefore;
+  line.problems = pass.problems().map((p) => ({ ...p, file: inContent(p.file) }));
+
+  if (report?.plan) {
+    const everything = info.trigger === 'start';
+    for (const change of report.plan.changes) {
+      const file = inContent(change.file);
+      const described = describeChange(change, file, { everything, inBatch: batch.has(file), removed: batch.get(file) === 'unlink', fileBefore: filesBefore.get(change.key) });
+      if (described) line.changes.push({ action: change.action, key: change.key, file, ...described });
+    }
+    line.uploads = report.plan.uploads.map((u) => (u.source.kind === 'file' ? inContent(u.source.file) : u.source.kind === 'url' ? u.source.url : u.source.identity));
+    if (report.plan.abort) line.abort = report.plan.abort;
+  }
+  const errorFiles = new Set<string>();
+  for (const p of line.problems) if (p.severity === 'error' && (info.trigger === 'start' || batch.has(p.file))) errorFiles.add(p.file);
+  for (const failure of report?.result?.failures ?? []) if (failure.file) errorFiles.add(inContent(failure.file));
+  line.errorFiles = [...errorFiles].sort();
+
+  writeLine(io.stdout, ctx.flags.json ? syncLineJson(line) : formatSyncLine(line));
+  return outcome;
+}
+
+/**
+ * The symbol and note of a change in the line, or undefined to leave it out. Kept and drifted
+ * records stay so pass after pass: they are named when their file is in the batch (a removed
+ * file kept without --prune, a drifted record saved again), not on every save of another file.
+ */
+function describeChange(change: Change, file: string, where: { everything: boolean; inBatch: boolean; removed: boolean; fileBefore: string | undefined }): { symbol: string; note?: string } | undefined {
+  switch (change.action) {
+    case 'create':
+      return { symbol: '+' };
+    case 'update':
+      return { symbol: '~' };
+    case 'delete':
+      return { symbol: '-' };
+    case 'adopt':
+      return { symbol: '=' };
+    case 'unchanged':
+      return where.fileBefore !== undefined && where.fileBefore !== change.file ? { symbol: '>', note: `now from ${file}` } : undefined;
+    case 'drift':
+      return where.everything || where.inBatch ? { symbol: '!', note: `${change.kind.replaceAll('-', ' ')}, left alone` } : undefined;
+    case 'keep':
+      return where.everything || where.removed ? { symbol: '·', note: `kept: ${change.reason}` } : undefined;
+    default:
+      return undefined;
+  }
+}
