@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -165,3 +167,40 @@ describe('state integrity', () => {
     expect(result.stderr).toContain('comes from another project or history (lineage 00000000-0000-4000-8000-000000000000)');
   });
 });
+
+describe('a dead or missing CMS', () => {
+  it('fails within a bounded time with a clear message, writing nothing to state', async () => {
+    project = await createProject(site());
+    const deadUrl = await closedPortUrl();
+    const started = Date.now();
+    const result = await project.run(['apply'], { env: { CMS_BASE_URL: deadUrl } });
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Could not read the \w+ records of the CMS, so nothing can be planned safely: The CMS at http:\/\/127\.0\.0\.1:\d+ \(\w+\.get\) did not answer successfully after 6 attempts over [\d.]+ s \(last: ECONNREFUSED\)/);
+    console.log(`[proof] dead server: failed after ${seconds.toFixed(1)} s`);
+    expect(seconds).toBeLessThan(60); // bounded: the retry budget, not hours of retries
+  }, 90_000);
+});
+
+describe('content/ that is missing', () => {
+  it('is an error, never "everything was deleted"', async () => {
+    project = await createProject(site());
+    await project.run(['apply']);
+    await rm(path.join(project.dir, 'content'), { recursive: true });
+    project.cms.resetStats();
+    const result = await project.run(['apply', '--prune']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/content/);
+    expect(project.cms.stats().writes).toBe(0);
+    expect(await project.records('article')).toHaveLength(2);
+  });
+});
+
+/** A loopback URL where nothing listens any more. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
