@@ -31,7 +31,7 @@ export async function acquireLock(stateDir: string, command: string): Promise<()
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = await readLock(file);
-      if (holder && holder.host === info.host && !isAlive(holder.pid)) {
+      if (holder && holder.host === info.host && !isProcessAlive(holder.pid)) {
         await rm(file, { force: true });
         continue;
       }
@@ -62,7 +62,8 @@ async function readLock(file: string): Promise<LockInfo | undefined> {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs on this host (EPERM: it runs, as another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,6 +2,7 @@ import { link, mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node
 import { join } from 'node:path';
 import { SyncError } from '../../errors.js';
 import { tempPathFor } from './atomic-write.js';
+import { isProcessAlive } from '../../state/lock.js';
 
 export const LOCK_FILE = 'server.json';
 
@@ -36,7 +37,7 @@ export async function findRunningLocalCms(dataDir: string): Promise<RunningLocal
   } catch {
     return undefined; // unreadable: written by nothing we know, treated as stale
   }
-  if (typeof lock.pid !== 'number' || !isAlive(lock.pid)) return undefined;
+  if (typeof lock.pid !== 'number' || !isProcessAlive(lock.pid)) return undefined;
   return { pid: lock.pid, url: typeof lock.url === 'string' ? lock.url : undefined };
 }
 
@@ -91,13 +92,4 @@ export async function claimDataDir(dataDir: string): Promise<DataDirClaim> {
       await unlink(lockPath).catch(() => undefined);
     },
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
