@@ -164,6 +164,21 @@ describe('--normalize-html', () => {
 });
 
 describe('stats', () => {
+  it('counts requests sent after a 429 but before its Retry-After (beyond those already in flight)', async () => {
+    const cms = await startTestCms({ rps: 1 });
+    try {
+      await ok(cms, { resource: 'user', action: 'get' });
+      const refused = await call(cms, { resource: 'user', action: 'get' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      await new Promise((resolve) => setTimeout(resolve, 100)); // past the in-flight grace
+      expect((await call(cms, { resource: 'user', action: 'get' })).status).toBe(429);
+      expect(cms.stats()).toMatchObject({ rateLimited: 2, earlyAfterRetryAfter: 1 });
+    } finally {
+      await cms.stop();
+    }
+  });
+
   it('counts requests, actions and writes, in-process and at /__cms/stats; reset clears them', async () => {
     const cms = await startTestCms();
     try {
@@ -176,6 +191,7 @@ describe('stats', () => {
         byAction: { 'user.add': 1, 'user.edit': 1, 'user.get': 1 },
         writes: 2,
         rateLimited: 0,
+        earlyAfterRetryAfter: 0,
         failed: 0,
         dropped: 0,
         writeLog: [
@@ -188,7 +204,7 @@ describe('stats', () => {
       expect(overHttp).toEqual({ status: 'success', data: expected });
       const reset = await fetch(`${cms.url}/__cms/stats/reset`, { method: 'POST' });
       expect(reset.status).toBe(200);
-      expect(cms.stats()).toEqual({ requests: 0, byAction: {}, writes: 0, rateLimited: 0, failed: 0, dropped: 0, writeLog: [] });
+      expect(cms.stats()).toEqual({ requests: 0, byAction: {}, writes: 0, rateLimited: 0, earlyAfterRetryAfter: 0, failed: 0, dropped: 0, writeLog: [] });
       await ok(cms, { resource: 'user', action: 'get' });
       expect(cms.stats().requests).toBe(1);
       cms.resetStats();
