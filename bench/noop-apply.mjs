@@ -1,9 +1,10 @@
 // A no-op apply over N generated documents (default 10,000), as a ratio to reading and hashing
 // the same files in the same run. Usage: node bench/noop-apply.mjs [--docs N]
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { generateCorpus } from './corpus.mjs';
 import { best, fmt, machine, runCli, table, time } from './lib.mjs';
 
 const docs = Number(process.argv[process.argv.indexOf('--docs') + 1]) || 10_000;
@@ -12,7 +13,7 @@ const { serveContent } = await import('../dist/media/serve-content.js');
 
 const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-noop-'));
 const content = path.join(dir, 'content');
-await generate(content, docs);
+await generateCorpus(content, docs);
 const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: 'bench-token' });
 const media = await serveContent(content);
 const env = { CMS_BASE_URL: cms.url, CMS_API_TOKEN: 'bench-token', CMS_MEDIA_BASE_URL: media.baseUrl };
@@ -63,22 +64,3 @@ async function readAndHash(root) {
   return files;
 }
 
-/** A newsroom-like corpus: categories, articles of a few paragraphs, 1 in 10 with a shared image. */
-async function generate(root, count) {
-  const images = 20;
-  await mkdir(path.join(root, 'articles'), { recursive: true });
-  await mkdir(path.join(root, 'categories'), { recursive: true });
-  await mkdir(path.join(root, 'images'), { recursive: true });
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-  for (let i = 0; i < images; i += 1) await writeFile(path.join(root, 'images', `photo-${i}.png`), Buffer.concat([png, Buffer.from(`#${i}`)]));
-  for (const c of ['politics', 'climate', 'culture']) await writeFile(path.join(root, 'categories', `${c}.md`), `---\nname: ${c[0].toUpperCase()}${c.slice(1)}\n---\n`);
-  const paragraph = 'The council met on Tuesday to discuss the **budget** for the coming year, with members divided over [transport](https://example.com/transport) spending and the future of the river crossing.';
-  const batch = [];
-  for (let i = 0; i < count; i += 1) {
-    const image = i % 10 === 0 ? `\n![Photo ${i}](../images/photo-${(i / 10) % images}.png)\n` : '';
-    const body = `## Story ${i}\n\n${paragraph}\n\n${paragraph}\n${image}\n- first point\n- second point\n\n> A quote from someone involved.\n`;
-    batch.push(writeFile(path.join(root, 'articles', `story-${i}.md`), `---\ntitle: Story number ${i}\ndate: 2026-01-${String((i % 28) + 1).padStart(2, '0')}\ncategory: ${['politics', 'climate', 'culture'][i % 3]}\n---\n\n${body}`));
-    if (batch.length >= 256) await Promise.all(batch.splice(0));
-  }
-  await Promise.all(batch);
-}

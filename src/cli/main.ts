@@ -6,6 +6,7 @@ import { registerPlan } from './plan.js';
 import { registerServe } from './serve.js';
 import { registerStart } from './start.js';
 import { registerUnlock } from './unlock.js';
+import { registerWatch } from './watch.js';
 
 /** Each command file exports a `registerX(program, io, setExit)` that adds itself to the program. */
 export type SetExit = (code: number) => void;
@@ -25,7 +26,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     })
     .showHelpAfterError('(run `cms-sync --help` for usage)');
 
-  for (const register of [registerPlan, registerApply, registerServe, registerStart, registerUnlock]) register(program, io, setExit);
+  for (const register of [registerPlan, registerApply, registerServe, registerStart, registerUnlock, registerWatch]) register(program, io, setExit);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

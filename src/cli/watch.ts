@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createProblemTap } from '../watch/problem-tap.js';
-import { runPass, type PassContext } from '../watch/run-pass.js';
+import { watchPasses, type PassContext } from '../watch/run-pass.js';
 import { createSyncLoop } from '../watch/sync-loop.js';
 import { watchContent } from '../watch/watch-content.js';
 import { writeLine, type CliIO } from './io.js';
@@ -32,21 +32,8 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
   let fatal = false;
   let onFatal: () => void = () => {};
   const fatalSeen = new Promise<void>((resolve) => (onFatal = resolve));
-  let first = true;
-  let caughtUp = false;
   const loop = createSyncLoop({
-    runPass: async (batch, { retryInMs }) => {
-      const trigger = first ? 'start' : batch.size === 0 ? 'retry' : 'change';
-      first = false;
-      // An editor that saves by moving the old file away and writing a new one leaves the file
-      // missing for a moment; a pass started by another save in that moment must not take it
-      // as deleted. Once caught up, only a pass with a reported removal (chokidar reports one
-      // after the file stayed gone 100 ms) may delete.
-      const mayDelete = !caughtUp || [...batch.values()].includes('unlink');
-      const outcome = await runPass({ ...ctx, flags: mayDelete ? flags : { ...flags, prune: false } }, batch, { trigger, retryInMs });
-      if (outcome === 'ok') caughtUp = true;
-      return outcome;
-    },
+    runPass: watchPasses(ctx),
     onFatal: () => {
       fatal = true;
       onFatal();

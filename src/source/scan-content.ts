@@ -1,7 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { SyncError, type FileProblem } from '../errors.js';
 import { documentStem, isDocumentName, isIgnoredFolder, isMediaName, resourceOfPath, slugProblem, toPosixRelative } from './content-paths.js';
 import { createPathFilter } from './glob.js';
@@ -28,8 +27,6 @@ export interface ScanOptions {
   only?: string[];
 }
 
-/** Enough files in flight to keep the disk busy, few enough to stay far from EMFILE. */
-const READ_CONCURRENCY = 32;
 
 /**
  * Reads every document under content/. Layout (CONTRACT §1): `.md`/`.markdown` files anywhere
@@ -43,7 +40,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { documentPaths, mediaFiles } = await listContent(contentDir, projectDir);
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
-  const results = await pLimit(READ_CONCURRENCY).map(toRead, (p) => readDocument(p.absPath, { projectDir, resource: p.resource }));
+  const results = toRead.map((p) => readDocument(p.absPath, { projectDir, resource: p.resource }));
 
   const problems: FileProblem[] = [];
   const failedFiles: string[] = [];

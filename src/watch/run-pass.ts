@@ -18,6 +18,25 @@ export interface PassContext {
   tap: ProblemTap;
 }
 
+/**
+ * The loop's `runPass` for a whole watch: the first pass is the start, a pass with no files a
+ * timed retry. Deletes: an editor that saves by moving the old file away and writing a new one
+ * leaves the file missing for a moment, and a pass started by another save in that moment must
+ * not take it as deleted. So once a pass has gone through, only a pass holding a reported removal
+ * (chokidar reports one after the file stayed gone 100 ms) runs with --prune.
+ */
+export function watchPasses(ctx: PassContext): (batch: Batch, info: { retryInMs: number }) => Promise<PassOutcome> {
+  let first = true;
+  let caughtUp = false;
+  return async (batch, { retryInMs }) => {
+    const trigger = first ? 'start' : batch.size === 0 ? 'retry' : 'change';
+    first = false;
+    const mayDelete = !caughtUp || [...batch.values()].includes('unlink');
+    const outcome = await runPass({ ...ctx, flags: mayDelete ? ctx.flags : { ...ctx.flags, prune: false } }, batch, { trigger, retryInMs });
+    if (outcome === 'ok') caughtUp = true;
+    return outcome;
+  };
+}
 
 /**
  * One sync of a batch of saved files on the open session, reported in one line (text on
@@ -35,7 +54,7 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
   const pass = ctx.tap.forPass(new Set(files.map((f) => contentPrefix + f)));
   // To tell a rename (same key, new file) from an unchanged record.
   const filesBefore = new Map(Object.entries(session.store?.state.records ?? {}).map(([key, entry]) => [key, entry.file]));
-  const line: SyncLine = { at: new Date(), trigger: info.trigger, files, changes: [], uploads: [], writes: 0, ms: 0, errorFiles: [], problems: [] };
+  const line: SyncLine = { at: new Date(), trigger: info.trigger, files, changes: [], uploads: [], documents: 0, rendered: 0, writes: 0, ms: 0, errorFiles: [], problems: [] };
 
   let report: SyncReport | undefined;
   let outcome: PassOutcome = 'ok';
@@ -53,6 +72,10 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
   line.writes = session.client.stats.writes - writesBefore;
   line.problems = pass.problems().map((p) => ({ ...p, file: inContent(p.file) }));
 
+  if (report) {
+    line.documents = report.source.documents;
+    line.rendered = report.source.rendered;
+  }
   if (report?.plan) {
     const everything = info.trigger === 'start';
     for (const change of report.plan.changes) {
@@ -90,7 +113,7 @@ function describeChange(change: Change, file: string, where: { everything: boole
     case 'unchanged':
       return where.fileBefore !== undefined && where.fileBefore !== change.file ? { symbol: '>', note: `now from ${file}` } : undefined;
     case 'drift':
-      return where.everything || where.inBatch ? { symbol: '!', note: `${change.kind.replaceAll('-', ' ')}, left alone` } : undefined;
+      return where.everything || where.inBatch ? { symbol: '!', note: `${change.kind.replaceAll('-', ' ')}, left alone (see --overwrite-drift)` } : undefined;
     case 'keep':
       return where.everything || where.removed ? { symbol: '·', note: `kept: ${change.reason}` } : undefined;
     default:

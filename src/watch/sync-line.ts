@@ -9,6 +9,9 @@ export interface SyncLine {
   changes: Array<{ action: string; symbol: string; key: string; file: string; note?: string }>;
   /** Media files or URLs uploaded. */
   uploads: string[];
+  /** Documents read and hashed, and how many of them had to be rendered (their input changed). */
+  documents: number;
+  rendered: number;
   /** Write calls sent to the CMS (add, edit, delete, upload_from_url). */
   writes: number;
   ms: number;

@@ -42,15 +42,53 @@ export interface Project {
   records(resource: string): Promise<Array<Record<string, any>>>;
   /** Restart the CMS with other options on the same data. */
   restartCms(options: Partial<LocalCmsOptions>): Promise<void>;
+  /** Stop the CMS for a while: its port refuses connections until `startCms`. */
+  stopCms(): Promise<void>;
+  /** Start the stopped CMS again on the same data and the SAME port, so running CLIs reach it. */
+  startCms(options?: Partial<LocalCmsOptions>): Promise<void>;
+  /** Start a long-running CLI (e.g. `watch`) in a child process; read its output as it comes. */
+  spawn(args: string[], options?: { env?: Record<string, string | undefined> }): LiveRun;
   close(): Promise<void>;
+}
+
+/** A CLI process still running: its output so far, line by line, and a way to stop it. */
+export interface LiveRun {
+  stdoutLines: string[];
+  stderrLines: string[];
+  /**
+   * Resolves with the first line of `stream` (default stdout) from index `after` on (default 0),
+   * already printed or still to come, that matches; rejects after `timeoutMs` or at exit.
+   */
+  waitForLine(match: RegExp | ((line: string) => boolean), options?: { stream?: 'stdout' | 'stderr'; timeoutMs?: number; after?: number }): Promise<string>;
+  /** Resolves when the process exits by itself (or after `stop`). */
+  exited: Promise<RunResult>;
+  /** Sends SIGINT (Ctrl-C) and waits for the exit; SIGKILL after `timeoutMs`. */
+  stop(options?: { signal?: NodeJS.Signals; timeoutMs?: number }): Promise<RunResult>;
 }
 
 export async function createProject(files: Record<string, string | Buffer>, cmsOptions: Partial<LocalCmsOptions> = {}): Promise<Project> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-e2e-'));
   const dataDir = path.join(dir, 'cms-data');
   let cms = await startLocalCms({ dataDir, port: 0, token: SECRET_TOKEN, ...cmsOptions });
+  let cmsStopped = false;
   const media = await serveContent(path.join(dir, 'content'));
   const outputs: string[] = [];
+  const live = new Set<LiveRun>();
+  const cliEnv = (extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CMS_BASE_URL: cms.url,
+      CMS_API_TOKEN: SECRET_TOKEN,
+      CMS_MEDIA_BASE_URL: media.baseUrl,
+      NO_COLOR: '1',
+    };
+    for (const [key, value] of Object.entries(extra)) {
+      if (value === undefined) delete env[key];
+      else env[key] = value;
+    }
+    return env;
+  };
   const project: Project = {
     dir,
     get cms() {
@@ -100,9 +138,28 @@ export async function createProject(files: Record<string, string | Buffer>, cmsO
       await cms.close();
       cms = await startLocalCms({ dataDir, port: 0, token: SECRET_TOKEN, ...options });
     },
-    async close() {
-      await media.close();
+    async stopCms() {
       await cms.close();
+      cmsStopped = true;
+    },
+    async startCms(options = {}) {
+      const port = Number(new URL(cms.url).port);
+      cms = await startLocalCms({ dataDir, port, token: SECRET_TOKEN, ...cmsOptions, ...options });
+      cmsStopped = false;
+    },
+    spawn(args, options = {}) {
+      const run = spawnCli(['--cwd', dir, ...args], cliEnv(options.env));
+      live.add(run);
+      void run.exited.then((result) => {
+        live.delete(run);
+        outputs.push(result.stdout, result.stderr);
+      });
+      return run;
+    },
+    async close() {
+      await Promise.all([...live].map((run) => run.stop({ signal: 'SIGKILL' })));
+      await media.close();
+      if (!cmsStopped) await cms.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -120,6 +177,63 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Pr
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Spawns the real CLI and keeps it running; see `LiveRun`. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv): LiveRun {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = { stdout: [] as string[], stderr: [] as string[] };
+  const text = { stdout: '', stderr: '' };
+  const waiters = new Set<() => void>();
+  for (const stream of ['stdout', 'stderr'] as const) {
+    let partial = '';
+    child[stream].setEncoding('utf8').on('data', (chunk: string) => {
+      text[stream] += chunk;
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      lines[stream].push(...parts);
+      for (const wake of [...waiters]) wake();
+    });
+  }
+  const exited = new Promise<RunResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      resolve({ code: code ?? (signal ? 128 : -1), stdout: text.stdout, stderr: text.stderr });
+      for (const wake of [...waiters]) wake();
+    });
+  });
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    stdoutLines: lines.stdout,
+    stderrLines: lines.stderr,
+    exited,
+    waitForLine(match, options = {}) {
+      const test = typeof match === 'function' ? match : (line: string) => match.test(line);
+      const stream = options.stream ?? 'stdout';
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = lines[stream].slice(options.after ?? 0).find(test);
+          if (found !== undefined) return finish(() => resolve(found));
+          if (done) finish(() => reject(new Error(`The CLI exited before printing the line expected.\nstdout:\n${text.stdout}\nstderr:\n${text.stderr}`)));
+        };
+        const timer = setTimeout(() => finish(() => reject(new Error(`No such line within ${options.timeoutMs ?? 10_000} ms.\nstdout:\n${text.stdout}\nstderr:\n${text.stderr}`))), options.timeoutMs ?? 10_000);
+        const finish = (settle: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          settle();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async stop({ signal = 'SIGINT', timeoutMs = 10_000 } = {}) {
+      if (!done) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
 }
 
 /** The exact element of the spec for a media id and size. */
