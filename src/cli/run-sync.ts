@@ -33,6 +33,8 @@ export interface SyncFlags {
   strict?: boolean;
   /** For callers that print their own line per sync (watch): no plan, progress or summary. */
   quiet?: boolean;
+  /** Which per-file problems to print (all by default); every one is in the report either way. */
+  showProblem?: (problem: FileProblem) => boolean;
   /** plan: also write the plan to this file, for a later `apply FILE`. */
   out?: string;
   /** apply: the saved plan to carry out exactly, refused if it no longer holds. */
@@ -47,6 +49,8 @@ export interface SyncOutcome {
 /** What one plan or apply found and did. */
 export interface SyncReport {
   exitCode: number;
+  /** Every per-file problem of the pass: of reading and building files, and of the plan. */
+  problems: FileProblem[];
   plan: Plan | undefined;
   result: ApplyResult | undefined;
   source: SourceRead['counts'];
@@ -77,11 +81,12 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
   const state = session.store ? session.store.state : await StateStore.readOnly(config.stateDir, target.identity);
   const source = await readSource(config, flags, target, state);
-  for (const p of source.problems) writeLine(io.stderr, formatProblem(p));
+  const show = flags.showProblem ?? (() => true);
+  for (const p of source.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   if (flags.strict && hasErrors) {
     writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
-    return { exitCode: 1, plan: undefined, result: undefined, source: source.counts };
+    return { exitCode: 1, problems: source.problems, plan: undefined, result: undefined, source: source.counts };
   }
 
   const remote = await readRemote(client);
@@ -97,14 +102,15 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     resources: config.resources,
     ...planFlags(flags, config),
   });
-  for (const p of plan.problems) writeLine(io.stderr, formatProblem(p));
+  for (const p of plan.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
+  const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
   if (flags.out && mode === 'plan') await writeSavedPlan(path.resolve(config.projectDir, flags.out), plan, state, planFlags(flags, config));
   if (flags.savedPlan) {
     const reason = stalePlanReason(flags.savedPlan.plan, plan, state);
     if (reason) {
       writeLine(io.stderr, `Refusing to apply ${flags.savedPlan.file}: ${reason}. Nothing was written. Make a new plan with \`cms-sync plan --out ${flags.savedPlan.file}\`.`);
-      return { exitCode: 3, plan, result: undefined, source: source.counts };
+      return { exitCode: 3, problems, plan, result: undefined, source: source.counts };
     }
   }
   const drifted = plan.changes.some((c) => c.action === 'drift');
@@ -113,7 +119,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   if (mode === 'plan' || plan.abort || !session.store) {
     if (flags.json && !flags.quiet) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), stats: client.stats }));
     const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
-    return { exitCode, plan, result: undefined, source: source.counts };
+    return { exitCode, problems, plan, result: undefined, source: source.counts };
   }
 
   const book = idBook({ state, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
@@ -122,7 +128,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   if (flags.json && !flags.quiet) {
     writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), result, stats: client.stats, exitCode }));
   }
-  return { exitCode, plan, result, source: source.counts };
+  return { exitCode, problems, plan, result, source: source.counts };
 }
 
 function planFlags(flags: SyncFlags, config: Config): PlanFlags {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { createProblemTap } from '../watch/problem-tap.js';
+import { createRepeatFilter } from '../watch/repeat-filter.js';
 import { watchPasses, type PassContext } from '../watch/run-pass.js';
 import { createSyncLoop } from '../watch/sync-loop.js';
 import { watchContent } from '../watch/watch-content.js';
@@ -28,7 +28,7 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
   const session = await openSession('apply', flags, io, { projectDir, command: 'watch' });
   // With --json, stdout carries the NDJSON records and nothing else.
   const info = flags.json ? io.stderr : io.stdout;
-  const ctx: PassContext = { session, flags, io, tap: createProblemTap(io.stderr) };
+  const ctx: PassContext = { session, flags, io, repeats: createRepeatFilter() };
   let fatal = false;
   let onFatal: () => void = () => {};
   const fatalSeen = new Promise<void>((resolve) => (onFatal = resolve));

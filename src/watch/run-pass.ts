@@ -4,7 +4,7 @@ import { writeLine, type CliIO } from '../cli/io.js';
 import { syncOnce, type SyncFlags, type SyncReport } from '../cli/run-sync.js';
 import type { Session } from '../cli/session.js';
 import { toPosixRelative } from '../source/content-paths.js';
-import type { ProblemTap } from './problem-tap.js';
+import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
 import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
 
@@ -15,7 +15,7 @@ export interface PassContext {
   session: Session;
   flags: SyncFlags;
   io: CliIO;
-  tap: ProblemTap;
+  repeats: ReturnType<typeof createRepeatFilter>;
 }
 
 /**
@@ -51,7 +51,7 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
   const contentPrefix = `${toPosixRelative(session.config.projectDir, session.config.contentDir)}/`;
   const inContent = (file: string) => (file.startsWith(contentPrefix) ? file.slice(contentPrefix.length) : file);
   const files = [...batch.keys()].sort();
-  const pass = ctx.tap.forPass(new Set(files.map((f) => contentPrefix + f)));
+  const pass = ctx.repeats.forPass(new Set(files.map((f) => contentPrefix + f)));
   // To tell a rename (same key, new file) from an unchanged record.
   const filesBefore = new Map(Object.entries(session.store?.state.records ?? {}).map(([key, entry]) => [key, entry.file]));
   const line: SyncLine = { at: new Date(), trigger: info.trigger, files, changes: [], uploads: [], documents: 0, rendered: 0, writes: 0, ms: 0, errorFiles: [], problems: [] };
@@ -59,7 +59,8 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
   let report: SyncReport | undefined;
   let outcome: PassOutcome = 'ok';
   try {
-    report = await syncOnce(session, { ...ctx.flags, json: false, quiet: true }, { ...io, stderr: pass.stream });
+    report = await syncOnce(session, { ...ctx.flags, json: false, quiet: true, showProblem: pass.show }, io);
+    pass.done(report.problems);
   } catch (error) {
     const fatal = error instanceof SyncError && FATAL.has(error.code);
     writeLine(io.stderr, error instanceof Error ? error.message : String(error));
@@ -70,7 +71,7 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
   }
   line.ms = performance.now() - started;
   line.writes = session.client.stats.writes - writesBefore;
-  line.problems = pass.problems().map((p) => ({ ...p, file: inContent(p.file) }));
+  line.problems = (report?.problems ?? []).map((p) => ({ file: inContent(p.file), line: p.line, column: p.column, severity: p.severity, message: p.message }));
 
   if (report) {
     line.documents = report.source.documents;

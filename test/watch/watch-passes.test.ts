@@ -6,18 +6,18 @@ const seen: SyncFlags[] = [];
 vi.mock('../../src/cli/run-sync.js', () => ({
   syncOnce: async (_session: unknown, flags: SyncFlags) => {
     seen.push(flags);
-    return { exitCode: 0, plan: { changes: [], uploads: [], problems: [] }, result: undefined, source: { documents: 1, rendered: 0 } };
+    return { exitCode: 0, problems: [], plan: { changes: [], uploads: [], problems: [] }, result: undefined, source: { documents: 1, rendered: 0 } };
   },
 }));
 const { watchPasses } = await import('../../src/watch/run-pass.js');
-const { createProblemTap } = await import('../../src/watch/problem-tap.js');
+const { createRepeatFilter } = await import('../../src/watch/repeat-filter.js');
 
 describe('the passes of a watch', () => {
   it('prune only on the first sync and on passes holding a reported removal', async () => {
     const stdout = new PassThrough();
     const session = { config: { projectDir: '/p', contentDir: '/p/content' }, client: { stats: { writes: 0 } }, store: { state: { records: {} } } };
     const io = { stdout, stderr: new PassThrough(), env: {}, cwd: '/p', interrupted: new Promise<void>(() => {}) };
-    const pass = watchPasses({ session: session as never, flags: { prune: true }, io, tap: createProblemTap(io.stderr) });
+    const pass = watchPasses({ session: session as never, flags: { prune: true }, io, repeats: createRepeatFilter() });
 
     await pass(new Map(), { retryInMs: 2000 });
     await pass(new Map([['articles/b.md', 'change']]), { retryInMs: 2000 });
