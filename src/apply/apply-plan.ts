@@ -4,7 +4,7 @@ import { findMedia } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { Change, Plan, Upload } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
-import { apiName, resolveFields, type IdBook } from '../plan/payload.js';
+import { apiName, comparableDigest, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { CmsClient } from '../remote/client.js';
 import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/errors.js';
@@ -230,8 +230,10 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
 
   if (change.action === 'update') {
     const idempotencyKey = randomUUID();
-    await ctx.store.intend(change.key, 'edit', idempotencyKey);
-    const returned = await ctx.client.edit(record.resource, change.id, payload(change.fields), { idempotencyKey });
+    const data = payload(change.fields);
+    const sent = Object.fromEntries(change.fields.map((f) => [f, comparableDigest(data[apiName(f, resource)])]));
+    await ctx.store.intend(change.key, 'edit', idempotencyKey, { source: digests, sent });
+    const returned = await ctx.client.edit(record.resource, change.id, data, { idempotencyKey });
     // What the CMS holds after the write is the baseline, so a CMS that normalises stays quiet.
     const held = (returned && hasFields(returned, fields, resource)) ? returned : await mustGet(ctx, record, change.id);
     await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held));

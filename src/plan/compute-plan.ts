@@ -4,9 +4,10 @@ import { mediaIdentities } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
+import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { remoteDigests, sourceDigests } from './digest.js';
-import { apiName, resolveFields, sameValue, type IdBook } from './payload.js';
+import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
 
 export interface RemoteListing {
   records: RemoteRecord[];
@@ -28,6 +29,10 @@ export interface PlanInput {
   overwriteDrift: boolean;
   /** The --only globs the plan was made with (protection is already in protectedKeys). */
   only?: string[];
+  /** Edits journaled by a run that died before their answer: told apart from others' changes. */
+  pendingEdits?: ReadonlyMap<string, readonly IntentDetail[]>;
+  /** --refresh=false: the CMS was not read; state is taken as what it holds. */
+  trustState?: boolean;
   /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
   remoteMedia?: RemoteRecord[];
 }
@@ -102,15 +107,24 @@ export function computePlan(input: PlanInput): Plan {
     const entry = state.records[record.key];
     const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
 
-    if (entry && remote) {
+    if (entry && input.trustState) {
       const changed = changedFields(digests, entry.source);
-      const inCms = changedFields(remoteDigests(remote, Object.keys(entry.remote), (f) => apiName(f, resource)), entry.remote);
+      changes.push(changed.length === 0 ? { ...base, action: 'unchanged', id: entry.id, ...(record.input ? { input: record.input } : {}) } : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+      continue;
+    }
+    if (entry && remote) {
+      const baseline = landedEdit(entry, remote, input.pendingEdits?.get(record.key) ?? [], resource) ?? entry;
+      const changed = changedFields(digests, baseline.source);
+      const inCms = changedFields(remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)), baseline.remote);
       if (inCms.length > 0 && !record.unchangedSince && holdsAlready(record, remote, book, resource)) {
         // The CMS already holds exactly what the file says: a write whose answer was lost
         // (or a run killed after sending it), or the same edit made by hand. Nothing to send.
         changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)) });
       } else if (inCms.length === 0) {
-        changes.push(changed.length === 0 ? { ...base, action: 'unchanged', id: entry.id, ...(record.input ? { input: record.input } : {}) } : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+        if (changed.length > 0) changes.push({ ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+        else if (baseline === entry) changes.push({ ...base, action: 'unchanged', id: entry.id, ...(record.input ? { input: record.input } : {}) });
+        // A lost-answer edit that landed and is what the file says: only state has to learn it.
+        else changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)) });
       } else if (input.overwriteDrift) {
         const all = union(Object.keys(digests), Object.keys(entry.source));
         changes.push({ ...base, action: 'update', id: entry.id, record, fields: all, owner: entry.owner, overwrite: changed.length ? 'conflict' : 'drift' });
@@ -158,7 +172,7 @@ export function computePlan(input: PlanInput): Plan {
     }
     const listing = input.remote[resource];
     if (!listing.complete) {
-      deletesHeld = `the CMS listing of ${resource} was incomplete`;
+      deletesHeld = input.trustState ? 'with --refresh=false the CMS is not read, and deletes need a fresh listing' : `the CMS listing of ${resource} was incomplete`;
       changes.push({ ...base, action: 'keep', reason: deletesHeld });
       continue;
     }
@@ -240,6 +254,25 @@ function plannedUploads(changes: Change[], book: IdBook): Upload[] {
     }
   }
   return [...uploads.values()].sort((a, b) => a.source.identity.localeCompare(b.source.identity));
+}
+
+/**
+ * When an edit this project journaled but never saw answered is exactly what the CMS now holds
+ * in those fields, it landed: the baseline is then what it sent, not an older state. Otherwise
+ * a run killed mid-edit would make the next run report its own write as someone else's change.
+ */
+function landedEdit(entry: StateRecord, remote: RemoteRecord, pending: readonly IntentDetail[], resource: ResolvedResource): Pick<StateRecord, 'source' | 'remote'> | undefined {
+  // Newest first: of several runs that died mid-edit, the CMS holds what the last landed one sent.
+  for (const intent of [...pending].reverse()) {
+    if (!intent.sent || !intent.source) continue;
+    const sent = Object.entries(intent.sent);
+    if (sent.length === 0 || !sent.every(([field, d]) => comparableDigest(remote[apiName(field, resource)]) === d)) continue;
+    return {
+      source: { ...entry.source, ...intent.source },
+      remote: { ...entry.remote, ...remoteDigests(remote, sent.map(([f]) => f), (f) => apiName(f, resource)) },
+    };
+  }
+  return undefined;
 }
 
 /** Fields whose value the CMS holds differs from what the record would send (or cannot be known yet). */

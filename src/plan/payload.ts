@@ -1,6 +1,7 @@
 import type { ResolvedResource } from '../config/schema.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { bindMedia } from '../render/bind-media.js';
+import { digest } from './digest.js';
 
 /** Ids the CMS has handed out, as far as they are known: from state, the listing, or this run. */
 export interface IdBook {
@@ -56,6 +57,17 @@ export function sameValue(sent: unknown, held: unknown): boolean {
     return /^\d{4}-\d\d-\d\d/.test(sent) && !Number.isNaN(a) && a === Date.parse(held);
   }
   return JSON.stringify(sent) === JSON.stringify(held);
+}
+
+/**
+ * A digest of a value in the form sameValue compares: what was sent and what the CMS then holds
+ * digest alike even when the CMS normalised whitespace or turned a number into a string.
+ */
+export function comparableDigest(value: unknown): string {
+  if (value === undefined || value === null || value === '') return digest(null);
+  if (typeof value === 'number') return digest(String(value));
+  if (typeof value === 'string') return digest(normalizeHtml(value));
+  return digest(value);
 }
 
 function normalizeHtml(html: string): string {

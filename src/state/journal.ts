@@ -17,7 +17,20 @@ export type JournalEntry =
   | { t: 'header'; lineage: string; serial: number }
   | { t: 'record'; key: string; entry: StateRecord | null }
   | { t: 'media'; identity: string; entry: MediaEntry }
-  | { t: 'intent'; key: string; op: 'add' | 'edit' | 'delete' | 'upload'; idempotencyKey: string };
+  | Intent;
+
+/** A write about to be sent; it stays open until a record or media line confirms it. */
+export type Intent = { t: 'intent'; key: string; op: 'add' | 'edit' | 'delete' | 'upload'; idempotencyKey: string } & IntentDetail;
+
+/**
+ * What an edit was about to send, so that a run that died before its answer can be told apart
+ * from someone else's change: per field, the digest of the file's content (`source`) and of the
+ * value sent, in comparable form (`sent`, see comparableDigest).
+ */
+export interface IntentDetail {
+  source?: Record<string, string>;
+  sent?: Record<string, string>;
+}
 
 /**
  * The state plus an append-only journal. Rewriting state.json after every write would cost
@@ -31,13 +44,14 @@ export class StateStore {
   readonly state: State;
   readonly existed: boolean;
   /** Intents whose write was never confirmed (a previous run died or lost the answer). */
-  readonly openIntents: Map<string, Extract<JournalEntry, { t: 'intent' }>>;
+  /** Per key, writes sent (or about to be) whose outcome was never confirmed, oldest first. */
+  readonly openIntents: Map<string, Intent[]>;
   #handle: FileHandle | undefined;
   #pending: string[] = [];
   #flushing: Promise<void> | undefined;
   #dirty = false;
 
-  private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Extract<JournalEntry, { t: 'intent' }>>) {
+  private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Intent[]>) {
     this.stateDir = stateDir;
     this.state = state;
     this.existed = existed;
@@ -47,7 +61,7 @@ export class StateStore {
   static async open(stateDir: string, target: string): Promise<StateStore> {
     const { state, existed } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
-    const intents = new Map<string, Extract<JournalEntry, { t: 'intent' }>>();
+    const intents = new Map<string, Intent[]>();
     const replayed = replay(state, await readJournal(stateDir, state, existed), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
     store.#dirty = replayed > 0;
@@ -55,15 +69,18 @@ export class StateStore {
   }
 
   /** A state that is never written: for `plan`, which writes nothing anywhere. */
-  static async readOnly(stateDir: string, target: string): Promise<State> {
+  static async readOnly(stateDir: string, target: string): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
     const { state, existed } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
-    replay(state, await readJournal(stateDir, state, existed), new Map());
-    return state;
+    const openIntents = new Map<string, Intent[]>();
+    replay(state, await readJournal(stateDir, state, existed), openIntents);
+    return { state, openIntents };
   }
 
-  async intend(key: string, op: 'add' | 'edit' | 'delete' | 'upload', idempotencyKey: string): Promise<void> {
-    await this.#append({ t: 'intent', key, op, idempotencyKey });
+  async intend(key: string, op: 'add' | 'edit' | 'delete' | 'upload', idempotencyKey: string, detail: IntentDetail = {}): Promise<void> {
+    const intent: Intent = { t: 'intent', key, op, idempotencyKey, ...detail };
+    this.openIntents.set(key, [...(this.openIntents.get(key) ?? []), intent]);
+    await this.#append(intent);
   }
 
   async recordWritten(key: string, entry: StateRecord | null): Promise<void> {
@@ -87,7 +104,13 @@ export class StateStore {
     await writeFileAtomic(path.join(this.stateDir, LAST_USED_FILE), `${JSON.stringify({ lineage: this.state.lineage, serial: this.state.serial })}\n`);
     await this.#handle?.close();
     this.#handle = undefined;
-    await rm(path.join(this.stateDir, JOURNAL_FILE), { force: true });
+    // Writes still unconfirmed (this run never got to them) stay on record for the next run.
+    const file = path.join(this.stateDir, JOURNAL_FILE);
+    if (this.openIntents.size === 0) await rm(file, { force: true });
+    else {
+      const header: JournalEntry = { t: 'header', lineage: this.state.lineage, serial: this.state.serial };
+      await writeFileAtomic(file, [header, ...[...this.openIntents.values()].flat()].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    }
     this.#dirty = false;
   }
 
@@ -162,10 +185,10 @@ async function readJournal(stateDir: string, state: State, stateExisted: boolean
   return entries;
 }
 
-function replay(state: State, entries: JournalEntry[], intents: Map<string, Extract<JournalEntry, { t: 'intent' }>>): number {
+function replay(state: State, entries: JournalEntry[], intents: Map<string, Intent[]>): number {
   for (const entry of entries) {
     if (entry.t === 'header') continue;
-    if (entry.t === 'intent') intents.set(entry.key, entry);
+    if (entry.t === 'intent') intents.set(entry.key, [...(intents.get(entry.key) ?? []), entry]);
     else {
       intents.delete(entry.t === 'record' ? entry.key : entry.identity);
       apply(state, entry);

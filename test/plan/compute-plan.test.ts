@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
 import { computePlan, type PlanInput, type RemoteListing } from '../../src/plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
+import { comparableDigest } from '../../src/plan/payload.js';
 import type { DesiredRecord } from '../../src/records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../../src/resources.js';
 import { emptyState, type State } from '../../src/state/state-file.js';
@@ -104,6 +105,40 @@ describe('computePlan', () => {
     const hello = article('hello');
     const plan = computePlan(input([hello], [], stateAfterWriting([[hello, held(hello, 7)]])));
     expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'deleted-in-cms' }]);
+  });
+
+  describe('an edit whose answer was lost (the run died after sending it)', () => {
+    const v1 = article('hello');
+    const v2 = article('hello', { values: { ...v1.values, title: 'Second title' } });
+    const v3 = article('hello', { values: { ...v1.values, title: 'Third title' } });
+    const remoteV1 = held(v1, 7);
+    const pending = new Map([['article/hello', [{ source: sourceDigests(v2), sent: { title: comparableDigest('Second title') } }]]]);
+
+    it('is taken as landed when the CMS holds what it sent: the file moved on is an update, not a conflict', () => {
+      const plan = computePlan(input([v3], [{ ...remoteV1, title: 'Second title' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
+      expect(plan.changes).toMatchObject([{ action: 'update', fields: ['title'] }]);
+    });
+
+    it('only needs state to learn it when the file still says what was sent', () => {
+      const plan = computePlan(input([v2], [{ ...remoteV1, title: 'Second title' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
+      expect(plan.changes).toMatchObject([{ action: 'adopt', id: 7 }]);
+    });
+
+    it('is not an excuse for someone else\'s change', () => {
+      const plan = computePlan(input([v3], [{ ...remoteV1, title: 'Edited by a colleague' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
+      expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'conflict' }]);
+    });
+  });
+
+  it('trusts state and reads nothing with --refresh=false: changed files update, deletes wait', () => {
+    const hello = article('hello');
+    const gone = article('gone');
+    const state = stateAfterWriting([[hello, held(hello, 7)], [gone, held(gone, 8)]]);
+    const changed = article('hello', { values: { ...hello.values, title: 'New' } });
+    const unread = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as Record<RecordResource, RemoteListing>;
+    const plan = computePlan({ ...input([changed], [], state, { prune: true, trustState: true }), remote: unread });
+    expect(actions(plan).sort()).toEqual(['keep article/gone', 'update article/hello']);
+    expect(plan.deletesHeld).toBe('with --refresh=false the CMS is not read, and deletes need a fresh listing');
   });
 
   it('adopts a record with the same slug when state is lost, instead of creating a duplicate', () => {
