@@ -33,6 +33,8 @@ export interface SyncFlags {
   strict?: boolean;
   /** For callers that print their own line per sync (watch): no plan, progress or summary. */
   quiet?: boolean;
+  /** false: trust the state for what the CMS holds and read nothing from it (like Terraform's -refresh=false). */
+  refresh?: boolean;
   /** Which per-file problems to print (all by default); every one is in the report either way. */
   showProblem?: (problem: FileProblem) => boolean;
   /** plan: also write the plan to this file, for a later `apply FILE`. */
@@ -79,7 +81,15 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   const started = Date.now();
   const { config, target, client, mode } = session;
   const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
-  const state = session.store ? session.store.state : await StateStore.readOnly(config.stateDir, target.identity);
+  const { state, openIntents } = session.store ? session.store : await StateStore.readOnly(config.stateDir, target.identity);
+  const refresh = flags.refresh !== false;
+  if (!refresh && Object.keys(state.records).length === 0) {
+    throw new SyncError('CMS_SYNC_STATE', '--refresh=false trusts the state, but there is none yet: run once with refresh so records are matched, not created twice.');
+  }
+  // The listing is network-bound and reading content/ CPU-bound: start both at once (not with
+  // --strict, which promises no call before the files are known to be good).
+  const remotePending = refresh && !flags.strict ? readRemote(client) : undefined;
+  remotePending?.catch(() => {});
   const source = await readSource(config, flags, target, state);
   const show = flags.showProblem ?? (() => true);
   for (const p of source.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
@@ -89,11 +99,13 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     return { exitCode: 1, problems: source.problems, plan: undefined, result: undefined, source: source.counts };
   }
 
-  const remote = await readRemote(client);
+  const remote = refresh ? await (remotePending ?? readRemote(client)) : unread();
   // Only when state does not know some image (e.g. it was lost): the library has it, maybe.
-  const remoteMedia = needsMediaLibrary(source.desired, state) ? (await client.list('media')).records : undefined;
+  const remoteMedia = refresh && needsMediaLibrary(source.desired, state) ? (await client.list('media')).records : undefined;
   const plan = computePlan({
     ...(remoteMedia ? { remoteMedia } : {}),
+    trustState: !refresh,
+    pendingEdits: openIntents,
     desired: source.desired,
     remote,
     state,
@@ -192,6 +204,11 @@ function protectedKeys(source: SourceRead, state: State, only: string[] | undefi
     }
   }
   return keys;
+}
+
+/** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */
+function unread(): Record<RecordResource, RemoteListing> {
+  return Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as unknown as Record<RecordResource, RemoteListing>;
 }
 
 async function readRemote(client: CmsClient): Promise<Record<RecordResource, RemoteListing>> {

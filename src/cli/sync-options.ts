@@ -27,7 +27,11 @@ export function addSyncOptions(command: Command): Command {
     .option('--prune', 'delete records whose file is gone (only records cms-sync created or adopted)')
     .option('--max-deletes <n>', 'abort before any call if more deletes are planned (default 20)', integer('--max-deletes', 0))
     .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
-    .option('--strict', 'stop before any call when any file has an error');
+    .option('--strict', 'stop before any call when any file has an error')
+    .option('--refresh <bool>', 'false: trust the state for what the CMS holds and read nothing from it (no deletes then)', (value: string) => {
+      if (value !== 'true' && value !== 'false') throw new InvalidArgumentError(`Expected \`--refresh\` to be true or false, got \`${value}\`.`);
+      return value === 'true';
+    });
 }
 
 export function syncFlags(options: Record<string, unknown>): SyncFlags {

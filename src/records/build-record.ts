@@ -132,15 +132,22 @@ export async function buildRecord(
 }
 
 /** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
-const PIPELINE_VERSION = 1;
+const PIPELINE_VERSION = 2;
 
-/** Everything in the config that changes what a file becomes. */
+const fingerprints = new WeakMap<Config, string>();
+
+/** Everything in the config that changes what a file becomes (computed once per config). */
 export function pipelineFingerprint(config: Config): string {
-  return digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize });
+  let fingerprint = fingerprints.get(config);
+  if (!fingerprint) {
+    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize });
+    fingerprints.set(config, fingerprint);
+  }
+  return fingerprint;
 }
 
 function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[]): string {
-  return digest({ file: fileHash, fingerprint, media: mediaHashes });
+  return digest(`${fileHash}:${fingerprint}:${mediaHashes.join(',')}`);
 }
 
 /**

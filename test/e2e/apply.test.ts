@@ -240,3 +240,26 @@ describe('apply, end to end against the local CMS', () => {
     expect(result.stderr).not.toContain('wrong-token');
   });
 });
+
+describe('--refresh=false', () => {
+  it('trusts the state: a no-op run makes no call at all, and a changed file makes only its write', async () => {
+    project = await createProject({ 'content/pages/about.md': '---\ntitle: About\n---\n\nUs.\n', 'content/pages/contact.md': '---\ntitle: Contact\n---\n\nWrite to us.\n' });
+    expect((await project.run(['apply'])).code).toBe(0);
+    project.cms.resetStats();
+    const noop = await project.run(['apply', '--refresh=false', '--json']);
+    expect(noop.code).toBe(0);
+    expect(project.cms.stats().requests).toBe(0);
+
+    await project.write('content/pages/about.md', '---\ntitle: About the paper\n---\n\nUs.\n');
+    const one = await project.run(['apply', '--refresh=false']);
+    expect(one.code).toBe(0);
+    expect(project.cms.stats().byAction).toEqual({ 'page.edit': 1 });
+  });
+
+  it('refuses to run without a state to trust', async () => {
+    project = await createProject({ 'content/pages/about.md': '---\ntitle: About\n---\n' });
+    const result = await project.run(['apply', '--refresh=false']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--refresh=false trusts the state, but there is none yet');
+  });
+});
