@@ -135,7 +135,7 @@ describe('computePlan', () => {
     const gone = article('gone');
     const state = stateAfterWriting([[hello, held(hello, 7)], [gone, held(gone, 8)]]);
     const changed = article('hello', { values: { ...hello.values, title: 'New' } });
-    const unread = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as Record<RecordResource, RemoteListing>;
+    const unread = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as unknown as Record<RecordResource, RemoteListing>;
     const plan = computePlan({ ...input([changed], [], state, { prune: true, trustState: true }), remote: unread });
     expect(actions(plan).sort()).toEqual(['keep article/gone', 'update article/hello']);
     expect(plan.deletesHeld).toBe('with --refresh=false the CMS is not read, and deletes need a fresh listing');
