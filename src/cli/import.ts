@@ -1,0 +1,108 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadConfig } from '../config/load-config.js';
+import { SyncError } from '../errors.js';
+import { MigrationReport } from '../migrate/report.js';
+import { writeLine, type CliIO } from './io.js';
+import type { SetExit } from './main.js';
+import { projectDirOf } from './run-sync.js';
+
+interface ImportFlags {
+  out?: string;
+  force?: boolean;
+  ghostUrl?: string;
+}
+
+const HELP = `
+Converts another CMS's export into content/ files, which \`cms-sync plan\` and \`apply\` then
+publish. Nothing is sent to any CMS. Existing files are never overwritten without --force.
+
+  wordpress FILE.xml   WXR 1.1/1.2 (Tools > Export): posts -> articles, pages, categories,
+                       authors -> users
+  ghost FILE.json      Ghost export (Settings > Labs > Export): posts, pages, tags ->
+                       categories, users
+
+Front matter kept beyond what cms-sync sends (excerpt, featured_image, tags, author, parent):
+plan warns about these keys unless resources.<resource>.passThrough lists them.
+
+Examples:
+  $ cms-sync import wordpress export.xml
+  $ cms-sync import ghost ghost-export.json --ghost-url https://old.example.com
+`;
+
+function absoluteUrl(value: string): string {
+  if (!/^https?:\/\/[^/]/i.test(value) || !URL.canParse(value)) throw new InvalidArgumentError(`Expected \`--ghost-url\` to be an http(s) URL, got \`${value}\`.`);
+  return value;
+}
+
+export function registerImport(program: Command, io: CliIO, setExit: SetExit): void {
+  program
+    .command('import')
+    .description("convert a WordPress (WXR) or Ghost (JSON) export into content/ files")
+    .argument('<source>', 'wordpress or ghost')
+    .argument('<file>', 'the export file')
+    .option('--out <dir>', 'content folder to write into (default: the config contentDir, content/)')
+    .option('--force', 'overwrite files that already exist')
+    .option('--ghost-url <url>', 'Ghost: the old site address, put where the export says __GHOST_URL__', absoluteUrl)
+    .addHelpText('after', HELP)
+    .action(async (source: string, file: string, flags: ImportFlags) => {
+      if (source !== 'wordpress' && source !== 'ghost') {
+        throw new SyncError('CMS_SYNC_INPUT', `Unknown export type \`${source}\`: use \`cms-sync import wordpress FILE.xml\` or \`cms-sync import ghost FILE.json\`.`);
+      }
+      const projectDir = projectDirOf(io, program.opts().cwd);
+      const config = await loadConfig(projectDir, io.env);
+      const contentDir = flags.out ? path.resolve(projectDir, flags.out) : config.contentDir;
+      const absPath = path.resolve(projectDir, file);
+      const info = await stat(absPath).catch(() => undefined);
+      if (!info?.isFile()) throw new SyncError('CMS_SYNC_INPUT', `${file}: no such file (looked in ${projectDir}).`);
+
+      const report = new MigrationReport();
+      const progress = progressLine(io.stderr);
+      const common = { file, absPath, projectDir, contentDir, force: flags.force === true, report, onProgress: progress.update };
+      const started = Date.now();
+      if (source === 'wordpress') {
+        const { importWordPress } = await import('../migrate/wordpress.js');
+        await importWordPress(common);
+      } else {
+        const { importGhost } = await import('../migrate/ghost.js');
+        await importGhost({ ...common, ...(flags.ghostUrl ? { ghostUrl: flags.ghostUrl } : {}) });
+      }
+      progress.finish();
+      const where = path.relative(projectDir, contentDir) || '.';
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      writeLine(io.stdout, report.format(`Imported ${source === 'wordpress' ? 'WordPress' : 'Ghost'} export ${file} into ${where}/ in ${seconds}s:`));
+      writeLine(io.stdout, 'Next: `cms-sync plan` shows what apply would send.');
+      if (report.failures.length) setExit(1);
+    });
+}
+
+/** On a terminal, one line rewritten in place; in a log, a line per tenth of a large export. */
+export function progressLine(stream: NodeJS.WritableStream & { isTTY?: boolean }) {
+  const tty = stream.isTTY === true;
+  const started = Date.now();
+  let drawn = false;
+  let lastTenth = 0;
+  let lastDraw = 0;
+  return {
+    update(done: number, total: number): void {
+      const now = Date.now();
+      const rate = done / Math.max((now - started) / 1000, 0.001);
+      if (tty) {
+        if (now - lastDraw < 100 && done < total) return;
+        lastDraw = now;
+        stream.write(`\r\x1b[2K[${done}/${total}] ${rate.toFixed(0)} items/s`);
+        drawn = true;
+        return;
+      }
+      const tenth = total >= 1000 ? Math.floor((done * 10) / total) : 0;
+      if (tenth > lastTenth) {
+        lastTenth = tenth;
+        stream.write(`${done}/${total} items (${rate.toFixed(0)}/s)\n`);
+      }
+    },
+    finish(): void {
+      if (drawn) stream.write('\r\x1b[2K');
+    },
+  };
+}

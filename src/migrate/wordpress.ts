@@ -1,0 +1,209 @@
+import { existsSync } from 'node:fs';
+import { htmlToMarkdown } from './html-to-markdown.js';
+import type { MigrationReport } from './report.js';
+import { expandShortcodes } from './shortcodes.js';
+import { decodeSlug, slugify } from './slug.js';
+import { decodeEntities, plainText } from './text.js';
+import { ContentWriter } from './write-content.js';
+import { isBlockContent, stripBlockComments, wpautop } from './wpautop.js';
+import { itemType, parseChannel, parseItem, validateXml, type WxrItem } from './wxr.js';
+import { readXmlItems, type ItemScan } from './xml-items.js';
+import type { ImportOptions } from './import-options.js';
+
+export type { ImportOptions } from './import-options.js';
+
+
+const DRAFT_STATUSES = new Set(['draft', 'pending', 'private', 'future', 'auto-draft']);
+/** Item types that are not content records, and why they are skipped. */
+const SKIPPED_TYPES: Record<string, string> = {
+  attachment: 'attachments (media stay at their URLs; cms-sync uploads the ones posts use)',
+  nav_menu_item: 'menu items (menus are not content records)',
+  revision: 'revisions (only the current version is imported)',
+  wp_block: 'reusable blocks',
+  wp_template: 'theme templates',
+  wp_template_part: 'theme template parts',
+  wp_global_styles: 'global styles',
+  wp_navigation: 'navigation menus',
+  custom_css: 'custom CSS',
+};
+
+/**
+ * What a WordPress export becomes (front matter keys cms-sync does not send are marked *;
+ * `plan` warns about them unless resources.<resource>.passThrough lists them):
+ *
+ * - post -> articles/<slug>.md: title, date (wp:post_date_gmt, else the site-local date),
+ *   `draft: true` for draft/pending/private/future and password-protected posts (published
+ *   posts get no key: the config's statusMap.published applies), category (the first
+ *   category's slug), tags* (other categories, then tags, as slugs), excerpt*,
+ *   featured_image* (the `_thumbnail_id` attachment's URL), author* (the login).
+ * - page -> pages/<slug>.md: title, draft* when not published.
+ * - category -> categories/<slug>.md: name, description, parent* (the parent's slug).
+ * - author -> users/<login>.md: name (display name, else first + last, else login), email.
+ *
+ * WordPress WXR (1.1, 1.2) -> content/ files. Two streaming passes over the file: the first
+ * checks that it is well-formed (nothing is written when it is not) and learns the attachment
+ * URLs that featured images and galleries refer to; the second converts one item at a time.
+ */
+export async function importWordPress(options: ImportOptions): Promise<void> {
+  const { report } = options;
+  const where = { file: options.file };
+
+  // Pass 1.
+  const attachments = new Map<string, string>();
+  const childAttachments = new Map<string, string[]>();
+  const scan: ItemScan = { skeleton: '' };
+  let total = 0;
+  for await (const item of readXmlItems(options.absPath, scan)) {
+    validateXml(item.text, { ...where, line: item.line, column: item.column });
+    total++;
+    if (itemType(item.text) !== 'attachment') continue;
+    const attachment = parseItem(item.text);
+    if (!attachment.attachmentUrl) continue;
+    attachments.set(attachment.id, attachment.attachmentUrl);
+    if (attachment.parent && attachment.parent !== '0') childAttachments.set(attachment.parent, [...(childAttachments.get(attachment.parent) ?? []), attachment.id]);
+  }
+  validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
+  const channel = parseChannel(scan.skeleton);
+  if (!channel.version && total === 0) report.warnOnce(`${options.file} has no wp:wxr_version and no items: is it a WordPress export (Tools > Export)?`);
+
+  const writer = new ContentWriter({ projectDir: options.projectDir, contentDir: options.contentDir, force: options.force, report, exists: existsSync });
+  const base = channel.baseUrl.replace(/\/+$/, '');
+  const resolveUrl = (url: string): string | undefined => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('#') || !base) return url;
+    try {
+      return new URL(url, `${base}/`).href;
+    } catch {
+      return url;
+    }
+  };
+
+  if (channel.otherTerms) report.skip('terms of custom taxonomies (wp:term)', channel.otherTerms);
+
+  // Categories (with their parent), then users: the records posts point at.
+  const knownCategories = new Set<string>();
+  for (const category of channel.categories) {
+    const slug = decodeSlug(category.slug) || slugify(decodeEntities(category.name));
+    knownCategories.add(slug);
+    const name = decodeEntities(category.name) || slug;
+    const fm: Record<string, unknown> = { name };
+    if (category.description) fm.description = decodeEntities(category.description);
+    if (category.parent) fm.parent = decodeSlug(category.parent);
+    await writer.write('categories', slug, fm, '', `category \`${slug}\``);
+  }
+  for (const author of channel.authors) {
+    if (!author.login) continue;
+    const name = decodeEntities(author.displayName) || [author.firstName, author.lastName].filter(Boolean).join(' ') || author.login;
+    const fm: Record<string, unknown> = { name };
+    if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(author.email)) fm.email = author.email;
+    else if (author.email) report.warnings.push(`author ${author.login}: email \`${author.email}\` is not an address; left out`);
+    await writer.write('users', author.login.normalize('NFC'), fm, '', `author ${author.login}`);
+  }
+
+  // Pass 2.
+  let done = 0;
+  for await (const item of readXmlItems(options.absPath, { skeleton: '' })) {
+    done++;
+    let parsed: WxrItem | undefined;
+    try {
+      parsed = parseItem(item.text);
+      await importItem(parsed, { writer, report, attachments, childAttachments, resolveUrl, knownCategories });
+    } catch (error) {
+      const label = parsed ? `${parsed.type || 'item'} ${parsed.id} "${parsed.title}"` : 'item';
+      report.failures.push(`${options.file}:${item.line}:${item.column}: ${label} could not be converted: ${(error as Error).message}`);
+    }
+    options.onProgress?.(done, total);
+  }
+  await writer.flush();
+}
+
+interface ItemContext {
+  writer: ContentWriter;
+  report: MigrationReport;
+  attachments: Map<string, string>;
+  childAttachments: Map<string, string[]>;
+  resolveUrl: (url: string) => string | undefined;
+  /** Category slugs with a file; a post's category missing from the channel gets one too. */
+  knownCategories: Set<string>;
+}
+
+async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
+  const { report } = ctx;
+  if (item.comments) report.skip('comments (cms-sync has no comment records)', item.comments);
+  if (item.type !== 'post' && item.type !== 'page') {
+    report.skip(SKIPPED_TYPES[item.type] ?? `items of type \`${item.type || '(none)'}\` (not posts or pages)`);
+    return;
+  }
+  if (item.status === 'trash' || item.status === 'auto-draft') {
+    report.skip(item.status === 'trash' ? 'posts and pages in the trash' : 'auto-drafts (never saved by an author)');
+    return;
+  }
+  const title = decodeEntities(item.title).trim();
+  const label = `${item.type} ${item.id} "${title}"`;
+  const slug = decodeSlug(item.slug) || slugify(title) || `${item.type}-${item.id}`;
+  const body = convertBody(item, ctx);
+  // A password-protected post must not become public by being imported.
+  const draft = DRAFT_STATUSES.has(item.status) || item.password !== '';
+  if (item.password && !DRAFT_STATUSES.has(item.status)) report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
+
+  if (item.type === 'page') {
+    const fm: Record<string, unknown> = { title: title || slug };
+    // Not sent by cms-sync (pages have no status in its front matter): kept so it is not lost.
+    if (draft) fm.draft = true;
+    await ctx.writer.write('pages', slug, fm, body, label);
+    return;
+  }
+
+  const categories = item.terms.filter((t) => t.domain === 'category').map((t) => decodeSlug(t.slug));
+  const tags = item.terms.filter((t) => t.domain === 'post_tag').map((t) => decodeSlug(t.slug));
+  const others = item.terms.filter((t) => t.domain !== 'category' && t.domain !== 'post_tag').length;
+  if (others) report.skip('post terms of other taxonomies (post formats, custom taxonomies)', others);
+  const [category, ...otherCategories] = categories;
+  // A partial export may omit the channel's category list: `plan` needs the category's file.
+  const first = item.terms.find((t) => t.domain === 'category');
+  if (category && first && !ctx.knownCategories.has(category)) {
+    ctx.knownCategories.add(category);
+    await ctx.writer.write('categories', category, { name: decodeEntities(first.name) || category }, '', `category \`${category}\``);
+  }
+  const fm: Record<string, unknown> = { title: title || slug, date: dateOf(item) };
+  if (draft) fm.draft = true;
+  if (category) fm.category = category;
+  const allTags = [...otherCategories, ...tags];
+  if (allTags.length) fm.tags = allTags;
+  const excerpt = plainText(item.excerpt);
+  if (excerpt) fm.excerpt = excerpt;
+  const thumbnail = item.meta._thumbnail_id;
+  if (thumbnail) {
+    const url = ctx.attachments.get(thumbnail);
+    if (url) fm.featured_image = ctx.resolveUrl(url) ?? url;
+    else report.warnings.push(`${label}: featured image ${thumbnail} is not an attachment in the export; left out`);
+  }
+  if (item.creator) fm.author = item.creator.normalize('NFC');
+  await ctx.writer.write('articles', slug, fm, body, label);
+}
+
+/** `wp:post_date_gmt`, or for never-published drafts (0000-00-00) the site-local date. */
+function dateOf(item: WxrItem): Date | undefined {
+  for (const value of [item.dateGmt, item.date]) {
+    if (!value || value.startsWith('0000')) continue;
+    const date = new Date(`${value.replace(' ', 'T')}Z`);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
+  return undefined;
+}
+
+function convertBody(item: WxrItem, ctx: ItemContext): string {
+  const block = isBlockContent(item.content);
+  let html = block ? stripBlockComments(item.content) : item.content;
+  html = expandShortcodes(html, {
+    attachmentUrl: (id) => ctx.attachments.get(id),
+    childAttachments: () => ctx.childAttachments.get(item.id) ?? [],
+    onUnknown: (name) => ctx.report.shortcode(name),
+    onDropped: (what) => ctx.report.warnings.push(`${item.type} ${item.id}: ${what} left out`),
+  });
+  if (!block) html = wpautop(html);
+  return htmlToMarkdown(html, {
+    resolveUrl: ctx.resolveUrl,
+    onRelativeImage: (src) => ctx.report.warnings.push(`${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`),
+  });
+}
+

@@ -1,0 +1,144 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { SyncError } from '../errors.js';
+
+/** One WXR `<item>`, the fields cms-sync uses (all text, entities decoded). */
+export interface WxrItem {
+  id: string;
+  title: string;
+  type: string;
+  status: string;
+  slug: string;
+  parent: string;
+  dateGmt: string;
+  date: string;
+  creator: string;
+  content: string;
+  excerpt: string;
+  attachmentUrl: string;
+  password: string;
+  /** `<category domain="category|post_tag" nicename="...">Name</category>`, in order. */
+  terms: Array<{ domain: string; slug: string; name: string }>;
+  meta: Record<string, string>;
+  comments: number;
+}
+
+export interface WxrAuthor {
+  login: string;
+  email: string;
+  displayName: string;
+  firstName: string;
+  lastName: string;
+}
+
+export interface WxrCategory {
+  slug: string;
+  name: string;
+  parent: string;
+  description: string;
+}
+
+export interface WxrChannel {
+  version: string;
+  /** Where relative URLs in content point: `wp:base_blog_url`, else `link`. */
+  baseUrl: string;
+  authors: WxrAuthor[];
+  categories: WxrCategory[];
+  /** `wp:term` entries: terms of custom taxonomies, which have no place in cms-sync. */
+  otherTerms: number;
+}
+
+const REPEATED = new Set(['category', 'wp:postmeta', 'wp:comment', 'wp:author', 'wp:category', 'wp:tag', 'wp:term', 'item']);
+
+// Values stay text (`parseTagValue: false`): a slug `2024` or an id `007` must not become a
+// number. Entities are decoded in text and attributes (`&amp;`, `&#8217;`, and HTML's named
+// ones, which WordPress writes into titles); CDATA is taken as it is.
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  processEntities: true,
+  htmlEntities: true,
+  isArray: (name) => REPEATED.has(name),
+});
+
+/** Where a parse problem is in the file: `file:line:column: message`, thrown as bad input. */
+export function validateXml(text: string, where: { file: string; line: number; column: number }): void {
+  const result = XMLValidator.validate(text);
+  if (result === true) return;
+  // The validator counts from the start of the text it was given (one item): back to the file.
+  const inFile = (line: number, col: number) => ({ line: where.line + line - 1, column: line === 1 ? where.column + col - 1 : col });
+  const at = inFile(result.err.line, result.err.col);
+  const msg = result.err.msg.replace(/\(opened in line (\d+), col (\d+)\)/, (_m, l: string, c: string) => {
+    const opened = inFile(Number(l), Number(c));
+    return `(opened in line ${opened.line}, col ${opened.column})`;
+  });
+  throw new SyncError('CMS_SYNC_INPUT', `${where.file}:${at.line}:${at.column}: ${msg} (the export is not well-formed XML; nothing was written)`);
+}
+
+type Node = Record<string, unknown>;
+
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value && typeof value === 'object' && '#text' in value) return text((value as Node)['#text']);
+  return '';
+}
+
+function list(value: unknown): Node[] {
+  return Array.isArray(value) ? (value.filter((v) => v && typeof v === 'object') as Node[]) : [];
+}
+
+export function parseItem(xml: string): WxrItem {
+  const item = ((parser.parse(xml) as Node).item as Node[] | undefined)?.[0] ?? {};
+  const meta: Record<string, string> = {};
+  for (const m of list(item['wp:postmeta'])) meta[text(m['wp:meta_key'])] = text(m['wp:meta_value']);
+  return {
+    id: text(item['wp:post_id']),
+    title: text(item.title),
+    type: text(item['wp:post_type']),
+    status: text(item['wp:status']),
+    slug: text(item['wp:post_name']),
+    parent: text(item['wp:post_parent']),
+    dateGmt: text(item['wp:post_date_gmt']),
+    date: text(item['wp:post_date']),
+    creator: text(item['dc:creator']),
+    content: text(item['content:encoded']),
+    excerpt: text(item['excerpt:encoded']),
+    attachmentUrl: text(item['wp:attachment_url']),
+    password: text(item['wp:post_password']),
+    terms: list(item.category).map((c) => ({ domain: text(c.domain), slug: text(c.nicename), name: text(c) })),
+    meta,
+    comments: list(item['wp:comment']).length,
+  };
+}
+
+export function parseChannel(skeleton: string): WxrChannel {
+  const rss = (parser.parse(skeleton) as Node).rss as Node | undefined;
+  const channel = (rss?.channel ?? {}) as Node;
+  return {
+    version: text(channel['wp:wxr_version']),
+    baseUrl: text(channel['wp:base_blog_url']) || text(channel.link) || text(channel['wp:base_site_url']),
+    authors: list(channel['wp:author']).map((a) => ({
+      login: text(a['wp:author_login']),
+      email: text(a['wp:author_email']),
+      displayName: text(a['wp:author_display_name']),
+      firstName: text(a['wp:author_first_name']),
+      lastName: text(a['wp:author_last_name']),
+    })),
+    otherTerms: list(channel['wp:term']).length,
+    categories: list(channel['wp:category']).map((c) => ({
+      slug: text(c['wp:category_nicename']),
+      name: text(c['wp:cat_name']),
+      parent: text(c['wp:category_parent']),
+      description: text(c['wp:category_description']),
+    })),
+  };
+}
+
+/** Cheap look at an item's type, without parsing it (the first pass only needs attachments). */
+export function itemType(xml: string): string {
+  const m = /<wp:post_type>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]*)/.exec(xml);
+  return m?.[1] ?? '';
+}
