@@ -1,7 +1,9 @@
 // Shared helpers of the benchmarks: a header that says where figures come from, timing, and
 // running the real CLI. Benchmarks print figures; they never assert on time.
 import { spawn } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/cms-sync.js', import.meta.url));
@@ -27,15 +29,25 @@ export async function best(runs, fn) {
   return bestRun;
 }
 
-export function runCli(args, env) {
+/**
+ * Runs the real CLI. With `measureRss`, under GNU time, whose report (the peak resident set of
+ * the process) is read from a file so that the CLI's own stderr stays as it is.
+ */
+export function runCli(args, env, { measureRss = false } = {}) {
+  const rssFile = measureRss ? path.join(tmpdir(), `cms-sync-rss-${process.pid}-${Date.now()}`) : undefined;
+  const [command, commandArgs] = rssFile ? ['/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, commandArgs, { env: { PATH: process.env.PATH, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      const peakRssKb = rssFile ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) : undefined;
+      if (rssFile) rmSync(rssFile, { force: true });
+      resolve({ code, stdout, stderr, peakRssKb });
+    });
   });
 }
 

@@ -157,25 +157,44 @@ interface SourceRead {
 }
 
 /** content/ -> desired records; files with errors are skipped and protected, never taken as deleted. */
+/** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
+const POOL_THRESHOLD = 200;
+
+/**
+ * How documents are rendered: not at all when none must be (unified is then never loaded), in
+ * this thread for a few, on worker threads for many.
+ */
+async function chooseRenderer(documents: number, config: Config): Promise<{ render: Renderer; count: number; close(): Promise<void> }> {
+  const counter = { count: 0 };
+  if (documents >= POOL_THRESHOLD) {
+    const { createRenderPool } = await import('../render/render-pool.js');
+    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
+    return Object.assign(counter, { render: (md: string) => (counter.count++, pool.render(md)), close: () => pool.close() });
+  }
+  let renderMarkdown: typeof import('../render/render-markdown.js').renderMarkdown | undefined;
+  return Object.assign(counter, {
+    render: async (md: string) => {
+      renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
+      counter.count++;
+      return renderMarkdown(md, { defaultSize: config.media.defaultSize });
+    },
+    close: async () => {},
+  });
+}
+
 async function readSource(config: Config, flags: SyncFlags, target: Target, state: State): Promise<SourceRead> {
   const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(flags.only ? { only: flags.only } : {}) });
   const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined });
-  let renderer: Renderer | undefined;
-  const render: Renderer = async (markdown) => {
-    // unified and its plugins load only when a document must be rendered.
-    if (!renderer) {
-      const { renderMarkdown } = await import('../render/render-markdown.js');
-      renderer = (md) => renderMarkdown(md, { defaultSize: config.media.defaultSize });
-    }
-    return renderer(markdown);
-  };
-  const limit = pLimit(16);
-  const build = async (doc: SourceDocument) => {
-    // --overwrite-drift needs every record's content, so nothing is taken from state then.
-    const reused = flags.overwriteDrift ? undefined : await reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile });
-    return reused ? { doc, record: reused, problems: [] } : { doc, ...(await buildRecord(doc, { config, render, media })) };
-  };
-  const built = await Promise.all(scan.documents.map((doc) => limit(() => build(doc))));
+  // First what can be taken from state unrendered (file, pipeline and images as at the last
+  // write); --overwrite-drift needs every record's content, so nothing is taken then.
+  const reused = await Promise.all(
+    scan.documents.map((doc) => (flags.overwriteDrift ? undefined : reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile }))),
+  );
+  const toBuild = scan.documents.filter((_, i) => reused[i] === undefined);
+  const renderer = await chooseRenderer(toBuild.filter((d) => d.resource === 'article' || d.resource === 'page').length, config);
+  const limit = pLimit(32);
+  const fresh = await Promise.all(toBuild.map((doc) => limit(async () => ({ doc, ...(await buildRecord(doc, { config, render: renderer.render, media })) })))).finally(() => renderer.close());
+  const built = [...scan.documents.flatMap((doc, i) => (reused[i] ? [{ doc, record: reused[i], problems: [] as FileProblem[] }] : [])), ...fresh];
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
@@ -189,7 +208,7 @@ async function readSource(config: Config, flags: SyncFlags, target: Target, stat
     }
   }
   problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  const rendered = built.filter((b) => b.record?.unchangedSince === undefined).length;
+  const rendered = renderer.count;
   return { counts: { documents: scan.documents.length, rendered }, desired, problems, failedFiles, protectedKeys: keys };
 }
 

@@ -1,0 +1,89 @@
+// Fast at every size (issue 7, items 1, 2 and 5): over N generated documents (default 10,000 of
+// ~9 KiB), a no-op apply and a one-file change, with and without refresh, as ratios to reading
+// and hashing the same files in the same run; and the peak RSS of the cold apply.
+// Usage: node bench/incremental.mjs [--docs N] [--kb K]
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { articleBody, generateCorpus } from './corpus.mjs';
+import { best, fmt, machine, runCli, table, time } from './lib.mjs';
+
+const arg = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+const docs = arg('--docs', 10_000);
+const kb = arg('--kb', 9);
+const { startLocalCms } = await import('../dist/server/index.js');
+const { serveContent } = await import('../dist/media/serve-content.js');
+
+const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-incremental-'));
+const content = path.join(dir, 'content');
+await generateCorpus(content, docs, { kb });
+const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: 'bench-token' });
+const media = await serveContent(content);
+const env = { CMS_BASE_URL: cms.url, CMS_API_TOKEN: 'bench-token', CMS_MEDIA_BASE_URL: media.baseUrl };
+const apply = (...flags) => runCli(['--cwd', dir, 'apply', '--json', ...flags], env, { measureRss: true });
+
+try {
+  const cold = await time(() => apply('--concurrency', '8'));
+  check(cold.value, 'cold apply');
+  const coldDoc = JSON.parse(cold.value.stdout);
+
+  const hashing = await best(3, () => readAndHash(content));
+  const rows = [['measure', 'time', 'ratio to baseline', 'calls', 'notes']];
+  rows.push(['baseline: read + sha256 of every file (best of 3)', fmt(hashing.ms), '1.00', '', `${hashing.value.files} files, ${(hashing.value.bytes / 2 ** 20).toFixed(0)} MiB`]);
+
+  for (const [label, flags] of [['no-op `apply`', []], ['no-op `apply --refresh=false`', ['--refresh=false']]]) {
+    cms.resetStats();
+    const run = await best(3, () => apply(...flags));
+    check(run.value, label);
+    const doc = JSON.parse(run.value.stdout);
+    const stats = cms.stats();
+    rows.push([`${label} (best of 3)`, fmt(run.ms), (run.ms / hashing.ms).toFixed(2), `${stats.requests / 3} (${stats.writes} writes)`, `rendered ${doc.source.rendered}`]);
+  }
+
+  for (const [label, flags] of [['one file changed, `apply`', []], ['one file changed, `apply --refresh=false`', ['--refresh=false']]]) {
+    const target = path.join(content, 'articles', 'story-4242.md');
+    await writeFile(target, `---\ntitle: Story 4242, edited at ${Date.now()}\ncategory: politics\n---\n\n${articleBody(4242, kb)}`);
+    cms.resetStats();
+    const run = await time(() => apply(...flags));
+    check(run.value, label);
+    const doc = JSON.parse(run.value.stdout);
+    const stats = cms.stats();
+    rows.push([label, fmt(run.ms), (run.ms / hashing.ms).toFixed(2), `${stats.requests} (${stats.writes} writes)`, `rendered ${doc.source.rendered}`]);
+  }
+
+  rows.push(['cold `apply` (creates everything)', fmt(cold.ms), (cold.ms / hashing.ms).toFixed(1), `${coldDoc.stats.requests}`, `created ${coldDoc.result.created}, uploaded ${coldDoc.result.uploaded}, peak RSS ${(cold.value.peakRssKb / 1024).toFixed(0)} MiB`]);
+
+  console.log(`## Incremental sync, ${docs.toLocaleString('en')} documents of ~${kb} KiB\n`);
+  console.log(table(rows));
+  console.log(`\n${machine()}`);
+} finally {
+  await media.close();
+  await cms.close();
+  await rm(dir, { recursive: true, force: true });
+}
+
+function check(result, what) {
+  if (result.code !== 0) throw new Error(`${what} exited ${result.code}:\n${result.stderr.slice(0, 2000)}`);
+}
+
+/** The fastest plain way to read and hash every file: what any sync tool must do at least. */
+function readAndHash(root) {
+  let files = 0;
+  let bytes = 0;
+  const walk = (folder) => {
+    for (const e of readdirSync(folder, { withFileTypes: true })) {
+      const p = path.join(folder, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const data = readFileSync(p);
+        createHash('sha256').update(data).digest('hex');
+        files += 1;
+        bytes += data.length;
+      }
+    }
+  };
+  walk(root);
+  return { files, bytes };
+}
