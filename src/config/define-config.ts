@@ -136,6 +136,16 @@ export interface UserConfig {
      * @default 'Idempotency-Key'
      */
     idempotencyHeader?: string | false;
+    /**
+     * Request property that carries a record's fields on `add` and `edit`.
+     * @default 'data'
+     */
+    payloadKey?: string;
+    /**
+     * Property of the `upload_from_url` payload that holds the URL the CMS fetches.
+     * @default 'url'
+     */
+    uploadUrlField?: string;
   };
 }
 

@@ -74,6 +74,8 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
       idPaths: user.wire?.idPaths ?? ['id', 'record.id', 'item.id', 'data.id'],
       mediaIdKeys: user.wire?.mediaIdKeys ?? ['id', 'media_id', 'mediaId'],
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
+      payloadKey: user.wire?.payloadKey ?? 'data',
+      uploadUrlField: user.wire?.uploadUrlField ?? 'url',
     },
   };
 }

@@ -55,6 +55,8 @@ export const configSchema = z.strictObject({
       idPaths: z.array(z.string()).optional(),
       mediaIdKeys: z.array(z.string()).optional(),
       idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
+      payloadKey: z.string().min(1).optional(),
+      uploadUrlField: z.string().min(1).optional(),
     })
     .optional(),
 });
@@ -90,5 +92,7 @@ export interface Config {
     idPaths: string[];
     mediaIdKeys: string[];
     idempotencyHeader: string | false;
+    payloadKey: string;
+    uploadUrlField: string;
   };
 }

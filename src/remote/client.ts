@@ -196,6 +196,9 @@ export function createClient(options: ClientOptions): CmsClient {
     });
   };
 
+  // add, edit and upload carry their fields under `data` unless the CMS names it otherwise.
+  const withPayload = (request: ApiRequest, data: Record<string, unknown>): ApiRequest => ({ ...request, [wire.payloadKey]: data });
+
   const isNotFound = (error: unknown) => error instanceof CmsRejectedError && error.httpStatus === 404;
 
   return {
@@ -216,7 +219,7 @@ export function createClient(options: ClientOptions): CmsClient {
     },
 
     async add(resource, data, writeOptions = {}) {
-      const answer = await call({ resource, action: 'add', data }, writeOptions);
+      const answer = await call(withPayload({ resource, action: 'add' }, data), writeOptions);
       const id = readId(answer, wire);
       if (id === undefined) {
         throw new CmsProtocolError(
@@ -229,7 +232,7 @@ export function createClient(options: ClientOptions): CmsClient {
     },
 
     async edit(resource, id, data, writeOptions = {}) {
-      const answer = await call({ resource, action: 'edit', id, data }, writeOptions);
+      const answer = await call(withPayload({ resource, action: 'edit', id }, data), writeOptions);
       return fullRecord(readRecord(answer, resource, wire, id));
     },
 
@@ -242,7 +245,7 @@ export function createClient(options: ClientOptions): CmsClient {
     },
 
     async uploadFromUrl(fileUrl, extra = {}, writeOptions = {}) {
-      const answer = await call({ resource: 'media', action: 'upload_from_url', data: { ...extra, url: fileUrl } }, writeOptions);
+      const answer = await call(withPayload({ resource: 'media', action: 'upload_from_url' }, { ...extra, [wire.uploadUrlField]: fileUrl }), writeOptions);
       const id = readMediaId(answer, wire);
       if (id === undefined) {
         throw new CmsProtocolError(

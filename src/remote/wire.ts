@@ -33,6 +33,10 @@ export interface WireOptions {
   mediaIdKeys: string[];
   /** Header carrying an idempotency key on writes, or false for none. @default 'Idempotency-Key' */
   idempotencyHeader: string | false;
+  /** Request property that carries a record's fields on add and edit. @default 'data' */
+  payloadKey: string;
+  /** Property of the upload payload that holds the URL to fetch. @default 'url' */
+  uploadUrlField: string;
 }
 
 export const MAX_PAGE_SIZE = 100;
@@ -45,6 +49,8 @@ export const DEFAULT_WIRE: WireOptions = Object.freeze({
   idPaths: ['id', 'record.id', 'item.id', 'data.id'],
   mediaIdKeys: ['id', 'media_id', 'mediaId'],
   idempotencyHeader: 'Idempotency-Key',
+  payloadKey: 'data',
+  uploadUrlField: 'url',
 }) as WireOptions;
 
 export function resolveWire(partial: Partial<WireOptions> = {}): WireOptions {

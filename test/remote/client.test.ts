@@ -216,6 +216,18 @@ describe('records', () => {
     await expect(client.add('article', { title: 'V' })).rejects.toThrow(/no id we can read \(keys: result\).*wire\.idPaths/);
   });
 
+  it('names the payload and the upload URL as the config says, for a CMS that differs from the spec', async () => {
+    const { client, sent } = setup(() => ok({ id: 5 }), { wire: { payloadKey: 'fields', uploadUrlField: 'source' } });
+    await client.add('page', { title: 'T' });
+    await client.edit('page', 5, { title: 'U' });
+    await client.uploadFromUrl('https://example.com/a.png');
+    expect(sent.map((s) => s.body)).toEqual([
+      { resource: 'page', action: 'add', fields: { title: 'T' } },
+      { resource: 'page', action: 'edit', id: 5, fields: { title: 'U' } },
+      { resource: 'media', action: 'upload_from_url', fields: { source: 'https://example.com/a.png' } },
+    ]);
+  });
+
   it('edit and delete send the id; a 404 on delete counts as done', async () => {
     const { client, sent } = setup((body) => (body.action === 'delete' ? fail(404, 'No such record') : ok({ affected: 1 })));
     await expect(client.edit('page', 3, { title: 'x' })).resolves.toBeUndefined();
