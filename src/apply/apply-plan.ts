@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { findMedia } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
-import type { Change, Plan, Upload } from '../plan/compute-plan.js';
+import { markerField, type Change, type Plan, type Upload } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
 import { apiName, comparableDigest, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
@@ -213,10 +213,11 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
     source: digests,
     remote: remoteDigests(held, fields, (f) => apiName(f, resource)),
     ...(record.input ? { input: record.input } : {}),
+    ...markerField(held, ctx.config.wire.changeMarker || undefined),
   });
 
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: change.owner, source: digests, remote: change.baseline, ...(record.input ? { input: record.input } : {}) });
+    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: change.owner, source: digests, remote: change.baseline, ...(change.marker !== undefined ? { marker: change.marker } : {}), ...(record.input ? { input: record.input } : {}) });
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;

@@ -5,7 +5,9 @@ import type { Config } from '../config/schema.js';
 import { formatProblem, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
 import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
-import { computePlan, idBook, needsMediaLibrary, type Plan, type RemoteListing } from '../plan/compute-plan.js';
+import { computePlan, idBook, markerOf, needsMediaLibrary, recordsToComplete, type Plan, type RemoteListing } from '../plan/compute-plan.js';
+import { apiName } from '../plan/payload.js';
+import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import { stalePlanReason, writeSavedPlan, type PlanFlags, type SavedPlan } from '../plan/saved-plan.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
@@ -88,7 +90,8 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   }
   // The listing is network-bound and reading content/ CPU-bound: start both at once (not with
   // --strict, which promises no call before the files are known to be good).
-  const remotePending = refresh && !flags.strict ? readRemote(client) : undefined;
+  const listRemote = () => listAll(client, (resource) => lightFields(config, resource));
+  const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   const source = await readSource(config, flags, target, state);
   const show = flags.showProblem ?? (() => true);
@@ -99,12 +102,23 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     return { exitCode: 1, problems: source.problems, plan: undefined, result: undefined, source: source.counts };
   }
 
-  const remote = refresh ? await (remotePending ?? readRemote(client)) : unread();
+  const remote = refresh ? await (remotePending ?? listRemote()) : unread();
+  if (refresh) {
+    // The listing carried ids, slugs and change markers only: read in full what the plan must compare.
+    const changeMarker = config.wire.changeMarker || undefined;
+    const wanted = recordsToComplete({ desired: source.desired, remote, state, resources: config.resources, pendingEdits: openIntents, ...(changeMarker ? { changeMarker } : {}) });
+    for (const resource of RECORD_RESOURCES) {
+      // A CMS without the marker field gets its every record read in full.
+      if (changeMarker && remote[resource].records.some((r) => markerOf(r, changeMarker) === undefined)) wanted.set(resource, remote[resource].records.map((r) => r.id));
+    }
+    await completeRecords(client, remote, wanted, config.wire.pageSize);
+  }
   // Only when state does not know some image (e.g. it was lost): the library has it, maybe.
   const remoteMedia = refresh && needsMediaLibrary(source.desired, state) ? (await client.list('media')).records : undefined;
   const plan = computePlan({
     ...(remoteMedia ? { remoteMedia } : {}),
     trustState: !refresh,
+    ...(config.wire.changeMarker ? { changeMarker: config.wire.changeMarker } : {}),
     pendingEdits: openIntents,
     desired: source.desired,
     remote,
@@ -129,7 +143,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
 
   if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color }));
   if (mode === 'plan' || plan.abort || !session.store) {
-    if (flags.json && !flags.quiet) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), stats: client.stats }));
+    if (flags.json && !flags.quiet) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan, problems), stats: client.stats }));
     const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
     return { exitCode, problems, plan, result: undefined, source: source.counts };
   }
@@ -138,7 +152,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book });
   const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
   if (flags.json && !flags.quiet) {
-    writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan), result, stats: client.stats, exitCode }));
+    writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan, problems), result, stats: client.stats, exitCode }));
   }
   return { exitCode, problems, plan, result, source: source.counts };
 }
@@ -225,28 +239,17 @@ function protectedKeys(source: SourceRead, state: State, only: string[] | undefi
   return keys;
 }
 
+/** What a listing asks for: ids, slugs and the change marker, when the CMS has one. */
+function lightFields(config: Config, resource: RecordResource): string[] | undefined {
+  const marker = config.wire.changeMarker;
+  return marker ? ['id', apiName('slug', config.resources[resource]), marker] : undefined;
+}
+
 /** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */
 function unread(): Record<RecordResource, RemoteListing> {
   return Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as unknown as Record<RecordResource, RemoteListing>;
 }
 
-async function readRemote(client: CmsClient): Promise<Record<RecordResource, RemoteListing>> {
-  const listings = await Promise.all(
-    RECORD_RESOURCES.map(async (resource) => {
-      try {
-        let listing = await client.list(resource);
-        // Records added or removed while paging shift the pages: one re-read usually settles
-        // it. If not, the listing stays incomplete and the plan deletes nothing.
-        if (!listing.complete) listing = await client.list(resource);
-        return [resource, { records: listing.records, complete: listing.complete }] as const;
-      } catch (error) {
-        if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') throw error;
-        throw new SyncError('CMS_SYNC_RETRYABLE', `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ${(error as Error).message}`, { cause: error });
-      }
-    }),
-  );
-  return Object.fromEntries(listings) as Record<RecordResource, RemoteListing>;
-}
 
 async function carryOut(
   plan: Plan,

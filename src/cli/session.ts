@@ -40,6 +40,7 @@ export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: 
       concurrency: flags.concurrency ?? config.sync.concurrency,
       rps: flags.rps ?? config.sync.rps,
       timeoutMs: config.sync.timeoutMs,
+      retry: config.sync.retry,
     });
     return {
       mode,

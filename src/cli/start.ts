@@ -14,6 +14,7 @@ export function registerStart(program: Command, io: CliIO, setExit: SetExit): vo
     .command('start')
     .description('apply content/ to the local CMS, then keep it running and show where to look')
     .option('--port <n>', 'port of the local CMS', (v) => Number(v), 4321)
+    .addHelpText('after', '\nExample:\n  cms-sync start --port 4321')
     .action(async (options: { port: number }) => {
       const { exitCode, target } = await runSync('apply', {}, io, { projectDir: projectDirOf(io, program.opts().cwd), port: options.port, keepTarget: true });
       setExit(exitCode);

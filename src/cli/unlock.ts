@@ -9,6 +9,7 @@ export function registerUnlock(program: Command, io: CliIO, _setExit: SetExit): 
   program
     .command('unlock')
     .description('remove a state lock left behind by a cms-sync that is gone (check that none is running first)')
+    .addHelpText('after', '\nExample:\n  cms-sync unlock   # only when no other cms-sync is running')
     .action(async () => {
       const config = await loadConfig(projectDirOf(io, program.opts().cwd), io.env);
       const held = await breakLock(config.stateDir);

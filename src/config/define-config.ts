@@ -96,6 +96,25 @@ export interface UserConfig {
      * @default 20
      */
     maxDeletes?: number;
+    /** How long a request is retried after 429s, 5xx, timeouts and dropped connections. */
+    retry?: {
+      /**
+       * Attempts per request, the first included.
+       * @default 6
+       */
+      maxAttempts?: number;
+      /**
+       * Total time one request may spend waiting between attempts, in milliseconds.
+       * @default 300000
+       */
+      budgetMs?: number;
+      /**
+       * Longest `Retry-After` waited for, in milliseconds; a longer one fails the request with a
+       * message that says so (it is never silently shortened).
+       * @default 120000
+       */
+      maxRetryAfterMs?: number;
+    };
   };
   /**
    * Front matter `draft: true|false` -> numeric `status`.
@@ -146,6 +165,13 @@ export interface UserConfig {
      * @default 'url'
      */
     uploadUrlField?: string;
+    /**
+     * A field the CMS changes on every write (like `updated_at`). With it, a run lists only ids,
+     * slugs and this field, and reads in full only the records that changed since cms-sync's
+     * last write; `false` lists every field of every record (for a CMS without such a field).
+     * @default 'updated_at'
+     */
+    changeMarker?: string | false;
   };
 }
 

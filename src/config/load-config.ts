@@ -64,6 +64,8 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
       timeoutMs: user.sync?.timeoutMs ?? 30_000,
       prune: user.sync?.prune ?? false,
       maxDeletes: user.sync?.maxDeletes ?? 20,
+      // Defaults live with the retry policy (src/remote/retry.ts); only what the user set is passed.
+      retry: { ...user.sync?.retry },
     },
     statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
     resources: Object.fromEntries(RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)])) as Record<RecordResource, ResolvedResource>,
@@ -76,6 +78,7 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
       payloadKey: user.wire?.payloadKey ?? 'data',
       uploadUrlField: user.wire?.uploadUrlField ?? 'url',
+      changeMarker: user.wire?.changeMarker ?? 'updated_at',
     },
   };
 }

@@ -43,6 +43,13 @@ export const configSchema = z.strictObject({
       timeoutMs: positiveInt('sync.timeoutMs', 1).optional(),
       prune: z.boolean().optional(),
       maxDeletes: positiveInt('sync.maxDeletes', 0).optional(),
+      retry: z
+        .strictObject({
+          maxAttempts: positiveInt('sync.retry.maxAttempts', 1).optional(),
+          budgetMs: positiveInt('sync.retry.budgetMs', 0).optional(),
+          maxRetryAfterMs: positiveInt('sync.retry.maxRetryAfterMs', 0).optional(),
+        })
+        .optional(),
     })
     .optional(),
   statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
@@ -57,6 +64,7 @@ export const configSchema = z.strictObject({
       idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
       payloadKey: z.string().min(1).optional(),
       uploadUrlField: z.string().min(1).optional(),
+      changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
     })
     .optional(),
 });
@@ -82,7 +90,7 @@ export interface Config {
   stateDir: string;
   target: { baseUrl: string | undefined; tokenEnv: string };
   media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
-  sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number };
+  sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number; retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number } };
   statusMap: { draft: number; published: number };
   resources: Record<RecordResource, ResolvedResource>;
   wire: {
@@ -94,5 +102,6 @@ export interface Config {
     idempotencyHeader: string | false;
     payloadKey: string;
     uploadUrlField: string;
+    changeMarker: string | false;
   };
 }

@@ -1,6 +1,7 @@
 import type { ResolvedResource } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
 import { mediaIdentities } from '../media/media-library.js';
+import type { RemoteListing } from '../remote/snapshot.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
@@ -9,11 +10,7 @@ import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
 
-export interface RemoteListing {
-  records: RemoteRecord[];
-  /** False when any page failed or the total moved while paging: then nothing is deleted. */
-  complete: boolean;
-}
+export type { RemoteListing } from '../remote/snapshot.js';
 
 export interface PlanInput {
   desired: DesiredRecord[];
@@ -31,6 +28,12 @@ export interface PlanInput {
   only?: string[];
   /** Edits journaled by a run that died before their answer: told apart from others' changes. */
   pendingEdits?: ReadonlyMap<string, readonly IntentDetail[]>;
+  /**
+   * A field the CMS changes on every write (e.g. `updated_at`). A record whose marker is the one
+   * state saw after our last write is unchanged in the CMS without comparing its fields, so the
+   * listing needs only ids, slugs and markers.
+   */
+  changeMarker?: string;
   /** --refresh=false: the CMS was not read; state is taken as what it holds. */
   trustState?: boolean;
   /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
@@ -45,7 +48,7 @@ interface Base {
 export type Change =
   | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
   | (Base & { action: 'update'; id: number; record: DesiredRecord; fields: string[]; owner: StateRecord['owner']; overwrite?: 'drift' | 'conflict' })
-  | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string>; owner: StateRecord['owner'] })
+  | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string>; owner: StateRecord['owner']; marker?: string })
   | (Base & { action: 'unchanged'; id: number; input?: RecordInput })
   | (Base & { action: 'drift'; id: number; kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms'; fields: string[] })
   | (Base & { action: 'delete'; id: number })
@@ -115,16 +118,16 @@ export function computePlan(input: PlanInput): Plan {
     if (entry && remote) {
       const baseline = landedEdit(entry, remote, input.pendingEdits?.get(record.key) ?? [], resource) ?? entry;
       const changed = changedFields(digests, baseline.source);
-      const inCms = changedFields(remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)), baseline.remote);
+      const inCms = baseline === entry && markerUnchanged(entry, remote, input.changeMarker) ? [] : changedFields(remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)), baseline.remote);
       if (inCms.length > 0 && !record.unchangedSince && holdsAlready(record, remote, book, resource)) {
         // The CMS already holds exactly what the file says: a write whose answer was lost
         // (or a run killed after sending it), or the same edit made by hand. Nothing to send.
-        changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)) });
+        changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
       } else if (inCms.length === 0) {
         if (changed.length > 0) changes.push({ ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
         else if (baseline === entry) changes.push({ ...base, action: 'unchanged', id: entry.id, ...(record.input ? { input: record.input } : {}) });
         // A lost-answer edit that landed and is what the file says: only state has to learn it.
-        else changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)) });
+        else changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
       } else if (input.overwriteDrift) {
         const all = union(Object.keys(digests), Object.keys(entry.source));
         changes.push({ ...base, action: 'update', id: entry.id, record, fields: all, owner: entry.owner, overwrite: changed.length ? 'conflict' : 'drift' });
@@ -152,7 +155,7 @@ export function computePlan(input: PlanInput): Plan {
       claimed.add(`${record.resource}:${match.id}`);
       const fields = Object.keys(digests).sort();
       const differing = differingFields(record, match, book, resource);
-      changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, owner: 'adopted', baseline: remoteDigests(match, fields, (f) => apiName(f, resource)) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
+      changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, owner: 'adopted', baseline: remoteDigests(match, fields, (f) => apiName(f, resource)), ...markerField(match, input.changeMarker) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
       continue;
     }
     changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
@@ -254,6 +257,46 @@ function plannedUploads(changes: Change[], book: IdBook): Upload[] {
     }
   }
   return [...uploads.values()].sort((a, b) => a.source.identity.localeCompare(b.source.identity));
+}
+
+/** The change marker as state keeps it: a string, whatever type the CMS sends. */
+export function markerOf(record: RemoteRecord, marker: string | undefined): string | undefined {
+  const value = marker ? record[marker] : undefined;
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+}
+
+export function markerField(record: RemoteRecord, marker: string | undefined): { marker?: string } {
+  const value = markerOf(record, marker);
+  return value === undefined ? {} : { marker: value };
+}
+
+function markerUnchanged(entry: StateRecord, remote: RemoteRecord, marker: string | undefined): boolean {
+  return entry.marker !== undefined && markerOf(remote, marker) === entry.marker;
+}
+
+/**
+ * Which listed records the plan must see in full when the listing carried only ids, slugs and
+ * change markers: records changed since our last write (or never seen with a marker), records
+ * that a file without state may adopt, and records with an unconfirmed edit of ours.
+ */
+export function recordsToComplete(input: Pick<PlanInput, 'desired' | 'remote' | 'state' | 'resources' | 'changeMarker' | 'pendingEdits'>): Map<RecordResource, number[]> {
+  const wanted = new Map<RecordResource, Set<number>>(RECORD_RESOURCES.map((r) => [r, new Set()]));
+  const byKey = new Map(input.desired.map((d) => [d.key, d]));
+  for (const resource of RECORD_RESOURCES) {
+    const listing = input.remote[resource];
+    if (!listing.fields) continue;
+    const slugField = apiName('slug', input.resources[resource]);
+    const claimed = new Map<number, string>();
+    for (const [key, entry] of Object.entries(input.state.records)) if (key.startsWith(`${resource}/`)) claimed.set(entry.id, key);
+    for (const record of listing.records) {
+      const key = claimed.get(record.id);
+      const entry = key ? input.state.records[key] : undefined;
+      const ours = entry && byKey.has(key!);
+      if (ours && (!markerUnchanged(entry, record, input.changeMarker) || input.pendingEdits?.has(key!))) wanted.get(resource)!.add(record.id);
+      if (!key && typeof record[slugField] === 'string' && byKey.has(`${resource}/${record[slugField]}`)) wanted.get(resource)!.add(record.id);
+    }
+  }
+  return new Map([...wanted].map(([r, ids]) => [r, [...ids].sort((a, b) => a - b)]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { formatProblem } from '../errors.js';
+import { formatProblem, type FileProblem } from '../errors.js';
 import type { Change, Plan } from './compute-plan.js';
 
 export interface PlanCounts {
@@ -95,8 +95,8 @@ export function driftMessage(change: Extract<Change, { action: 'drift' }>): stri
   }
 }
 
-/** The plan as plain data for `--json`. */
-export function planToJson(plan: Plan): unknown {
+/** The plan as plain data for `--json`, with every problem of the run (files' and the plan's). */
+export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.problems): unknown {
   return {
     counts: countPlan(plan),
     abort: plan.abort ?? null,
@@ -113,6 +113,6 @@ export function planToJson(plan: Plan): unknown {
       if (change.action === 'keep') out.reason = change.reason;
       return out;
     }),
-    problems: plan.problems.map((p) => ({ ...p, text: formatProblem(p) })),
+    problems: problems.map((p) => ({ ...p, text: formatProblem(p) })),
   };
 }

@@ -119,14 +119,14 @@ function giveUp(
     case 'retry-after-too-long':
       return new CmsRetryBudgetError(
         `${target} asked to wait ${seconds(decision.delayMs ?? 0)} before trying again (Retry-After, ${last.reason}), ` +
-          `longer than the ${seconds(policy.maxRetryAfterMs)} this client waits (retry.maxRetryAfterMs). ` +
-          'Try again later, or raise retry.maxRetryAfterMs.',
+          `longer than the ${seconds(policy.maxRetryAfterMs)} this client waits (sync.retry.maxRetryAfterMs). ` +
+          'Try again later, or raise sync.retry.maxRetryAfterMs in sync.config.ts.',
         last,
       );
     case 'budget':
       return new CmsRetryBudgetError(
         `${target} did not answer successfully after ${tries} (last: ${last.reason}); ` +
-          `waiting another ${seconds(decision.delayMs ?? 0)} would exceed the retry budget of ${seconds(policy.budgetMs)} (retry.budgetMs).`,
+          `waiting another ${seconds(decision.delayMs ?? 0)} would exceed the retry budget of ${seconds(policy.budgetMs)} (sync.retry.budgetMs in sync.config.ts).`,
         last,
       );
   }

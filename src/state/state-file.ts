@@ -15,6 +15,8 @@ export interface StateRecord {
   remote: Record<string, string>;
   /** What the record was built from; when it is unchanged the file need not be rendered again. */
   input?: RecordInput;
+  /** The CMS's change marker (e.g. `updated_at`) right after our last write. */
+  marker?: string;
 }
 
 /** The inputs of a built record: file bytes, the config that shapes it, and its local images. */

@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     expect(config.stateDir).toBe(path.join(dir, '.cms-sync'));
     expect(config.target.baseUrl).toBeUndefined();
     expect(config.media.defaultSize).toBe('medium');
-    expect(config.sync).toEqual({ concurrency: 4, rps: 0, timeoutMs: 30_000, prune: false, maxDeletes: 20 });
+    expect(config.sync).toEqual({ concurrency: 4, rps: 0, timeoutMs: 30_000, prune: false, maxDeletes: 20, retry: {} });
     expect(config.statusMap).toEqual({ draft: 0, published: 1 });
     expect(config.wire.pageSize).toBe(100);
     expect(config.resources.user.allowDelete).toBe(false);

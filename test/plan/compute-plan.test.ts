@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
-import { computePlan, type PlanInput, type RemoteListing } from '../../src/plan/compute-plan.js';
+import { computePlan, recordsToComplete, type PlanInput, type RemoteListing } from '../../src/plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
 import { comparableDigest } from '../../src/plan/payload.js';
 import type { DesiredRecord } from '../../src/records/build-record.js';
@@ -127,6 +127,28 @@ describe('computePlan', () => {
     it('is not an excuse for someone else\'s change', () => {
       const plan = computePlan(input([v3], [{ ...remoteV1, title: 'Edited by a colleague' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
       expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'conflict' }]);
+    });
+  });
+
+  describe('with a change marker (updated_at), listings carry only ids, slugs and markers', () => {
+    const hello = article('hello');
+    const other = article('other');
+    const full = held(hello, 7, { updated_at: 't1' });
+    const state = stateAfterWriting([[hello, full]]);
+    state.records['article/hello']!.marker = 't1';
+    const light = (updatedAt: string, extra: RemoteRecord[] = []): Partial<Record<RecordResource, RemoteListing>> => ({
+      article: { records: [{ id: 7, slug: 'hello', updated_at: updatedAt }, ...extra], complete: true, fields: ['id', 'slug', 'updated_at'] },
+    });
+
+    it('takes a record whose marker is the one state saw as unchanged, without its fields', () => {
+      const plan = computePlan(input([hello], light('t1'), state, { changeMarker: 'updated_at' }));
+      expect(plan.changes).toMatchObject([{ action: 'unchanged', key: 'article/hello' }]);
+      expect(recordsToComplete({ ...input([hello], light('t1'), state), changeMarker: 'updated_at' }).get('article')).toEqual([]);
+    });
+
+    it('reads in full the records changed since, and those a file without state may adopt', () => {
+      const wanted = recordsToComplete({ ...input([hello, other], light('t2', [{ id: 9, slug: 'other', updated_at: 't0' }, { id: 10, slug: 'by-hand', updated_at: 't0' }]), state), changeMarker: 'updated_at' });
+      expect(wanted.get('article')).toEqual([7, 9]);
     });
   });
 

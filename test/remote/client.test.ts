@@ -146,7 +146,7 @@ describe('retries', () => {
     expect(error.code).toBe('CMS_SYNC_RETRY_BUDGET');
     expect(error.message).toBe(
       'The CMS at http://cms.test (article.get) asked to wait 600 s before trying again (Retry-After, HTTP 429 Too Many Requests: quota), ' +
-        'longer than the 120 s this client waits (retry.maxRetryAfterMs). Try again later, or raise retry.maxRetryAfterMs.',
+        'longer than the 120 s this client waits (sync.retry.maxRetryAfterMs). Try again later, or raise sync.retry.maxRetryAfterMs in sync.config.ts.',
     );
     expect(sent).toHaveLength(1);
     expect(clock.sleeps).toEqual([]);
@@ -171,7 +171,7 @@ describe('retries', () => {
     const start = clock.now();
     const error = await rejection(client.call({ resource: 'article', action: 'get' }));
     expect(error.code).toBe('CMS_SYNC_RETRY_BUDGET');
-    expect(error.message).toMatch(/would exceed the retry budget of 20 s \(retry\.budgetMs\)/);
+    expect(error.message).toMatch(/would exceed the retry budget of 20 s \(sync\.retry\.budgetMs in sync\.config\.ts\)/);
     expect(clock.now() - start).toBeLessThanOrEqual(20_000);
     expect(sent.length).toBeLessThan(100);
   });
