@@ -2,7 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { SyncError } from '../errors.js';
 import { processIO, writeLine, type CliIO } from './io.js';
 import { registerApply } from './apply.js';
+import { registerCiReport } from './ci-report.js';
 import { registerImport } from './import.js';
+import { registerInit } from './init.js';
 import { registerPlan } from './plan.js';
 import { registerPull } from './pull.js';
 import { registerServe } from './serve.js';
@@ -28,7 +30,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     })
     .showHelpAfterError('(run `cms-sync --help` for usage)');
 
-  for (const register of [registerPlan, registerApply, registerImport, registerPull, registerServe, registerStart, registerUnlock, registerWatch]) register(program, io, setExit);
+  for (const register of [registerPlan, registerApply, registerImport, registerPull, registerServe, registerStart, registerUnlock, registerWatch, registerInit, registerCiReport]) register(program, io, setExit);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

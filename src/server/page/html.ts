@@ -17,7 +17,7 @@ const STYLE = `
   .counts li { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 8px 14px; }
   .counts b { font-size: 20px; display: block; }
   .muted { color: #6b7380; }
-  iframe.body { width: 100%; min-height: 360px; border: 1px solid #e3e6ea; background: #fff; }
+  iframe.body { width: 100%; height: 75vh; min-height: 480px; border: 1px solid #e3e6ea; background: #fff; }
   pre { background: #fff; border: 1px solid #e3e6ea; padding: 12px; overflow: auto; white-space: pre-wrap; }
   a { color: #2456c7; }
 `;

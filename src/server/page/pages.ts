@@ -56,6 +56,7 @@ export function recordPage(store: RecordStore, resource: Resource, id: number): 
   if (resource === 'media' && typeof record.mime === 'string' && record.mime.startsWith('image/')) {
     rendered = `<h2>preview</h2><img src="/media/${record.id}/${escapeHtml(encodeURIComponent(String(record.filename)))}" alt="" style="max-width:100%">`;
   }
+  // A reader comes to see the article: the rendered body first, the raw fields below it.
   const title = String(record[SCHEMAS[resource].label] ?? record.filename ?? `${resource} ${id}`);
-  return layout(`${title} — Local CMS`, `<p><a href="/view/${resource}">← ${resource}</a></p><h1>${escapeHtml(title)} <span class="muted">${resource} ${id}</span></h1><table>${rows}</table>${rendered}`);
+  return layout(`${title} — Local CMS`, `<p><a href="/view/${resource}">← ${resource}</a></p><h1>${escapeHtml(title)} <span class="muted">${resource} ${id}</span></h1>${rendered}<h2>fields</h2><table>${rows}</table>`);
 }
