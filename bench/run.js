@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benches = ['incremental.mjs', 'render.mjs', 'watch-latency.mjs', 'import.mjs'];
+const benches = ['incremental.mjs', 'render.mjs', 'api-economy.mjs', 'watch-latency.mjs', 'import.mjs'];
 let failed = false;
 for (const bench of benches) {
   console.log(`\n# bench/${bench}\n`);

@@ -104,18 +104,7 @@ export async function createProject(files: Record<string, string | Buffer>, cmsO
     },
     read: (file) => readFile(path.join(dir, file), 'utf8'),
     async run(args, options = {}) {
-      const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        CMS_BASE_URL: cms.url,
-        CMS_API_TOKEN: SECRET_TOKEN,
-        CMS_MEDIA_BASE_URL: media.baseUrl,
-        NO_COLOR: '1',
-      };
-      for (const [key, value] of Object.entries(options.env ?? {})) {
-        if (value === undefined) delete env[key];
-        else env[key] = value;
-      }
+      const env = cliEnv(options.env);
       const result = await runCli(['--cwd', dir, ...args], env);
       outputs.push(result.stdout, result.stderr);
       return result;
