@@ -60,9 +60,14 @@ export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
     };
   }
 
+  // gray-matter is handed only the front matter block: given the whole file it looks the full
+  // text up in its cache (hashing a long string) and copies it, the main cost of scanning many
+  // long documents. The body is what follows the closing `---` and its newline, as with it.
+  let headEnd = text.indexOf('\n---', firstLineEnd) + 4;
+  if (text[headEnd] === '\n') headEnd += 1;
   let file: matter.GrayMatterFile<string>;
   try {
-    file = matter(text, MATTER_OPTIONS);
+    file = matter(text.slice(0, headEnd), MATTER_OPTIONS);
   } catch (error) {
     return { ...positionOf(error, text, language), ...slugHint(text) };
   }
@@ -75,8 +80,8 @@ export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
       message: `front matter must be a mapping of keys to values (\`title: Hello\`), not ${describe(data)}`,
     };
   }
-  const body = file.content;
-  // gray-matter returns the body as a suffix of its input, so its offset gives the line.
+  // Whatever gray-matter left after the delimiter (text on the `---` line itself) starts the body.
+  const body = file.content + text.slice(headEnd);
   const head = text.slice(0, text.length - body.length);
   return {
     data: data as Record<string, unknown>,
