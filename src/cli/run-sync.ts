@@ -201,29 +201,43 @@ async function readSource(config: Config, flags: SyncFlags, target: Target, stat
   const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined });
   // First what can be taken from state unrendered (file, pipeline and images as at the last
   // write); --overwrite-drift needs every record's content, so nothing is taken then.
+  const docs: Array<SourceDocument | undefined> = scan.documents;
+  const documentCount = docs.length;
   const reused = await Promise.all(
-    scan.documents.map((doc) => (flags.overwriteDrift ? undefined : reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile }))),
+    docs.map((doc) => (flags.overwriteDrift || !doc ? undefined : reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile }))),
   );
-  const toBuild = scan.documents.filter((_, i) => reused[i] === undefined);
-  const renderer = await chooseRenderer(toBuild.filter((d) => d.resource === 'article' || d.resource === 'page').length, config);
+  const toBuild = docs.flatMap((doc, i) => (doc && reused[i] === undefined ? [i] : []));
+  const renderer = await chooseRenderer(toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length, config);
   const limit = pLimit(32);
-  const fresh = await Promise.all(toBuild.map((doc) => limit(async () => ({ doc, ...(await buildRecord(doc, { config, render: renderer.render, media })) })))).finally(() => renderer.close());
-  const built = [...scan.documents.flatMap((doc, i) => (reused[i] ? [{ doc, record: reused[i], problems: [] as FileProblem[] }] : [])), ...fresh];
+  const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
+  for (const [i, record] of reused.entries()) if (record) built.push({ key: record.key, file: record.file, record, problems: [] });
+  await Promise.all(
+    toBuild.map((i) =>
+      limit(async () => {
+        // Each document is let go once built: holding every body until the last one is rendered
+        // would keep the whole content folder in memory twice (Markdown and HTML).
+        const doc = docs[i]!;
+        docs[i] = undefined;
+        const { record, problems } = await buildRecord(doc, { config, render: renderer.render, media });
+        built.push({ key: doc.key, file: doc.file, record, problems });
+      }),
+    ),
+  ).finally(() => renderer.close());
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
   const desired: DesiredRecord[] = [];
-  for (const { doc, record, problems: own } of built) {
+  for (const { key, file, record, problems: own } of built) {
     problems.push(...own);
     if (record) desired.push(record);
     else {
-      failedFiles.push(doc.file);
-      keys.push(doc.key);
+      failedFiles.push(file);
+      keys.push(key);
     }
   }
+  desired.sort((a, b) => a.key.localeCompare(b.key));
   problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  const rendered = renderer.count;
-  return { counts: { documents: scan.documents.length, rendered }, desired, problems, failedFiles, protectedKeys: keys };
+  return { counts: { documents: documentCount, rendered: renderer.count }, desired, problems, failedFiles, protectedKeys: keys };
 }
 
 /** With --only, records outside the selection are not looked at, so they are not deleted either. */
