@@ -1,21 +1,18 @@
 import path from 'node:path';
-import pLimit from 'p-limit';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
 import { formatProblem, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
-import { createMediaResolver, publicUrlOf } from '../media/resolve-media.js';
+import { publicUrlOf } from '../media/resolve-media.js';
 import { computePlan, idBook, markerOf, needsMediaLibrary, recordsToComplete, type Plan, type RemoteListing } from '../plan/compute-plan.js';
 import { apiName } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import { stalePlanReason, writeSavedPlan, type PlanFlags, type SavedPlan } from '../plan/saved-plan.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
-import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from '../records/build-record.js';
-import type { SourceDocument } from '../source/read-document.js';
+import { readSource, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
-import { scanContent } from '../source/scan-content.js';
 import { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
 import { writeLine, type CliIO } from './io.js';
@@ -93,7 +90,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   const listRemote = () => listAll(client, (resource) => lightFields(config, resource));
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
-  const source = await readSource(config, flags, target, state);
+  const source = await readSource(config, { only: flags.only, overwriteDrift: flags.overwriteDrift, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined }, state);
   const show = flags.showProblem ?? (() => true);
   for (const p of source.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
   const hasErrors = source.problems.some((p) => p.severity === 'error');
@@ -159,85 +156,6 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
 
 function planFlags(flags: SyncFlags, config: Config): PlanFlags {
   return { prune: flags.prune ?? config.sync.prune, maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes, overwriteDrift: flags.overwriteDrift ?? false, only: flags.only ?? [] };
-}
-
-interface SourceRead {
-  /** Documents read, and how many of them had to be rendered (the rest were unchanged since the last write). */
-  counts: { documents: number; rendered: number };
-  desired: DesiredRecord[];
-  problems: FileProblem[];
-  failedFiles: string[];
-  protectedKeys: string[];
-}
-
-/** content/ -> desired records; files with errors are skipped and protected, never taken as deleted. */
-/** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
-const POOL_THRESHOLD = 200;
-
-/**
- * How documents are rendered: not at all when none must be (unified is then never loaded), in
- * this thread for a few, on worker threads for many.
- */
-async function chooseRenderer(documents: number, config: Config): Promise<{ render: Renderer; count: number; close(): Promise<void> }> {
-  const counter = { count: 0 };
-  if (documents >= POOL_THRESHOLD) {
-    const { createRenderPool } = await import('../render/render-pool.js');
-    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
-    return Object.assign(counter, { render: (md: string) => (counter.count++, pool.render(md)), close: () => pool.close() });
-  }
-  let renderMarkdown: typeof import('../render/render-markdown.js').renderMarkdown | undefined;
-  return Object.assign(counter, {
-    render: async (md: string) => {
-      renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
-      counter.count++;
-      return renderMarkdown(md, { defaultSize: config.media.defaultSize });
-    },
-    close: async () => {},
-  });
-}
-
-async function readSource(config: Config, flags: SyncFlags, target: Target, state: State): Promise<SourceRead> {
-  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(flags.only ? { only: flags.only } : {}) });
-  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined });
-  // First what can be taken from state unrendered (file, pipeline and images as at the last
-  // write); --overwrite-drift needs every record's content, so nothing is taken then.
-  const docs: Array<SourceDocument | undefined> = scan.documents;
-  const documentCount = docs.length;
-  const reused = await Promise.all(
-    docs.map((doc) => (flags.overwriteDrift || !doc ? undefined : reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile }))),
-  );
-  const toBuild = docs.flatMap((doc, i) => (doc && reused[i] === undefined ? [i] : []));
-  const renderer = await chooseRenderer(toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length, config);
-  const limit = pLimit(32);
-  const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
-  for (const [i, record] of reused.entries()) if (record) built.push({ key: record.key, file: record.file, record, problems: [] });
-  await Promise.all(
-    toBuild.map((i) =>
-      limit(async () => {
-        // Each document is let go once built: holding every body until the last one is rendered
-        // would keep the whole content folder in memory twice (Markdown and HTML).
-        const doc = docs[i]!;
-        docs[i] = undefined;
-        const { record, problems } = await buildRecord(doc, { config, render: renderer.render, media });
-        built.push({ key: doc.key, file: doc.file, record, problems });
-      }),
-    ),
-  ).finally(() => renderer.close());
-  const problems = [...scan.problems];
-  const failedFiles = [...scan.failedFiles];
-  const keys = [...scan.protectedKeys];
-  const desired: DesiredRecord[] = [];
-  for (const { key, file, record, problems: own } of built) {
-    problems.push(...own);
-    if (record) desired.push(record);
-    else {
-      failedFiles.push(file);
-      keys.push(key);
-    }
-  }
-  desired.sort((a, b) => a.key.localeCompare(b.key));
-  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  return { counts: { documents: documentCount, rendered: renderer.count }, desired, problems, failedFiles, protectedKeys: keys };
 }
 
 /** With --only, records outside the selection are not looked at, so they are not deleted either. */

@@ -1,0 +1,92 @@
+import pLimit from 'p-limit';
+import type { Config } from '../config/schema.js';
+import type { FileProblem } from '../errors.js';
+import { createMediaResolver } from '../media/resolve-media.js';
+import { scanContent } from '../source/scan-content.js';
+import type { SourceDocument } from '../source/read-document.js';
+import type { State } from '../state/state-file.js';
+import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from './build-record.js';
+
+export interface SourceRead {
+  /** Documents read, and how many of them had to be rendered (the rest were unchanged since the last write). */
+  counts: { documents: number; rendered: number };
+  desired: DesiredRecord[];
+  problems: FileProblem[];
+  failedFiles: string[];
+  protectedKeys: string[];
+}
+
+/** content/ -> desired records; files with errors are skipped and protected, never taken as deleted. */
+/** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
+const POOL_THRESHOLD = 200;
+
+/**
+ * How documents are rendered: not at all when none must be (unified is then never loaded), in
+ * this thread for a few, on worker threads for many.
+ */
+async function chooseRenderer(documents: number, config: Config): Promise<{ render: Renderer; count: number; close(): Promise<void> }> {
+  const counter = { count: 0 };
+  if (documents >= POOL_THRESHOLD) {
+    const { createRenderPool } = await import('../render/render-pool.js');
+    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
+    return Object.assign(counter, { render: (md: string) => (counter.count++, pool.render(md)), close: () => pool.close() });
+  }
+  let renderMarkdown: typeof import('../render/render-markdown.js').renderMarkdown | undefined;
+  return Object.assign(counter, {
+    render: async (md: string) => {
+      renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
+      counter.count++;
+      return renderMarkdown(md, { defaultSize: config.media.defaultSize });
+    },
+    close: async () => {},
+  });
+}
+
+/**
+ * content/ -> desired records. Files with errors are skipped and protected, never taken as
+ * deleted; files whose inputs are those of the last write are taken from state unrendered.
+ */
+export async function readSource(config: Config, options: { only?: string[] | undefined; overwriteDrift?: boolean | undefined; canServeLocalFiles: boolean }, state: State): Promise<SourceRead> {
+  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(options.only ? { only: options.only } : {}) });
+  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles });
+  // First what can be taken from state unrendered (file, pipeline and images as at the last
+  // write); --overwrite-drift needs every record's content, so nothing is taken then.
+  const docs: Array<SourceDocument | undefined> = scan.documents;
+  const documentCount = docs.length;
+  const reused = await Promise.all(
+    docs.map((doc) => (options.overwriteDrift || !doc ? undefined : reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile }))),
+  );
+  const toBuild = docs.flatMap((doc, i) => (doc && reused[i] === undefined ? [i] : []));
+  const renderer = await chooseRenderer(toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length, config);
+  const limit = pLimit(32);
+  const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
+  for (const record of reused) if (record) built.push({ key: record.key, file: record.file, record, problems: [] });
+  await Promise.all(
+    toBuild.map((i) =>
+      limit(async () => {
+        // Each document is let go once built: holding every body until the last one is rendered
+        // would keep the whole content folder in memory twice (Markdown and HTML).
+        const doc = docs[i]!;
+        docs[i] = undefined;
+        const { record, problems } = await buildRecord(doc, { config, render: renderer.render, media });
+        built.push({ key: doc.key, file: doc.file, record, problems });
+      }),
+    ),
+  ).finally(() => renderer.close());
+  const problems = [...scan.problems];
+  const failedFiles = [...scan.failedFiles];
+  const keys = [...scan.protectedKeys];
+  const desired: DesiredRecord[] = [];
+  for (const { key, file, record, problems: own } of built) {
+    problems.push(...own);
+    if (record) desired.push(record);
+    else {
+      failedFiles.push(file);
+      keys.push(key);
+    }
+  }
+  desired.sort((a, b) => a.key.localeCompare(b.key));
+  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return { counts: { documents: documentCount, rendered: renderer.count }, desired, problems, failedFiles, protectedKeys: keys };
+}
+
