@@ -45,6 +45,8 @@ export interface ApplyResult {
   adopted: number;
   uploaded: number;
   failures: ApplyFailure[];
+  /** Why planned deletes were not carried out, when they were not. */
+  deletesSkipped?: string;
 }
 
 /**
@@ -132,8 +134,12 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   }
   await Promise.all([...tasks, ...uploads.values()]);
 
-  // Deletes: one resource at a time, in the plan's (reverse dependency) order.
-  for (const group of groupByResource(deletes)) {
+  // Deletes: one resource at a time, in the plan's (reverse dependency) order, and only after a
+  // run without errors (as rclone does): a failure may mean the picture the plan had is wrong.
+  if (deletes.length > 0 && result.failures.length > 0) {
+    result.deletesSkipped = `${deletes.length} delete${deletes.length === 1 ? '' : 's'} not done: ${result.failures.length} error${result.failures.length === 1 ? '' : 's'} earlier in this run. Fix them and run again.`;
+  }
+  for (const group of result.deletesSkipped ? [] : groupByResource(deletes)) {
     if (fatal) break;
     await Promise.all(
       group.map(async (change) => {

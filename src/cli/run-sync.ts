@@ -204,6 +204,7 @@ async function carryOut(
   });
   progress.finish();
   for (const failure of result.failures) writeLine(ctx.io.stderr, `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`);
+  if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
   if (ctx.quiet) return result;
   const seconds = ((Date.now() - ctx.started) / 1000).toFixed(1);
   const counts = countPlan(plan);
