@@ -99,7 +99,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       if (change.action === 'unchanged') {
         // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
         const entry = ctx.store.state.records[change.key];
-        if (entry && (entry.file !== change.file || (change.input && change.input.hash !== entry.input?.hash))) {
+        const inputMoved = change.input && (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
+        if (entry && (entry.file !== change.file || inputMoved)) {
           await ctx.store.recordWritten(change.key, { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) });
         }
         return true;

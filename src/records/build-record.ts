@@ -126,6 +126,7 @@ export async function buildRecord(
   record.input = {
     hash: inputHash(doc.hash, pipelineFingerprint(context.config), local.map((m) => m.sha256)),
     media: local.map((m) => m.contentPath),
+    fileSha: doc.hash,
   };
 
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
@@ -155,7 +156,7 @@ function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[])
  * they were at the last write. `hashImage` gives an image's sha256 (or undefined if it is gone).
  */
 export async function reuseRecord(
-  doc: SourceDocument,
+  doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
   entry: StateRecord | undefined,
   context: { config: Config; hashImage: (contentPath: string) => Promise<string | undefined> },
 ): Promise<DesiredRecord | undefined> {
@@ -163,5 +164,5 @@ export async function reuseRecord(
   const hashes = await Promise.all(entry.input.media.map((p) => context.hashImage(p)));
   if (hashes.some((h) => h === undefined)) return undefined;
   if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash) return undefined;
-  return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: entry.input, unchangedSince: entry.source };
+  return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: { ...entry.input, fileSha: doc.hash }, unchangedSince: entry.source };
 }

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
 import { createMediaResolver } from '../media/resolve-media.js';
 import { scanContent } from '../source/scan-content.js';
-import type { SourceDocument } from '../source/read-document.js';
+import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
 import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from './build-record.js';
 
@@ -47,20 +47,48 @@ async function chooseRenderer(documents: number, config: Config): Promise<{ rend
  * deleted; files whose inputs are those of the last write are taken from state unrendered.
  */
 export async function readSource(config: Config, options: { only?: string[] | undefined; overwriteDrift?: boolean | undefined; canServeLocalFiles: boolean }, state: State): Promise<SourceRead> {
-  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(options.only ? { only: options.only } : {}) });
+  // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
+  // --overwrite-drift needs every record's content, so nothing is taken from state then.
+  const byFile = new Map(Object.entries(state.records).map(([key, entry]) => [entry.file, { key, entry }]));
+  const known: KnownFiles = (file, hash) => {
+    const hit = byFile.get(file);
+    return hit && hit.entry.input?.fileSha === hash ? { key: hit.key, slug: hit.key.slice(hit.key.indexOf('/') + 1) } : undefined;
+  };
+  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
   const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles });
-  // First what can be taken from state unrendered (file, pipeline and images as at the last
-  // write); --overwrite-drift needs every record's content, so nothing is taken then.
+  const problems = [...scan.problems];
+  const failedFiles = [...scan.failedFiles];
+  const keys = [...scan.protectedKeys];
+  // An unchanged file whose images or pipeline changed must be parsed after all.
   const docs: Array<SourceDocument | undefined> = scan.documents;
-  const documentCount = docs.length;
-  const reused = await Promise.all(
-    docs.map((doc) => (options.overwriteDrift || !doc ? undefined : reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile }))),
-  );
-  const toBuild = docs.flatMap((doc, i) => (doc && reused[i] === undefined ? [i] : []));
+  const reused: DesiredRecord[] = [];
+  for (const stub of scan.unchanged) {
+    const record = await reuseRecord(stub, state.records[stub.key], { config, hashImage: media.hashFile });
+    if (record) {
+      reused.push(record);
+      continue;
+    }
+    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource });
+    if (isDocumentFailure(doc)) {
+      problems.push(...doc.problems);
+      failedFiles.push(stub.file);
+      keys.push(stub.key, ...doc.claimedKeys);
+    } else docs.push(doc);
+  }
+  const documentCount = docs.length + reused.length;
+  // Parsed files can still be as at the last write (e.g. state written before file hashes were kept).
+  for (const [i, doc] of docs.entries()) {
+    const record = !doc || options.overwriteDrift ? undefined : await reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile });
+    if (record) {
+      reused.push(record);
+      docs[i] = undefined;
+    }
+  }
+  const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
   const renderer = await chooseRenderer(toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length, config);
   const limit = pLimit(32);
   const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
-  for (const record of reused) if (record) built.push({ key: record.key, file: record.file, record, problems: [] });
+  for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });
   await Promise.all(
     toBuild.map((i) =>
       limit(async () => {
@@ -73,9 +101,6 @@ export async function readSource(config: Config, options: { only?: string[] | un
       }),
     ),
   ).finally(() => renderer.close());
-  const problems = [...scan.problems];
-  const failedFiles = [...scan.failedFiles];
-  const keys = [...scan.protectedKeys];
   const desired: DesiredRecord[] = [];
   for (const { key, file, record, problems: own } of built) {
     problems.push(...own);

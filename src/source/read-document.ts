@@ -26,6 +26,23 @@ export interface SourceDocument {
   hash: string;
 }
 
+/**
+ * A file the caller already knows unchanged (same path, same bytes as at the last write): read
+ * and hashed, but not decoded or parsed, since state has everything built from it.
+ */
+export interface UnparsedDocument {
+  unparsed: true;
+  key: string;
+  resource: RecordResource;
+  slug: string;
+  file: string;
+  absPath: string;
+  hash: string;
+}
+
+/** Says which file is known unchanged: its key and slug when `hash` is that of the last write. */
+export type KnownFiles = (file: string, hash: string) => { key: string; slug: string } | undefined;
+
 /** A file that could not become a document. Its records must be left alone, never deleted. */
 export interface DocumentFailure {
   problems: FileProblem[];
@@ -36,6 +53,7 @@ export interface DocumentFailure {
 export interface ReadDocumentOptions {
   projectDir: string;
   resource: RecordResource;
+  known?: KnownFiles;
 }
 
 /**
@@ -43,7 +61,9 @@ export interface ReadDocumentOptions {
  * readFileSync is about 8x faster than fs/promises (no file-handle and thread-pool round trips:
  * 10,000 files in ~80 ms against ~600 ms), and nothing else needs the event loop meanwhile.
  */
-export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | DocumentFailure {
+export function readDocument(absPath: string, options: ReadDocumentOptions & { known?: undefined }): SourceDocument | DocumentFailure;
+export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure;
+export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure {
   const file = toPosixRelative(options.projectDir, absPath);
   let bytes: Buffer;
   try {
@@ -51,6 +71,11 @@ export function readDocument(absPath: string, options: ReadDocumentOptions): Sou
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return failure(file, options.resource, [], 1, 1, `file could not be read (${code}); check that it exists and is readable`);
+  }
+  if (options.known) {
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const known = options.known(file, hash);
+    if (known) return { unparsed: true, key: known.key, resource: options.resource, slug: known.slug, file, absPath, hash };
   }
   return parseDocument(bytes, { file, absPath, resource: options.resource });
 }
@@ -97,7 +122,7 @@ export function parseDocument(
   };
 }
 
-export function isDocumentFailure(result: SourceDocument | DocumentFailure): result is DocumentFailure {
+export function isDocumentFailure(result: SourceDocument | UnparsedDocument | DocumentFailure): result is DocumentFailure {
   return 'problems' in result;
 }
 

@@ -4,11 +4,13 @@ import path from 'node:path';
 import { SyncError, type FileProblem } from '../errors.js';
 import { documentStem, isDocumentName, isIgnoredFolder, isMediaName, resourceOfPath, slugProblem, toPosixRelative } from './content-paths.js';
 import { createPathFilter } from './glob.js';
-import { isDocumentFailure, readDocument, type SourceDocument } from './read-document.js';
+import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument, type UnparsedDocument } from './read-document.js';
 
 export interface ScanResult {
   /** Sorted by key. */
   documents: SourceDocument[];
+  /** Files `known` recognised as unchanged since the last write: hashed, not parsed. Sorted by key. */
+  unchanged: UnparsedDocument[];
   /** Files that exist but could not be read/parsed or were rejected: their remote records must never be treated as deleted. */
   failedFiles: string[];
   /** Keys claimed by failed files when they can be known (e.g. the file-name stem key), also to be protected. */
@@ -25,6 +27,8 @@ export interface ScanOptions {
   contentDir: string;
   /** Globs matched against paths relative to contentDir, e.g. "articles/**"; a glob naming a folder selects all below it. */
   only?: string[];
+  /** Files whose bytes are those of the last write need not be parsed (see UnparsedDocument). */
+  known?: KnownFiles;
 }
 
 
@@ -40,12 +44,12 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { documentPaths, mediaFiles } = await listContent(contentDir, projectDir);
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
-  const results = toRead.map((p) => readDocument(p.absPath, { projectDir, resource: p.resource }));
+  const results = toRead.map((p) => readDocument(p.absPath, { projectDir, resource: p.resource, ...(options.known ? { known: options.known } : {}) }));
 
   const problems: FileProblem[] = [];
   const failedFiles: string[] = [];
   const protectedKeys = new Set<string>();
-  const byKey = new Map<string, SourceDocument[]>();
+  const byKey = new Map<string, Array<SourceDocument | UnparsedDocument>>();
   results.forEach((result, i) => {
     if (isDocumentFailure(result)) {
       problems.push(...result.problems);
@@ -59,9 +63,12 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   });
 
   const documents: SourceDocument[] = [];
+  const unchanged: UnparsedDocument[] = [];
   for (const [key, claimants] of byKey) {
     if (claimants.length === 1) {
-      documents.push(claimants[0]!);
+      const only = claimants[0]!;
+      if ('unparsed' in only) unchanged.push(only);
+      else documents.push(only);
       continue;
     }
     // Neither file wins: picking one would make the record flip between them from run to run.
@@ -74,9 +81,11 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   }
 
   documents.sort((a, b) => compare(a.key, b.key));
+  unchanged.sort((a, b) => compare(a.key, b.key));
   problems.sort((a, b) => compare(a.file, b.file) || a.line - b.line || a.column - b.column);
   return {
     documents,
+    unchanged,
     failedFiles: failedFiles.sort(compare),
     protectedKeys: [...protectedKeys].filter((k) => slugProblem(k.slice(k.indexOf('/') + 1)) === undefined).sort(compare),
     problems,
@@ -84,12 +93,12 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   };
 }
 
-function duplicateProblem(doc: SourceDocument, claimants: readonly SourceDocument[]): FileProblem {
+function duplicateProblem(doc: SourceDocument | UnparsedDocument, claimants: ReadonlyArray<SourceDocument | UnparsedDocument>): FileProblem {
   const others = claimants.filter((d) => d !== doc).map((d) => d.file);
-  const fromSlug = Object.hasOwn(doc.frontMatterLines, 'slug');
+  const fromSlug = !('unparsed' in doc) && Object.hasOwn(doc.frontMatterLines, 'slug');
   return {
     file: doc.file,
-    line: fromSlug ? (doc.frontMatterLines['slug'] ?? 1) : 1,
+    line: fromSlug && !('unparsed' in doc) ? (doc.frontMatterLines['slug'] ?? 1) : 1,
     column: 1,
     message:
       `key "${doc.key}" is also claimed by ${others.join(', ')}; both files are skipped until one of them ` +

@@ -25,6 +25,8 @@ export interface RecordInput {
   hash: string;
   /** Local images the record embeds, relative to content/, in order. */
   media: string[];
+  /** sha256 of the file's bytes: a file with the same bytes need not even be parsed. */
+  fileSha?: string;
 }
 
 /** A file or URL that has been uploaded once, and its media id. */

@@ -240,3 +240,28 @@ describe('scanContent: only', () => {
     expect(result.failedFiles).toEqual([]);
   });
 });
+
+describe('scanContent: files known unchanged since the last write', () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+  const hello = '---\ntitle: Hello\nslug: hi\n---\nHi.\n';
+
+  it('hashes them but does not parse them, and parses a file whose bytes moved', async () => {
+    const project = await makeProject({ 'content/articles/hello.md': hello, 'content/articles/other.md': '---\ntitle: Other\n---\n' });
+    cleanups.push(project.cleanup);
+    const known = (file: string, hash: string) => (file === 'content/articles/hello.md' && hash === sha(hello) ? { key: 'article/hi', slug: 'hi' } : undefined);
+    const result = await scanContent({ projectDir: project.dir, contentDir: project.contentDir, known });
+    expect(result.unchanged).toEqual([{ unparsed: true, key: 'article/hi', resource: 'article', slug: 'hi', file: 'content/articles/hello.md', absPath: path.join(project.dir, 'content/articles/hello.md'), hash: sha(hello) }]);
+    expect(result.documents.map((d) => d.key)).toEqual(['article/other']);
+  });
+
+  it('still finds two files claiming one key when one of them is known unchanged', async () => {
+    const project = await makeProject({ 'content/articles/hello.md': hello, 'content/articles/copy.md': '---\ntitle: Copy\nslug: hi\n---\n' });
+    cleanups.push(project.cleanup);
+    const known = (file: string) => (file === 'content/articles/hello.md' ? { key: 'article/hi', slug: 'hi' } : undefined);
+    const result = await scanContent({ projectDir: project.dir, contentDir: project.contentDir, known });
+    expect(result.documents).toEqual([]);
+    expect(result.unchanged).toEqual([]);
+    expect(result.failedFiles).toEqual(['content/articles/copy.md', 'content/articles/hello.md']);
+    expect(result.protectedKeys).toContain('article/hi');
+  });
+});
