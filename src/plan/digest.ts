@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stableJson } from '../stable-json.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { RemoteRecord } from '../resources.js';
 
@@ -10,13 +11,6 @@ export function digest(value: unknown): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 20);
 }
 
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-      : v,
-  );
-}
 
 /**
  * Digest of each field a record sends, in symbolic form: a category by slug and media by

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { open, readFile, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
+import { stableJson } from '../stable-json.js';
 
 /** What cms-sync knows about one record it created or adopted. */
 export interface StateRecord {
@@ -87,19 +88,7 @@ export async function readStateFile(stateDir: string, target: string): Promise<{
 
 /** Sorted keys, two-space indent, trailing newline: a state that diffs well in git. */
 export function serializeState(state: State): string {
-  return `${JSON.stringify(sortKeys(state), null, 2)}\n`;
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
-    );
-  }
-  return value;
+  return `${stableJson(state, 2)}\n`;
 }
 
 /** Writes the state atomically: temp file, fsync, rename, fsync of the folder. */
