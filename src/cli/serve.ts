@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_DATA_DIR, startLocalCms, type LocalCmsOptions } from '../server/index.js';
+import { DEFAULT_DATA_DIR } from '../server/data-dir.js';
+import type { LocalCmsOptions } from '../server/index.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 
@@ -73,6 +74,8 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
         normalizeHtml: flags.normalizeHtml ?? false,
         log: (line) => writeLine(io.stderr, line),
       };
+      // The server loads only for `serve`, not for every command.
+      const { startLocalCms } = await import('../server/index.js');
       const cms = await startLocalCms(options);
       const shownDir = relative(cwd, dataDir).startsWith('..') ? dataDir : relative(cwd, dataDir) || '.';
       const tokenSource = cms.tokenFile

@@ -1,9 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { createRepeatFilter } from '../watch/repeat-filter.js';
-import { watchPasses, type PassContext } from '../watch/run-pass.js';
-import { createSyncLoop } from '../watch/sync-loop.js';
-import { watchContent } from '../watch/watch-content.js';
+import type { PassContext } from '../watch/run-pass.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf, type SyncFlags } from './run-sync.js';
@@ -25,6 +22,13 @@ export function registerWatch(program: Command, io: CliIO, setExit: SetExit): vo
 }
 
 async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<number> {
+  // chokidar and the loop load only for `watch`, not for every command.
+  const [{ createRepeatFilter }, { watchPasses }, { createSyncLoop }, { watchContent }] = await Promise.all([
+    import('../watch/repeat-filter.js'),
+    import('../watch/run-pass.js'),
+    import('../watch/sync-loop.js'),
+    import('../watch/watch-content.js'),
+  ]);
   const session = await openSession('apply', flags, io, { projectDir, command: 'watch' });
   // With --json, stdout carries the NDJSON records and nothing else.
   const info = flags.json ? io.stderr : io.stdout;

@@ -17,8 +17,7 @@ export type { ServerStats } from './stats.js';
 export { ensureLocalToken, readLocalToken } from './token.js';
 export { findRunningLocalCms, type RunningLocalCms } from './storage/data-lock.js';
 
-/** Where `serve` keeps its data, relative to the project directory. */
-export const DEFAULT_DATA_DIR = '.cms-sync/local-cms';
+export { DEFAULT_DATA_DIR } from './data-dir.js';
 
 export interface LocalCmsOptions {
   /** Directory holding records, media files, the id counters and (unless `token` is given) the token. */
