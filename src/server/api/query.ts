@@ -1,7 +1,7 @@
 import type { RemoteRecord, Resource } from '../../resources.js';
 import { ApiError } from '../http/envelope.js';
 import type { RecordStore } from '../storage/record-store.js';
-import { queryableFields } from '../records/schema.js';
+import { isQueryable, queryableFields } from '../records/schema.js';
 import { describe } from '../records/validate.js';
 import type { ParsedRequest } from './parse-request.js';
 
@@ -25,9 +25,10 @@ type Scalar = string | number | boolean | null;
  */
 export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'get'>, request: ParsedRequest): Record<string, unknown> | ListResult {
   const records = store.list(resource);
-  const known = queryableFields(resource, records);
   const checkField = (name: string, where: string) => {
-    if (!known.has(name)) throw new ApiError(400, `Unknown field ${JSON.stringify(name)} in ${where} for ${resource}. Known fields: ${[...known].join(', ')}.`);
+    if (!isQueryable(resource, records, name)) {
+      throw new ApiError(400, `Unknown field ${JSON.stringify(name)} in ${where} for ${resource}. Known fields: ${[...queryableFields(resource, records)].join(', ')}.`);
+    }
   };
   request.fields?.forEach((name) => checkField(name, '"fields"'));
 
@@ -50,8 +51,10 @@ export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'ge
     const { field, direction } = request.orderBy;
     checkField(field, '"order_by"');
     const sign = direction === 'ASC' ? 1 : -1;
-    // Ties fall back to id ASC so that pages stay stable across requests.
-    matching = [...matching].sort((a, b) => sign * compareValues(a[field], b[field]) || a.id - b.id);
+    // The store lists in id order: `id ASC` (how clients page) needs no sort, `id DESC` a reversal.
+    // Other fields' ties fall back to id ASC so that pages stay stable across requests.
+    if (field === 'id') matching = direction === 'ASC' ? matching : [...matching].reverse();
+    else matching = [...matching].sort((a, b) => sign * compareValues(a[field], b[field]) || a.id - b.id);
   }
   const limit = request.limit ?? DEFAULT_LIMIT;
   const offset = request.offset ?? 0;

@@ -109,6 +109,15 @@ export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
  * articles, every custom field some article currently holds (an article field nobody has is
  * most likely a typo, and an error says so rather than silently matching nothing).
  */
+/** Whether `queryableFields` would hold `name`, without listing them all: a schema field costs no scan. */
+export function isQueryable(resource: Resource, records: Iterable<Record<string, unknown>>, name: string): boolean {
+  const schema = SCHEMAS[resource];
+  if (Object.hasOwn(schema.fields, name)) return true;
+  if (!schema.customFields) return false;
+  for (const record of records) if (Object.hasOwn(record, name)) return true;
+  return false;
+}
+
 export function queryableFields(resource: Resource, records: Iterable<Record<string, unknown>>): Set<string> {
   const schema = SCHEMAS[resource];
   const names = new Set(Object.keys(schema.fields));

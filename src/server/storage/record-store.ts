@@ -28,6 +28,8 @@ const LOAD_CONCURRENCY = 64;
 export class RecordStore {
   readonly #dataDir: string;
   readonly #records = new Map<Resource, Map<number, RemoteRecord>>();
+  /** `list`'s answer per resource until the next change: a listing of 10,000 records pages 100 times. */
+  readonly #listed = new Map<Resource, readonly RemoteRecord[]>();
   readonly #nextId = new Map<Resource, number>();
   readonly #queue = new WriteQueue();
   readonly #commit = new GroupCommit();
@@ -51,8 +53,13 @@ export class RecordStore {
   }
 
   /** Records of a resource in ascending id order (ids only grow, so insertion order is id order). */
-  list(resource: Resource): RemoteRecord[] {
-    return [...this.#map(resource).values()];
+  list(resource: Resource): readonly RemoteRecord[] {
+    let listed = this.#listed.get(resource);
+    if (!listed) {
+      listed = Object.freeze([...this.#map(resource).values()]);
+      this.#listed.set(resource, listed);
+    }
+    return listed;
   }
 
   count(resource: Resource): number {
@@ -98,7 +105,8 @@ export class RecordStore {
     const record: RemoteRecord = { id, ...(await build(id)) };
     const map = this.#map(resource);
     map.set(id, record);
-    this.#submit([this.#recordWrite(resource, record)], () => map.delete(id));
+    this.#listed.delete(resource);
+    this.#submit([this.#recordWrite(resource, record)], () => (map.delete(id), this.#listed.delete(resource)));
     return record;
   }
 
@@ -106,13 +114,19 @@ export class RecordStore {
     const map = this.#map(resource);
     const previous = map.get(record.id);
     map.set(record.id, record);
-    this.#submit([this.#recordWrite(resource, record)], () => (previous ? map.set(record.id, previous) : map.delete(record.id)));
+    this.#listed.delete(resource);
+    this.#submit([this.#recordWrite(resource, record)], () => {
+      if (previous) map.set(record.id, previous);
+      else map.delete(record.id);
+      this.#listed.delete(resource);
+    });
   }
 
   remove(resource: Resource, id: number): void {
     const map = this.#map(resource);
     const previous = map.get(id);
     map.delete(id);
+    this.#listed.delete(resource);
     const counters = Object.fromEntries(RESOURCES.map((r) => [r, this.#nextId.get(r) ?? 1]));
     this.#submit(
       [
@@ -121,6 +135,7 @@ export class RecordStore {
       ],
       () => {
         if (!previous) return;
+        this.#listed.delete(resource);
         map.set(id, previous);
         // Put it back in id order, which `list` relies on.
         const sorted = [...map.values()].sort((a, b) => a.id - b.id);
