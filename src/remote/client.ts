@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import { SyncError } from '../errors.js';
 import type { ApiRequest, RemoteRecord, Resource } from '../resources.js';
 import { CmsAmbiguousError, CmsProtocolError, CmsRejectedError, CmsRetryableError } from './errors.js';
@@ -85,18 +85,23 @@ export interface CmsClient {
 export function createClient(options: ClientOptions): CmsClient {
   const settings = resolveOptions(options);
   const { wire, url, token, now, sleep, random, signal: clientSignal } = settings;
-  // One keep-alive pool per client; an injected dispatcher belongs to the caller.
+  // One keep-alive pool per client; an injected dispatcher belongs to the caller. undici loads
+  // with the first request: a no-op run with --refresh=false makes none and need not pay ~40 ms.
   let ownPool: Pool | undefined;
-  const dispatcher: Dispatcher =
-    options.dispatcher ??
-    (ownPool = new Pool(url.origin, {
-      connections: settings.concurrency,
-      headersTimeout: settings.timeoutMs,
-      bodyTimeout: settings.timeoutMs,
-      connectTimeout: settings.timeoutMs,
-    }));
-  const ctx: ExchangeContext = {
-    dispatcher,
+  let dispatcherReady: Promise<Dispatcher> | undefined;
+  const dispatcherOf = (): Promise<Dispatcher> =>
+    (dispatcherReady ??= options.dispatcher
+      ? Promise.resolve(options.dispatcher)
+      : import('undici').then(({ Pool }) => {
+          ownPool = new Pool(url.origin, {
+            connections: settings.concurrency,
+            headersTimeout: settings.timeoutMs,
+            bodyTimeout: settings.timeoutMs,
+            connectTimeout: settings.timeoutMs,
+          });
+          return ownPool;
+        }));
+  const ctx: Omit<ExchangeContext, 'dispatcher'> = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}${wire.endpointPath}`,
     token,
@@ -134,6 +139,7 @@ export function createClient(options: ClientOptions): CmsClient {
   const attempt = (request: ApiRequest, key: string | undefined, signal: AbortSignal | undefined, n: number) =>
     slots(async () => {
       const action = `${request.resource}.${request.action}`;
+      const dispatcher = await dispatcherOf();
       await throttle.acquire(signal);
       stats.requests++;
       stats.byAction[action] = (stats.byAction[action] ?? 0) + 1;
@@ -142,7 +148,7 @@ export function createClient(options: ClientOptions): CmsClient {
       const started = now();
       let result;
       try {
-        result = await exchange(ctx, request, key, signal);
+        result = await exchange({ ...ctx, dispatcher }, request, key, signal);
       } catch (error) {
         if (error instanceof CmsAmbiguousError) stats.ambiguous++;
         throw error;
@@ -264,6 +270,7 @@ export function createClient(options: ClientOptions): CmsClient {
     async close() {
       if (closed) return;
       closed = true;
+      await dispatcherReady?.catch(() => undefined);
       await ownPool?.close();
     },
   };
