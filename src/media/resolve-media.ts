@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { HashCache } from '../source/hash-cache.js';
 
 /** Where an image comes from; `identity` is what "upload once" is keyed by. */
 export type MediaSource =
@@ -28,15 +29,13 @@ export interface MediaResolver {
  * Resolves image references of documents. Local files are hashed once per run (many records
  * share an image), which is also what makes "one upload per distinct content" possible.
  */
-export function createMediaResolver(options: { projectDir: string; contentDir: string; canServeLocalFiles: boolean }): MediaResolver {
+export function createMediaResolver(options: { projectDir: string; contentDir: string; canServeLocalFiles: boolean; hashCache?: HashCache }): MediaResolver {
   const hashes = new Map<string, Promise<string | undefined>>();
+  const { hashCache } = options;
   const hashOf = (absPath: string) => {
     let pending = hashes.get(absPath);
     if (!pending) {
-      pending = readFile(absPath).then(
-        (bytes) => createHash('sha256').update(bytes).digest('hex'),
-        () => undefined,
-      );
+      pending = hashAt(absPath, toPosix(path.relative(options.projectDir, absPath)), hashCache).catch(() => undefined);
       hashes.set(absPath, pending);
     }
     return pending;
@@ -86,6 +85,17 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
       };
     },
   };
+}
+
+/** An image's sha256: from the cache when its stat is unchanged (images are the big files), else read and hashed. */
+async function hashAt(absPath: string, file: string, cache: HashCache | undefined): Promise<string> {
+  // Stat before reading, never after: the recorded stat must be no newer than the bytes hashed.
+  const info = cache ? await stat(absPath) : undefined;
+  const cached = info && cache!.get(file, info);
+  if (cached) return cached;
+  const sha = createHash('sha256').update(await readFile(absPath)).digest('hex');
+  if (info) cache!.set(file, info, sha);
+  return sha;
 }
 
 /** The URL the CMS fetches a local file from: the public base plus the path, each segment encoded. */

@@ -1,15 +1,21 @@
 import pLimit from 'p-limit';
+import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
 import { createMediaResolver } from '../media/resolve-media.js';
+import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
 import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
 import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from './build-record.js';
 
 export interface SourceRead {
-  /** Documents read, and how many of them had to be rendered (the rest were unchanged since the last write). */
-  counts: { documents: number; rendered: number };
+  /**
+   * Documents read; how many had to be rendered (the rest were unchanged since the last write);
+   * and how many files (documents and images) had to be read and hashed (the rest were vouched
+   * for by an unchanged stat, see HashCache).
+   */
+  counts: { documents: number; rendered: number; hashed: number };
   desired: DesiredRecord[];
   problems: FileProblem[];
   failedFiles: string[];
@@ -54,8 +60,9 @@ export async function readSource(config: Config, options: { only?: string[] | un
     const hit = byFile.get(file);
     return hit && hit.entry.input?.fileSha === hash ? { key: hit.key, slug: hit.key.slice(hit.key.indexOf('/') + 1) } : undefined;
   };
-  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
-  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles });
+  const hashCache = openHashCache(config.stateDir);
+  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
+  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles, hashCache });
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
@@ -68,7 +75,7 @@ export async function readSource(config: Config, options: { only?: string[] | un
       reused.push(record);
       continue;
     }
-    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource });
+    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource, file: stub.file, hashCache });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
       failedFiles.push(stub.file);
@@ -110,8 +117,10 @@ export async function readSource(config: Config, options: { only?: string[] | un
       keys.push(key);
     }
   }
-  desired.sort((a, b) => a.key.localeCompare(b.key));
-  problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
-  return { counts: { documents: documentCount, rendered: renderer.count }, desired, problems, failedFiles, protectedKeys: keys };
+  // Every document and image was looked at unless --only narrowed the scan: forget the rest.
+  hashCache.save({ complete: !options.only?.length });
+  desired.sort((a, b) => byCodeUnit(a.key, b.key));
+  problems.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line);
+  return { counts: { documents: documentCount, rendered: renderer.count, hashed: hashCache.hashed }, desired, problems, failedFiles, protectedKeys: keys };
 }
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
 import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
 import { decodeText } from './decode-text.js';
+import type { HashCache } from './hash-cache.js';
 import { parseFrontMatter } from './front-matter.js';
 
 export interface SourceDocument {
@@ -27,8 +28,9 @@ export interface SourceDocument {
 }
 
 /**
- * A file the caller already knows unchanged (same path, same bytes as at the last write): read
- * and hashed, but not decoded or parsed, since state has everything built from it.
+ * A file the caller already knows unchanged (same path, same bytes as at the last write): hashed,
+ * or only stat'd when the hash cache vouches for its bytes, but not decoded or parsed, since
+ * state has everything built from it.
  */
 export interface UnparsedDocument {
   unparsed: true;
@@ -54,6 +56,10 @@ export interface ReadDocumentOptions {
   projectDir: string;
   resource: RecordResource;
   known?: KnownFiles;
+  /** Where the sha256 of files whose stat has not changed is kept: such a file is not even read when `known` knows it. */
+  hashCache?: HashCache;
+  /** `absPath` relative to projectDir with forward slashes, when the caller has it already. */
+  file?: string;
 }
 
 /**
@@ -64,29 +70,35 @@ export interface ReadDocumentOptions {
 export function readDocument(absPath: string, options: ReadDocumentOptions & { known?: undefined }): SourceDocument | DocumentFailure;
 export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure;
 export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure {
-  const file = toPosixRelative(options.projectDir, absPath);
+  const file = options.file ?? toPosixRelative(options.projectDir, absPath);
+  const { known, hashCache } = options;
+  let stat: Stats | undefined;
   let bytes: Buffer;
   try {
+    // Stat before reading, never after: the recorded stat must be no newer than the bytes hashed.
+    stat = hashCache ? statSync(absPath) : undefined;
+    const cached = stat && hashCache!.get(file, stat);
+    const unchanged = cached && known?.(file, cached);
+    if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, hash: cached };
     bytes = readFileSync(absPath);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return failure(file, options.resource, [], 1, 1, `file could not be read (${code}); check that it exists and is readable`);
   }
-  if (options.known) {
-    const hash = createHash('sha256').update(bytes).digest('hex');
-    const known = options.known(file, hash);
-    if (known) return { unparsed: true, key: known.key, resource: options.resource, slug: known.slug, file, absPath, hash };
-  }
-  return parseDocument(bytes, { file, absPath, resource: options.resource });
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  if (stat) hashCache!.set(file, stat, hash);
+  const unchanged = known?.(file, hash);
+  if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, hash };
+  return parseDocument(bytes, { file, absPath, resource: options.resource }, hash);
 }
 
 /** The pure part of readDocument: bytes in, document or positioned problems out. */
 export function parseDocument(
   bytes: Uint8Array,
   where: { file: string; absPath: string; resource: RecordResource },
+  hash = createHash('sha256').update(bytes).digest('hex'),
 ): SourceDocument | DocumentFailure {
   const { file, absPath, resource } = where;
-  const hash = createHash('sha256').update(bytes).digest('hex');
   const decoded = decodeText(bytes);
   if (!decoded.ok) return failure(file, resource, [], decoded.line, decoded.column, decoded.message);
 

@@ -1,9 +1,11 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import { documentStem, isDocumentName, isIgnoredFolder, isMediaName, resourceOfPath, slugProblem, toPosixRelative } from './content-paths.js';
 import { createPathFilter } from './glob.js';
+import type { HashCache } from './hash-cache.js';
 import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument, type UnparsedDocument } from './read-document.js';
 
 export interface ScanResult {
@@ -29,6 +31,8 @@ export interface ScanOptions {
   only?: string[];
   /** Files whose bytes are those of the last write need not be parsed (see UnparsedDocument). */
   known?: KnownFiles;
+  /** sha256 of files by their stat, so unchanged files need not be read (see HashCache). */
+  hashCache?: HashCache;
 }
 
 
@@ -44,7 +48,8 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { documentPaths, mediaFiles } = await listContent(contentDir, projectDir);
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
-  const results = toRead.map((p) => readDocument(p.absPath, { projectDir, resource: p.resource, ...(options.known ? { known: options.known } : {}) }));
+  const { known, hashCache } = options;
+  const results = toRead.map((p) => readDocument(p.absPath, { projectDir, resource: p.resource, file: p.file, ...(known ? { known } : {}), ...(hashCache ? { hashCache } : {}) }));
 
   const problems: FileProblem[] = [];
   const failedFiles: string[] = [];
@@ -53,7 +58,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   results.forEach((result, i) => {
     if (isDocumentFailure(result)) {
       problems.push(...result.problems);
-      failedFiles.push(toPosixRelative(projectDir, toRead[i]!.absPath));
+      failedFiles.push(toRead[i]!.file);
       result.claimedKeys.forEach((k) => protectedKeys.add(k));
       return;
     }
@@ -109,6 +114,8 @@ function duplicateProblem(doc: SourceDocument | UnparsedDocument, claimants: Rea
 
 interface DocumentPath {
   absPath: string;
+  /** Relative to projectDir, forward slashes. */
+  file: string;
   /** Relative to contentDir, forward slashes. */
   inContent: string;
   resource: NonNullable<ReturnType<typeof resourceOfPath>>;
@@ -117,25 +124,28 @@ interface DocumentPath {
 async function listContent(contentDir: string, projectDir: string): Promise<{ documentPaths: DocumentPath[]; mediaFiles: string[] }> {
   const documentPaths: DocumentPath[] = [];
   const mediaFiles: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    const entries = await readEntries(dir, dir === contentDir);
-    const subfolders: string[] = [];
+  // Relative paths are built while walking, not computed per file with path.relative (10,000 files: ~60 ms).
+  const contentInProject = toPosixRelative(projectDir, contentDir);
+  const inProject = (inContent: string) => (contentInProject === '' ? inContent : `${contentInProject}/${inContent}`);
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await readEntries(dir, prefix === '');
+    const subfolders: Array<[string, string]> = [];
     for (const entry of entries) {
-      const absPath = path.join(dir, entry.name);
+      const absPath = `${dir}${path.sep}${entry.name}`;
+      const inContent = `${prefix}${entry.name}`;
       // Symlinked folders are not followed: a link back up the tree would never end.
       if (entry.isDirectory()) {
-        if (!isIgnoredFolder(entry.name)) subfolders.push(absPath);
+        if (!isIgnoredFolder(entry.name)) subfolders.push([absPath, `${inContent}/`]);
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      const inContent = toPosixRelative(contentDir, absPath);
-      if (isMediaName(entry.name)) mediaFiles.push(toPosixRelative(projectDir, absPath));
+      if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
-      if (resource) documentPaths.push({ absPath, inContent, resource });
+      if (resource) documentPaths.push({ absPath, file: inProject(inContent), inContent, resource });
     }
-    await Promise.all(subfolders.map(walk));
+    await Promise.all(subfolders.map(([folder, below]) => walk(folder, below)));
   };
-  await walk(contentDir);
+  await walk(contentDir, '');
   documentPaths.sort((a, b) => compare(a.inContent, b.inContent));
   return { documentPaths, mediaFiles: mediaFiles.sort(compare) };
 }
@@ -151,9 +161,4 @@ async function readEntries(dir: string, isRoot: boolean): Promise<Dirent[]> {
     }
     throw new SyncError('CMS_SYNC_INPUT', `The folder ${dir} could not be listed (${code ?? 'unknown error'}).`, { cause: error });
   }
-}
-
-/** Code-unit order: the same on every machine, unlike localeCompare. */
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createProject, dynamicBlock, png, SECRET_TOKEN, type Project } from './harness.js';
 
 /** A small newsroom: two categories, three articles sharing one map image, a page, a breaking item. */
@@ -115,7 +117,7 @@ describe('apply, end to end against the local CMS', () => {
     project = await createProject(newsroom());
     await project.run(['apply']);
     const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: { documents: number; rendered: number } };
-    expect(rerun.source).toEqual({ documents: 7, rendered: 0 });
+    expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
 
     await project.write('content/images/chart.png', png(3));
     project.cms.resetStats();
@@ -128,6 +130,33 @@ describe('apply, end to end against the local CMS', () => {
     const media = await project.records('media');
     const flood = (await project.records('article')).find((a) => a.slug === 'flood-warning')!;
     expect(flood.body).toContain(dynamicBlock(media.at(-1)!.id as number, 'small'));
+  });
+
+  it('reads no unchanged file on a rerun, yet sees an edit that kept the size and set the mtime back', async () => {
+    project = await createProject(newsroom());
+    // Whole seconds, so that the edit below can put the very same mtime back.
+    const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
+    const file = path.join(project.dir, 'content/pages/about.md');
+    await utimes(file, anHourAgo, anHourAgo);
+    // Files changed in the last 2 s are always read again (their times could hide a second save).
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const first = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: { hashed: number } };
+    expect(first.source.hashed).toBe(9); // 7 documents, 2 images
+    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: { updated: number } };
+    expect(rerun.source).toEqual({ documents: 7, rendered: 0, hashed: 0 });
+
+    // Same length, mtime restored (as `touch -d` or `rsync -t` would): only its ctime tells.
+    const before = await stat(file);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('We report on the valley.', 'We report on the VALLEY.'));
+    await utimes(file, anHourAgo, anHourAgo);
+    const after = await stat(file);
+    expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
+    project.cms.resetStats();
+    const edited = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: { updated: number } };
+    expect(edited.source).toMatchObject({ rendered: 1, hashed: 1 });
+    expect(edited.result.updated).toBe(1);
+    expect((await project.records('page'))[0]!.content).toContain('We report on the VALLEY.');
   });
 
   it('still makes zero writes on a rerun when the CMS normalises the HTML it stores', async () => {

@@ -1,0 +1,93 @@
+import type { Stats } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HASH_CACHE_FILE, openHashCache, RACY_MS } from '../../src/source/hash-cache.js';
+
+const NOW = 1_800_000_000_000;
+const old = NOW - RACY_MS - 1;
+
+function stat(over: Partial<Pick<Stats, 'size' | 'mtimeMs' | 'ctimeMs' | 'ino'>> = {}, isFile = true): Stats {
+  return { size: 120, mtimeMs: old, ctimeMs: old, ino: 42, isFile: () => isFile, ...over } as Stats;
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-hash-cache-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the hash cache: a file whose stat is unchanged need not be read again', () => {
+  it('vouches for a file across runs only while size, mtime, ctime and inode all match', () => {
+    const first = openHashCache(dir, () => NOW);
+    expect(first.get('content/a.md', stat())).toBeUndefined();
+    first.set('content/a.md', stat(), 'sha-a');
+    expect(first.hashed).toBe(1);
+    first.save();
+
+    const next = openHashCache(dir, () => NOW);
+    expect(next.get('content/a.md', stat())).toBe('sha-a');
+    expect(next.hashed).toBe(0);
+    // Any one of them changed is a miss: an edit of the same size, a restored mtime (touch -d,
+    // rsync -t: ctime still moves), a file replaced by another (new inode).
+    expect(next.get('content/a.md', stat({ size: 121 }))).toBeUndefined();
+    expect(next.get('content/a.md', stat({ mtimeMs: old + 1 }))).toBeUndefined();
+    expect(next.get('content/a.md', stat({ ctimeMs: old + 0.5 }))).toBeUndefined();
+    expect(next.get('content/a.md', stat({ ino: 43 }))).toBeUndefined();
+    expect(next.get('content/b.md', stat())).toBeUndefined();
+  });
+
+  it('does not trust the stat of a file changed within the last two seconds (racily clean)', () => {
+    const cache = openHashCache(dir, () => NOW);
+    cache.set('content/fresh.md', stat({ mtimeMs: NOW - 500, ctimeMs: NOW - 500 }), 'sha-1');
+    // A second save within the same timestamp tick could keep these very times with other bytes.
+    expect(cache.get('content/fresh.md', stat({ mtimeMs: NOW - 500, ctimeMs: NOW - 500 }))).toBeUndefined();
+    // ctime alone is enough to distrust it (mtime can be set back, ctime cannot).
+    cache.set('content/touched.md', stat({ ctimeMs: NOW - 10 }), 'sha-2');
+    expect(cache.get('content/touched.md', stat({ ctimeMs: NOW - 10 }))).toBeUndefined();
+    // And a file recorded earlier that is now fresh is forgotten, not kept with its old hash.
+    cache.set('content/a.md', stat(), 'sha-a');
+    cache.set('content/a.md', stat({ mtimeMs: NOW, ctimeMs: NOW }), 'sha-b');
+    expect(cache.get('content/a.md', stat())).toBeUndefined();
+  });
+
+  it('forgets files not seen in a complete scan, and keeps them after a partial one (--only)', () => {
+    const first = openHashCache(dir, () => NOW);
+    first.set('content/a.md', stat(), 'sha-a');
+    first.set('content/b.md', stat({ ino: 7 }), 'sha-b');
+    first.save();
+
+    const partial = openHashCache(dir, () => NOW);
+    expect(partial.get('content/a.md', stat())).toBe('sha-a');
+    partial.save({ complete: false });
+    expect(openHashCache(dir, () => NOW).get('content/b.md', stat({ ino: 7 }))).toBe('sha-b');
+
+    const complete = openHashCache(dir, () => NOW);
+    expect(complete.get('content/a.md', stat())).toBe('sha-a');
+    complete.save({ complete: true });
+    expect(openHashCache(dir, () => NOW).get('content/b.md', stat({ ino: 7 }))).toBeUndefined();
+  });
+
+  it('treats a damaged or foreign cache file as empty: the files are read, nothing fails', async () => {
+    await writeFile(path.join(dir, HASH_CACHE_FILE), '{"version": 1, "files": {"content/a.md": [120, ');
+    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
+    await writeFile(path.join(dir, HASH_CACHE_FILE), JSON.stringify({ version: 9, files: { 'content/a.md': [120, old, old, 42, 'x'] } }));
+    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
+    await writeFile(path.join(dir, HASH_CACHE_FILE), JSON.stringify({ version: 1, files: { 'content/a.md': [120, old, 'nope', 42, 'x'] } }));
+    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
+  });
+
+  it('writes nothing when nothing changed, and a sorted file when something did', async () => {
+    const cache = openHashCache(dir, () => NOW);
+    cache.save();
+    await expect(readFile(path.join(dir, HASH_CACHE_FILE))).rejects.toThrow(/ENOENT/);
+    cache.set('content/z.md', stat({ ino: 1 }), 'sha-z');
+    cache.set('content/a.md', stat({ ino: 2 }), 'sha-a');
+    cache.save();
+    const saved = JSON.parse(await readFile(path.join(dir, HASH_CACHE_FILE), 'utf8')) as { files: Record<string, unknown> };
+    expect(Object.keys(saved.files)).toEqual(['content/a.md', 'content/z.md']);
+  });
+});
