@@ -1,3 +1,4 @@
+import { byCodeUnit } from '../compare.js';
 import type { ResolvedResource } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
 import { mediaIdentities } from '../media/media-library.js';
@@ -165,7 +166,7 @@ export function computePlan(input: PlanInput): Plan {
   const deletes: Change[] = [];
   const emptyContent = input.desired.length === 0 && input.protectedKeys.size === 0;
   let deletesHeld: string | undefined;
-  for (const [key, entry] of Object.entries(state.records).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [key, entry] of Object.entries(state.records).sort(([a], [b]) => byCodeUnit(a, b))) {
     if (desiredKeys.has(key)) continue;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
     const base = { key, resource, file: entry.file, id: entry.id };
@@ -235,7 +236,7 @@ function knownMedia(input: PlanInput, book: IdBook): Plan['knownMedia'] {
       if (id !== undefined) out.set(source.identity, { identity: source.identity, id, source: source.kind === 'file' ? source.file : source.url });
     }
   }
-  return [...out.values()].sort((a, b) => a.identity.localeCompare(b.identity));
+  return [...out.values()].sort((a, b) => byCodeUnit(a.identity, b.identity));
 }
 
 /** Whether some image of the desired records is unknown to state, so the CMS's library is worth reading. */
@@ -256,7 +257,7 @@ function plannedUploads(changes: Change[], book: IdBook): Upload[] {
       uploads.set(source.identity, upload);
     }
   }
-  return [...uploads.values()].sort((a, b) => a.source.identity.localeCompare(b.source.identity));
+  return [...uploads.values()].sort((a, b) => byCodeUnit(a.source.identity, b.source.identity));
 }
 
 /** The change marker as state keeps it: a string, whatever type the CMS sends. */
@@ -330,6 +331,8 @@ function holdsAlready(record: DesiredRecord, remote: RemoteRecord, book: IdBook,
 }
 
 function changedFields(now: Record<string, string>, before: Record<string, string>): string[] {
+  // A record taken from state unrendered carries state's own digests: nothing to compare.
+  if (now === before) return [];
   return union(Object.keys(now), Object.keys(before)).filter((f) => now[f] !== before[f]);
 }
 
@@ -343,5 +346,5 @@ function byApplyOrder(a: Change, b: Change): number {
   if (deleteA !== deleteB) return deleteA - deleteB;
   // Deletes run in reverse resource order: articles before the categories they point at.
   const order = deleteA ? ORDER[b.resource] - ORDER[a.resource] : ORDER[a.resource] - ORDER[b.resource];
-  return order || a.key.localeCompare(b.key);
+  return order || byCodeUnit(a.key, b.key);
 }
