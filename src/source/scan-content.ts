@@ -8,6 +8,9 @@ import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
 import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument, type UnparsedDocument } from './read-document.js';
 
+/** Files read between two turns of the event loop. */
+const YIELD_EVERY = 500;
+
 export interface ScanResult {
   /** Sorted by key. */
   documents: SourceDocument[];
@@ -49,7 +52,13 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
   const { known, hashCache } = options;
-  const results = toRead.map((p) => readDocument(p.absPath, { projectDir, resource: p.resource, file: p.file, ...(known ? { known } : {}), ...(hashCache ? { hashCache } : {}) }));
+  const results: ReturnType<typeof readDocument>[] = [];
+  for (const [i, p] of toRead.entries()) {
+    results.push(readDocument(p.absPath, { projectDir, resource: p.resource, file: p.file, ...(known ? { known } : {}), ...(hashCache ? { hashCache } : {}) }));
+    // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
+    // meanwhile, take its answers in now and then instead of only after the last file.
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+  }
 
   const problems: FileProblem[] = [];
   const failedFiles: string[] = [];

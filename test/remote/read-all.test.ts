@@ -107,3 +107,32 @@ describe('list', () => {
     await expect(client.list('article')).rejects.toMatchObject({ code: 'CMS_SYNC_REJECTED' });
   });
 });
+
+describe('list, many pages', () => {
+  it('asks for the pages after the first at once when the CMS reports a total, and takes them in order', async () => {
+    const { client, sent, events } = setup(pagingCms(records(450)), { concurrency: 4 });
+    const result = await client.list('article');
+    expect(result).toMatchObject({ complete: true, total: 450 });
+    expect(result.records.map((r) => r.id)).toEqual(records(450).map((r) => r.id));
+    expect(sent.map((s) => s.body.offset)).toEqual([0, 100, 200, 300, 400]);
+    // Against a remote CMS each page is a round trip: after the first answer, four requests go
+    // out (the client's concurrency) before the next answer comes back.
+    const flow = events.flatMap((e) => (e.type === 'request' ? ['ask'] : e.type === 'response' ? ['answer'] : []));
+    expect(flow).toEqual(['ask', 'answer', 'ask', 'ask', 'ask', 'ask', 'answer', 'answer', 'answer', 'answer']);
+  });
+
+  it('goes on one page at a time when a page in the middle comes back short (the list moved)', async () => {
+    const all = records(350);
+    const { client, sent } = setup((body) => {
+      const offset = Number(body.offset);
+      // A record deleted after the first page: the page at 100 is one short, the rest shift.
+      const now = offset === 0 ? all : all.filter((r) => r.id !== 150);
+      return ok({ items: now.slice(offset, offset + (offset === 100 ? 99 : 100)), total: offset === 0 ? 350 : 349 });
+    });
+    const result = await client.list('article');
+    expect(result.complete).toBe(false);
+    // 100 gave 99: the pages fetched at 200 and 300 are dropped, reading goes on from 199.
+    expect(sent.map((s) => s.body.offset)).toEqual([0, 100, 200, 300, 199, 299]);
+    expect(result.records).toHaveLength(349);
+  });
+});
