@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { findMedia } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
-import { markerField, type Change, type Plan, type Upload } from '../plan/compute-plan.js';
+import { markerField, type Change, type Plan } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
 import { apiName, comparableDigest, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
@@ -11,6 +11,7 @@ import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/err
 import type { RemoteRecord } from '../resources.js';
 import type { StateStore } from '../state/journal.js';
 import type { StateRecord } from '../state/state-file.js';
+import type { UploadAhead } from './upload-ahead.js';
 
 /** Everything apply touches, passed in: the only code that writes to the CMS. */
 export interface ApplyContext {
@@ -22,6 +23,8 @@ export interface ApplyContext {
   /** The URL the CMS should fetch a media source from. */
   uploadUrlOf: (source: Exclude<MediaSource, { kind: 'existing' }>) => string;
   onProgress?: (event: ProgressEvent) => void;
+  /** Uploads started while documents were still being rendered (see upload-ahead.ts). */
+  ahead?: UploadAhead;
 }
 
 export interface ProgressEvent {
@@ -75,7 +78,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
-      runUpload(upload, ctx, library).then(
+      (adoptEarly(upload.source.identity, ctx) ?? uploadSource(upload.source, ctx, library)).then(
         () => {
           result.uploaded += 1;
           progress(`^ ${describeSource(upload.source)}`, true);
@@ -134,6 +137,11 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     tasks.push(task.then(() => undefined));
   }
   await Promise.all([...tasks, ...uploads.values()]);
+  // Uploads started ahead for records the plan then left alone (drift, errors): done all the
+  // same, and remembered in state for the run that needs them.
+  for (const early of (await ctx.ahead?.settle()) ?? []) {
+    if (early.ok && !uploads.has(early.identity)) result.uploaded += 1;
+  }
 
   // Deletes: one resource at a time, in the plan's (reverse dependency) order, and only after a
   // run without errors (as rclone does): a failure may mean the picture the plan had is wrong.
@@ -165,8 +173,23 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   return result;
 }
 
-async function runUpload(upload: Upload, ctx: ApplyContext, library: MediaLibraryView): Promise<void> {
-  const source = upload.source;
+/** The upload started ahead for this image, its id taken into this run's book once it is done. */
+function adoptEarly(identity: string, ctx: ApplyContext): Promise<void> | undefined {
+  return ctx.ahead?.started(identity)?.then(() => {
+    const entry = ctx.store.state.media[identity];
+    if (entry) ctx.book.mediaIdByIdentity.set(identity, entry.id);
+  });
+}
+
+/** What an upload needs: the client, the state it is journaled in, and where ids are kept. */
+export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'book' | 'uploadUrlOf'>;
+
+/**
+ * Uploads one image (journaled before, remembered after) and resolves with nothing once its id
+ * is in the book and state. A lost answer, or an upload a dead run sent, is looked up in the
+ * library before the file is sent again.
+ */
+export async function uploadSource(source: MediaSource, ctx: UploadContext, library: MediaLibraryView): Promise<void> {
   if (source.kind === 'existing') return;
   const url = ctx.uploadUrlOf(source);
   const done = async (id: number) => {
@@ -194,11 +217,11 @@ async function runUpload(upload: Upload, ctx: ApplyContext, library: MediaLibrar
 }
 
 /** The media library, listed at most once per run unless a fresh copy is asked for. */
-interface MediaLibraryView {
+export interface MediaLibraryView {
   list(fresh: boolean): Promise<RemoteRecord[]>;
 }
 
-function mediaLibrary(client: CmsClient): MediaLibraryView {
+export function mediaLibrary(client: CmsClient): MediaLibraryView {
   let listing: Promise<RemoteRecord[]> | undefined;
   return {
     list(fresh) {

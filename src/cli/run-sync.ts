@@ -3,14 +3,15 @@ import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-
 import type { Config } from '../config/schema.js';
 import { formatProblem, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
-import { publicUrlOf } from '../media/resolve-media.js';
-import { computePlan, idBook, markerOf, needsMediaLibrary, recordsToComplete, type Plan, type RemoteListing } from '../plan/compute-plan.js';
+import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
+import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
+import { computePlan, idBook, mayAbort, markerOf, needsMediaLibrary, recordsToComplete, type Plan, type RemoteListing } from '../plan/compute-plan.js';
 import { apiName } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import { stalePlanReason, writeSavedPlan, type PlanFlags, type SavedPlan } from '../plan/saved-plan.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
-import { readSource, type SourceRead } from '../records/read-source.js';
+import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
 import { StateStore } from '../state/journal.js';
@@ -77,6 +78,19 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
  * every batch of saves; it never throws for a per-record problem, only for run-level failures.
  */
 export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): Promise<SyncReport> {
+  const { client, mode, store } = session;
+  // Images upload while documents are still being rendered, except where the promise is that
+  // nothing is sent before everything is known: plan, a saved plan, --strict.
+  const ahead = mode === 'apply' && store && !flags.savedPlan && !flags.strict ? createUploadAhead({ client, store, uploadUrlOf: uploadUrlFor(session.target) }) : undefined;
+  try {
+    return await syncPass(session, flags, io, ahead);
+  } finally {
+    // Nothing may still be in flight when the caller saves state and closes the client.
+    await ahead?.settle();
+  }
+}
+
+async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: UploadAhead | undefined): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
   const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
@@ -90,7 +104,31 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   const listRemote = () => listAll(client, (resource) => lightFields(config, resource));
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
-  const source = await readSource(config, { only: flags.only, overwriteDrift: flags.overwriteDrift, canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined }, state);
+  // The gate of the uploads ahead: open once the listing is read and the scan shows that the
+  // plan cannot stop on --max-deletes (an abort promises that nothing was sent).
+  const onScanned = (keys: ScannedKeys) => {
+    if (!ahead) return;
+    const listed = refresh ? remotePending : Promise.resolve(unread());
+    listed?.then(
+      (remote) => {
+        const protect = protectedKeys(keys.protectedKeys, state, flags.only);
+        ahead.open(!mayAbort({ ...planFlags(flags, config), state, remote, resources: config.resources, trustState: !refresh, claimed: keys.claimed, protectedKeys: protect, failedFiles: new Set(keys.failedFiles) }));
+      },
+      () => ahead.open(false),
+    );
+  };
+  const source = await readSource(
+    config,
+    {
+      only: flags.only,
+      overwriteDrift: flags.overwriteDrift,
+      canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
+      onScanned,
+      ...(ahead ? { onMedia: (m: MediaSource) => ahead.offer(m) } : {}),
+    },
+    state,
+  );
+  const read = Date.now() - started;
   const show = flags.showProblem ?? (() => true);
   for (const p of source.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
   const hasErrors = source.problems.some((p) => p.severity === 'error');
@@ -110,8 +148,11 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     }
     await completeRecords(client, remote, wanted, config.wire.pageSize);
   }
+  // The plan is made against the images state knew before any upload ahead, so it still lists
+  // those uploads (applyPlan waits for them rather than starting them again).
+  const planState: State = ahead ? { ...state, media: ahead.knownBefore } : state;
   // Only when state does not know some image (e.g. it was lost): the library has it, maybe.
-  const remoteMedia = refresh && needsMediaLibrary(source.desired, state) ? (await client.list('media')).records : undefined;
+  const remoteMedia = refresh && needsMediaLibrary(source.desired, planState) ? (ahead ? await ahead.library() : (await client.list('media')).records) : undefined;
   const plan = computePlan({
     ...(remoteMedia ? { remoteMedia } : {}),
     trustState: !refresh,
@@ -119,8 +160,8 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     pendingEdits: openIntents,
     desired: source.desired,
     remote,
-    state,
-    protectedKeys: protectedKeys(source, state, flags.only),
+    state: planState,
+    protectedKeys: protectedKeys(source.protectedKeys, state, flags.only),
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
     ...planFlags(flags, config),
@@ -145,11 +186,14 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
     return { exitCode, problems, plan, result: undefined, source: source.counts };
   }
 
-  const book = idBook({ state, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
-  const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book });
+  const book = idBook({ state: planState, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
+  const planned = Date.now() - started;
+  const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book, ...(ahead ? { ahead } : {}) });
   const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
   if (flags.json && !flags.quiet) {
-    writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan, problems), result, stats: client.stats, exitCode }));
+    // When the pass began (epoch ms), then ms since: content read and rendered, plan made, applied.
+    const timings = { startedAt: started, read, planned, applied: Date.now() - started };
+    writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan, problems), result, stats: client.stats, timings, exitCode }));
   }
   return { exitCode, problems, plan, result, source: source.counts };
 }
@@ -159,8 +203,8 @@ function planFlags(flags: SyncFlags, config: Config): PlanFlags {
 }
 
 /** With --only, records outside the selection are not looked at, so they are not deleted either. */
-function protectedKeys(source: SourceRead, state: State, only: string[] | undefined): Set<string> {
-  const keys = new Set(source.protectedKeys);
+function protectedKeys(fromFiles: readonly string[], state: State, only: string[] | undefined): Set<string> {
+  const keys = new Set(fromFiles);
   if (only?.length) {
     const selected = createPathFilter(only);
     for (const [key, entry] of Object.entries(state.records)) {
@@ -185,7 +229,7 @@ function unread(): Record<RecordResource, RemoteListing> {
 
 async function carryOut(
   plan: Plan,
-  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; quiet: boolean; started: number; book: IdBook },
+  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; quiet: boolean; started: number; book: IdBook; ahead?: UploadAhead },
 ): Promise<ApplyResult> {
   // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
   // stdout with the plan and summary, unless stdout is reserved for --json.
@@ -195,11 +239,8 @@ async function carryOut(
     store: ctx.store,
     config: ctx.config,
     book: ctx.book,
-    uploadUrlOf: (source) => {
-      if (source.kind === 'url') return source.url;
-      if (!ctx.target.mediaBaseUrl) throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
-      return publicUrlOf(source.contentPath, ctx.target.mediaBaseUrl);
-    },
+    uploadUrlOf: uploadUrlFor(ctx.target),
+    ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
     ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
   });
   progress.finish();
@@ -214,6 +255,15 @@ async function carryOut(
     `Applied: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} uploaded, ${result.adopted} adopted, ${counts.unchanged} unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''} in ${seconds}s (${ctx.client.stats.requests} requests).`,
   );
   return result;
+}
+
+/** The URL the CMS fetches an image from: its own URL, or the public URL of a file under content/. */
+function uploadUrlFor(target: Target): (source: Exclude<MediaSource, { kind: 'existing' }>) => string {
+  return (source) => {
+    if (source.kind === 'url') return source.url;
+    if (!target.mediaBaseUrl) throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
+    return publicUrlOf(source.contentPath, target.mediaBaseUrl);
+  };
 }
 
 export function projectDirOf(io: CliIO, cwdFlag: string | undefined): string {

@@ -163,40 +163,9 @@ export function computePlan(input: PlanInput): Plan {
     changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
   }
 
-  // Records in state whose file is gone.
-  const deletes: Change[] = [];
-  const emptyContent = input.desired.length === 0 && input.protectedKeys.size === 0;
-  let deletesHeld: string | undefined;
-  for (const [key, entry] of Object.entries(state.records).sort(([a], [b]) => byCodeUnit(a, b))) {
-    if (desiredKeys.has(key)) continue;
-    const resource = key.slice(0, key.indexOf('/')) as RecordResource;
-    const base = { key, resource, file: entry.file, id: entry.id };
-    if (input.protectedKeys.has(key) || input.failedFiles.has(entry.file)) {
-      changes.push({ ...base, action: 'keep', reason: 'its file has errors' });
-      continue;
-    }
-    const listing = input.remote[resource];
-    if (!listing.complete) {
-      deletesHeld = input.trustState ? 'with --refresh=false the CMS is not read, and deletes need a fresh listing' : `the CMS listing of ${resource} was incomplete`;
-      changes.push({ ...base, action: 'keep', reason: deletesHeld });
-      continue;
-    }
-    if (!remoteById.get(resource)!.has(entry.id)) {
-      changes.push({ ...base, action: 'forget' });
-      continue;
-    }
-    if (emptyContent) {
-      deletesHeld = 'content/ has no records at all: cms-sync never deletes everything (check the content directory)';
-      changes.push({ ...base, action: 'keep', reason: deletesHeld });
-    } else if (!input.resources[resource].allowDelete) {
-      changes.push({ ...base, action: 'keep', reason: `deleting ${resource} records is off (resources.${resource}.allowDelete)` });
-    } else if (!input.prune) {
-      changes.push({ ...base, action: 'keep', reason: 'file removed; run with --prune to delete it from the CMS' });
-    } else {
-      deletes.push({ ...base, action: 'delete' });
-    }
-  }
-  changes.push(...deletes);
+  const removals = planRemovals({ ...input, desiredKeys, emptyContent: input.desired.length === 0 && input.protectedKeys.size === 0 });
+  changes.push(...removals.kept, ...removals.deletes);
+  const { deletes, deletesHeld } = removals;
 
   const uploads = plannedUploads(changes, book);
   changes.sort(byApplyOrder);
@@ -206,6 +175,61 @@ export function computePlan(input: PlanInput): Plan {
     plan.abort = `The plan deletes ${deletes.length} records, more than --max-deletes ${input.maxDeletes}. Nothing was changed. If that is intended, rerun with --max-deletes ${deletes.length}.`;
   }
   return plan;
+}
+
+/** What the plan does with records in state whose file is gone (or failed): keep, forget or delete. */
+function planRemovals(input: Pick<PlanInput, 'state' | 'protectedKeys' | 'failedFiles' | 'remote' | 'resources' | 'prune' | 'trustState'> & { desiredKeys: ReadonlySet<string>; emptyContent: boolean }): { kept: Change[]; deletes: Change[]; deletesHeld?: string } {
+  const { state } = input;
+  const kept: Change[] = [];
+  const deletes: Change[] = [];
+  let deletesHeld: string | undefined;
+  const listed = new Map<RecordResource, Set<number>>();
+  const isListed = (resource: RecordResource, id: number) => {
+    let ids = listed.get(resource);
+    if (!ids) listed.set(resource, (ids = new Set(input.remote[resource].records.map((r) => r.id))));
+    return ids.has(id);
+  };
+  for (const [key, entry] of Object.entries(state.records).sort(([a], [b]) => byCodeUnit(a, b))) {
+    if (input.desiredKeys.has(key)) continue;
+    const resource = key.slice(0, key.indexOf('/')) as RecordResource;
+    const base = { key, resource, file: entry.file, id: entry.id };
+    if (input.protectedKeys.has(key) || input.failedFiles.has(entry.file)) {
+      kept.push({ ...base, action: 'keep', reason: 'its file has errors' });
+      continue;
+    }
+    const listing = input.remote[resource];
+    if (!listing.complete) {
+      deletesHeld = input.trustState ? 'with --refresh=false the CMS is not read, and deletes need a fresh listing' : `the CMS listing of ${resource} was incomplete`;
+      kept.push({ ...base, action: 'keep', reason: deletesHeld });
+      continue;
+    }
+    if (!isListed(resource, entry.id)) {
+      kept.push({ ...base, action: 'forget' });
+      continue;
+    }
+    if (input.emptyContent) {
+      deletesHeld = 'content/ has no records at all: cms-sync never deletes everything (check the content directory)';
+      kept.push({ ...base, action: 'keep', reason: deletesHeld });
+    } else if (!input.resources[resource].allowDelete) {
+      kept.push({ ...base, action: 'keep', reason: `deleting ${resource} records is off (resources.${resource}.allowDelete)` });
+    } else if (!input.prune) {
+      kept.push({ ...base, action: 'keep', reason: 'file removed; run with --prune to delete it from the CMS' });
+    } else {
+      deletes.push({ ...base, action: 'delete' });
+    }
+  }
+  return deletesHeld === undefined ? { kept, deletes } : { kept, deletes, deletesHeld };
+}
+
+/**
+ * Whether a plan made from these files could stop on --max-deletes, known from the scan alone
+ * (before rendering): rendering only fails more files, and a failed file's record is kept, so
+ * the final plan deletes no more than this. false means no abort can come.
+ */
+export function mayAbort(input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'prune' | 'maxDeletes' | 'trustState'> & { claimed: ReadonlySet<string>; protectedKeys: ReadonlySet<string>; failedFiles: ReadonlySet<string> }): boolean {
+  if (!input.prune) return false;
+  const { deletes } = planRemovals({ ...input, desiredKeys: input.claimed, emptyContent: input.claimed.size === 0 && input.protectedKeys.size === 0 });
+  return deletes.length > input.maxDeletes;
 }
 
 /** What ids are known before anything is written: categories by slug, media by identity. */

@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
-import { createMediaResolver } from '../media/resolve-media.js';
+import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
 import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument } from '../source/read-document.js';
@@ -52,7 +52,28 @@ async function chooseRenderer(documents: number, config: Config): Promise<{ rend
  * content/ -> desired records. Files with errors are skipped and protected, never taken as
  * deleted; files whose inputs are those of the last write are taken from state unrendered.
  */
-export async function readSource(config: Config, options: { only?: string[] | undefined; overwriteDrift?: boolean | undefined; canServeLocalFiles: boolean }, state: State): Promise<SourceRead> {
+export interface ReadSourceOptions {
+  only?: string[] | undefined;
+  overwriteDrift?: boolean | undefined;
+  canServeLocalFiles: boolean;
+  /** Called once content/ is scanned, before anything is rendered: the keys files claim (see ScannedKeys). */
+  onScanned?: (keys: ScannedKeys) => void;
+  /** Called for each image a document resolves to while it is built (uploads can start early). */
+  onMedia?: (source: MediaSource) => void;
+}
+
+/**
+ * What the scan alone tells: every key a readable file claims, and the keys and files that
+ * failed. Rendering can only fail more files, so deletes planned from these are a superset of
+ * the final plan's.
+ */
+export interface ScannedKeys {
+  claimed: ReadonlySet<string>;
+  protectedKeys: readonly string[];
+  failedFiles: readonly string[];
+}
+
+export async function readSource(config: Config, options: ReadSourceOptions, state: State): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
   const byFile = new Map(Object.entries(state.records).map(([key, entry]) => [entry.file, { key, entry }]));
@@ -62,7 +83,19 @@ export async function readSource(config: Config, options: { only?: string[] | un
   };
   const hashCache = openHashCache(config.stateDir);
   const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
-  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles, hashCache });
+  options.onScanned?.({ claimed: new Set([...scan.documents, ...scan.unchanged].map((d) => d.key)), protectedKeys: scan.protectedKeys, failedFiles: scan.failedFiles });
+  const resolver = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles, hashCache });
+  const { onMedia } = options;
+  const media: MediaResolver = onMedia
+    ? {
+        hashFile: resolver.hashFile,
+        async resolve(src, documentAbsPath) {
+          const resolved = await resolver.resolve(src, documentAbsPath);
+          if (resolved.ok) onMedia(resolved.source);
+          return resolved;
+        },
+      }
+    : resolver;
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];

@@ -218,6 +218,9 @@ describe('apply, end to end against the local CMS', () => {
     await project.run(['apply']);
     await project.remove('content/pages/about.md');
     await project.remove('content/breaking/storm.md');
+    // A new image too: uploads that start while rendering must not start in a run that aborts.
+    await project.write('content/images/new.png', png(9));
+    await project.write('content/articles/new-story.md', '---\ntitle: New\n---\n\n![](../images/new.png)\n');
     project.cms.resetStats();
     const result = await project.run(['apply', '--prune', '--max-deletes', '1']);
     expect(result.code).toBe(3);
@@ -252,9 +255,14 @@ describe('apply, end to end against the local CMS', () => {
     project = await createProject(newsroom());
     await project.run(['apply']);
     await project.remove('.cms-sync/state.json');
+    project.cms.resetStats();
     const result = await project.run(['apply']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('0 created');
+    // Nor uploading twice: the images are found in the library before any upload starts.
+    expect(result.stdout).toContain('0 uploaded');
+    expect(project.cms.stats().byAction['media.upload_from_url']).toBeUndefined();
+    expect(await project.records('media')).toHaveLength(2);
     for (const resource of ['article', 'category', 'page', 'breaking']) {
       const slugs = (await project.records(resource)).map((r) => r.slug);
       expect(new Set(slugs).size).toBe(slugs.length);
@@ -290,5 +298,35 @@ describe('--refresh=false', () => {
     const result = await project.run(['apply', '--refresh=false']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--refresh=false trusts the state, but there is none yet');
+  });
+});
+
+describe('a cold sync of many documents', () => {
+  it('uploads images while documents are still being rendered, each once, and nothing twice on a rerun', async () => {
+    const files: Record<string, string | Buffer> = {};
+    const paragraph = 'The council met on Tuesday to discuss the **budget**, with members divided over [transport](https://example.com/t) spending. ';
+    // Enough documents for the worker pool and a rendering phase of a second or more.
+    for (let i = 0; i < 300; i++) {
+      files[`content/images/photo-${i}.png`] = png(1000 + i);
+      files[`content/articles/story-${i}.md`] = `---\ntitle: Story ${i}\n---\n\n![Photo ${i}](../images/photo-${i}.png)\n\n${`## Part\n\n${paragraph.repeat(6)}\n\n- one\n- two\n\n`.repeat(8)}`;
+    }
+    project = await createProject(files);
+    const run = await project.run(['apply', '--json']);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as { source: { rendered: number }; result: { created: number; uploaded: number }; timings: { startedAt: number; read: number } };
+    expect(doc.source.rendered).toBe(300);
+    expect(doc.result).toMatchObject({ created: 300, uploaded: 300 });
+    const uploads = project.cms.stats().writeLog.filter((w) => w.action === 'upload_from_url').map((w) => w.at);
+    expect(uploads).toHaveLength(300);
+    const renderedAt = doc.timings.startedAt + doc.timings.read;
+    // Not two phases: the CMS got uploads before the last document was rendered.
+    expect(Math.min(...uploads)).toBeLessThan(renderedAt);
+    expect(uploads.filter((at) => at < renderedAt).length).toBeGreaterThan(0);
+
+    project.cms.resetStats();
+    const rerun = await project.run(['apply', '--json']);
+    expect(JSON.parse(rerun.stdout).result).toMatchObject({ created: 0, updated: 0, uploaded: 0 });
+    expect(project.cms.stats().writes).toBe(0);
+    expect((await project.api({ resource: 'media', action: 'get', limit: 1 })).total).toBe(300);
   });
 });
