@@ -21,4 +21,21 @@ describe('the state file', () => {
     expect(serializeState(state)).toBe(`${reference(state)}\n`);
     expect(serializeState(state).indexOf('article/aardvark')).toBeLessThan(serializeState(state).indexOf('article/zebra'));
   });
+
+  it('gives the same text whatever order keys were added in, and for data already sorted', () => {
+    const shapes = (seed: number): unknown => ({
+      zeta: [{ b: seed, a: [3, { y: 1, x: null }] }, 'text', [{ d: 1, c: 2 }]],
+      alpha: { sorted: { a: 1, b: 2 }, unsorted: { b: 2, a: 1 }, '10': 'ten', '9': 'nine' },
+      mid: { deep: { deeper: { z: true, a: false } } },
+      skip: undefined,
+    });
+    const value = shapes(1);
+    expect(stableJson(value, 2)).toBe(reference(value));
+    // Sorted input (as a state read back from state.json) comes out the same, untouched.
+    const sorted = JSON.parse(reference(value)) as unknown;
+    expect(stableJson(sorted, 2)).toBe(reference(value));
+    expect(stableJson(sorted)).toBe(JSON.stringify(sorted));
+    expect(stableJson('plain')).toBe('"plain"');
+    expect(stableJson(undefined)).toBe('null');
+  });
 });
