@@ -124,6 +124,7 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
       overwriteDrift: flags.overwriteDrift,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       onScanned,
+      saveHashes: mode === 'apply',
       ...(ahead ? { onMedia: (m: MediaSource) => ahead.offer(m) } : {}),
     },
     state,

@@ -60,6 +60,8 @@ export interface ReadSourceOptions {
   onScanned?: (keys: ScannedKeys) => void;
   /** Called for each image a document resolves to while it is built (uploads can start early). */
   onMedia?: (source: MediaSource) => void;
+  /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
+  saveHashes?: boolean;
 }
 
 /**
@@ -151,7 +153,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
     }
   }
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.
-  hashCache.save({ complete: !options.only?.length });
+  if (options.saveHashes) hashCache.save({ complete: !options.only?.length });
   desired.sort((a, b) => byCodeUnit(a.key, b.key));
   problems.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line);
   return { counts: { documents: documentCount, rendered: renderer.count, hashed: hashCache.hashed }, desired, problems, failedFiles, protectedKeys: keys };

@@ -140,8 +140,12 @@ describe('apply, end to end against the local CMS', () => {
     await utimes(file, anHourAgo, anHourAgo);
     // Files changed in the last 2 s are always read again (their times could hide a second save).
     await new Promise((resolve) => setTimeout(resolve, 2100));
+    // plan writes nothing anywhere, not even the cache: only apply does.
+    expect((await project.run(['plan'])).code).toBe(0);
+    await expect(stat(path.join(project.dir, '.cms-sync/file-hashes.json'))).rejects.toThrow(/ENOENT/);
     const first = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: { hashed: number } };
     expect(first.source.hashed).toBe(9); // 7 documents, 2 images
+    expect((await stat(path.join(project.dir, '.cms-sync/file-hashes.json'))).isFile()).toBe(true);
     const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: { updated: number } };
     expect(rerun.source).toEqual({ documents: 7, rendered: 0, hashed: 0 });
 
