@@ -43,14 +43,19 @@ try {
   }
 
   for (const [label, flags] of [['one file changed, `apply`', []], ['one file changed, `apply --refresh=false`', ['--refresh=false']]]) {
+    // Best of 3, each after a new edit of the same file.
     const target = path.join(content, 'articles', 'story-4242.md');
-    await writeFile(target, `---\ntitle: Story 4242, edited at ${Date.now()}\ncategory: politics\n---\n\n${articleBody(4242, kb)}`);
-    cms.resetStats();
-    const run = await time(() => apply(...flags));
-    check(run.value, label);
+    let run;
+    for (let i = 0; i < 3; i++) {
+      await writeFile(target, `---\ntitle: Story 4242, edited at ${Date.now()}\ncategory: politics\n---\n\n${articleBody(4242, kb)}`);
+      cms.resetStats();
+      const attempt = await time(() => apply(...flags));
+      check(attempt.value, label);
+      if (!run || attempt.ms < run.ms) run = { ...attempt, stats: cms.stats() };
+    }
     const doc = JSON.parse(run.value.stdout);
-    const stats = cms.stats();
-    rows.push([label, fmt(run.ms), (run.ms / hashing.ms).toFixed(2), `${stats.requests} (${stats.writes} writes)`, `rendered ${doc.source.rendered}, files read ${doc.source.hashed}`]);
+    const { stats } = run;
+    rows.push([`${label} (best of 3)`, fmt(run.ms), (run.ms / hashing.ms).toFixed(2), `${stats.requests} (${stats.writes} writes)`, `rendered ${doc.source.rendered}, files read ${doc.source.hashed}`]);
   }
 
   rows.push(['cold `apply` (creates everything)', fmt(cold.ms), (cold.ms / hashing.ms).toFixed(1), `${coldDoc.stats.requests}`, `created ${coldDoc.result.created}, uploaded ${coldDoc.result.uploaded}, peak RSS ${(cold.value.peakRssKb / 1024).toFixed(0)} MiB`]);
