@@ -19,6 +19,8 @@ const { serveContent } = await import('../dist/media/serve-content.js');
 const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-incremental-'));
 const content = path.join(dir, 'content');
 await generateCorpus(content, docs, { kb });
+// A config file, as real projects have one: loading it is part of every run.
+await writeFile(path.join(dir, 'sync.config.ts'), "export default {\n  contentDir: 'content',\n  media: { defaultSize: 'medium' },\n  sync: { maxDeletes: 20 },\n};\n");
 const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: 'bench-token' });
 const media = await serveContent(content);
 const env = { CMS_BASE_URL: cms.url, CMS_API_TOKEN: 'bench-token', CMS_MEDIA_BASE_URL: media.baseUrl };

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import { validatedConfigs, type ValidatedConfigs } from './validated-configs.js';
 import { SyncError } from '../errors.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import type { ResourceOptions, UserConfig } from './define-config.js';
@@ -14,12 +15,24 @@ export interface ConfigEnv {
   CMS_MEDIA_BASE_URL?: string | undefined;
 }
 
-/** Finds and loads `sync.config.*` in `projectDir` (none is fine: every option has a default). */
-export async function loadConfig(projectDir: string, env: ConfigEnv): Promise<Config> {
+/**
+ * Finds and loads `sync.config.*` in `projectDir` (none is fine: every option has a default).
+ * A config validated before, unchanged since, is not validated again (see ValidatedConfigs).
+ */
+export async function loadConfig(projectDir: string, env: ConfigEnv, options: { validated?: ValidatedConfigs } = {}): Promise<Config> {
   const absDir = path.resolve(projectDir);
   const file = CONFIG_FILES.map((name) => path.join(absDir, name)).find((candidate) => existsSync(candidate));
   const raw = file ? await importConfigFile(file) : {};
-  return resolveConfig(raw, { projectDir: absDir, configFile: file, env });
+  const validated = options.validated ?? validatedConfigs();
+  const known = isEmpty(raw) || validated.has(raw);
+  const config = resolveConfig(raw, { projectDir: absDir, configFile: file, env, validated: known });
+  if (!known) validated.remember(raw);
+  return config;
+}
+
+/** No options at all: valid by definition (every option is optional). */
+function isEmpty(raw: unknown): boolean {
+  return raw === undefined || raw === null || (typeof raw === 'object' && Object.getPrototypeOf(raw) === Object.prototype && Object.keys(raw).length === 0);
 }
 
 async function importConfigFile(file: string): Promise<unknown> {
@@ -36,13 +49,19 @@ async function importConfigFile(file: string): Promise<unknown> {
 }
 
 /** Validates a config object and fills in defaults; messages name the key and the file. */
-export function resolveConfig(raw: unknown, options: { projectDir: string; configFile?: string | undefined; env: ConfigEnv }): Config {
+export function resolveConfig(raw: unknown, options: { projectDir: string; configFile?: string | undefined; env: ConfigEnv; validated?: boolean }): Config {
   const fileName = options.configFile ? path.basename(options.configFile) : 'the config';
-  const parsed = configSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    throw new SyncError('CMS_SYNC_CONFIG', `${fileName} is not valid:\n${formatIssues(parsed.error.issues)}`);
+  let user: UserConfig;
+  if (options.validated) {
+    // Passed this very schema before, unchanged: the schema transforms nothing, so it is its own result.
+    user = (raw ?? {}) as UserConfig;
+  } else {
+    const parsed = configSchema().safeParse(raw ?? {});
+    if (!parsed.success) {
+      throw new SyncError('CMS_SYNC_CONFIG', `${fileName} is not valid:\n${formatIssues(parsed.error.issues)}`);
+    }
+    user = parsed.data;
   }
-  const user: UserConfig = parsed.data;
   const baseUrl = nonEmpty(options.env.CMS_BASE_URL) ?? user.target?.baseUrl;
   const publicBaseUrl = nonEmpty(options.env.CMS_MEDIA_BASE_URL) ?? user.media?.publicBaseUrl;
   for (const [name, value] of [['CMS_BASE_URL', options.env.CMS_BASE_URL], ['CMS_MEDIA_BASE_URL', options.env.CMS_MEDIA_BASE_URL]] as const) {

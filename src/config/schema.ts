@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z as Z } from 'zod';
+import { zod } from '../zod.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import type { UserConfig } from './define-config.js';
 
@@ -11,67 +12,81 @@ export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>>
   breaking: ['title', 'slug', 'url', 'status'],
 };
 
-const positiveInt = (name: string, min: number) =>
-  z.number({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
-    .int({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
-    .min(min, { error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` });
-
 function describe(value: unknown): string {
   return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\` (${value === null ? 'null' : typeof value})`;
 }
 
-const resourceOptions = z.strictObject({
-  fields: z.record(z.string(), z.string().min(1)).optional(),
-  passThrough: z.union([z.boolean(), z.array(z.string())]).optional(),
-  allowDelete: z.boolean().optional(),
-});
+/**
+ * Bump when the schema changes what it accepts: configs validated under another version are
+ * validated again (see validated-configs.ts). A test fails when the schema changes without it.
+ */
+export const CONFIG_SCHEMA_VERSION = 1;
 
-export const configSchema = z.strictObject({
-  contentDir: z.string().min(1).optional(),
-  stateDir: z.string().min(1).optional(),
-  target: z.strictObject({ baseUrl: z.url().optional(), tokenEnv: z.string().min(1).optional() }).optional(),
-  media: z
-    .strictObject({
-      publicBaseUrl: z.url().optional(),
-      defaultSize: z.enum(IMAGE_SIZES).optional(),
-    })
-    .optional(),
-  sync: z
-    .strictObject({
-      concurrency: positiveInt('sync.concurrency', 1).optional(),
-      rps: z.number().min(0).optional(),
-      timeoutMs: positiveInt('sync.timeoutMs', 1).optional(),
-      prune: z.boolean().optional(),
-      maxDeletes: positiveInt('sync.maxDeletes', 0).optional(),
-      retry: z
-        .strictObject({
-          maxAttempts: positiveInt('sync.retry.maxAttempts', 1).optional(),
-          budgetMs: positiveInt('sync.retry.budgetMs', 0).optional(),
-          maxRetryAfterMs: positiveInt('sync.retry.maxRetryAfterMs', 0).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
-  resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
-  wire: z
-    .strictObject({
-      endpointPath: z.string().startsWith('/').optional(),
-      pageSize: z.number().int().min(1).max(100, { error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less' }).optional(),
-      listKeys: z.array(z.string()).optional(),
-      idPaths: z.array(z.string()).optional(),
-      mediaIdKeys: z.array(z.string()).optional(),
-      idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
-      payloadKey: z.string().min(1).optional(),
-      uploadUrlField: z.string().min(1).optional(),
-      changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
-    })
-    .optional(),
-});
+/** The config schema, built (and zod loaded) on first use. */
+function buildConfigSchema(z: typeof Z) {
+  const positiveInt = (name: string, min: number) =>
+    z.number({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
+      .int({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
+      .min(min, { error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` });
+
+  const resourceOptions = z.strictObject({
+    fields: z.record(z.string(), z.string().min(1)).optional(),
+    passThrough: z.union([z.boolean(), z.array(z.string())]).optional(),
+    allowDelete: z.boolean().optional(),
+  });
+
+  return z.strictObject({
+    contentDir: z.string().min(1).optional(),
+    stateDir: z.string().min(1).optional(),
+    target: z.strictObject({ baseUrl: z.url().optional(), tokenEnv: z.string().min(1).optional() }).optional(),
+    media: z
+      .strictObject({
+        publicBaseUrl: z.url().optional(),
+        defaultSize: z.enum(IMAGE_SIZES).optional(),
+      })
+      .optional(),
+    sync: z
+      .strictObject({
+        concurrency: positiveInt('sync.concurrency', 1).optional(),
+        rps: z.number().min(0).optional(),
+        timeoutMs: positiveInt('sync.timeoutMs', 1).optional(),
+        prune: z.boolean().optional(),
+        maxDeletes: positiveInt('sync.maxDeletes', 0).optional(),
+        retry: z
+          .strictObject({
+            maxAttempts: positiveInt('sync.retry.maxAttempts', 1).optional(),
+            budgetMs: positiveInt('sync.retry.budgetMs', 0).optional(),
+            maxRetryAfterMs: positiveInt('sync.retry.maxRetryAfterMs', 0).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+    statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
+    resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
+    wire: z
+      .strictObject({
+        endpointPath: z.string().startsWith('/').optional(),
+        pageSize: z.number().int().min(1).max(100, { error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less' }).optional(),
+        listKeys: z.array(z.string()).optional(),
+        idPaths: z.array(z.string()).optional(),
+        mediaIdKeys: z.array(z.string()).optional(),
+        idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
+        payloadKey: z.string().min(1).optional(),
+        uploadUrlField: z.string().min(1).optional(),
+        changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
+      })
+      .optional(),
+  });
+}
+
+let built: ReturnType<typeof buildConfigSchema> | undefined;
+export function configSchema(): ReturnType<typeof buildConfigSchema> {
+  return (built ??= buildConfigSchema(zod()));
+}
 
 // Keeps the hand-written, documented `UserConfig` and the schema in step.
 type Assert<T extends true> = T;
-export type _SchemaMatchesUserConfig = Assert<UserConfig extends z.input<typeof configSchema> ? true : false>;
+export type _SchemaMatchesUserConfig = Assert<UserConfig extends Z.input<ReturnType<typeof buildConfigSchema>> ? true : false>;
 
 export interface ResolvedResource {
   /** cms-sync field name -> API field name. */

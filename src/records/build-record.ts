@@ -6,7 +6,7 @@ import type { RecordResource } from '../resources.js';
 import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../plan/digest.js';
-import { FRONT_MATTER, knownKeys } from './front-matter.js';
+import { frontMatterSchema, knownKeys } from './front-matter.js';
 
 /**
  * What one file asks the CMS to hold, in cms-sync's field names. Values that depend on ids the
@@ -46,7 +46,7 @@ export async function buildRecord(
   const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
     problems.push({ file: doc.file, line: (key && doc.frontMatterLines[key]) || 1, column: 1, message, severity });
 
-  const parsed = FRONT_MATTER[doc.resource].safeParse(doc.frontMatter);
+  const parsed = frontMatterSchema(doc.resource).safeParse(doc.frontMatter);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = typeof issue.path[0] === 'string' ? issue.path[0] : undefined;

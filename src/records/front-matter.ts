@@ -1,51 +1,62 @@
-import { z } from 'zod';
+import type { z as Z } from 'zod';
 import type { RecordResource } from '../resources.js';
+import { zod } from '../zod.js';
 
-/** A date from YAML (a Date) or a string that parses as one. */
-const dateLike = z.union([z.date(), z.string()]).refine((value) => !Number.isNaN(new Date(value).getTime()), {
-  error: 'is not a date: use ISO 8601, e.g. 2026-11-20 or 2026-11-20T09:30:00Z',
-});
-const text = (name: string) => z.string({ error: `\`${name}\` must be text` });
-const required = (name: string) => z.string({ error: `\`${name}\` is required: add \`${name}: ...\` to the front matter` }).trim().min(1, { error: `\`${name}\` must not be empty` });
-const status = z.number({ error: '`status` must be a number (see statusMap in the config for draft/published)' }).int({ error: '`status` must be a whole number' });
-const draft = z.boolean({ error: '`draft` must be true or false' });
+type Schemas = Readonly<Record<RecordResource, Z.ZodObject>>;
+let built: Schemas | undefined;
 
 /**
- * Front matter that cms-sync understands, per resource (CONTRACT §1). Keys not listed here are
- * "extra": passed through or reported, as the config says.
+ * Front matter that cms-sync understands, per resource (CONTRACT §1), built on first use (a run
+ * that parses no file never loads zod). Keys not listed here are "extra": passed through or
+ * reported, as the config says.
  */
-export const FRONT_MATTER: Readonly<Record<RecordResource, z.ZodObject>> = {
-  article: z.object({
-    title: required('title'),
-    slug: text('slug').optional(),
-    date: dateLike.optional(),
-    status: status.optional(),
-    draft: draft.optional(),
-    category: text('category').trim().min(1).optional(),
-  }),
-  page: z.object({ title: required('title'), slug: text('slug').optional() }),
-  category: z.object({
-    name: text('name').trim().min(1).optional(),
-    title: text('title').trim().min(1).optional(),
-    slug: text('slug').optional(),
-    description: text('description').optional(),
-  }),
-  breaking: z.object({
-    title: required('title'),
-    slug: text('slug').optional(),
-    url: z.url({ error: '`url` must be an absolute URL, e.g. https://example.com/live' }).optional(),
-    status: status.optional(),
-    draft: draft.optional(),
-  }),
-  user: z.object({
-    name: required('name'),
-    slug: text('slug').optional(),
-    email: z.email({ error: '`email` is not an email address' }).optional(),
-    role: text('role').optional(),
-    bio: text('bio').optional(),
-  }),
-};
+export function frontMatterSchema(resource: RecordResource): Z.ZodObject {
+  return (built ??= buildSchemas(zod()))[resource];
+}
+
+function buildSchemas(z: typeof Z): Schemas {
+  /** A date from YAML (a Date) or a string that parses as one. */
+  const dateLike = z.union([z.date(), z.string()]).refine((value) => !Number.isNaN(new Date(value).getTime()), {
+    error: 'is not a date: use ISO 8601, e.g. 2026-11-20 or 2026-11-20T09:30:00Z',
+  });
+  const text = (name: string) => z.string({ error: `\`${name}\` must be text` });
+  const required = (name: string) => z.string({ error: `\`${name}\` is required: add \`${name}: ...\` to the front matter` }).trim().min(1, { error: `\`${name}\` must not be empty` });
+  const status = z.number({ error: '`status` must be a number (see statusMap in the config for draft/published)' }).int({ error: '`status` must be a whole number' });
+  const draft = z.boolean({ error: '`draft` must be true or false' });
+
+  return {
+    article: z.object({
+      title: required('title'),
+      slug: text('slug').optional(),
+      date: dateLike.optional(),
+      status: status.optional(),
+      draft: draft.optional(),
+      category: text('category').trim().min(1).optional(),
+    }),
+    page: z.object({ title: required('title'), slug: text('slug').optional() }),
+    category: z.object({
+      name: text('name').trim().min(1).optional(),
+      title: text('title').trim().min(1).optional(),
+      slug: text('slug').optional(),
+      description: text('description').optional(),
+    }),
+    breaking: z.object({
+      title: required('title'),
+      slug: text('slug').optional(),
+      url: z.url({ error: '`url` must be an absolute URL, e.g. https://example.com/live' }).optional(),
+      status: status.optional(),
+      draft: draft.optional(),
+    }),
+    user: z.object({
+      name: required('name'),
+      slug: text('slug').optional(),
+      email: z.email({ error: '`email` is not an email address' }).optional(),
+      role: text('role').optional(),
+      bio: text('bio').optional(),
+    }),
+  };
+}
 
 export function knownKeys(resource: RecordResource): string[] {
-  return Object.keys(FRONT_MATTER[resource].shape);
+  return Object.keys(frontMatterSchema(resource).shape);
 }

@@ -1,8 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
+import { CONFIG_SCHEMA_VERSION, configSchema } from '../../src/config/schema.js';
+import { validatedConfigs, type ValidatedConfigs } from '../../src/config/validated-configs.js';
+import { zod } from '../../src/zod.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -75,5 +79,64 @@ describe('loadConfig', () => {
   it('names the file when it does not even load', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default {{;\n`);
     await expect(loadConfig(dir, {})).rejects.toThrow(/^sync.config.ts could not be loaded/);
+  });
+});
+
+describe('configs validated before', () => {
+  const good = { media: { defaultSize: 'large' }, sync: { concurrency: 2 } };
+
+  it('are remembered by content: the same config is known, a changed one is not', async () => {
+    const validated = validatedConfigs(path.join(dir, 'memo'));
+    expect(validated.has(good)).toBe(false);
+    validated.remember(good);
+    expect(validated.has({ sync: { concurrency: 2 }, media: { defaultSize: 'large' } })).toBe(true); // key order is not content
+    expect(validated.has({ ...good, sync: { concurrency: 3 } })).toBe(false);
+    // A function could change without its digest changing: never remembered.
+    const withCode = { ...good, extra: () => 1 };
+    validated.remember(withCode);
+    expect(validated.has(withCode)).toBe(false);
+  });
+
+  it('are not trusted from a folder others can write to', async () => {
+    const folder = path.join(dir, 'memo');
+    const validated = validatedConfigs(folder);
+    validated.remember(good);
+    await chmod(folder, 0o777);
+    expect(validated.has(good)).toBe(process.getuid === undefined);
+  });
+
+  it('skip validation only when known: an invalid config that was never remembered is refused', async () => {
+    await writeFile(path.join(dir, 'sync.config.ts'), `export default { sync: { concurrency: 0 } };\n`);
+    const never: ValidatedConfigs = { has: () => false, remember: () => expect.unreachable('an invalid config must not be remembered') };
+    await expect(loadConfig(dir, {}, { validated: never })).rejects.toThrow(/sync\.concurrency/);
+    // What "known" means: this run takes the config as validated, without loading the schema.
+    const always: ValidatedConfigs = { has: () => true, remember: () => {} };
+    await expect(loadConfig(dir, {}, { validated: always })).resolves.toMatchObject({ sync: { concurrency: 0 } });
+  });
+
+  it('are remembered once valid, so the next run does not validate again', async () => {
+    await writeFile(path.join(dir, 'sync.config.ts'), `export default ${JSON.stringify(good)};\n`);
+    const validated = validatedConfigs(path.join(dir, 'memo'));
+    await loadConfig(dir, {}, { validated });
+    expect(validated.has(good)).toBe(true);
+  });
+
+  it('stay valid only while the schema is the same: change the schema, bump CONFIG_SCHEMA_VERSION', () => {
+    // The schema's JSON Schema, digested. If this fails, the schema changed: bump
+    // CONFIG_SCHEMA_VERSION in src/config/schema.ts (so remembered configs are checked again)
+    // and put the new digest here.
+    const shape = createHash('sha256').update(JSON.stringify(zod().toJSONSchema(configSchema()))).digest('hex').slice(0, 16);
+    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 1, shape: '3391bbc33171c3ff' });
+  });
+
+  it('come out of validation unchanged, so a remembered config can be used as it is', () => {
+    const full = {
+      contentDir: 'content', stateDir: '.state', target: { baseUrl: 'https://cms.example.com', tokenEnv: 'TOKEN' },
+      media: { publicBaseUrl: 'https://media.example.com/', defaultSize: 'small' },
+      sync: { concurrency: 2, rps: 5, timeoutMs: 1000, prune: true, maxDeletes: 3, retry: { maxAttempts: 2 } },
+      statusMap: { draft: 5, published: 6 }, resources: { article: { fields: { body: 'html' }, passThrough: ['tags'], allowDelete: false } },
+      wire: { endpointPath: '/api', pageSize: 50, listKeys: ['rows'], idPaths: ['id'], mediaIdKeys: ['id'], idempotencyHeader: false, payloadKey: 'data', uploadUrlField: 'url', changeMarker: false },
+    };
+    expect(configSchema().parse(full)).toEqual(full);
   });
 });
