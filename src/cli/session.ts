@@ -23,7 +23,7 @@ export interface Session {
 }
 
 export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: { projectDir: string; port?: number; command?: string }): Promise<Session> {
-  const config = await loadConfig(options.projectDir, io.env);
+  const config = await loadConfig(options.projectDir, io.env, { readOnly: mode === 'plan' });
   const target = await openTarget(config, io.env, { serveMedia: mode === 'apply', ...(options.port !== undefined ? { port: options.port } : {}) });
   let releaseLock: (() => Promise<void>) | undefined;
   try {

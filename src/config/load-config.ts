@@ -19,14 +19,15 @@ export interface ConfigEnv {
  * Finds and loads `sync.config.*` in `projectDir` (none is fine: every option has a default).
  * A config validated before, unchanged since, is not validated again (see ValidatedConfigs).
  */
-export async function loadConfig(projectDir: string, env: ConfigEnv, options: { validated?: ValidatedConfigs } = {}): Promise<Config> {
+export async function loadConfig(projectDir: string, env: ConfigEnv, options: { validated?: ValidatedConfigs; readOnly?: boolean } = {}): Promise<Config> {
   const absDir = path.resolve(projectDir);
   const file = CONFIG_FILES.map((name) => path.join(absDir, name)).find((candidate) => existsSync(candidate));
   const raw = file ? await importConfigFile(file) : {};
   const validated = options.validated ?? validatedConfigs();
   const known = isEmpty(raw) || validated.has(raw);
   const config = resolveConfig(raw, { projectDir: absDir, configFile: file, env, validated: known });
-  if (!known) validated.remember(raw);
+  // `plan` writes nothing anywhere: it uses what apply remembered, and remembers nothing itself.
+  if (!known && !options.readOnly) validated.remember(raw);
   return config;
 }
 

@@ -114,9 +114,11 @@ describe('configs validated before', () => {
     await expect(loadConfig(dir, {}, { validated: always })).resolves.toMatchObject({ sync: { concurrency: 0 } });
   });
 
-  it('are remembered once valid, so the next run does not validate again', async () => {
+  it('are remembered once valid, so the next run does not validate again; never by plan, which writes nothing', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default ${JSON.stringify(good)};\n`);
     const validated = validatedConfigs(path.join(dir, 'memo'));
+    await loadConfig(dir, {}, { validated, readOnly: true });
+    expect(validated.has(good)).toBe(false);
     await loadConfig(dir, {}, { validated });
     expect(validated.has(good)).toBe(true);
   });
