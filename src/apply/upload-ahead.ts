@@ -30,7 +30,7 @@ export interface UploadAhead {
   readonly knownBefore: State['media'];
 }
 
-export function createUploadAhead(deps: Omit<UploadContext, 'book'>): UploadAhead {
+export function createUploadAhead(deps: Omit<UploadContext, 'book'> & { checkLibrary: boolean }): UploadAhead {
   // Ids land in state (and, through it, in applyPlan's book); this book only serves the upload.
   const ctx: UploadContext = { ...deps, book: { categoryIdBySlug: new Map(), mediaIdByIdentity: new Map() } };
   const knownBefore = { ...ctx.store.state.media };
@@ -45,7 +45,8 @@ export function createUploadAhead(deps: Omit<UploadContext, 'book'>): UploadAhea
   const start = (source: Exclude<MediaSource, { kind: 'existing' }>) => {
     const upload = (async () => {
       // Lost state: the library may hold this image already. Then the plan adopts it; no upload.
-      const inLibrary = (await library()).some((m) => mediaIdentities(m).includes(source.identity));
+      // Not with --refresh=false, which trusts the state and reads nothing from the CMS.
+      const inLibrary = deps.checkLibrary && (await library()).some((m) => mediaIdentities(m).includes(source.identity));
       if (inLibrary) return false;
       await uploadSource(source, ctx, shared);
       return true;

@@ -81,7 +81,7 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): P
   const { client, mode, store } = session;
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
-  const ahead = mode === 'apply' && store && !flags.savedPlan && !flags.strict ? createUploadAhead({ client, store, uploadUrlOf: uploadUrlFor(session.target) }) : undefined;
+  const ahead = mode === 'apply' && store && !flags.savedPlan && !flags.strict ? createUploadAhead({ client, store, uploadUrlOf: uploadUrlFor(session.target), checkLibrary: flags.refresh !== false }) : undefined;
   try {
     return await syncPass(session, flags, io, ahead);
   } finally {

@@ -295,6 +295,14 @@ describe('--refresh=false', () => {
     const one = await project.run(['apply', '--refresh=false']);
     expect(one.code).toBe(0);
     expect(project.cms.stats().byAction).toEqual({ 'page.edit': 1 });
+
+    // A new image: uploaded (ahead of the plan) and its page edited, still without reading anything.
+    await project.write('content/images/team.png', png(7));
+    await project.write('content/pages/contact.md', '---\ntitle: Contact\n---\n\nWrite to us.\n\n![The team](../images/team.png)\n');
+    project.cms.resetStats();
+    const withImage = await project.run(['apply', '--refresh=false']);
+    expect(withImage.code).toBe(0);
+    expect(project.cms.stats().byAction).toEqual({ 'media.upload_from_url': 1, 'page.edit': 1 });
   });
 
   it('refuses to run without a state to trust', async () => {
