@@ -1,4 +1,8 @@
-import { PLACEHOLDER_PREFIX } from './rewrite-media.js';
+/**
+ * The data-id a block carries until bindMedia swaps in the media id. Here, not beside the
+ * renderer that writes it: binding ids must not load the renderer's modules.
+ */
+export const PLACEHOLDER_PREFIX = 'cms-sync-media:';
 
 const PLACEHOLDER = new RegExp(`(<dynamic-block data-id=")${PLACEHOLDER_PREFIX}(\\d+)(")`, 'g');
 

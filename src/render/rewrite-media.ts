@@ -3,6 +3,7 @@ import type { Root as MdastRoot } from 'mdast';
 import { SKIP, visit } from 'unist-util-visit';
 import type { VFile } from 'vfile';
 import { IMAGE_SIZES, type ImageSize } from '../resources.js';
+import { PLACEHOLDER_PREFIX } from './bind-media.js';
 
 export interface ImageRef {
   src: string;
@@ -31,8 +32,6 @@ export interface MediaCollector {
 
 export const MEDIA_COLLECTOR = 'cmsSyncMedia';
 
-/** The data-id a block carries until bindMedia swaps in the media id. */
-export const PLACEHOLDER_PREFIX = 'cms-sync-media:';
 
 // remark-rehype turns `image` and `imageReference` alike into <img>; this marker, set on the
 // Markdown side, keeps the difference through rehype-raw (which re-parses all HTML) so that
