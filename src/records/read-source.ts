@@ -22,7 +22,6 @@ export interface SourceRead {
   protectedKeys: string[];
 }
 
-/** content/ -> desired records; files with errors are skipped and protected, never taken as deleted. */
 /** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
 const POOL_THRESHOLD = 200;
 
@@ -48,10 +47,6 @@ async function chooseRenderer(documents: number, config: Config): Promise<{ rend
   });
 }
 
-/**
- * content/ -> desired records. Files with errors are skipped and protected, never taken as
- * deleted; files whose inputs are those of the last write are taken from state unrendered.
- */
 export interface ReadSourceOptions {
   only?: string[] | undefined;
   overwriteDrift?: boolean | undefined;
@@ -75,6 +70,10 @@ export interface ScannedKeys {
   failedFiles: readonly string[];
 }
 
+/**
+ * content/ -> desired records. Files with errors are skipped and protected, never taken as
+ * deleted; files whose inputs are those of the last write are taken from state unrendered.
+ */
 export async function readSource(config: Config, options: ReadSourceOptions, state: State): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.

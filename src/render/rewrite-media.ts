@@ -32,7 +32,6 @@ export interface MediaCollector {
 
 export const MEDIA_COLLECTOR = 'cmsSyncMedia';
 
-
 // remark-rehype turns `image` and `imageReference` alike into <img>; this marker, set on the
 // Markdown side, keeps the difference through rehype-raw (which re-parses all HTML) so that
 // ImageRef.kind can tell the user which syntax an error points at. It never reaches output:
