@@ -25,17 +25,25 @@ bare.render(documents[0]);
 
 // Rounds interleave the four pipelines, and each keeps its best round: on a shared machine the
 // speed drifts, and a single pass once put the same code 17% behind and then 4% ahead.
-const rounds = Number(arg('--rounds', 2));
+const rounds = Number(arg('--rounds', 3));
 const bestOf = {};
 const keep = (name, run) => { if (!bestOf[name] || run.ms < bestOf[name].ms) bestOf[name] = run; };
+const measures = {
+  single: () => time(async () => { for (const d of documents) renderMarkdown(d, { defaultSize: 'medium' }); }),
+  bareSingle: () => time(async () => { for (const d of documents) bare.render(d); }),
+  pooled: async () => {
+    const pool = createRenderPool({ defaultSize: 'medium', size: workers });
+    await Promise.all(Array.from({ length: workers * 2 }, () => pool.render(documents[0]))); // start-up
+    const run = await time(() => Promise.all(documents.map((d) => pool.render(d))));
+    await pool.close();
+    return run;
+  },
+  barePooled: () => time(() => barePool(documents, workers)),
+};
+// Which pipeline goes first alternates, so neither always pays for warming up shared code.
 for (let round = 0; round < rounds; round++) {
-  keep('single', await time(async () => { for (const d of documents) renderMarkdown(d, { defaultSize: 'medium' }); }));
-  keep('bareSingle', await time(async () => { for (const d of documents) bare.render(d); }));
-  const pool = createRenderPool({ defaultSize: 'medium', size: workers });
-  await Promise.all(Array.from({ length: workers * 2 }, () => pool.render(documents[0]))); // start-up
-  keep('pooled', await time(() => Promise.all(documents.map((d) => pool.render(d)))));
-  await pool.close();
-  keep('barePooled', await time(() => barePool(documents, workers)));
+  const order = round % 2 === 0 ? ['single', 'bareSingle', 'pooled', 'barePooled'] : ['bareSingle', 'single', 'barePooled', 'pooled'];
+  for (const name of order) keep(name, await measures[name]());
 }
 const { single, bareSingle, pooled, barePooled } = bestOf;
 

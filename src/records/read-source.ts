@@ -31,20 +31,19 @@ const POOL_THRESHOLD = 200;
  */
 async function chooseRenderer(documents: number, config: Config): Promise<{ render: Renderer; count: number; close(): Promise<void> }> {
   const counter = { count: 0 };
-  if (documents >= POOL_THRESHOLD) {
-    const { createRenderPool } = await import('../render/render-pool.js');
-    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
-    return Object.assign(counter, { render: (md: string) => (counter.count++, pool.render(md)), close: () => pool.close() });
-  }
   let renderMarkdown: typeof import('../render/render-markdown.js').renderMarkdown | undefined;
-  return Object.assign(counter, {
-    render: async (md: string) => {
-      renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
-      counter.count++;
-      return renderMarkdown(md, { defaultSize: config.media.defaultSize });
-    },
-    close: async () => {},
-  });
+  const here = async (md: string) => {
+    renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
+    return renderMarkdown(md, { defaultSize: config.media.defaultSize });
+  };
+  if (documents >= POOL_THRESHOLD) {
+    const { createRenderPool, WorkerDiedError } = await import('../render/render-pool.js');
+    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
+    // A document whose worker died (too big for a worker's heap) is rendered here instead.
+    const render = (md: string) => pool.render(md).catch((error: unknown) => (error instanceof WorkerDiedError ? here(md) : Promise.reject(error)));
+    return Object.assign(counter, { render: (md: string) => (counter.count++, render(md)), close: () => pool.close() });
+  }
+  return Object.assign(counter, { render: (md: string) => (counter.count++, here(md)), close: async () => {} });
 }
 
 export interface ReadSourceOptions {

@@ -27,3 +27,20 @@ describe('the render pool', () => {
     }
   });
 });
+
+describe('a render worker that dies', () => {
+  it('fails only the job it held, and the pool goes on with a new worker', async () => {
+    // A heap far too small for this document: its worker runs out of memory.
+    const pool = createRenderPool({ defaultSize: 'medium', size: 1, maxHeapMb: 48 });
+    const huge = `${'Some **text** with a [link](https://example.com) and `code`.\n\n'.repeat(200_000)}`;
+    try {
+      const lost = await pool.render(huge).then(() => undefined, (error: unknown) => error);
+      expect(lost).toBeInstanceOf(Error);
+      expect((lost as Error).name).toBe('WorkerDiedError');
+      // The next job is answered (by the worker that took the dead one's place).
+      expect((await pool.render('# After\n')).html).toBe('<h1>After</h1>');
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
+});
