@@ -1,3 +1,5 @@
+import { byCodeUnit } from './compare.js';
+
 /**
  * JSON with object keys sorted, so equal values always give equal text: for digests (compact)
  * and for state.json (indented, diffs well in git). Objects whose keys are already in order are
@@ -23,19 +25,15 @@ function sortedKeys(value: unknown): unknown {
   }
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object);
-  let inOrder = true;
-  for (let i = 1; i < keys.length && inOrder; i++) inOrder = keys[i - 1]! < keys[i]!;
-  let changed = !inOrder;
-  const children = new Array<unknown>(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const child = object[keys[i]!];
-    children[i] = sortedKeys(child);
-    if (children[i] !== child) changed = true;
+  if (keys.some((key, i) => i > 0 && !(keys[i - 1]! < key))) {
+    const sorted: Record<string, unknown> = {};
+    for (const key of keys.sort(byCodeUnit)) sorted[key] = sortedKeys(object[key]);
+    return sorted;
   }
-  if (!changed) return value;
-  const order = keys.map((key, i) => [key, children[i]] as const);
-  if (!inOrder) order.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const sorted: Record<string, unknown> = {};
-  for (const [key, child] of order) sorted[key] = child;
-  return sorted;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    const child = sortedKeys(object[key]);
+    if (child !== object[key]) (copy ??= { ...object })[key] = child;
+  }
+  return copy ?? object;
 }

@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
 import { CONFIG_SCHEMA_VERSION } from './schema.js';
 
@@ -18,7 +18,7 @@ export interface ValidatedConfigs {
 }
 
 export function validatedConfigs(folder: string = defaultFolder()): ValidatedConfigs {
-  const fileOf = (raw: unknown) => (isPlainData(raw) ? path.join(folder, hash('sha256', `${CONFIG_SCHEMA_VERSION}\n${stableJson(raw)}`, 'hex')) : undefined);
+  const fileOf = (raw: unknown) => (isPlainData(raw) ? path.join(folder, sha256(`${CONFIG_SCHEMA_VERSION}\n${stableJson(raw)}`)) : undefined);
   return {
     has(raw) {
       const file = fileOf(raw);

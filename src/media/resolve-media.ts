@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { sha256 } from '../sha256.js';
 import type { HashCache } from '../source/hash-cache.js';
 
 /** Where an image comes from; `identity` is what "upload once" is keyed by. */
@@ -93,7 +93,7 @@ async function hashAt(absPath: string, file: string, cache: HashCache | undefine
   const info = cache ? await stat(absPath) : undefined;
   const cached = info && cache!.get(file, info);
   if (cached) return cached;
-  const sha = createHash('sha256').update(await readFile(absPath)).digest('hex');
+  const sha = sha256(await readFile(absPath));
   if (info) cache!.set(file, info, sha);
   return sha;
 }

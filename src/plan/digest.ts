@@ -1,5 +1,4 @@
-// One-shot hash(): ~2.5x faster than createHash().update().digest() for the short texts hashed here.
-import { hash } from 'node:crypto';
+import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { RemoteRecord } from '../resources.js';
@@ -9,7 +8,7 @@ export function digest(value: unknown): string {
   // Plain values (most fields, and every body) need no key sorting: skip the replacer, which
   // costs more than the hash on a no-op run over thousands of records.
   const text = value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
-  return hash('sha256', text).slice(0, 20);
+  return sha256(text).slice(0, 20);
 }
 
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { byCodeUnit } from '../compare.js';
 
 /** Kept beside state.json but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
 export const HASH_CACHE_FILE = 'file-hashes.json';
@@ -46,9 +47,7 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
     get(name, stat) {
       seen.add(name);
       const entry = entries.get(name);
-      if (!entry || !stat.isFile()) return undefined;
-      const [size, mtimeMs, ctimeMs, ino, sha] = entry;
-      return size === stat.size && mtimeMs === stat.mtimeMs && ctimeMs === stat.ctimeMs && ino === stat.ino ? sha : undefined;
+      return entry && stat.isFile() && sameStat(entry, stat) ? entry[4] : undefined;
     },
     set(name, stat, sha) {
       seen.add(name);
@@ -60,7 +59,7 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
         return;
       }
       const old = entries.get(name);
-      if (old && old[0] === stat.size && old[1] === stat.mtimeMs && old[2] === stat.ctimeMs && old[3] === stat.ino && old[4] === sha) return;
+      if (old && sameStat(old, stat) && old[4] === sha) return;
       entries.set(name, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, sha]);
       dirty = true;
     },
@@ -78,7 +77,7 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
       try {
         mkdirSync(stateDir, { recursive: true });
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, JSON.stringify({ version: 1, files: Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }));
+        writeFileSync(temp, JSON.stringify({ version: 1, files: Object.fromEntries([...entries].sort(([a], [b]) => byCodeUnit(a, b))) }));
         renameSync(temp, file);
         dirty = false;
       } catch {
@@ -86,6 +85,10 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
       }
     },
   };
+}
+
+function sameStat([size, mtimeMs, ctimeMs, ino]: Entry, stat: Stats): boolean {
+  return size === stat.size && mtimeMs === stat.mtimeMs && ctimeMs === stat.ctimeMs && ino === stat.ino;
 }
 
 function load(file: string): Map<string, Entry> {

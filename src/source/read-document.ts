@@ -1,12 +1,10 @@
-import { hash as oneShotHash } from 'node:crypto';
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
+import { sha256 } from '../sha256.js';
 import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
 import { decodeText } from './decode-text.js';
 import type { HashCache } from './hash-cache.js';
-
-const sha256 = (bytes: Uint8Array, encoding: 'hex') => oneShotHash('sha256', bytes, encoding);
 import { parseFrontMatter } from './front-matter.js';
 
 export interface SourceDocument {
@@ -87,7 +85,7 @@ export function readDocument(absPath: string, options: ReadDocumentOptions): Sou
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return failure(file, options.resource, [], 1, 1, `file could not be read (${code}); check that it exists and is readable`);
   }
-  const hash = sha256(bytes, 'hex');
+  const hash = sha256(bytes);
   if (stat) hashCache!.set(file, stat, hash);
   const unchanged = known?.(file, hash);
   if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, hash };
@@ -98,7 +96,7 @@ export function readDocument(absPath: string, options: ReadDocumentOptions): Sou
 export function parseDocument(
   bytes: Uint8Array,
   where: { file: string; absPath: string; resource: RecordResource },
-  hash = sha256(bytes, 'hex'),
+  hash = sha256(bytes),
 ): SourceDocument | DocumentFailure {
   const { file, absPath, resource } = where;
   const decoded = decodeText(bytes);
