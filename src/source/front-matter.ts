@@ -1,11 +1,9 @@
-import { createRequire } from 'node:module';
 import type matterType from 'gray-matter';
+import { requireLater } from '../require-later.js';
 
 // gray-matter (with js-yaml) loads on the first file that must be parsed: a run whose files are
 // all unchanged since the last write parses none, and need not pay ~25 ms for it.
-const require = createRequire(import.meta.url);
-let loaded: typeof matterType | undefined;
-const matter = ((input, options) => (loaded ??= require('gray-matter') as typeof matterType)(input, options)) as typeof matterType;
+const matter = requireLater<typeof matterType>('gray-matter');
 
 export interface FrontMatter {
   data: Record<string, unknown>;
@@ -74,7 +72,7 @@ export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
   if (text[headEnd] === '\n') headEnd += 1;
   let file: matterType.GrayMatterFile<string>;
   try {
-    file = matter(text.slice(0, headEnd), MATTER_OPTIONS);
+    file = matter()(text.slice(0, headEnd), MATTER_OPTIONS);
   } catch (error) {
     return { ...positionOf(error, text, language), ...slugHint(text) };
   }
