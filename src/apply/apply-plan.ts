@@ -78,8 +78,9 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
-      (adoptEarly(upload.source.identity, ctx) ?? uploadSource(upload.source, ctx, library)).then(
-        () => {
+      (ctx.ahead?.started(upload.source.identity) ?? uploadSource(upload.source, ctx, library)).then(
+        (id) => {
+          ctx.book.mediaIdByIdentity.set(upload.source.identity, id);
           result.uploaded += 1;
           progress(`^ ${describeSource(upload.source)}`, true);
           return true;
@@ -140,7 +141,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // Uploads started ahead for records the plan then left alone (drift, errors): done all the
   // same, and remembered in state for the run that needs them.
   for (const early of (await ctx.ahead?.settle()) ?? []) {
-    if (early.ok && !uploads.has(early.identity)) result.uploaded += 1;
+    if (early.uploaded && !uploads.has(early.identity)) result.uploaded += 1;
   }
 
   // Deletes: one resource at a time, in the plan's (reverse dependency) order, and only after a
@@ -173,28 +174,20 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   return result;
 }
 
-/** The upload started ahead for this image, its id taken into this run's book once it is done. */
-function adoptEarly(identity: string, ctx: ApplyContext): Promise<void> | undefined {
-  return ctx.ahead?.started(identity)?.then(() => {
-    const entry = ctx.store.state.media[identity];
-    if (entry) ctx.book.mediaIdByIdentity.set(identity, entry.id);
-  });
-}
-
-/** What an upload needs: the client, the state it is journaled in, and where ids are kept. */
-export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'book' | 'uploadUrlOf'>;
+/** What an upload needs: the client and the state it is journaled in. */
+export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf'>;
 
 /**
- * Uploads one image (journaled before, remembered after) and resolves with nothing once its id
- * is in the book and state. A lost answer, or an upload a dead run sent, is looked up in the
- * library before the file is sent again.
+ * Uploads one image (journaled before, remembered in state after) and resolves with its media
+ * id. A lost answer, or an upload a dead run sent, is looked up in the library before the file
+ * is sent again.
  */
-export async function uploadSource(source: MediaSource, ctx: UploadContext, library: MediaLibraryView): Promise<void> {
-  if (source.kind === 'existing') return;
+export async function uploadSource(source: MediaSource, ctx: UploadContext, library: MediaLibraryView): Promise<number> {
+  if (source.kind === 'existing') return source.id;
   const url = ctx.uploadUrlOf(source);
   const done = async (id: number) => {
-    ctx.book.mediaIdByIdentity.set(source.identity, id);
     await ctx.store.mediaUploaded(source.identity, { id, source: source.kind === 'file' ? source.file : source.url });
+    return id;
   };
   // An earlier run died after sending this upload: the file may already be in the library.
   if (ctx.store.openIntents.has(source.identity)) {
@@ -204,15 +197,13 @@ export async function uploadSource(source: MediaSource, ctx: UploadContext, libr
   const idempotencyKey = randomUUID();
   await ctx.store.intend(source.identity, 'upload', idempotencyKey);
   try {
-    const { id } = await ctx.client.uploadFromUrl(url, {}, { idempotencyKey });
-    await done(id);
+    return await done((await ctx.client.uploadFromUrl(url, {}, { idempotencyKey })).id);
   } catch (error) {
     if (!(error instanceof CmsAmbiguousError)) throw error;
     // The answer was lost: look in the library before uploading the file a second time.
     const found = findMedia(await library.list(true), source, url);
     if (found !== undefined) return done(found);
-    const { id } = await ctx.client.uploadFromUrl(url, {}, { idempotencyKey });
-    await done(id);
+    return done((await ctx.client.uploadFromUrl(url, {}, { idempotencyKey })).id);
   }
 }
 

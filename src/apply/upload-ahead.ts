@@ -20,42 +20,37 @@ export interface UploadAhead {
   offer(source: MediaSource): void;
   /** true: start the uploads offered so far and those to come. false: start none, ever. */
   open(go: boolean): void;
-  /** The upload started ahead for this identity, if there is one. */
-  started(identity: string): Promise<void> | undefined;
-  /** Waits for every upload started ahead; what each came to. Closes the gate if it never opened. */
-  settle(): Promise<Array<{ identity: string; ok: boolean }>>;
+  /** The media id of an image started ahead (uploaded, or found in the library), if it was. */
+  started(identity: string): Promise<number> | undefined;
+  /** Waits for everything started ahead; which images it uploaded. Closes the gate if it never opened. */
+  settle(): Promise<Array<{ identity: string; uploaded: boolean }>>;
   /** The CMS's media library, read once (on the first image state does not know), shared with the plan. */
   library(): Promise<RemoteRecord[]>;
   /** Images state knew before any upload ahead: the plan is made against these, so it still lists the uploads. */
   readonly knownBefore: State['media'];
 }
 
-export function createUploadAhead(deps: Omit<UploadContext, 'book'> & { checkLibrary: boolean }): UploadAhead {
-  // Ids land in state (and, through it, in applyPlan's book); this book only serves the upload.
-  const ctx: UploadContext = { ...deps, book: { categoryIdBySlug: new Map(), mediaIdByIdentity: new Map() } };
+export function createUploadAhead(ctx: UploadContext & { checkLibrary: boolean }): UploadAhead {
   const knownBefore = { ...ctx.store.state.media };
   const offered = new Map<string, Exclude<MediaSource, { kind: 'existing' }>>();
-  const started = new Map<string, Promise<void>>();
-  const outcomes: Array<Promise<{ identity: string; ok: boolean }>> = [];
+  const started = new Map<string, Promise<{ id: number; uploaded: boolean }>>();
   const shared = mediaLibrary(ctx.client);
-  let listing: Promise<RemoteRecord[]> | undefined;
-  const library = () => (listing ??= shared.list(false));
+  // The library as it was before any upload ahead (the first call precedes them all): what the
+  // plan compares with. `shared` itself is refreshed when an upload's answer is lost.
+  let before: Promise<RemoteRecord[]> | undefined;
+  const library = () => (before ??= shared.list(false));
   let gate: 'waiting' | 'open' | 'closed' = 'waiting';
 
   const start = (source: Exclude<MediaSource, { kind: 'existing' }>) => {
-    const upload = (async () => {
+    const outcome = (async () => {
       // Lost state: the library may hold this image already. Then the plan adopts it; no upload.
       // Not with --refresh=false, which trusts the state and reads nothing from the CMS.
-      const inLibrary = deps.checkLibrary && (await library()).some((m) => mediaIdentities(m).includes(source.identity));
-      if (inLibrary) return false;
-      await uploadSource(source, ctx, shared);
-      return true;
+      const held = ctx.checkLibrary ? (await library()).find((m) => mediaIdentities(m).includes(source.identity)) : undefined;
+      return held ? { id: held.id, uploaded: false } : { id: await uploadSource(source, ctx, shared), uploaded: true };
     })();
-    const done = upload.then(() => undefined);
     // Failures are reported by applyPlan when a record needs the image; never unhandled here.
-    done.catch(() => undefined);
-    outcomes.push(upload.then((uploaded) => ({ identity: source.identity, ok: uploaded }), () => ({ identity: source.identity, ok: false })));
-    started.set(source.identity, done);
+    outcome.catch(() => undefined);
+    started.set(source.identity, outcome);
   };
 
   return {
@@ -71,10 +66,10 @@ export function createUploadAhead(deps: Omit<UploadContext, 'book'> & { checkLib
       gate = go ? 'open' : 'closed';
       if (go) for (const source of offered.values()) start(source);
     },
-    started: (identity) => started.get(identity),
+    started: (identity) => started.get(identity)?.then((outcome) => outcome.id),
     async settle() {
       if (gate === 'waiting') gate = 'closed';
-      return Promise.all(outcomes);
+      return Promise.all([...started].map(([identity, outcome]) => outcome.then((o) => ({ identity, uploaded: o.uploaded }), () => ({ identity, uploaded: false }))));
     },
   };
 }
