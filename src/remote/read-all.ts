@@ -39,20 +39,22 @@ export async function readAll(
   let totalStable = true;
   let repeated = false;
   let shifted = false;
+  /** Where the next page starts: advanced by the items each page held, as the CMS counts. */
+  let offset = 0;
 
-  const requestAt = (offset: number): ApiRequest => ({
+  const requestAt = (at: number): ApiRequest => ({
     resource,
     action: 'get',
     limit,
-    offset,
+    offset: at,
     order_by: options.orderBy ?? 'id ASC',
     ...(fields ? { fields } : {}),
     ...(options.filters ? { filters: options.filters } : {}),
   });
-  /** Takes one page in; true when the list has ended. */
-  const take = (data: unknown, offset: number, page: number): boolean => {
+  /** Takes the page at `offset` in; true when the list has ended. */
+  const take = (data: unknown): boolean => {
     const { items, total: pageTotal } = readListData(data, resource, wire);
-    if (page === 0) total = pageTotal;
+    if (offset === 0) total = pageTotal;
     else if (pageTotal !== total) totalStable = false;
 
     let fresh = 0;
@@ -76,16 +78,13 @@ export async function readAll(
       repeated = true;
       return true;
     }
+    offset += items.length;
     const short = items.length < limit;
     const moreByTotal = pageTotal !== undefined && records.length < pageTotal;
     return items.length === 0 || (short && !moreByTotal);
   };
 
-  let offset = 0;
-  let page = 0;
-  const first = await call(requestAt(0));
-  let done = take(first, 0, page++);
-  offset = records.length;
+  let done = take(await call(requestAt(0)));
   // A CMS that says how many there are and gives full pages: ask for the other pages at once
   // (the client's concurrency and rate limit still apply). Against a remote CMS, 100 pages one
   // after another are 100 round trips. The pages are taken in order, with the same checks.
@@ -95,17 +94,10 @@ export async function readAll(
     const pages = await Promise.all(offsets.map((at) => call(requestAt(at))));
     for (const [i, data] of pages.entries()) {
       // A page that came back short in the middle: the list moved, go on one page at a time.
-      if (offsets[i] !== records.length) break;
-      done = take(data, offsets[i]!, page++);
-      if (done) break;
+      if (offsets[i] !== offset || (done = take(data))) break;
     }
-    offset = records.length;
   }
-  for (; !done; page++) {
-    const data = await call(requestAt(offset));
-    done = take(data, offset, page);
-    offset = records.length;
-  }
+  while (!done) done = take(await call(requestAt(offset)));
 
   const complete = !repeated && !shifted && totalStable && (total === undefined || total === records.length);
   return total === undefined ? { records, complete } : { records, complete, total };
