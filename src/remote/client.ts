@@ -88,20 +88,16 @@ export function createClient(options: ClientOptions): CmsClient {
   // One keep-alive pool per client; an injected dispatcher belongs to the caller. undici loads
   // with the first request: a no-op run with --refresh=false makes none and need not pay ~40 ms.
   let ownPool: Pool | undefined;
-  let dispatcherReady: Promise<Dispatcher> | undefined;
-  const dispatcherOf = (): Promise<Dispatcher> =>
-    (dispatcherReady ??= options.dispatcher
-      ? Promise.resolve(options.dispatcher)
-      : import('undici').then(({ Pool }) => {
-          ownPool = new Pool(url.origin, {
-            connections: settings.concurrency,
-            headersTimeout: settings.timeoutMs,
-            bodyTimeout: settings.timeoutMs,
-            connectTimeout: settings.timeoutMs,
-          });
-          return ownPool;
-        }));
-  const ctx: Omit<ExchangeContext, 'dispatcher'> = {
+  const openPool = async (): Promise<Dispatcher> => {
+    const { Pool } = await import('undici');
+    return (ownPool = new Pool(url.origin, {
+      connections: settings.concurrency,
+      headersTimeout: settings.timeoutMs,
+      bodyTimeout: settings.timeoutMs,
+      connectTimeout: settings.timeoutMs,
+    }));
+  };
+  const base: Omit<ExchangeContext, 'dispatcher'> = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}${wire.endpointPath}`,
     token,
@@ -109,6 +105,8 @@ export function createClient(options: ClientOptions): CmsClient {
     idempotencyHeader: wire.idempotencyHeader,
     now,
   };
+  let ready: Promise<ExchangeContext> | undefined;
+  const contextOf = (): Promise<ExchangeContext> => (ready ??= (options.dispatcher ? Promise.resolve(options.dispatcher) : openPool()).then((dispatcher) => ({ ...base, dispatcher })));
   const where = `The CMS at ${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   const slots = pLimit(settings.concurrency);
   const throttle = new Throttle({ rps: settings.rps, now, sleep: (ms) => sleep(ms) });
@@ -139,7 +137,7 @@ export function createClient(options: ClientOptions): CmsClient {
   const attempt = (request: ApiRequest, key: string | undefined, signal: AbortSignal | undefined, n: number) =>
     slots(async () => {
       const action = `${request.resource}.${request.action}`;
-      const dispatcher = await dispatcherOf();
+      const ctx = await contextOf();
       await throttle.acquire(signal);
       stats.requests++;
       stats.byAction[action] = (stats.byAction[action] ?? 0) + 1;
@@ -148,7 +146,7 @@ export function createClient(options: ClientOptions): CmsClient {
       const started = now();
       let result;
       try {
-        result = await exchange({ ...ctx, dispatcher }, request, key, signal);
+        result = await exchange(ctx, request, key, signal);
       } catch (error) {
         if (error instanceof CmsAmbiguousError) stats.ambiguous++;
         throw error;
@@ -270,7 +268,7 @@ export function createClient(options: ClientOptions): CmsClient {
     async close() {
       if (closed) return;
       closed = true;
-      await dispatcherReady?.catch(() => undefined);
+      await ready?.catch(() => undefined);
       await ownPool?.close();
     },
   };
