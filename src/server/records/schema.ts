@@ -104,11 +104,6 @@ export const SCHEMAS: Readonly<Record<Resource, ResourceSchema>> = {
 /** Names a custom field may have: safe inside `order_by` and readable in a URL. */
 export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-/**
- * The field names a `get` may use in `fields`, `filters` and `order_by`: the schema's, plus, for
- * articles, every custom field some article currently holds (an article field nobody has is
- * most likely a typo, and an error says so rather than silently matching nothing).
- */
 /** Whether `queryableFields` would hold `name`, without listing them all: a schema field costs no scan. */
 export function isQueryable(resource: Resource, records: Iterable<Record<string, unknown>>, name: string): boolean {
   const schema = SCHEMAS[resource];
@@ -118,6 +113,11 @@ export function isQueryable(resource: Resource, records: Iterable<Record<string,
   return false;
 }
 
+/**
+ * The field names a `get` may use in `fields`, `filters` and `order_by`: the schema's, plus, for
+ * articles, every custom field some article currently holds (an article field nobody has is
+ * most likely a typo, and an error says so rather than silently matching nothing).
+ */
 export function queryableFields(resource: Resource, records: Iterable<Record<string, unknown>>): Set<string> {
   const schema = SCHEMAS[resource];
   const names = new Set(Object.keys(schema.fields));

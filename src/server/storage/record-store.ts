@@ -105,8 +105,7 @@ export class RecordStore {
     const record: RemoteRecord = { id, ...(await build(id)) };
     const map = this.#map(resource);
     map.set(id, record);
-    this.#listed.delete(resource);
-    this.#submit([this.#recordWrite(resource, record)], () => (map.delete(id), this.#listed.delete(resource)));
+    this.#submit(resource, [this.#recordWrite(resource, record)], () => map.delete(id));
     return record;
   }
 
@@ -114,28 +113,22 @@ export class RecordStore {
     const map = this.#map(resource);
     const previous = map.get(record.id);
     map.set(record.id, record);
-    this.#listed.delete(resource);
-    this.#submit([this.#recordWrite(resource, record)], () => {
-      if (previous) map.set(record.id, previous);
-      else map.delete(record.id);
-      this.#listed.delete(resource);
-    });
+    this.#submit(resource, [this.#recordWrite(resource, record)], () => (previous ? map.set(record.id, previous) : map.delete(record.id)));
   }
 
   remove(resource: Resource, id: number): void {
     const map = this.#map(resource);
     const previous = map.get(id);
     map.delete(id);
-    this.#listed.delete(resource);
     const counters = Object.fromEntries(RESOURCES.map((r) => [r, this.#nextId.get(r) ?? 1]));
     this.#submit(
+      resource,
       [
         { kind: 'write', path: join(this.#dataDir, 'counters.json'), data: JSON.stringify(counters, null, 2) + '\n' },
         { kind: 'unlink', path: this.#recordPath(resource, id) },
       ],
       () => {
         if (!previous) return;
-        this.#listed.delete(resource);
         map.set(id, previous);
         // Put it back in id order, which `list` relies on.
         const sorted = [...map.values()].sort((a, b) => a.id - b.id);
@@ -145,9 +138,19 @@ export class RecordStore {
     );
   }
 
-  #submit(ops: FileOp[], undo: () => void): void {
+  /**
+   * Queues the file changes of a change just made to `resource`'s records, with how to undo it
+   * if they fail. Every change goes through here, so this is where `list`'s copy goes stale.
+   */
+  #submit(resource: Resource, ops: FileOp[], undo: () => void): void {
     if (!this.#taskCommits) throw new Error('RecordStore: writes must run inside exclusive()');
-    this.#taskCommits.push(this.#commit.submit(ops, undo));
+    this.#listed.delete(resource);
+    this.#taskCommits.push(
+      this.#commit.submit(ops, () => {
+        undo();
+        this.#listed.delete(resource);
+      }),
+    );
   }
 
   #map(resource: Resource): Map<number, RemoteRecord> {
