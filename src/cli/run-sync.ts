@@ -104,18 +104,21 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
   const listRemote = () => listAll(client, (resource) => lightFields(config, resource));
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
-  // The gate of the uploads ahead: open once the listing is read and the scan shows that the
-  // plan cannot stop on --max-deletes (an abort promises that nothing was sent).
-  const onScanned = (keys: ScannedKeys) => {
-    if (!ahead) return;
-    const listed = refresh ? remotePending : Promise.resolve(unread());
-    listed?.then(
-      (remote) => {
-        const protect = protectedKeys(keys.protectedKeys, state, flags.only);
-        ahead.open(!mayAbort({ ...planFlags(flags, config), state, remote, resources: config.resources, trustState: !refresh, claimed: keys.claimed, protectedKeys: protect, failedFiles: new Set(keys.failedFiles) }));
-      },
-      () => ahead.open(false),
-    );
+  // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
+  // listing is read and the scan shows the plan cannot stop on --max-deletes (an abort promises
+  // that nothing was sent).
+  const aheadHooks = ahead && {
+    onMedia: (m: MediaSource) => ahead.offer(m),
+    onScanned: (keys: ScannedKeys) => {
+      const listed = refresh ? remotePending : Promise.resolve(unread());
+      listed?.then(
+        (remote) => {
+          const protect = protectedKeys(keys.protectedKeys, state, flags.only);
+          ahead.open(!mayAbort({ ...planFlags(flags, config), state, remote, resources: config.resources, trustState: !refresh, claimed: keys.claimed, protectedKeys: protect, failedFiles: new Set(keys.failedFiles) }));
+        },
+        () => ahead.open(false),
+      );
+    },
   };
   const source = await readSource(
     config,
@@ -123,9 +126,8 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
       only: flags.only,
       overwriteDrift: flags.overwriteDrift,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
-      onScanned,
       saveHashes: mode === 'apply',
-      ...(ahead ? { onMedia: (m: MediaSource) => ahead.offer(m) } : {}),
+      ...aheadHooks,
     },
     state,
   );

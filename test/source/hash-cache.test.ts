@@ -1,9 +1,9 @@
 import type { Stats } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HASH_CACHE_FILE, openHashCache, RACY_MS } from '../../src/source/hash-cache.js';
+import { makeProject } from './helpers.js';
 
 const NOW = 1_800_000_000_000;
 const old = NOW - RACY_MS - 1;
@@ -12,13 +12,13 @@ function stat(over: Partial<Pick<Stats, 'size' | 'mtimeMs' | 'ctimeMs' | 'ino'>>
   return { size: 120, mtimeMs: old, ctimeMs: old, ino: 42, isFile: () => isFile, ...over } as Stats;
 }
 
+// The cache lives in a project's state folder; an empty project stands for it.
 let dir: string;
+let cleanup: () => Promise<void>;
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-hash-cache-'));
+  ({ dir, cleanup } = await makeProject({}));
 });
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => cleanup());
 
 describe('the hash cache: a file whose stat is unchanged need not be read again', () => {
   it('vouches for a file across runs only while size, mtime, ctime and inode all match', () => {
