@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import type { Dispatcher, Pool } from 'undici';
+import type { Pool } from 'undici';
 import { SyncError } from '../errors.js';
 import type { ApiRequest, RemoteRecord, Resource } from '../resources.js';
 import { CmsAmbiguousError, CmsProtocolError, CmsRejectedError, CmsRetryableError } from './errors.js';
 import { describe, exchange, interpret, type ExchangeContext } from './exchange.js';
+import { loadPool, requestOnDispatcher } from './load-pool.js';
 import { resolveOptions, type ClientEvent, type ClientOptions } from './options.js';
 import { Throttle } from './rate-limit.js';
 import { readAll, type ListOptions, type ListResult } from './read-all.js';
@@ -86,18 +87,19 @@ export function createClient(options: ClientOptions): CmsClient {
   const settings = resolveOptions(options);
   const { wire, url, token, now, sleep, random, signal: clientSignal } = settings;
   // One keep-alive pool per client; an injected dispatcher belongs to the caller. undici loads
-  // with the first request: a no-op run with --refresh=false makes none and need not pay ~40 ms.
+  // with the first request: a no-op run with --refresh=false makes none and need not pay for it.
   let ownPool: Pool | undefined;
-  const openPool = async (): Promise<Dispatcher> => {
-    const { Pool } = await import('undici');
-    return (ownPool = new Pool(url.origin, {
+  const openPool = (): Pick<ExchangeContext, 'dispatcher' | 'request'> => {
+    const { Pool: PoolClass, request } = loadPool();
+    ownPool = new PoolClass(url.origin, {
       connections: settings.concurrency,
       headersTimeout: settings.timeoutMs,
       bodyTimeout: settings.timeoutMs,
       connectTimeout: settings.timeoutMs,
-    }));
+    });
+    return { dispatcher: ownPool, request };
   };
-  const base: Omit<ExchangeContext, 'dispatcher'> = {
+  const base: Omit<ExchangeContext, 'dispatcher' | 'request'> = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}${wire.endpointPath}`,
     token,
@@ -105,8 +107,9 @@ export function createClient(options: ClientOptions): CmsClient {
     idempotencyHeader: wire.idempotencyHeader,
     now,
   };
-  let ready: Promise<ExchangeContext> | undefined;
-  const contextOf = (): Promise<ExchangeContext> => (ready ??= (options.dispatcher ? Promise.resolve(options.dispatcher) : openPool()).then((dispatcher) => ({ ...base, dispatcher })));
+  let ready: ExchangeContext | undefined;
+  const contextOf = (): ExchangeContext =>
+    (ready ??= { ...base, ...(options.dispatcher ? { dispatcher: options.dispatcher, request: requestOnDispatcher } : openPool()) });
   const where = `The CMS at ${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   const slots = pLimit(settings.concurrency);
   const throttle = new Throttle({ rps: settings.rps, now, sleep: (ms) => sleep(ms) });
@@ -137,7 +140,7 @@ export function createClient(options: ClientOptions): CmsClient {
   const attempt = (request: ApiRequest, key: string | undefined, signal: AbortSignal | undefined, n: number) =>
     slots(async () => {
       const action = `${request.resource}.${request.action}`;
-      const ctx = await contextOf();
+      const ctx = contextOf();
       await throttle.acquire(signal);
       stats.requests++;
       stats.byAction[action] = (stats.byAction[action] ?? 0) + 1;
@@ -268,7 +271,6 @@ export function createClient(options: ClientOptions): CmsClient {
     async close() {
       if (closed) return;
       closed = true;
-      await ready?.catch(() => undefined);
       await ownPool?.close();
     },
   };

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
+import type { RequestOn } from './load-pool.js';
 import { redact } from '../errors.js';
 import type { ApiRequest } from '../resources.js';
 import {
@@ -42,6 +43,8 @@ const NON_IDEMPOTENT = new Set(['add', 'upload_from_url']);
 
 export interface ExchangeContext {
   dispatcher: Dispatcher;
+  /** undici's `request`, on `dispatcher`. */
+  request: RequestOn;
   origin: string;
   path: string;
   token: string;
@@ -74,7 +77,7 @@ export async function exchange(
     headers[ctx.idempotencyHeader.toLowerCase()] = idempotencyKey;
   }
   try {
-    const response = await ctx.dispatcher.request({
+    const response = await ctx.request(ctx.dispatcher, {
       origin: ctx.origin,
       path: ctx.path,
       method: 'POST',
