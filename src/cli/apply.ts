@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { readSavedPlan } from '../plan/saved-plan.js';
 import type { CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf, runSync } from './run-sync.js';
@@ -18,6 +17,7 @@ export function registerApply(program: Command, io: CliIO, setExit: SetExit): vo
       let flags = syncFlags(options);
       if (planFile) {
         // A saved plan is applied with the flags it was made with, so it means the same thing.
+        const { readSavedPlan } = await import('../plan/saved-plan.js');
         const saved = await readSavedPlan(path.resolve(projectDir, planFile));
         flags = { ...flags, ...saved.flags, savedPlan: { file: planFile, plan: saved } };
       }

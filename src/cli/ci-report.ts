@@ -2,7 +2,6 @@ import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { SyncError } from '../errors.js';
-import { annotations, parseSyncJson, summaryMarkdown, withLogProblems } from '../init/ci-report.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf } from './run-sync.js';
@@ -27,6 +26,7 @@ export function registerCiReport(program: Command, io: CliIO, _setExit: SetExit)
     .addHelpText('after', HELP)
     .action(async (file: string, options: { log?: string }) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
+      const { annotations, parseSyncJson, summaryMarkdown, withLogProblems } = await import('../init/ci-report.js');
       const text = await readInput(projectDir, file);
       let doc;
       try {

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
 import { SyncError } from '../errors.js';
-import { MigrationReport } from '../migrate/report.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf } from './run-sync.js';
@@ -57,6 +56,7 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
       const info = await stat(absPath).catch(() => undefined);
       if (!info?.isFile()) throw new SyncError('CMS_SYNC_INPUT', `${file}: no such file (looked in ${projectDir}).`);
 
+      const { MigrationReport } = await import('../migrate/report.js');
       const report = new MigrationReport();
       const progress = progressLine(io.stderr);
       const common = { file, absPath, projectDir, contentDir, force: flags.force === true, report, onProgress: progress.update };

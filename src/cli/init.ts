@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { scaffold, type ScaffoldEntry } from '../init/scaffold.js';
+import type { ScaffoldEntry } from '../init/scaffold.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf } from './run-sync.js';
@@ -25,6 +25,7 @@ export function registerInit(program: Command, io: CliIO, _setExit: SetExit): vo
     .addHelpText('after', HELP)
     .action(async (options: { force?: boolean }) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
+      const { scaffold } = await import('../init/scaffold.js');
       const entries = await scaffold(projectDir, { force: options.force === true });
       for (const e of entries) writeLine(io.stdout, `${MARK[e.outcome]} ${e.file} ${e.outcome}${e.note ? ` (${e.note})` : ''}`);
       const skipped = entries.filter((e) => e.outcome === 'skipped').length;

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
-import { MigrationReport } from '../migrate/report.js';
 import { createClient } from '../remote/client.js';
 import { StateStore } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
@@ -48,6 +47,7 @@ export function registerPull(program: Command, io: CliIO, setExit: SetExit): voi
           release = await acquireLock(config.stateDir, 'pull');
           store = await StateStore.open(config.stateDir, target.identity);
         }
+        const { MigrationReport } = await import('../migrate/report.js');
         const report = new MigrationReport();
         const progress = progressLine(io.stderr);
         const { pullRecords } = await import('../migrate/pull.js');

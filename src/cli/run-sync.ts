@@ -9,7 +9,7 @@ import { computePlan, idBook, mayAbort, markerOf, needsMediaLibrary, recordsToCo
 import { apiName } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
-import { stalePlanReason, writeSavedPlan, type PlanFlags, type SavedPlan } from '../plan/saved-plan.js';
+import type { PlanFlags, SavedPlan } from '../plan/saved-plan.js';
 import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
@@ -172,9 +172,9 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
   for (const p of plan.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
-  if (flags.out && mode === 'plan') await writeSavedPlan(path.resolve(config.projectDir, flags.out), plan, state, planFlags(flags, config));
+  if (flags.out && mode === 'plan') await (await import('../plan/saved-plan.js')).writeSavedPlan(path.resolve(config.projectDir, flags.out), plan, state, planFlags(flags, config));
   if (flags.savedPlan) {
-    const reason = stalePlanReason(flags.savedPlan.plan, plan, state);
+    const reason = (await import('../plan/saved-plan.js')).stalePlanReason(flags.savedPlan.plan, plan, state);
     if (reason) {
       writeLine(io.stderr, `Refusing to apply ${flags.savedPlan.file}: ${reason}. Nothing was written. Make a new plan with \`cms-sync plan --out ${flags.savedPlan.file}\`.`);
       return { exitCode: 3, problems, plan, result: undefined, source: source.counts };

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { SyncError } from '../errors.js';
-import { serveContent } from '../media/serve-content.js';
 import type { LocalCms } from '../server/index.js';
 
 /** The CMS a command talks to, and what the run needs to reach it. */
@@ -47,7 +46,7 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
   const dataDir = path.join(config.stateDir, path.relative('.cms-sync', DEFAULT_DATA_DIR));
   const envToken = env[config.target.tokenEnv]?.trim();
   const where = path.relative(config.projectDir, dataDir) || '.';
-  const content = options.serveMedia && !config.media.publicBaseUrl ? await serveContent(config.contentDir) : undefined;
+  const content = options.serveMedia && !config.media.publicBaseUrl ? await (await import('../media/serve-content.js')).serveContent(config.contentDir) : undefined;
 
   // A `cms-sync serve` (or `npm start`) already running on this data: talk to it, since two
   // servers on one data directory would hand out the same ids.
