@@ -190,8 +190,11 @@ function planRemovals(
   const kept: Change[] = [];
   const deletes: Change[] = [];
   let deletesHeld: string | undefined;
-  for (const [key, entry] of Object.entries(state.records).sort(([a], [b]) => byCodeUnit(a, b))) {
-    if (input.desiredKeys.has(key)) continue;
+  // Usually every key has its file: pick the others out before sorting anything.
+  const gone: string[] = [];
+  for (const key in state.records) if (!input.desiredKeys.has(key)) gone.push(key);
+  for (const key of gone.sort(byCodeUnit)) {
+    const entry = state.records[key]!;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
     const base = { key, resource, file: entry.file, id: entry.id };
     if (input.protectedKeys.has(key) || input.failedFiles.has(entry.file)) {
@@ -242,8 +245,8 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
   for (const category of [...input.remote.category.records].sort((a, b) => b.id - a.id)) {
     if (typeof category[slugField] === 'string') categoryIdBySlug.set(category[slugField], category.id);
   }
-  for (const [key, entry] of Object.entries(input.state.records)) {
-    if (key.startsWith('category/')) categoryIdBySlug.set(key.slice('category/'.length), entry.id);
+  for (const key in input.state.records) {
+    if (key.startsWith('category/')) categoryIdBySlug.set(key.slice('category/'.length), input.state.records[key]!.id);
   }
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.

@@ -153,16 +153,17 @@ function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[])
 
 /**
  * The record without rendering it, when its file, the pipeline and its local images are all as
- * they were at the last write. `hashImage` gives an image's sha256 (or undefined if it is gone).
+ * they were at the last write. `imageHashes` are the sha256 now of `entry.input.media`, in order
+ * (undefined for an image that is gone); see imagesOf.
  */
-export async function reuseRecord(
+export function reuseRecord(
   doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
   entry: StateRecord | undefined,
-  context: { config: Config; hashImage: (contentPath: string) => Promise<string | undefined> },
-): Promise<DesiredRecord | undefined> {
+  context: { config: Config; imageHashes: ReadonlyArray<string | undefined> },
+): DesiredRecord | undefined {
   if (!entry?.input || entry.file !== doc.file) return undefined;
-  const hashes = await Promise.all(entry.input.media.map((p) => context.hashImage(p)));
-  if (hashes.some((h) => h === undefined)) return undefined;
+  const hashes = context.imageHashes;
+  if (hashes.length !== entry.input.media.length || hashes.some((h) => h === undefined)) return undefined;
   if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash) return undefined;
   return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: { ...entry.input, fileSha: doc.hash }, unchangedSince: entry.source };
 }

@@ -76,10 +76,11 @@ export interface ScannedKeys {
 export async function readSource(config: Config, options: ReadSourceOptions, state: State): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
-  const byFile = new Map(Object.entries(state.records).map(([key, entry]) => [entry.file, { key, entry }]));
+  const keyOfFile = new Map<string, string>();
+  for (const key in state.records) keyOfFile.set(state.records[key]!.file, key);
   const known: KnownFiles = (file, hash) => {
-    const hit = byFile.get(file);
-    return hit && hit.entry.input?.fileSha === hash ? { key: hit.key, slug: hit.key.slice(hit.key.indexOf('/') + 1) } : undefined;
+    const key = keyOfFile.get(file);
+    return key !== undefined && state.records[key]!.input?.fileSha === hash ? { key, slug: key.slice(key.indexOf('/') + 1) } : undefined;
   };
   const hashCache = openHashCache(config.stateDir);
   const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
@@ -102,8 +103,16 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
   // An unchanged file whose images or pipeline changed must be parsed after all.
   const docs: Array<SourceDocument | undefined> = scan.documents;
   const reused: DesiredRecord[] = [];
+  // Most records have no local image: those are checked without a turn of the event loop each.
+  const reuse = (doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>): DesiredRecord | undefined | Promise<DesiredRecord | undefined> => {
+    const entry = state.records[doc.key];
+    const images = entry?.input?.media ?? [];
+    if (images.length === 0) return reuseRecord(doc, entry, { config, imageHashes: [] });
+    return Promise.all(images.map((p) => media.hashFile(p))).then((imageHashes) => reuseRecord(doc, entry, { config, imageHashes }));
+  };
   for (const stub of scan.unchanged) {
-    const record = await reuseRecord(stub, state.records[stub.key], { config, hashImage: media.hashFile });
+    const maybe = reuse(stub);
+    const record = maybe instanceof Promise ? await maybe : maybe;
     if (record) {
       reused.push(record);
       continue;
@@ -118,7 +127,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
   const documentCount = docs.length + reused.length;
   // Parsed files can still be as at the last write (e.g. state written before file hashes were kept).
   for (const [i, doc] of docs.entries()) {
-    const record = !doc || options.overwriteDrift ? undefined : await reuseRecord(doc, state.records[doc.key], { config, hashImage: media.hashFile });
+    const record = !doc || options.overwriteDrift ? undefined : await reuse(doc);
     if (record) {
       reused.push(record);
       docs[i] = undefined;

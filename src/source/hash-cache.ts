@@ -91,13 +91,21 @@ function sameStat([size, mtimeMs, ctimeMs, ino]: Entry, stat: Stats): boolean {
   return size === stat.size && mtimeMs === stat.mtimeMs && ctimeMs === stat.ctimeMs && ino === stat.ino;
 }
 
+function isEntry(value: unknown): value is Entry {
+  if (!Array.isArray(value) || value.length !== 5 || typeof value[4] !== 'string') return false;
+  for (let i = 0; i < 4; i++) if (typeof value[i] !== 'number') return false;
+  return true;
+}
+
 function load(file: string): Map<string, Entry> {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown; files?: unknown };
     if (parsed.version !== 1 || typeof parsed.files !== 'object' || parsed.files === null) return new Map();
     const entries = new Map<string, Entry>();
-    for (const [name, value] of Object.entries(parsed.files)) {
-      if (Array.isArray(value) && value.length === 5 && value.slice(0, 4).every((n) => typeof n === 'number') && typeof value[4] === 'string') entries.set(name, value as Entry);
+    const files = parsed.files as Record<string, unknown>;
+    for (const name in files) {
+      const value = files[name];
+      if (isEntry(value)) entries.set(name, value);
     }
     return entries;
   } catch {

@@ -55,9 +55,9 @@ export interface DocumentFailure {
 export interface ReadDocumentOptions {
   projectDir: string;
   resource: RecordResource;
-  known?: KnownFiles;
+  known?: KnownFiles | undefined;
   /** Where the sha256 of files whose stat has not changed is kept: such a file is not even read when `known` knows it. */
-  hashCache?: HashCache;
+  hashCache?: HashCache | undefined;
   /** `absPath` relative to projectDir with forward slashes, when the caller has it already. */
   file?: string;
 }

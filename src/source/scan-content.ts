@@ -54,7 +54,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { known, hashCache } = options;
   const results: ReturnType<typeof readDocument>[] = [];
   for (const [i, p] of toRead.entries()) {
-    results.push(readDocument(p.absPath, { projectDir, resource: p.resource, file: p.file, ...(known ? { known } : {}), ...(hashCache ? { hashCache } : {}) }));
+    results.push(readDocument(p.absPath, { projectDir, resource: p.resource, file: p.file, known, hashCache }));
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
