@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient, type CmsClient } from '../../src/remote/client.js';
 import { CmsAmbiguousError } from '../../src/remote/errors.js';
 import { fakeClock, TOKEN } from './helpers.js';
@@ -96,6 +96,21 @@ describe('over a real socket', () => {
     });
     const { client: c } = client(port, { timeoutMs: 100 });
     await expect(c.add('article', { title: 'Hello' })).rejects.toMatchObject({ code: 'CMS_SYNC_AMBIGUOUS' });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a stop (Ctrl-C) ends a request the CMS is still answering, with its reason, and is not retried', async () => {
+    const { port, requests } = await startServer(() => {
+      /* never answers */
+    });
+    const stop = new AbortController();
+    const { client: c } = client(port, { signal: stop.signal, timeoutMs: 30_000 });
+    const pending = c.get('article', 1).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
+    stop.abort(new Error('stopped by user'));
+    const error = await pending;
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe('stopped by user');
     expect(requests).toHaveLength(1);
   });
 
