@@ -98,17 +98,18 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   const tasks: Promise<void>[] = [];
   // Writes are started in apply order, so categories are queued before the records that need them.
   for (const change of writes) {
+    if (change.action === 'unchanged') {
+      // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
+      // Otherwise nothing at all, not even a task: a no-op run has 10,000 of these.
+      const entry = ctx.store.state.records[change.key];
+      const inputMoved = change.input && (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
+      if (entry && (entry.file !== change.file || inputMoved)) {
+        tasks.push(ctx.store.recordWritten(change.key, { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) }));
+      }
+      continue;
+    }
     const task = (async (): Promise<boolean> => {
       if (fatal) return false;
-      if (change.action === 'unchanged') {
-        // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
-        const entry = ctx.store.state.records[change.key];
-        const inputMoved = change.input && (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
-        if (entry && (entry.file !== change.file || inputMoved)) {
-          await ctx.store.recordWritten(change.key, { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) });
-        }
-        return true;
-      }
       if (change.action === 'forget') {
         await ctx.store.recordWritten(change.key, null);
         progress(`  ${change.key} (already gone from the CMS)`, true);
