@@ -32,9 +32,11 @@ export function documentStem(fileName: string): string {
 
 /** `articles/2024/x.md` (relative to content/) -> `article`; files outside the resource folders -> undefined. */
 export function resourceOfPath(pathInContent: string): RecordResource | undefined {
-  const folder = pathInContent.split('/')[0] ?? '';
+  const slash = pathInContent.indexOf('/');
+  if (slash === -1) return undefined;
+  const folder = pathInContent.slice(0, slash);
   // hasOwn: a folder named `constructor` must not find Object.prototype.constructor.
-  return pathInContent.includes('/') && Object.hasOwn(FOLDER_TO_RESOURCE, folder) ? FOLDER_TO_RESOURCE[folder] : undefined;
+  return Object.hasOwn(FOLDER_TO_RESOURCE, folder) ? FOLDER_TO_RESOURCE[folder] : undefined;
 }
 
 /** Path relative to `from`, with forward slashes on every platform. */
