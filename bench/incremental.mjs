@@ -1,14 +1,16 @@
 // Fast at every size (issue 7, items 1, 2 and 5): over N generated documents (default 10,000 of
 // ~9 KiB), a no-op apply and a one-file change, with and without refresh, as ratios to reading
-// and hashing the same files in the same run; and the peak RSS of the cold apply.
+// and hashing the same files in the same run; and the peak RSS of the cold apply. The baseline
+// is that work in this warm process; the same work as a process of its own (Node's start
+// included, as every CLI run's is) is printed beside it for reference.
 // Usage: node bench/incremental.mjs [--docs N] [--kb K]
-import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { articleBody, generateCorpus } from './corpus.mjs';
 import { best, fmt, machine, runCli, table, time } from './lib.mjs';
+import { readAndHash } from './read-and-hash.mjs';
 
 const arg = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
 const docs = arg('--docs', 10_000);
@@ -32,8 +34,11 @@ try {
   const coldDoc = JSON.parse(cold.value.stdout);
 
   const hashing = await best(3, () => readAndHash(content));
+  const script = new URL('./read-and-hash.mjs', import.meta.url).pathname;
+  const hashingProcess = await best(3, () => spawnSync(process.execPath, [script, content], { stdio: 'ignore' }));
   const rows = [['measure', 'time', 'ratio to baseline', 'calls', 'notes']];
   rows.push(['baseline: read + sha256 of every file (best of 3)', fmt(hashing.ms), '1.00', '', `${hashing.value.files} files, ${(hashing.value.bytes / 2 ** 20).toFixed(0)} MiB`]);
+  rows.push(['for reference: the same as a process, `node bench/read-and-hash.mjs` (best of 3)', fmt(hashingProcess.ms), (hashingProcess.ms / hashing.ms).toFixed(2), '', 'Node start included']);
 
   for (const [label, flags] of [['no-op `apply`', []], ['no-op `apply --refresh=false`', ['--refresh=false']]]) {
     cms.resetStats();
@@ -73,24 +78,4 @@ try {
 
 function check(result, what) {
   if (result.code !== 0) throw new Error(`${what} exited ${result.code}:\n${result.stderr.slice(0, 2000)}`);
-}
-
-/** The fastest plain way to read and hash every file: what any sync tool must do at least. */
-function readAndHash(root) {
-  let files = 0;
-  let bytes = 0;
-  const walk = (folder) => {
-    for (const e of readdirSync(folder, { withFileTypes: true })) {
-      const p = path.join(folder, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        const data = readFileSync(p);
-        createHash('sha256').update(data).digest('hex');
-        files += 1;
-        bytes += data.length;
-      }
-    }
-  };
-  walk(root);
-  return { files, bytes };
 }
