@@ -146,10 +146,18 @@ export async function createProject(files: Record<string, string | Buffer>, cmsO
       return run;
     },
     async close() {
-      await Promise.all([...live].map((run) => run.stop({ signal: 'SIGKILL' })));
-      await media.close();
-      if (!cmsStopped) await cms.close();
-      await rm(dir, { recursive: true, force: true });
+      // A teardown once took over 30 s in CI (after the kill -9 proof, on a fresh clone): say
+      // which step is slow, should it happen again.
+      const started = Date.now();
+      const step = async (name: string, work: () => Promise<unknown>) => {
+        const at = Date.now();
+        await work();
+        if (Date.now() - at > 2000) console.error(`[harness] close: ${name} took ${Date.now() - at} ms (${Date.now() - started} ms into close)`);
+      };
+      await step('stopping live CLI runs', () => Promise.all([...live].map((run) => run.stop({ signal: 'SIGKILL' }))));
+      await step('closing the media server', () => media.close());
+      if (!cmsStopped) await step('closing the local CMS', () => cms.close());
+      await step('removing the project', () => rm(dir, { recursive: true, force: true }));
     },
   };
   for (const [file, content] of Object.entries(files)) await project.write(file, content);
