@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../sha256.js';
@@ -30,16 +31,23 @@ export interface MediaResolver {
  * share an image), which is also what makes "one upload per distinct content" possible.
  */
 export function createMediaResolver(options: { projectDir: string; contentDir: string; canServeLocalFiles: boolean; hashCache?: HashCache }): MediaResolver {
-  const hashes = new Map<string, Promise<string | undefined>>();
   const { hashCache } = options;
-  const hashOf = (absPath: string) => {
-    let pending = hashes.get(absPath);
-    if (!pending) {
-      pending = hashAt(absPath, toPosix(path.relative(options.projectDir, absPath)), hashCache).catch(() => undefined);
-      hashes.set(absPath, pending);
-    }
-    return pending;
-  };
+  // One stat and at most one read per image and run, however many references it has.
+  const stats = new Map<string, Promise<Stats | undefined>>();
+  const hashes = new Map<string, Promise<string | undefined>>();
+  const statOf = (absPath: string) => once(stats, absPath, () => stat(absPath).catch(() => undefined));
+  const hashOf = (absPath: string) =>
+    once(hashes, absPath, async () => {
+      // The stat is taken before the read, never after: the cache records a stat no newer than the bytes hashed.
+      const info = await statOf(absPath);
+      if (!info?.isFile()) return undefined;
+      const file = toPosix(path.relative(options.projectDir, absPath));
+      const cached = hashCache?.get(file, info);
+      if (cached) return cached;
+      const sha = await readFile(absPath).then(sha256, () => undefined);
+      if (sha) hashCache?.set(file, info, sha);
+      return sha;
+    });
 
   return {
     hashFile: (contentPath) => hashOf(path.join(options.contentDir, contentPath)),
@@ -70,7 +78,7 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
       if (contentPath.startsWith('..') || path.isAbsolute(contentPath)) {
         return { ok: false, message: `image \`${trimmed}\` is outside content/: move the file under content/ so it can be published` };
       }
-      const info = await stat(absPath).catch(() => undefined);
+      const info = await statOf(absPath);
       if (!info?.isFile()) {
         return { ok: false, message: `image \`${trimmed}\` not found (looked for ${toPosix(path.relative(options.projectDir, absPath))}): fix the path or add the file` };
       }
@@ -87,15 +95,11 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
   };
 }
 
-/** An image's sha256: from the cache when its stat is unchanged (images are the big files), else read and hashed. */
-async function hashAt(absPath: string, file: string, cache: HashCache | undefined): Promise<string> {
-  // Stat before reading, never after: the recorded stat must be no newer than the bytes hashed.
-  const info = cache ? await stat(absPath) : undefined;
-  const cached = info && cache!.get(file, info);
-  if (cached) return cached;
-  const sha = sha256(await readFile(absPath));
-  if (info) cache!.set(file, info, sha);
-  return sha;
+/** The memoised value of `key`, made by `make` the first time it is asked for. */
+function once<T>(memo: Map<string, T>, key: string, make: () => T): T {
+  let value = memo.get(key);
+  if (value === undefined) memo.set(key, (value = make()));
+  return value;
 }
 
 /** The URL the CMS fetches a local file from: the public base plus the path, each segment encoded. */
