@@ -154,7 +154,7 @@ function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[])
 /**
  * The record without rendering it, when its file, the pipeline and its local images are all as
  * they were at the last write. `imageHashes` are the sha256 now of `entry.input.media`, in order
- * (undefined for an image that is gone); see imagesOf.
+ * (undefined for an image that is gone).
  */
 export function reuseRecord(
   doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,

@@ -137,9 +137,9 @@ export function readRecord(
 /** A record with its id normalised to a number, or undefined when it has no readable id. */
 export function asRecord(value: unknown): RemoteRecord | undefined {
   if (!isObject(value)) return undefined;
-  if (typeof value.id === 'number' && Number.isSafeInteger(value.id) && value.id >= 0) return value as RemoteRecord;
   const id = toId(value.id);
-  return id === undefined ? undefined : { ...value, id };
+  // Copied only when the id needs normalising (a string of digits): listings hold 10,000s.
+  return id === undefined ? undefined : id === value.id ? (value as RemoteRecord) : { ...value, id };
 }
 
 export function toId(value: unknown): number | undefined {
