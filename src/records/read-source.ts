@@ -103,16 +103,15 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
   // An unchanged file whose images or pipeline changed must be parsed after all.
   const docs: Array<SourceDocument | undefined> = scan.documents;
   const reused: DesiredRecord[] = [];
-  // Most records have no local image: those are checked without a turn of the event loop each.
-  const reuse = (doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>): DesiredRecord | undefined | Promise<DesiredRecord | undefined> => {
+  // The record as state has it, if its file, images and pipeline are unchanged. Most records have
+  // no local image: those are checked without waiting on anything (10,000 awaits cost ~10 ms).
+  const reuse = async (doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>): Promise<DesiredRecord | undefined> => {
     const entry = state.records[doc.key];
-    const images = entry?.input?.media ?? [];
-    if (images.length === 0) return reuseRecord(doc, entry, { config, imageHashes: [] });
-    return Promise.all(images.map((p) => media.hashFile(p))).then((imageHashes) => reuseRecord(doc, entry, { config, imageHashes }));
+    return reuseRecord(doc, entry, { config, imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))) });
   };
   for (const stub of scan.unchanged) {
-    const maybe = reuse(stub);
-    const record = maybe instanceof Promise ? await maybe : maybe;
+    const entry = state.records[stub.key];
+    const record = entry?.input?.media.length ? await reuse(stub) : reuseRecord(stub, entry, { config, imageHashes: [] });
     if (record) {
       reused.push(record);
       continue;
