@@ -1,10 +1,16 @@
-import { createRequire } from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
+import { requireLater } from '../require-later.js';
 
-const require = createRequire(import.meta.url);
+type RequestFunction = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+const poolFile = requireLater<typeof Pool>('undici/lib/dispatcher/pool.js');
+const requestFile = requireLater<RequestFunction>('undici/lib/api/api-request.js');
+const undici = requireLater<typeof import('undici')>('undici');
 
 /** undici's `request`, called on a dispatcher: what the client sends every exchange with. */
 export type RequestOn = (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+
+/** A dispatcher given by the caller (tests, a proxy), or undici loaded whole, brings its own `request`. */
+export const requestOnDispatcher: RequestOn = (dispatcher, options) => dispatcher.request(options);
 
 export interface LoadedPool {
   Pool: typeof Pool;
@@ -22,15 +28,11 @@ export interface LoadedPool {
  */
 export function loadPool(): LoadedPool {
   try {
-    const PoolClass = require('undici/lib/dispatcher/pool.js') as typeof Pool;
-    const request = require('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+    const PoolClass = poolFile();
+    const request = requestFile();
     if (typeof PoolClass !== 'function' || typeof request !== 'function') throw new TypeError('undici layout changed');
     return { Pool: PoolClass, request: (dispatcher, options) => request.call(dispatcher, options), direct: true };
   } catch {
-    const undici = require('undici') as typeof import('undici');
-    return { Pool: undici.Pool, request: (dispatcher, options) => dispatcher.request(options), direct: false };
+    return { Pool: undici().Pool, request: requestOnDispatcher, direct: false };
   }
 }
-
-/** A dispatcher given by the caller (tests, a proxy) brings its own `request`. */
-export const requestOnDispatcher: RequestOn = (dispatcher, options) => dispatcher.request(options);
