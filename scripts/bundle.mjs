@@ -1,0 +1,45 @@
+// Bundles the compiled CLI (dist/cli/main.js) and its render worker into dist/bundle/, which
+// bin/cms-sync.js runs. Why: Node 20 loads ~70 separate ES modules (ours and commander's) one
+// resolution, read and compile at a time, ~60 ms before a command even starts; one file does it
+// in a fraction of that. Every dynamic import() stays a split point, so what a command loads only
+// when it needs it (unified and its plugins, zod, the local CMS, import, pull...) is still loaded
+// only then. The library entry (dist/index.js, what sync.config.ts imports) is not bundled.
+// Run by `npm run build`, after tsc.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = path.join(root, 'dist', 'bundle');
+
+await build({
+  cwd: root,
+  input: {
+    main: 'dist/cli/main.js',
+    // Started by render-pool as `new URL('./render-worker.js', import.meta.url)`: as an entry of
+    // its own, it lands beside the chunk that holds render-pool, as it sits beside it in dist/render.
+    'render-worker': 'dist/render/render-worker.js',
+  },
+  platform: 'node',
+  onLog(level, log, handle) {
+    // gray-matter's JavaScript front-matter engine uses eval; cms-sync disables that engine
+    // (src/source/front-matter.ts), so the code is bundled but never runs.
+    if (log.code === 'EVAL' && /gray-matter/.test(log.id ?? log.message)) return;
+    handle(level, log);
+  },
+  output: { dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunk-[hash].js', sourcemap: true, cleanDir: true },
+});
+
+// A file the bundle finds by URL at run time must be in the bundle's folder: a worker file that is
+// not there would make every worker die at start, and rendering fall back to the main thread silently.
+const missing = [];
+for (const name of readdirSync(outDir).filter((f) => f.endsWith('.js'))) {
+  for (const [, file] of readFileSync(path.join(outDir, name), 'utf8').matchAll(/new URL\(["']\.\/([^"']+)["'],\s*import\.meta\.url\)/g)) {
+    if (!existsSync(path.join(outDir, file))) missing.push(`${name} refers to ./${file}`);
+  }
+}
+if (missing.length) {
+  console.error(`dist/bundle is incomplete:\n  ${missing.join('\n  ')}\nAdd each file as an input of scripts/bundle.mjs.`);
+  process.exit(1);
+}
