@@ -107,30 +107,34 @@ export function computePlan(input: PlanInput): Plan {
       if (entry) changes.push({ ...base, action: 'keep', id: entry.id, reason: 'file has errors' });
       continue;
     }
-    const digests = sourceDigests(record);
     const entry = state.records[record.key];
     const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
+    // A record taken unrendered from this very state entry has its digests: nothing to compare.
+    // Its digests are not even read (a state read through its index parses them only on use).
+    const sameAsEntry = entry !== undefined && record.unchangedSince === entry;
+    let digestsOnce: Record<string, string> | undefined;
+    const digests = () => (digestsOnce ??= sourceDigests(record));
 
     if (entry && input.trustState) {
-      const changed = changedFields(digests, entry.source);
+      const changed = sameAsEntry ? [] : changedFields(digests(), entry.source);
       changes.push(changed.length === 0 ? unchanged(base, entry.id, record.input) : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
       continue;
     }
     if (entry && remote) {
       const baseline = landedEdit(entry, remote, input.pendingEdits?.get(record.key) ?? [], resource) ?? entry;
-      const changed = changedFields(digests, baseline.source);
+      const changed = sameAsEntry && baseline === entry ? [] : changedFields(digests(), baseline.source);
       const inCms = baseline === entry && markerUnchanged(entry, remote, input.changeMarker) ? [] : changedFields(remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)), baseline.remote);
       if (inCms.length > 0 && !record.unchangedSince && holdsAlready(record, remote, book, resource)) {
         // The CMS already holds exactly what the file says: a write whose answer was lost
         // (or a run killed after sending it), or the same edit made by hand. Nothing to send.
-        changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
+        changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests()), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
       } else if (inCms.length === 0) {
         if (changed.length > 0) changes.push({ ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
         else if (baseline === entry) changes.push(unchanged(base, entry.id, record.input));
         // A lost-answer edit that landed and is what the file says: only state has to learn it.
-        else changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
+        else changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests()), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
       } else if (input.overwriteDrift) {
-        const all = union(Object.keys(digests), Object.keys(entry.source));
+        const all = union(Object.keys(digests()), Object.keys(entry.source));
         changes.push({ ...base, action: 'update', id: entry.id, record, fields: all, owner: entry.owner, overwrite: changed.length ? 'conflict' : 'drift' });
       } else {
         changes.push({ ...base, action: 'drift', id: entry.id, kind: changed.length ? 'conflict' : 'changed-in-cms', fields: inCms });
@@ -138,7 +142,7 @@ export function computePlan(input: PlanInput): Plan {
       continue;
     }
     if (entry && !remote && input.remote[record.resource].complete) {
-      if (input.overwriteDrift) changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
+      if (input.overwriteDrift) changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
       else changes.push({ ...base, action: 'drift', id: entry.id, kind: 'deleted-in-cms', fields: [] });
       continue;
     }
@@ -154,12 +158,12 @@ export function computePlan(input: PlanInput): Plan {
       .sort((a, b) => a.id - b.id)[0];
     if (match) {
       idsOf(claimed, record.resource).set(match.id, record.key);
-      const fields = Object.keys(digests).sort();
+      const fields = Object.keys(digests()).sort();
       const differing = differingFields(record, match, book, resource);
       changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, owner: 'adopted', baseline: remoteDigests(match, fields, (f) => apiName(f, resource)), ...markerField(match, input.changeMarker) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
       continue;
     }
-    changes.push({ ...base, action: 'create', record, fields: Object.keys(digests).sort() });
+    changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
   }
 
   const isListed = (resource: RecordResource, id: number) => remoteById.get(resource)!.has(id);

@@ -17,7 +17,7 @@ export function digest(value: unknown): string {
  * content, so the result is known before the CMS hands out ids.
  */
 export function sourceDigests(record: DesiredRecord): Record<string, string> {
-  if (record.unchangedSince) return record.unchangedSince;
+  if (record.unchangedSince) return record.unchangedSince.source;
   const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
   if (record.categorySlug) out.category_id = digest(`category:${record.categorySlug.slug}`);

@@ -27,10 +27,10 @@ export interface DesiredRecord {
   /** What it was built from (see RecordInput). */
   input?: RecordInput;
   /**
-   * Set instead of values/html when the inputs are those of the last write: the record is
-   * known to be what state says, and was not rendered again.
+   * Set instead of values/html when the inputs are those of the last write: the state entry the
+   * record is known to be (its `source` digests are the record's), and it was not rendered again.
    */
-  unchangedSince?: Record<string, string>;
+  unchangedSince?: StateRecord;
 }
 
 export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult>;
@@ -147,7 +147,8 @@ export function pipelineFingerprint(config: Config): string {
   return fingerprint;
 }
 
-function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[]): string {
+/** The digest of a record's inputs (RecordInput.hash): file bytes, pipeline, images. */
+export function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[]): string {
   return digest(`${fileHash}:${fingerprint}:${mediaHashes.join(',')}`);
 }
 
@@ -165,5 +166,5 @@ export function reuseRecord(
   const hashes = context.imageHashes;
   if (hashes.length !== entry.input.media.length || hashes.some((h) => h === undefined)) return undefined;
   if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash) return undefined;
-  return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: { ...entry.input, fileSha: doc.hash }, unchangedSince: entry.source };
+  return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: { ...entry.input, fileSha: doc.hash }, unchangedSince: entry };
 }

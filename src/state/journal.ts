@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
 import { readStateFile, writeFileAtomic, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
+import { writeStateIndex } from './state-index.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 /**
@@ -59,8 +60,10 @@ export class StateStore {
   }
 
   static async open(stateDir: string, target: string): Promise<StateStore> {
-    const { state, existed } = await readStateFile(stateDir, target);
+    const { state, existed, sha, indexed } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
+    // The next run reads what it needs from the index (see state-index.ts). Only an apply writes it: plan writes nothing.
+    if (sha && !indexed) writeStateIndex(stateDir, state, sha);
     const intents = new Map<string, Intent[]>();
     const replayed = replay(state, await readJournal(stateDir, state, existed), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { open, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
+import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
+import { readIndexedState, writeStateIndex } from './state-index.js';
 
 /** What cms-sync knows about one record it created or adopted. */
 export interface StateRecord {
@@ -57,18 +59,52 @@ export function emptyState(target: string): State {
 
 export const STATE_FILE = 'state.json';
 
-/** Reads `state.json`; a missing file is an empty state, a broken one is an error that names it. */
-export async function readStateFile(stateDir: string, target: string): Promise<{ state: State; existed: boolean }> {
+/** What readStateFile found. */
+export interface StateRead {
+  state: State;
+  existed: boolean;
+  /** sha256 of the state.json bytes read (undefined when there was none). */
+  sha?: string;
+  /** Whether the state came through its index (see readIndexedState): false means the index should be written again. */
+  indexed: boolean;
+}
+
+/**
+ * Reads `state.json`; a missing file is an empty state, a broken one is an error that names it.
+ * When `state-index.json` was made from these very bytes, the records' digests are parsed only
+ * if something reads them (see state-index.ts); otherwise the whole file is parsed now.
+ */
+export async function readStateFile(stateDir: string, target: string): Promise<StateRead> {
   const file = path.join(stateDir, STATE_FILE);
-  let text: string;
+  let bytes: Buffer;
   try {
-    // In one piece, decoded as it is read: the chunked async read of a 9 MiB state (10,000
-    // records) left as much garbage again, and a full collection to clear it.
-    text = readFileSync(file, 'utf8');
+    // In one piece, as bytes: hashed, then decoded only if the index cannot stand for it.
+    bytes = readFileSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false, indexed: false };
     throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, { cause: error });
   }
+  const sha = sha256(bytes);
+  // Called at most once (by the index, on first use of a digest, or right here); the bytes are let go then.
+  let unparsed: Buffer | undefined = bytes;
+  const parseFull = () => {
+    const state = parseState(file, unparsed!.toString('utf8'));
+    unparsed = undefined;
+    return state;
+  };
+  const indexed = readIndexedState(stateDir, sha, parseFull);
+  const state = indexed ?? parseFull();
+  if (state.target !== target) {
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} belongs to the CMS at ${state.target}, but this run targets ${target}. Its ids mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
+      { exitCode: 3 },
+    );
+  }
+  return { state, existed: true, sha, indexed: indexed !== undefined };
+}
+
+function parseState(file: string, text: string): State {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -79,14 +115,7 @@ export async function readStateFile(stateDir: string, target: string): Promise<{
   if (state?.version !== 1 || typeof state.lineage !== 'string' || typeof state.records !== 'object' || typeof state.media !== 'object') {
     throw new SyncError('CMS_SYNC_STATE', `${file} is not a cms-sync state file (version 1). Restore it from git, or delete it: the next run then adopts existing records by slug.`);
   }
-  if (state.target !== target) {
-    throw new SyncError(
-      'CMS_SYNC_STATE',
-      `${file} belongs to the CMS at ${state.target}, but this run targets ${target}. Its ids mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
-      { exitCode: 3 },
-    );
-  }
-  return { state, existed: true };
+  return state;
 }
 
 /** Sorted keys, two-space indent, trailing newline: a state that diffs well in git. */
@@ -96,7 +125,9 @@ export function serializeState(state: State): string {
 
 /** Writes the state atomically: temp file, fsync, rename, fsync of the folder. */
 export async function writeStateFile(stateDir: string, state: State): Promise<void> {
-  await writeFileAtomic(path.join(stateDir, STATE_FILE), serializeState(state));
+  const text = serializeState(state);
+  await writeFileAtomic(path.join(stateDir, STATE_FILE), text);
+  writeStateIndex(stateDir, state, sha256(text));
 }
 
 export async function writeFileAtomic(file: string, text: string, mode?: number): Promise<void> {

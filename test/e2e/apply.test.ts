@@ -163,6 +163,30 @@ describe('apply, end to end against the local CMS', () => {
     expect((await project.records('page'))[0]!.content).toContain('We report on the VALLEY.');
   });
 
+  it('reads the state through its index after an apply, and reads state.json as it is once git changes it', async () => {
+    project = await createProject(newsroom());
+    const index = path.join(project.dir, '.cms-sync/state-index.json');
+    const stateFile = path.join(project.dir, '.cms-sync/state.json');
+    expect((await project.run(['apply'])).code).toBe(0);
+    await expect(stat(index)).resolves.toBeDefined();
+
+    // A teammate's state.json comes in (a pull, a merge): the same records, but the about page's
+    // inputs recorded differently. The index no longer matches it and must not stand for it.
+    const state = JSON.parse(await readFile(stateFile, 'utf8')) as { records: Record<string, { input: { hash: string } }> };
+    state.records['page/about']!.input.hash = 'written-by-another-version';
+    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+    const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as { source: Record<string, number> };
+    expect(plan.source).toMatchObject({ documents: 7, rendered: 1 });
+
+    // plan wrote nothing (the old index is still there); apply reads state.json in full and indexes it again.
+    const stale = await readFile(index, 'utf8');
+    expect((await project.run(['apply'])).code).toBe(0);
+    expect(await readFile(index, 'utf8')).not.toBe(stale);
+    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: Record<string, number> };
+    expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
+    expect(rerun.result).toMatchObject({ created: 0, updated: 0, deleted: 0 });
+  });
+
   it('still makes zero writes on a rerun when the CMS normalises the HTML it stores', async () => {
     project = await createProject(newsroom(), { normalizeHtml: true });
     expect((await project.run(['apply'])).code).toBe(0);
