@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
 import { readStateFile, writeFileAtomic, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
-import { writeStateIndex } from './state-index.js';
+import { writeStateIndex, type StateStat } from './state-index.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 /**
@@ -51,6 +51,8 @@ export class StateStore {
   #pending: string[] = [];
   #flushing: Promise<void> | undefined;
   #dirty = false;
+  /** The state.json this state was read from in full, without a valid index (see save). */
+  #unindexed: { stat: StateStat; sha: () => string } | undefined;
 
   private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Intent[]>) {
     this.stateDir = stateDir;
@@ -60,14 +62,13 @@ export class StateStore {
   }
 
   static async open(stateDir: string, target: string): Promise<StateStore> {
-    const { state, existed, sha, indexed } = await readStateFile(stateDir, target);
+    const { state, existed, made, indexed } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
-    // The next run reads what it needs from the index (see state-index.ts). Only an apply writes it: plan writes nothing.
-    if (sha && !indexed) writeStateIndex(stateDir, state, sha);
     const intents = new Map<string, Intent[]>();
     const replayed = replay(state, await readJournal(stateDir, state, existed), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
     store.#dirty = replayed > 0;
+    if (!indexed) store.#unindexed = made;
     return store;
   }
 
@@ -101,7 +102,16 @@ export class StateStore {
   /** Folds the journal into state.json (atomically) and empties the journal. */
   async save(): Promise<void> {
     await this.#flushing;
-    if (!this.#dirty && this.existed) return;
+    if (!this.#dirty && this.existed) {
+      // state.json stands as it was read in full: index it, so that the next run reads it without
+      // the digests (see state-index.ts). Only a run that writes nothing does: writing the index
+      // costs ~30 ms, which runs that write state.json (in CI, every run from a fresh clone) would
+      // pay for an index the next state.json makes stale.
+      if (this.#unindexed) writeStateIndex(this.stateDir, this.state, { stat: this.#unindexed.stat, sha: this.#unindexed.sha() });
+      this.#unindexed = undefined;
+      return;
+    }
+    this.#unindexed = undefined;
     this.state.serial += 1;
     await writeStateFile(this.stateDir, this.state);
     await writeFileAtomic(path.join(this.stateDir, LAST_USED_FILE), `${JSON.stringify({ lineage: this.state.lineage, serial: this.state.serial })}\n`);

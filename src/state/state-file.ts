@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
 import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
-import { readIndexedState, writeStateIndex } from './state-index.js';
+import { readIndexedState, statOf, type StateStat } from './state-index.js';
 
 /** What cms-sync knows about one record it created or adopted. */
 export interface StateRecord {
@@ -63,28 +63,35 @@ export const STATE_FILE = 'state.json';
 export interface StateRead {
   state: State;
   existed: boolean;
-  /** sha256 of the state.json bytes read (undefined when there was none). */
-  sha?: string;
+  /** The stat of the state.json read and (computed when asked) its sha256; undefined when there was none. */
+  made?: { stat: StateStat; sha: () => string };
   /** Whether the state came through its index (see readIndexedState): false means the index should be written again. */
   indexed: boolean;
 }
 
 /**
  * Reads `state.json`; a missing file is an empty state, a broken one is an error that names it.
- * When `state-index.json` was made from these very bytes, the records' digests are parsed only
- * if something reads them (see state-index.ts); otherwise the whole file is parsed now.
+ * When `state-index.json` was made from this very file, the records' digests are parsed only if
+ * something reads them (see state-index.ts); otherwise the whole file is parsed now.
  */
 export async function readStateFile(stateDir: string, target: string): Promise<StateRead> {
   const file = path.join(stateDir, STATE_FILE);
   let bytes: Buffer;
+  let stat: StateStat;
   try {
-    // In one piece, as bytes: hashed, then decoded only if the index cannot stand for it.
-    bytes = readFileSync(file);
+    // Stat and bytes of one open file, so that what the index is checked against is what is parsed.
+    // As bytes: decoded only if the index cannot stand for them, or once a digest is needed.
+    const fd = openSync(file, 'r');
+    try {
+      stat = statOf(fstatSync(fd));
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false, indexed: false };
     throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, { cause: error });
   }
-  const sha = sha256(bytes);
   // Called at most once (by the index, on first use of a digest, or right here); the bytes are let go then.
   let unparsed: Buffer | undefined = bytes;
   const parseFull = () => {
@@ -92,7 +99,9 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
     unparsed = undefined;
     return state;
   };
-  const indexed = readIndexedState(stateDir, sha, parseFull);
+  let sha: string | undefined;
+  const shaOfBytes = () => (sha ??= sha256(bytes));
+  const indexed = readIndexedState(stateDir, { stat, sha: shaOfBytes }, parseFull);
   const state = indexed ?? parseFull();
   if (state.target !== target) {
     throw new SyncError(
@@ -101,7 +110,7 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
       { exitCode: 3 },
     );
   }
-  return { state, existed: true, sha, indexed: indexed !== undefined };
+  return { state, existed: true, made: { stat, sha: shaOfBytes }, indexed: indexed !== undefined };
 }
 
 function parseState(file: string, text: string): State {
@@ -125,9 +134,7 @@ export function serializeState(state: State): string {
 
 /** Writes the state atomically: temp file, fsync, rename, fsync of the folder. */
 export async function writeStateFile(stateDir: string, state: State): Promise<void> {
-  const text = serializeState(state);
-  await writeFileAtomic(path.join(stateDir, STATE_FILE), text);
-  writeStateIndex(stateDir, state, sha256(text));
+  await writeFileAtomic(path.join(stateDir, STATE_FILE), serializeState(state));
 }
 
 export async function writeFileAtomic(file: string, text: string, mode?: number): Promise<void> {

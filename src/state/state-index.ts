@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { State, StateRecord } from './state-file.js';
 
@@ -10,25 +10,33 @@ export const STATE_INDEX_FILE = 'state-index.json';
 
 /**
  * What a run needs of the state before it knows that anything changed: state.json without the
- * field digests of its records (`source`, `remote`), and the sha256 of the state.json it was
- * made from. Parsing 10,000 records' digests is most of reading state.json (~70 ms of a no-op's
- * ~600); an unchanged record never looks at them (computePlan knows it by its state entry).
+ * field digests of its records (`source`, `remote`), under a first line that says which
+ * state.json it was made from. Parsing 10,000 records' digests is most of reading state.json
+ * (~70 ms of a no-op's ~600); an unchanged record never looks at them (computePlan knows it by
+ * its state entry). The first line alone tells whether the rest is worth parsing.
  */
-interface StateIndex {
+interface IndexHeader {
   version: 1;
-  /** sha256 of the state.json bytes this index was made from: any other state.json ignores it. */
+  /** size, mtimeMs, ctimeMs and inode of the state.json this index was made from (see HashCache for why a stat can stand for bytes). */
+  stat: StateStat;
+  /** sha256 of that state.json, for when its stat cannot be trusted alone (see readIndexedState). */
   sha: string;
-  state: State;
+}
+
+export type StateStat = [size: number, mtimeMs: number, ctimeMs: number, ino: number];
+
+export function statOf(stats: Stats): StateStat {
+  return [stats.size, stats.mtimeMs, stats.ctimeMs, stats.ino];
 }
 
 type Digests = 'source' | 'remote';
 
 /**
- * Writes the index of `state`, whose state.json has the sha256 `sha`. A cache: written whole
- * through a rename so it is never torn, not fsynced; a failure (read-only checkout, full disk)
- * only makes the next run read state.json in full.
+ * Writes the index of `state`, as read from the state.json whose stat and sha256 are `made`. A
+ * cache: written whole through a rename so it is never torn, not fsynced; a failure (read-only
+ * checkout, full disk) only makes the next run read state.json in full.
  */
-export function writeStateIndex(stateDir: string, state: State, sha: string): void {
+export function writeStateIndex(stateDir: string, state: State, made: { stat: StateStat; sha: string }): void {
   const records: Record<string, unknown> = {};
   for (const key in state.records) {
     // Every field but the digests, in their order (without reading the digests: on a record read
@@ -38,11 +46,11 @@ export function writeStateIndex(stateDir: string, state: State, sha: string): vo
     for (const field in record) if (field !== 'source' && field !== 'remote') rest[field] = record[field];
     records[key] = rest;
   }
-  const index: StateIndex = { version: 1, sha, state: { ...state, records: records as State['records'] } };
+  const header: IndexHeader = { version: 1, stat: made.stat, sha: made.sha };
   const file = path.join(stateDir, STATE_INDEX_FILE);
   try {
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(index));
+    writeFileSync(temp, `${JSON.stringify(header)}\n${JSON.stringify({ ...state, records })}\n`);
     renameSync(temp, file);
   } catch {
     // The run is as correct without the index, only slower next time.
@@ -50,23 +58,44 @@ export function writeStateIndex(stateDir: string, state: State, sha: string): vo
 }
 
 /**
- * The state as its index has it, when the index was made from state.json with the sha256 `sha`;
- * else undefined (no index, another state.json, a broken file). Each record's `source` and
- * `remote` are read on first use from `parseFull()`, the whole state.json parsed once: they stay
- * own, enumerable properties (JSON.stringify, spreads and stableJson see them as values), and
- * assigning one replaces it as on any object.
+ * The state as its index has it, when the index was made from the state.json whose stat is
+ * `stat`; else undefined (no index, another state.json, a broken file). A state.json changed in
+ * any way (a git pull or merge, a hand edit, a run that wrote it) has another ctime at least. As
+ * git does with its index, a state.json whose times are not older than the index's own is
+ * "racily clean": file times are coarse (a few ms on Linux, seconds elsewhere), so a second
+ * write in the same tick could keep them; for it, the index stands only if `sha()`, the sha256
+ * of the file's bytes, is the one it was made from.
+ *
+ * Each record's `source` and `remote` are read on first use from `parseFull()`, the whole
+ * state.json parsed once: they stay own, enumerable properties (JSON.stringify, spreads and
+ * stableJson see them as values), and assigning one replaces it as on any object.
  */
-export function readIndexedState(stateDir: string, sha: string, parseFull: () => State): State | undefined {
-  let index: StateIndex;
+export function readIndexedState(stateDir: string, file: { stat: StateStat; sha: () => string }, parseFull: () => State): State | undefined {
+  let text: string;
+  let written: number;
+  let header: IndexHeader;
   try {
-    index = JSON.parse(readFileSync(path.join(stateDir, STATE_INDEX_FILE), 'utf8')) as StateIndex;
+    const indexFile = path.join(stateDir, STATE_INDEX_FILE);
+    written = statSync(indexFile).mtimeMs;
+    text = readFileSync(indexFile, 'utf8');
+    header = JSON.parse(text.slice(0, text.indexOf('\n'))) as IndexHeader;
   } catch {
     return undefined;
   }
-  if (index?.version !== 1 || index.sha !== sha) return undefined;
-  const state = index.state;
+  const { stat } = file;
+  if (header?.version !== 1 || !Array.isArray(header.stat) || header.stat.length !== 4 || header.stat.some((n, i) => n !== stat[i])) return undefined;
+  const racy = !(stat[1] < written && stat[2] < written);
+  if (racy && header.sha !== file.sha()) return undefined;
+  let state: State;
+  try {
+    state = JSON.parse(text.slice(text.indexOf('\n') + 1)) as State;
+  } catch {
+    return undefined;
+  }
   if (state?.version !== 1 || typeof state.lineage !== 'string' || !isObject(state.records) || !isObject(state.media)) return undefined;
-  const { records } = state;
+  const { records, media } = state;
+  for (const identity in media) if (typeof media[identity]?.id !== 'number') return undefined;
+  const keyOf = new WeakMap<StateRecord, string>();
   let full: State | undefined;
   const fullRecord = (record: StateRecord): StateRecord => {
     full ??= parseFull();
@@ -76,7 +105,6 @@ export function readIndexedState(stateDir: string, sha: string, parseFull: () =>
     if (!found) throw new Error(`${STATE_INDEX_FILE} names a record that state.json does not have: delete ${path.join(stateDir, STATE_INDEX_FILE)}`);
     return found;
   };
-  const keyOf = new WeakMap<StateRecord, string>();
   // One getter and setter per field for all records (not a closure per record): the records keep
   // one shape, and V8 keeps them fast.
   const accessor = (field: Digests): PropertyDescriptor => ({

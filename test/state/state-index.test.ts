@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,8 @@ import { inputHash, pipelineFingerprint, reuseRecord } from '../../src/records/b
 import { RECORD_RESOURCES, type RecordResource } from '../../src/resources.js';
 import { sha256 } from '../../src/sha256.js';
 import { emptyState, readStateFile, serializeState, STATE_FILE, writeStateFile, type State } from '../../src/state/state-file.js';
-import { readIndexedState, STATE_INDEX_FILE } from '../../src/state/state-index.js';
+import { StateStore } from '../../src/state/journal.js';
+import { readIndexedState, STATE_INDEX_FILE, statOf } from '../../src/state/state-index.js';
 
 const config = resolveConfig({}, { projectDir: '/project', env: {} });
 
@@ -35,6 +36,19 @@ function sampleState(): State {
   return state;
 }
 
+/** An apply that finds nothing to write: it indexes the state.json it read in full. */
+async function quietRun(dir: string): Promise<void> {
+  const store = await StateStore.open(dir, 'local');
+  await store.save();
+  await store.close();
+}
+
+/** state.json as apply writes it, then indexed by a quiet run. */
+async function writeIndexed(dir: string, state: State): Promise<void> {
+  await writeStateFile(dir, state);
+  await quietRun(dir);
+}
+
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-state-index-'));
@@ -45,7 +59,7 @@ afterEach(async () => {
 
 describe('the state index', () => {
   it('stands for the state.json it was made from: same records, same digests, written back byte for byte', async () => {
-    await writeStateFile(dir, sampleState());
+    await writeIndexed(dir, sampleState());
     const text = await readFile(path.join(dir, STATE_FILE), 'utf8');
     const read = await readStateFile(dir, 'local');
     expect(read.indexed).toBe(true);
@@ -54,10 +68,10 @@ describe('the state index', () => {
   });
 
   it('lets a plan of unchanged records run without parsing a single digest, and parses state.json once when one is read', async () => {
-    await writeStateFile(dir, sampleState());
+    await writeIndexed(dir, sampleState());
     const bytes = await readFile(path.join(dir, STATE_FILE));
     let parses = 0;
-    const state = readIndexedState(dir, sha256(bytes), () => {
+    const state = readIndexedState(dir, { stat: statOf(await stat(path.join(dir, STATE_FILE))), sha: () => sha256(bytes) }, () => {
       parses++;
       return JSON.parse(bytes.toString('utf8')) as State;
     })!;
@@ -83,20 +97,62 @@ describe('the state index', () => {
     expect(parses).toBe(1);
   });
 
-  it('is ignored once state.json changes (a hand edit, a git merge): the file is read as it is', async () => {
-    await writeStateFile(dir, sampleState());
+  it('is ignored once state.json changes (a hand edit, a git merge), even keeping its size and mtime: the file is read as it is', async () => {
     const file = path.join(dir, STATE_FILE);
-    await writeFile(file, (await readFile(file, 'utf8')).replace('"id": 102', '"id": 202').replace('s-title-2', 'edited'));
+    // Whole seconds an hour ago, so that the edit below can put the very same mtime back.
+    const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
+    await writeStateFile(dir, sampleState());
+    await utimes(file, anHourAgo, anHourAgo);
+    await quietRun(dir);
+    expect((await readStateFile(dir, 'local')).indexed).toBe(true);
+    const text = await readFile(file, 'utf8');
+
+    const before = await stat(file);
+    await writeFile(file, text.replace('"id": 102', '"id": 202').replace('s-title-2', 's-title-X'));
+    await utimes(file, anHourAgo, anHourAgo);
+    const after = await stat(file);
+    expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
     const read = await readStateFile(dir, 'local');
     expect(read.indexed).toBe(false);
-    expect(read.state.records['article/story-2']).toMatchObject({ id: 202, source: { title: 'edited' } });
+    expect(read.state.records['article/story-2']).toMatchObject({ id: 202, source: { title: 's-title-X' } });
+  });
+
+  it('stands by its stat once state.json is older than the index, and by the sha256 of its bytes before (a coarse clock could hide a second write)', async () => {
+    await writeIndexed(dir, sampleState());
+    const file = path.join(dir, STATE_FILE);
+    const index = path.join(dir, STATE_INDEX_FILE);
+    const written = await stat(file);
+    const bytes = await readFile(file);
+    let hashed = 0;
+    const read = () => readIndexedState(dir, { stat: statOf(written), sha: () => (hashed++, sha256(bytes)) }, () => JSON.parse(bytes.toString('utf8')) as State);
+
+    // Index and state.json in the same clock tick: checked by content.
+    await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
+    expect(read()).toBeDefined();
+    expect(hashed).toBe(1);
+    // The same, but the bytes are not those the index was made from: not trusted.
+    await writeFile(index, (await readFile(index, 'utf8')).replace(/"sha":"[0-9a-f]+"/, `"sha":"${sha256('other bytes')}"`));
+    await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
+    expect(read()).toBeUndefined();
+    // The index written after state.json's last change: its stat stands, nothing is hashed.
+    await utimes(index, written.mtimeMs / 1000 + 1, written.mtimeMs / 1000 + 1);
+    hashed = 0;
+    expect(read()).toBeDefined();
+    expect(hashed).toBe(0);
   });
 
   it('is ignored when it is broken or of another version', async () => {
-    await writeStateFile(dir, sampleState());
+    await writeIndexed(dir, sampleState());
     const index = path.join(dir, STATE_INDEX_FILE);
     const good = await readFile(index, 'utf8');
-    for (const broken of [good.slice(0, good.length / 2), good.replace('"version":1', '"version":2'), good.replace(/"id":\d+/, '"id":"x"')]) {
+    const variants = [
+      good.slice(0, good.length / 2),
+      good.replace('"version":1', '"version":2'),
+      good.replace(/("article\/story-2":\{"file":"[^"]+","id":)\d+/, '$1"x"'),
+      good.replace(/("sha256:ff":\{"id":)\d+/, '$1null'),
+    ];
+    expect(new Set([good, ...variants]).size).toBe(5);
+    for (const broken of variants) {
       await writeFile(index, broken);
       const read = await readStateFile(dir, 'local');
       expect(read.indexed).toBe(false);
@@ -104,12 +160,14 @@ describe('the state index', () => {
     }
   });
 
-  it('lets a digest be assigned like any property, and the next write keeps it', async () => {
-    await writeStateFile(dir, sampleState());
+  it('lets a digest be assigned like any property; a run that writes state.json leaves the index to the next quiet run', async () => {
+    await writeIndexed(dir, sampleState());
     const { state } = await readStateFile(dir, 'local');
     state.records['article/story-1']!.remote = { body: 'new', title: 'new' };
     expect(state.records['article/story-1']!.remote).toEqual({ body: 'new', title: 'new' });
     await writeStateFile(dir, state);
+    expect((await readStateFile(dir, 'local')).indexed).toBe(false);
+    await quietRun(dir);
     const again = await readStateFile(dir, 'local');
     expect(again.indexed).toBe(true);
     expect(again.state.records['article/story-1']).toMatchObject({ remote: { body: 'new', title: 'new' }, source: { body: 's-body-1', title: 's-title-1' } });
