@@ -92,13 +92,9 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false, indexed: false };
     throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, { cause: error });
   }
-  // Called at most once (by the index, on first use of a digest, or right here); the bytes are let go then.
-  let unparsed: Buffer | undefined = bytes;
-  const parseFull = () => {
-    const state = parseState(file, unparsed!.toString('utf8'));
-    unparsed = undefined;
-    return state;
-  };
+  // Called at most once: by the index on first use of a digest, or right here. The bytes stay
+  // (off the JS heap) for a sha256 asked later, to index this state.json (see StateStore.save).
+  const parseFull = () => parseState(file, bytes.toString('utf8'));
   let sha: string | undefined;
   const shaOfBytes = () => (sha ??= sha256(bytes));
   const indexed = readIndexedState(stateDir, { stat, sha: shaOfBytes }, parseFull);
