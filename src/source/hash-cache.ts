@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
+import { sameStamp, stampOf, type FileStamp } from '../file-stamp.js';
 
 /** Kept beside state.json but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
 export const HASH_CACHE_FILE = 'file-hashes.json';
@@ -13,15 +14,14 @@ export const HASH_CACHE_FILE = 'file-hashes.json';
  */
 export const RACY_MS = 2000;
 
-/** size, mtimeMs, ctimeMs, ino, sha256. */
-type Entry = [number, number, number, number, string];
+/** The file's stamp when it was hashed, and its sha256. */
+type Entry = [...FileStamp, string];
 
 /**
- * The sha256 of files as of their last stat, like git's index: when a file's size, mtime, ctime
- * and inode are those recorded, its bytes are those that were hashed, so a run over 10,000
- * unchanged files stats them instead of reading them. ctime cannot be set back by any tool, so a
- * `touch -d` or `rsync -t` that restores mtime still makes a miss. A miss only costs a read: the
- * cache is never the reason something is taken as unchanged that was not.
+ * The sha256 of files as of their last stat, like git's index: when a file's stamp (size, mtime,
+ * ctime, inode: see FileStamp) is the one recorded, its bytes are those that were hashed, so a
+ * run over 10,000 unchanged files stats them instead of reading them. A miss only costs a read:
+ * the cache is never the reason something is taken as unchanged that was not.
  */
 export interface HashCache {
   /** The recorded sha256 when `stat` is the one recorded for `file` (project-relative, forward slashes). */
@@ -47,7 +47,7 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
     get(name, stat) {
       seen.add(name);
       const entry = entries.get(name);
-      return entry && stat.isFile() && sameStat(entry, stat) ? entry[4] : undefined;
+      return entry && stat.isFile() && sameStamp(entry, stat) ? entry[4] : undefined;
     },
     set(name, stat, sha) {
       seen.add(name);
@@ -59,8 +59,8 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
         return;
       }
       const old = entries.get(name);
-      if (old && sameStat(old, stat) && old[4] === sha) return;
-      entries.set(name, [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, sha]);
+      if (old && sameStamp(old, stat) && old[4] === sha) return;
+      entries.set(name, [...stampOf(stat), sha]);
       dirty = true;
     },
     save(options = {}) {
@@ -85,10 +85,6 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
       }
     },
   };
-}
-
-function sameStat([size, mtimeMs, ctimeMs, ino]: Entry, stat: Stats): boolean {
-  return size === stat.size && mtimeMs === stat.mtimeMs && ctimeMs === stat.ctimeMs && ino === stat.ino;
 }
 
 function isEntry(value: unknown): value is Entry {

@@ -3,7 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
 import { readStateFile, writeFileAtomic, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
-import { writeStateIndex, type StateStat } from './state-index.js';
+import type { FileStamp } from '../file-stamp.js';
+import { writeStateIndex } from './state-index.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 /**
@@ -52,7 +53,7 @@ export class StateStore {
   #flushing: Promise<void> | undefined;
   #dirty = false;
   /** The state.json this state was read from in full, without a valid index (see save). */
-  #unindexed: { stat: StateStat; sha: () => string } | undefined;
+  #unindexed: { stamp: FileStamp; sha: () => string } | undefined;
 
   private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Intent[]>) {
     this.stateDir = stateDir;
@@ -107,7 +108,7 @@ export class StateStore {
       // the digests (see state-index.ts). Only a run that writes nothing does: writing the index
       // costs ~30 ms, which runs that write state.json (in CI, every run from a fresh clone) would
       // pay for an index the next state.json makes stale.
-      if (this.#unindexed) writeStateIndex(this.stateDir, this.state, { stat: this.#unindexed.stat, sha: this.#unindexed.sha() });
+      if (this.#unindexed) writeStateIndex(this.stateDir, this.state, { stamp: this.#unindexed.stamp, sha: this.#unindexed.sha() });
       this.#unindexed = undefined;
       return;
     }

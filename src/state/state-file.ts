@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open, rename, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
 import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
-import { readIndexedState, statOf, type StateStat } from './state-index.js';
+import { readStamped, stampOf, type FileStamp } from '../file-stamp.js';
+import { readIndexedState } from './state-index.js';
 
 /** What cms-sync knows about one record it created or adopted. */
 export interface StateRecord {
@@ -63,8 +63,8 @@ export const STATE_FILE = 'state.json';
 export interface StateRead {
   state: State;
   existed: boolean;
-  /** The stat of the state.json read and (computed when asked) its sha256; undefined when there was none. */
-  made?: { stat: StateStat; sha: () => string };
+  /** The stamp of the state.json read and (computed when asked) its sha256; undefined when there was none. */
+  made?: { stamp: FileStamp; sha: () => string };
   /** Whether the state came through its index (see readIndexedState): false means the index should be written again. */
   indexed: boolean;
 }
@@ -76,28 +76,22 @@ export interface StateRead {
  */
 export async function readStateFile(stateDir: string, target: string): Promise<StateRead> {
   const file = path.join(stateDir, STATE_FILE);
-  let bytes: Buffer;
-  let stat: StateStat;
+  let read: ReturnType<typeof readStamped>;
   try {
-    // Stat and bytes of one open file, so that what the index is checked against is what is parsed.
-    // As bytes: decoded only if the index cannot stand for them, or once a digest is needed.
-    const fd = openSync(file, 'r');
-    try {
-      stat = statOf(fstatSync(fd));
-      bytes = readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    // The stat the index is checked against is that of the bytes parsed. As bytes: decoded only
+    // if the index cannot stand for them, or once a digest is needed.
+    read = readStamped(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false, indexed: false };
     throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, { cause: error });
   }
+  const { bytes, stats } = read;
   // Called at most once: by the index on first use of a digest, or right here. The bytes stay
   // (off the JS heap) for a sha256 asked later, to index this state.json (see StateStore.save).
   const parseFull = () => parseState(file, bytes.toString('utf8'));
   let sha: string | undefined;
   const shaOfBytes = () => (sha ??= sha256(bytes));
-  const indexed = readIndexedState(stateDir, { stat, sha: shaOfBytes }, parseFull);
+  const indexed = readIndexedState(stateDir, { stats, sha: shaOfBytes }, parseFull);
   const state = indexed ?? parseFull();
   if (state.target !== target) {
     throw new SyncError(
@@ -106,7 +100,7 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
       { exitCode: 3 },
     );
   }
-  return { state, existed: true, made: { stat, sha: shaOfBytes }, indexed: indexed !== undefined };
+  return { state, existed: true, made: { stamp: stampOf(stats), sha: shaOfBytes }, indexed: indexed !== undefined };
 }
 
 function parseState(file: string, text: string): State {

@@ -1,5 +1,6 @@
-import { readFileSync, renameSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { renameSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { readStamped, sameStamp, type FileStamp } from '../file-stamp.js';
 import type { State, StateRecord } from './state-file.js';
 
 /**
@@ -17,26 +18,20 @@ export const STATE_INDEX_FILE = 'state-index.json';
  */
 interface IndexHeader {
   version: 1;
-  /** size, mtimeMs, ctimeMs and inode of the state.json this index was made from (see HashCache for why a stat can stand for bytes). */
-  stat: StateStat;
+  /** The stamp of the state.json this index was made from (see FileStamp). */
+  stat: FileStamp;
   /** sha256 of that state.json, for when its stat cannot be trusted alone (see readIndexedState). */
   sha: string;
-}
-
-export type StateStat = [size: number, mtimeMs: number, ctimeMs: number, ino: number];
-
-export function statOf(stats: Stats): StateStat {
-  return [stats.size, stats.mtimeMs, stats.ctimeMs, stats.ino];
 }
 
 type Digests = 'source' | 'remote';
 
 /**
- * Writes the index of `state`, as read from the state.json whose stat and sha256 are `made`. A
+ * Writes the index of `state`, as read from the state.json whose stamp and sha256 are `made`. A
  * cache: written whole through a rename so it is never torn, not fsynced; a failure (read-only
  * checkout, full disk) only makes the next run read state.json in full.
  */
-export function writeStateIndex(stateDir: string, state: State, made: { stat: StateStat; sha: string }): void {
+export function writeStateIndex(stateDir: string, state: State, made: { stamp: FileStamp; sha: string }): void {
   const records: Record<string, unknown> = {};
   for (const key in state.records) {
     // Every field but the digests, in their order (without reading the digests: on a record read
@@ -46,7 +41,7 @@ export function writeStateIndex(stateDir: string, state: State, made: { stat: St
     for (const field in record) if (field !== 'source' && field !== 'remote') rest[field] = record[field];
     records[key] = rest;
   }
-  const header: IndexHeader = { version: 1, stat: made.stat, sha: made.sha };
+  const header: IndexHeader = { version: 1, stat: made.stamp, sha: made.sha };
   const file = path.join(stateDir, STATE_INDEX_FILE);
   try {
     const temp = `${file}.${process.pid}.tmp`;
@@ -59,7 +54,7 @@ export function writeStateIndex(stateDir: string, state: State, made: { stat: St
 
 /**
  * The state as its index has it, when the index was made from the state.json whose stat is
- * `stat`; else undefined (no index, another state.json, a broken file). A state.json changed in
+ * `stats`; else undefined (no index, another state.json, a broken file). A state.json changed in
  * any way (a git pull or merge, a hand edit, a run that wrote it) has another ctime at least. As
  * git does with its index, a state.json whose times are not older than the index's own is
  * "racily clean": file times are coarse (a few ms on Linux, seconds elsewhere), so a second
@@ -70,21 +65,21 @@ export function writeStateIndex(stateDir: string, state: State, made: { stat: St
  * state.json parsed once: they stay own, enumerable properties (JSON.stringify, spreads and
  * stableJson see them as values), and assigning one replaces it as on any object.
  */
-export function readIndexedState(stateDir: string, file: { stat: StateStat; sha: () => string }, parseFull: () => State): State | undefined {
+export function readIndexedState(stateDir: string, file: { stats: Stats; sha: () => string }, parseFull: () => State): State | undefined {
   let text: string;
   let written: number;
   let header: IndexHeader;
   try {
-    const indexFile = path.join(stateDir, STATE_INDEX_FILE);
-    written = statSync(indexFile).mtimeMs;
-    text = readFileSync(indexFile, 'utf8');
+    const index = readStamped(path.join(stateDir, STATE_INDEX_FILE));
+    written = index.stats.mtimeMs;
+    text = index.bytes.toString('utf8');
     header = JSON.parse(text.slice(0, text.indexOf('\n'))) as IndexHeader;
   } catch {
     return undefined;
   }
-  const { stat } = file;
-  if (header?.version !== 1 || !Array.isArray(header.stat) || header.stat.length !== 4 || header.stat.some((n, i) => n !== stat[i])) return undefined;
-  const racy = !(stat[1] < written && stat[2] < written);
+  const { stats } = file;
+  if (header?.version !== 1 || !Array.isArray(header.stat) || !sameStamp(header.stat, stats)) return undefined;
+  const racy = !(stats.mtimeMs < written && stats.ctimeMs < written);
   if (racy && header.sha !== file.sha()) return undefined;
   let state: State;
   try {
@@ -100,8 +95,8 @@ export function readIndexedState(stateDir: string, file: { stat: StateStat; sha:
   const fullRecord = (record: StateRecord): StateRecord => {
     full ??= parseFull();
     const found = full.records[keyOf.get(record)!];
-    // Cannot happen for an index made from this very state.json (same sha256); say so rather than
-    // hand out digests that are not there.
+    // Cannot happen for an index made from this very state.json; say so rather than hand out
+    // digests that are not there.
     if (!found) throw new Error(`${STATE_INDEX_FILE} names a record that state.json does not have: delete ${path.join(stateDir, STATE_INDEX_FILE)}`);
     return found;
   };

@@ -9,7 +9,7 @@ import { RECORD_RESOURCES, type RecordResource } from '../../src/resources.js';
 import { sha256 } from '../../src/sha256.js';
 import { emptyState, readStateFile, serializeState, STATE_FILE, writeStateFile, type State } from '../../src/state/state-file.js';
 import { StateStore } from '../../src/state/journal.js';
-import { readIndexedState, STATE_INDEX_FILE, statOf } from '../../src/state/state-index.js';
+import { readIndexedState, STATE_INDEX_FILE } from '../../src/state/state-index.js';
 
 const config = resolveConfig({}, { projectDir: '/project', env: {} });
 
@@ -71,7 +71,7 @@ describe('the state index', () => {
     await writeIndexed(dir, sampleState());
     const bytes = await readFile(path.join(dir, STATE_FILE));
     let parses = 0;
-    const state = readIndexedState(dir, { stat: statOf(await stat(path.join(dir, STATE_FILE))), sha: () => sha256(bytes) }, () => {
+    const state = readIndexedState(dir, { stats: await stat(path.join(dir, STATE_FILE)), sha: () => sha256(bytes) }, () => {
       parses++;
       return JSON.parse(bytes.toString('utf8')) as State;
     })!;
@@ -124,7 +124,7 @@ describe('the state index', () => {
     const written = await stat(file);
     const bytes = await readFile(file);
     let hashed = 0;
-    const read = () => readIndexedState(dir, { stat: statOf(written), sha: () => (hashed++, sha256(bytes)) }, () => JSON.parse(bytes.toString('utf8')) as State);
+    const read = () => readIndexedState(dir, { stats: written, sha: () => (hashed++, sha256(bytes)) }, () => JSON.parse(bytes.toString('utf8')) as State);
 
     // Index and state.json in the same clock tick: checked by content.
     await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
