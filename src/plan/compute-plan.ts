@@ -384,8 +384,6 @@ function unchanged(base: Base, id: number, input: RecordInput | undefined): Chan
 }
 
 function changedFields(now: Record<string, string>, before: Record<string, string>): string[] {
-  // A record taken from state unrendered carries state's own digests: nothing to compare.
-  if (now === before) return [];
   return union(Object.keys(now), Object.keys(before)).filter((f) => now[f] !== before[f]);
 }
 
