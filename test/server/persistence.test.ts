@@ -1,4 +1,5 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findRunningLocalCms, startLocalCms } from '../../src/server/index.js';
@@ -26,6 +27,22 @@ describe('one server per data dir', () => {
     expect(await findRunningLocalCms(dir)).toBeUndefined();
     const second = await startTestCms({ dataDir: dir });
     await second.stop();
+  });
+
+  it('closes at once after a client died waiting for a slow answer, its request unread', async () => {
+    // A sync killed mid-run against a slow CMS: the request arrived, the client is gone before
+    // the CMS reads it. close() lets requests in progress finish; this one must not hang it.
+    const cms = await startTestCms({ dataDir: await dataDir(), latencyMs: 100 });
+    const body = JSON.stringify({ resource: 'article', action: 'get', limit: 1 });
+    const socket = connect(Number(new URL(cms.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /functions/api HTTP/1.1\r\nHost: cms\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const closing = cms.stop().then(() => 'closed');
+    const timeout = new Promise((resolve) => setTimeout(resolve, 3000, 'still open after 3 s'));
+    expect(await Promise.race([closing, timeout])).toBe('closed');
   });
 
   it('takes over the claim of a process that is gone', async () => {

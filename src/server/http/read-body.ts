@@ -30,6 +30,12 @@ export async function readJsonBody(req: IncomingMessage, maxBytes = MAX_BODY_BYT
  */
 function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A client gone before its body was read (killed, or it gave up during a slow answer):
+    // Node discards the request then, and no 'end' comes. Without this, the handler would wait
+    // forever, and so would close(), which lets requests in progress finish.
+    const gone = () => reject(new ApiError(400, 'The client closed the connection before its request body was read.'));
+    if (req.destroyed) return gone();
+    req.once('close', gone); // after 'end', a no-op: the promise is settled
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
