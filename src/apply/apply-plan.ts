@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { findMedia } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
@@ -96,7 +97,14 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
 
   const categoryWrites = new Map<string, Promise<boolean>>();
   const tasks: Promise<void>[] = [];
-  // Writes are started in apply order, so categories are queued before the records that need them.
+  // Record writes in progress at once, each from its journaled intent to its confirmed state:
+  // enough to keep the client's slots full while some wait for an image, and few enough that a
+  // cold apply of 10,000 records neither holds 10,000 payloads in memory at once (V8 then lets
+  // the heap grow to twice that before it collects) nor leaves 10,000 open intents to check
+  // when it dies. Uploads are not counted: a record waiting for one must not hold it back.
+  const window = pLimit(Math.max(WRITE_WINDOW, 4 * ctx.client.concurrency));
+  // Writes enter the window in apply order, so a category is in it before any record that
+  // waits for it: a full window can never wait on a write still outside it.
   for (const change of writes) {
     if (change.action === 'unchanged') {
       // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
@@ -108,7 +116,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       }
       continue;
     }
-    const task = (async (): Promise<boolean> => {
+    const task = window(async (): Promise<boolean> => {
       if (fatal) return false;
       if (change.action === 'forget') {
         await ctx.store.recordWritten(change.key, null);
@@ -134,7 +142,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         progress(`${symbol(change)} ${change.key}`, false);
         return false;
       }
-    })();
+    });
     if (change.resource === 'category') categoryWrites.set(change.key, task);
     tasks.push(task.then(() => undefined));
   }
@@ -174,6 +182,9 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   if (fatal) throw fatal;
   return result;
 }
+
+/** Record writes in progress at once, at least (see applyPlan). */
+const WRITE_WINDOW = 32;
 
 /** What an upload needs: the client and the state it is journaled in. */
 export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf'>;

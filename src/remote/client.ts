@@ -80,6 +80,8 @@ export interface CmsClient {
   ): Promise<{ id: number; record: Record<string, unknown> | undefined }>;
   /** A snapshot copy. */
   readonly stats: ClientStats;
+  /** Requests it keeps in flight at once (ClientOptions.concurrency). */
+  readonly concurrency: number;
   close(): Promise<void>;
 }
 
@@ -267,6 +269,8 @@ export function createClient(options: ClientOptions): CmsClient {
     get stats(): ClientStats {
       return { ...stats, byAction: { ...stats.byAction } };
     },
+
+    concurrency: settings.concurrency,
 
     async close() {
       if (closed) return;

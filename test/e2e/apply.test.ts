@@ -370,4 +370,34 @@ describe('a cold sync of many documents', () => {
     expect(project.cms.stats().writes).toBe(0);
     expect((await project.api({ resource: 'media', action: 'get', limit: 1 })).total).toBe(300);
   });
+
+  it('killed halfway, leaves open only the writes it had in progress, not one per record, and the rerun completes', async () => {
+    const files: Record<string, string | Buffer> = { 'content/categories/news.md': '---\nname: News\n---\n' };
+    for (let i = 0; i < 200; i++) files[`content/articles/story-${i}.md`] = `---\ntitle: Story ${i}\ncategory: news\n---\n\nParagraph ${i}.\n`;
+    // A slow CMS: 200 creates take seconds, and the run is killed once the first has landed.
+    project = await createProject(files, { latencyMs: 20 });
+    const run = project.spawn(['apply', '--concurrency', '4']);
+    await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
+    await run.stop({ signal: 'SIGKILL' });
+
+    // Each write is journaled as an intent before it is sent and closed by its record once
+    // confirmed: what is still open is what the next run must check in the CMS before it
+    // sends anything again. A run that journaled all 200 up front would leave ~190 open.
+    const journal = (await project.read('.cms-sync/journal.jsonl')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { t: string; key?: string });
+    const open = new Set<string>();
+    for (const entry of journal) {
+      if (entry.t === 'intent') open.add(entry.key!);
+      if (entry.t === 'record') open.delete(entry.key!);
+    }
+    expect(journal.some((e) => e.t === 'record' && e.key?.startsWith('article/'))).toBe(true);
+    expect(open.size).toBeGreaterThan(0);
+    expect(open.size).toBeLessThanOrEqual(32);
+
+    const rerun = await project.run(['apply', '--concurrency', '4']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const pages = [0, 100, 200].map((offset) => project!.api({ resource: 'article', action: 'get', limit: 100, offset, order_by: 'id ASC' }));
+    const slugs = (await Promise.all(pages)).flatMap((page: { items: Array<{ slug: string }> }) => page.items.map((a) => a.slug));
+    expect(slugs).toHaveLength(200);
+    expect(new Set(slugs).size).toBe(200);
+  });
 });
