@@ -1,5 +1,6 @@
 import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
+import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { RemoteRecord } from '../resources.js';
 
@@ -21,8 +22,13 @@ export function sourceDigests(record: DesiredRecord): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
   if (record.categorySlug) out.category_id = digest(`category:${record.categorySlug.slug}`);
-  if (record.html) out[record.html.field] = digest({ html: record.html.template, media: record.html.media.map((m) => m.identity) });
+  if (record.html) out[record.html.field] = record.html.digest ?? htmlDigest(record.html.template, record.html.media);
   return out;
+}
+
+/** The digest of a rendered body: its HTML with placeholders, and its images by content. */
+export function htmlDigest(template: string, media: readonly MediaSource[]): string {
+  return digest({ html: template, media: media.map((m) => m.identity) });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../plan/digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
+import { packHtml, type RecordHtml } from './packed-html.js';
 
 /**
  * What one file asks the CMS to hold, in cms-sync's field names. Values that depend on ids the
@@ -22,8 +23,8 @@ export interface DesiredRecord {
   values: Record<string, unknown>;
   /** Slug of the category whose id goes into `category_id`. */
   categorySlug?: { slug: string; line: number };
-  /** The Markdown body rendered to HTML, with a placeholder per image. */
-  html?: { field: 'body' | 'content'; template: string; media: MediaSource[] };
+  /** The Markdown body rendered to HTML, with a placeholder per image (held deflated, see packHtml). */
+  html?: RecordHtml;
   /** What it was built from (see RecordInput). */
   input?: RecordInput;
   /**
@@ -57,7 +58,8 @@ export async function buildRecord(
   const fm = parsed.data as Record<string, unknown>;
   const values: Record<string, unknown> = { slug: doc.slug };
   const statusOf = () => (typeof fm.status === 'number' ? fm.status : fm.draft === true ? context.config.statusMap.draft : context.config.statusMap.published);
-  const bodyText = doc.body.trim();
+  const body = doc.body;
+  const bodyText = body.trim();
 
   switch (doc.resource) {
     case 'article':
@@ -110,7 +112,7 @@ export async function buildRecord(
 
   const htmlField = HTML_FIELD[doc.resource];
   if (htmlField) {
-    const rendered = await context.render(doc.body);
+    const rendered = await context.render(body);
     for (const p of rendered.problems) {
       problems.push({ file: doc.file, line: doc.bodyLine + p.line - 1, column: p.column, message: p.message, severity: p.severity });
     }
@@ -120,7 +122,7 @@ export async function buildRecord(
       if (resolved.ok) media.push(resolved.source);
       else problems.push({ file: doc.file, line: doc.bodyLine + image.line - 1, column: image.column, message: resolved.message, severity: 'error' });
     }
-    record.html = { field: htmlField, template: rendered.html, media };
+    record.html = packHtml(htmlField, rendered.html, media);
   }
   const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];
   record.input = {

@@ -1,6 +1,7 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
+import { PackedText } from '../packed-text.js';
 import { sha256 } from '../sha256.js';
 import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
 import { decodeText } from './decode-text.js';
@@ -19,8 +20,11 @@ export interface SourceDocument {
   frontMatter: Record<string, unknown>;
   /** 1-based line of each top-level front matter key, for positioned messages. */
   frontMatterLines: Record<string, number>;
-  /** The Markdown body (BOM stripped, CRLF normalized to LF). */
-  body: string;
+  /**
+   * The Markdown body (BOM stripped, CRLF normalized to LF). Held deflated and unpacked on each
+   * read (see PackedText): a scan holds every document's body until it is rendered.
+   */
+  readonly body: string;
   /** 1-based line in the file where the body starts. */
   bodyLine: number;
   /** sha256 hex of the raw file bytes. */
@@ -120,6 +124,7 @@ export function parseDocument(
     return failure(file, resource, [], parsed.lines['slug'] ?? 1, 1, `the slug from ${origin} ${invalid}; a slug needs at least one visible character and no "/"`);
   }
 
+  const body = new PackedText(parsed.body);
   return {
     key: `${resource}/${slug}`,
     resource,
@@ -128,7 +133,9 @@ export function parseDocument(
     absPath,
     frontMatter: parsed.data,
     frontMatterLines: parsed.lines,
-    body: parsed.body,
+    get body() {
+      return body.toString();
+    },
     bodyLine: parsed.bodyLine,
     hash,
   };
