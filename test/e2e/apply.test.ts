@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createProject, dynamicBlock, png, SECRET_TOKEN, type Project } from './harness.js';
 
 /** A small newsroom: two categories, three articles sharing one map image, a page, a breaking item. */
@@ -130,6 +131,25 @@ describe('apply, end to end against the local CMS', () => {
     const media = await project.records('media');
     const flood = (await project.records('article')).find((a) => a.slug === 'flood-warning')!;
     expect(flood.body).toContain(dynamicBlock(media.at(-1)!.id as number, 'small'));
+  });
+
+  it('loads unified and its plugins only when something must be rendered', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    const register = new URL('../fixtures/module-log/register.mjs', import.meta.url).href;
+    // Which modules an apply loads, and whether one of them holds the Markdown parser.
+    const loadsParser = async (name: string) => {
+      const log = path.join(project!.dir, `${name}.modules`);
+      const run = await project!.run(['apply'], { env: { NODE_OPTIONS: `--import ${register}`, CMS_SYNC_TEST_MODULE_LOG: log } });
+      expect(run.code, run.stderr).toBe(0);
+      const urls = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+      expect(urls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true);
+      const sources = await Promise.all(urls.map((url) => readFile(fileURLToPath(url), 'utf8')));
+      return sources.some((source) => source.includes('micromark'));
+    };
+    expect(await loadsParser('no-op')).toBe(false);
+    await project.write('content/articles/budget-vote.md', (await project.read('content/articles/budget-vote.md')).replace('two votes', 'three votes'));
+    expect(await loadsParser('one-change')).toBe(true);
   });
 
   it('reads no unchanged file on a rerun, yet sees an edit that kept the size and set the mtime back', async () => {
