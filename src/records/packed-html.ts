@@ -8,7 +8,7 @@ export interface RecordHtml {
   /** The rendered HTML, with a placeholder per image (see bindMedia). */
   readonly template: string;
   media: MediaSource[];
-  /** htmlDigest of template and media, when it was taken as the record was built. */
+  /** htmlDigest of template and media, taken by packHtml; a body made by hand may leave it to sourceDigests. */
   readonly digest?: string;
 }
 
@@ -18,22 +18,13 @@ export interface RecordHtml {
  * while the text is at hand, so that planning never unpacks a body; a write unpacks it once.
  */
 export function packHtml(field: RecordHtml['field'], html: string, media: MediaSource[]): RecordHtml {
-  return new PackedHtml(field, new PackedText(html), media, htmlDigest(html, media));
-}
-
-class PackedHtml implements RecordHtml {
-  readonly #text: PackedText;
-
-  constructor(
-    readonly field: RecordHtml['field'],
-    text: PackedText,
-    readonly media: MediaSource[],
-    readonly digest: string,
-  ) {
-    this.#text = text;
-  }
-
-  get template(): string {
-    return this.#text.toString();
-  }
+  const text = new PackedText(html);
+  return {
+    field,
+    media,
+    digest: htmlDigest(html, media),
+    get template() {
+      return text.toString();
+    },
+  };
 }
