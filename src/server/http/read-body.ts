@@ -35,7 +35,9 @@ function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     // forever, and so would close(), which lets requests in progress finish.
     const gone = () => reject(new ApiError(400, 'The client closed the connection before its request body was read.'));
     if (req.destroyed) return gone();
-    req.once('close', gone); // after 'end', a no-op: the promise is settled
+    req.once('close', () => {
+      if (!req.readableEnded) gone();
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
