@@ -101,7 +101,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // enough to keep the client's slots full while some wait for an image, and few enough that a
   // cold apply of 10,000 records neither holds 10,000 payloads in memory at once (V8 then lets
   // the heap grow to twice that before it collects) nor leaves 10,000 open intents to check
-  // when it dies. Uploads are not counted: a record waiting for one must not hold it back.
+  // when it dies. Uploads stay outside it, so a record in the window that waits for its image
+  // never holds that upload back.
   const window = pLimit(Math.max(WRITE_WINDOW, 4 * ctx.client.concurrency));
   // Writes enter the window in apply order, so a category is in it before any record that
   // waits for it: a full window can never wait on a write still outside it.
