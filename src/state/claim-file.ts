@@ -195,8 +195,8 @@ function parseClaim(text: string): ClaimRecord | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return `not JSON (${(error as Error).message})`;
+  } catch {
+    return 'not JSON'; // the parser's message would quote the file, which may be anything
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
   const raw = value as Record<string, unknown>;
