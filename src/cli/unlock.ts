@@ -21,11 +21,13 @@ export function registerUnlock(program: Command, io: CliIO, setExit: SetExit): v
       const result = await unlockState(config.stateDir, { force: flags.force ?? false });
       if (result.outcome === 'none') return writeLine(io.stdout, 'There was no state lock.');
       if (result.outcome === 'changed') {
-        writeLine(io.stderr, 'The state lock changed while it was being removed: another cms-sync took it. Nothing was removed.');
+        writeLine(io.stderr, 'The state lock changed while it was being removed (another cms-sync took it): kept.');
         return setExit(3);
       }
       const { found } = result;
-      if (found.state === 'unreadable') return writeLine(io.stdout, `Removed the state lock (unreadable: ${found.reason}).`);
+      if (found.state === 'unreadable') {
+        return writeLine(io.stdout, `Removed the state lock (unreadable: ${found.reason}).`);
+      }
       const gone = found.state === 'stale' ? ': its holder is no longer running' : '';
       writeLine(io.stdout, `Removed the state lock (${describeHolder(found.holder)})${gone}.`);
     });

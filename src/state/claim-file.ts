@@ -115,7 +115,8 @@ export async function inspectClaim(file: string, options: ClaimOptions = {}): Pr
   if (typeof parsed === 'string') return { state: 'unreadable', id: digestId(text), reason: parsed };
   const id = NONCE.test(parsed.nonce) ? parsed.nonce : digestId(text);
   if (parsed.host !== hostname()) return { state: 'held', id, holder: parsed, onThisHost: false };
-  return (await holderRuns(parsed, options)) ? { state: 'held', id, holder: parsed, onThisHost: true } : { state: 'stale', id, holder: parsed };
+  if (!(await holderRuns(parsed, options))) return { state: 'stale', id, holder: parsed };
+  return { state: 'held', id, holder: parsed, onThisHost: true };
 }
 
 /**
@@ -298,7 +299,8 @@ async function isCmsSyncCommandLine(pid: number): Promise<boolean> {
  * tell the temp files of processes that died from those still about to be linked.
  */
 async function writeTemp(file: string, text: string): Promise<string> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const name = `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = path.join(path.dirname(file), name);
   await writeFile(temp, text, { flag: 'wx', mode: 0o644 });
   return temp;
 }

@@ -1,7 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
-import { describeHolder, inspectClaim, removeClaimIf, takeClaim, type ClaimInspection, type ClaimRefusal } from './claim-file.js';
+import {
+  describeHolder,
+  inspectClaim,
+  removeClaimIf,
+  takeClaim,
+  type ClaimInspection,
+  type ClaimRefusal,
+} from './claim-file.js';
 
 export { isProcessAlive } from './claim-file.js';
 
@@ -24,12 +31,18 @@ function lockedMessage(file: string, refusal: ClaimRefusal): string {
   switch (refusal.state) {
     case 'held': {
       const { holder } = refusal;
-      return `Another cms-sync (${holder.command}, pid ${holder.pid} on ${holder.host}) holds the state lock since ${holder.since}. Wait for it to finish; if it is gone, run \`cms-sync unlock\`.`;
+      return (
+        `Another cms-sync (${holder.command}, pid ${holder.pid} on ${holder.host}) holds the state lock since ` +
+        `${holder.since}. Wait for it to finish; if it is gone, run \`cms-sync unlock\`.`
+      );
     }
     case 'unreadable':
-      return `The state lock ${file} is not a lock cms-sync can read (${refusal.reason}), so it is taken as held. If no other cms-sync is running, remove it with \`cms-sync unlock --force\`.`;
+      return (
+        `The state lock ${file} is not a lock cms-sync can read (${refusal.reason}), so it is taken as held. ` +
+        'If no other cms-sync is running, remove it with `cms-sync unlock --force`.'
+      );
     case 'busy':
-      return `The state lock ${file} is being taken by another cms-sync right now. Wait for it to finish, then run again.`;
+      return `The state lock ${file} is being taken by another cms-sync right now. Wait for it, then run again.`;
   }
 }
 
@@ -55,13 +68,22 @@ export async function unlockState(stateDir: string, options: { force: boolean })
 }
 
 function refusedUnlockMessage(file: string, found: Extract<ClaimInspection, { state: 'held' | 'unreadable' }>): string {
-  const force = 'Removing it while its holder runs lets two runs write at once (records created twice)';
+  const force = 'run `cms-sync unlock --force`.';
   if (found.state === 'unreadable') {
-    return `The state lock ${file} is not a lock cms-sync can read (${found.reason}); its holder cannot be told. If no other cms-sync is running, run \`cms-sync unlock --force\`.`;
+    return (
+      `The state lock ${file} is not a lock cms-sync can read (${found.reason}); its holder cannot be told. ` +
+      `If no other cms-sync is running, ${force}`
+    );
   }
   const who = describeHolder(found.holder);
   if (!found.onThisHost) {
-    return `The state lock is held by a cms-sync on another host (${who}); whether it still runs cannot be checked from here. If it is gone, run \`cms-sync unlock --force\`.`;
+    return (
+      `The state lock is held by a cms-sync on another host (${who}); whether it still runs cannot be checked ` +
+      `from here. If it is gone, ${force}`
+    );
   }
-  return `The state lock is held by a cms-sync that is still running (${who}). Wait for it to finish or stop it. ${force}; if you are sure, run \`cms-sync unlock --force\`.`;
+  return (
+    `The state lock is held by a cms-sync that is still running (${who}). Wait for it to finish or stop it. ` +
+    `Removing it while its holder runs lets two runs write at once (records created twice); if you are sure, ${force}`
+  );
 }

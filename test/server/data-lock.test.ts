@@ -32,7 +32,14 @@ describe('one local CMS per data dir, under a race', () => {
     for (let round = 0; round < ROUNDS; round++) {
       // Every other round the stale claim is in the format written before claims had nonces.
       const stale = round % 2 === 0
-        ? { pid: gone, host: hostname(), nonce: randomBytes(16).toString('hex'), since: new Date().toISOString(), command: 'local CMS', url: 'http://127.0.0.1:1' }
+        ? {
+            pid: gone,
+            host: hostname(),
+            nonce: randomBytes(16).toString('hex'),
+            since: new Date().toISOString(),
+            command: 'local CMS',
+            url: 'http://127.0.0.1:1',
+          }
         : { pid: gone, url: `http://127.0.0.1:${round + 1}` };
       await writeFile(join(dir, 'server.json'), JSON.stringify(stale));
 
@@ -88,7 +95,8 @@ describe('finding a running local CMS through server.json', () => {
   async function plan(project: string): Promise<{ code: number; out: string }> {
     let out = '';
     const sink = () => new Writable({ write: (chunk, _encoding, done) => ((out += String(chunk)), done()) });
-    const io: CliIO = { stdout: sink(), stderr: sink(), env: { CMS_API_TOKEN: SECRET }, cwd: project, interrupted: new Promise(() => {}) };
+    const env = { CMS_API_TOKEN: SECRET };
+    const io: CliIO = { stdout: sink(), stderr: sink(), env, cwd: project, interrupted: new Promise(() => {}) };
     const code = await main(['plan'], io);
     return { code, out };
   }
@@ -107,7 +115,7 @@ describe('finding a running local CMS through server.json', () => {
     }
   });
 
-  it.runIf(linux)('ignores a live pid whose command line is not a cms-sync, when no start time vouches for it', async () => {
+  it.runIf(linux)('ignores a live pid that is not a cms-sync when no start time vouches for it', async () => {
     const project = await plant({ pid: process.pid, url: `http://127.0.0.1:${trapPort}` });
     expect((await plan(project)).code).toBe(0);
     expect(requests).toEqual([]);
@@ -135,6 +143,7 @@ describe('finding a running local CMS through server.json', () => {
 
   it.runIf(linux)('uses a live local CMS of ours on loopback', async () => {
     const project = await plant({ pid: process.pid, startTime: ownStart(), url: `http://127.0.0.1:${trapPort}` });
-    expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms'))).toEqual({ pid: process.pid, url: `http://127.0.0.1:${trapPort}` });
+    const url = `http://127.0.0.1:${trapPort}`;
+    expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms'))).toEqual({ pid: process.pid, url });
   });
 });

@@ -16,7 +16,9 @@ export async function ensureClaimCodeBuilt(): Promise<void> {
   if (built >= sources) return;
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
-  if ((await mtime(join(ROOT, 'dist', 'state', 'claim-file.js'))) === 0) throw new Error('could not build dist/: run `npm run build`');
+  if ((await mtime(join(ROOT, 'dist', 'state', 'claim-file.js'))) === 0) {
+    throw new Error('could not build dist/: run `npm run build`');
+  }
 }
 
 /** A process that ran and is gone: its pid stands for a cms-sync killed with -9. */

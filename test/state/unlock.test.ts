@@ -32,8 +32,10 @@ async function newProject(): Promise<void> {
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = { stdout: '', stderr: '' };
-  const sink = (key: 'stdout' | 'stderr') => new Writable({ write: (chunk, _encoding, done) => ((out[key] += String(chunk)), done()) });
-  const io: CliIO = { stdout: sink('stdout'), stderr: sink('stderr'), env: {}, cwd: project, interrupted: new Promise(() => {}) };
+  const sink = (key: 'stdout' | 'stderr') =>
+    new Writable({ write: (chunk, _encoding, done) => ((out[key] += String(chunk)), done()) });
+  const never = new Promise<void>(() => {});
+  const io: CliIO = { stdout: sink('stdout'), stderr: sink('stderr'), env: {}, cwd: project, interrupted: never };
   const code = await main(args, io);
   return { code, ...out };
 }
@@ -54,14 +56,16 @@ describe('cms-sync unlock', () => {
     const refused = await cli(['unlock']);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toBe(
-      `The state lock is held by a cms-sync that is still running (apply, pid ${contender.pid} on ${hostname()} since ${since}). ` +
-        'Wait for it to finish or stop it. Removing it while its holder runs lets two runs write at once (records created twice); ' +
+      'The state lock is held by a cms-sync that is still running ' +
+        `(apply, pid ${contender.pid} on ${hostname()} since ${since}). Wait for it to finish or stop it. ` +
+        'Removing it while its holder runs lets two runs write at once (records created twice); ' +
         'if you are sure, run `cms-sync unlock --force`.\n',
     );
     expect(existsSync(join(stateDir, 'lock'))).toBe(true);
 
     const forced = await cli(['unlock', '--force']);
-    expect(forced).toEqual({ code: 0, stdout: `Removed the state lock (apply, pid ${contender.pid} on ${hostname()} since ${since}).\n`, stderr: '' });
+    const removed = `Removed the state lock (apply, pid ${contender.pid} on ${hostname()} since ${since}).\n`;
+    expect(forced).toEqual({ code: 0, stdout: removed, stderr: '' });
     expect(await readdir(stateDir)).toEqual([]);
   });
 
@@ -79,10 +83,13 @@ describe('cms-sync unlock', () => {
   it('removes without --force a lock whose holder is gone', async () => {
     await newProject();
     const pid = await deadPid();
-    await writeFile(join(stateDir, 'lock'), JSON.stringify({ pid, host: hostname(), since: '2026-01-01T00:00:00.000Z', command: 'apply' }));
+    const since = '2026-01-01T00:00:00.000Z';
+    await writeFile(join(stateDir, 'lock'), JSON.stringify({ pid, host: hostname(), since, command: 'apply' }));
     expect(await cli(['unlock'])).toEqual({
       code: 0,
-      stdout: `Removed the state lock (apply, pid ${pid} on ${hostname()} since 2026-01-01T00:00:00.000Z): its holder is no longer running.\n`,
+      stdout:
+        `Removed the state lock (apply, pid ${pid} on ${hostname()} since ${since}): ` +
+        'its holder is no longer running.\n',
       stderr: '',
     });
     expect(await readdir(stateDir)).toEqual([]);
@@ -91,17 +98,24 @@ describe('cms-sync unlock', () => {
 
   it('keeps a lock from another host, and one it cannot read, unless forced', async () => {
     await newProject();
-    await writeFile(join(stateDir, 'lock'), JSON.stringify({ pid: 4242, host: 'build-server-7', since: '2026-01-01T00:00:00.000Z', command: 'watch' }));
+    const since = '2026-01-01T00:00:00.000Z';
+    const host = 'build-server-7';
+    await writeFile(join(stateDir, 'lock'), JSON.stringify({ pid: 4242, host, since, command: 'watch' }));
     const elsewhere = await cli(['unlock']);
     expect(elsewhere.code).toBe(3);
-    expect(elsewhere.stderr).toContain('held by a cms-sync on another host (watch, pid 4242 on build-server-7 since 2026-01-01T00:00:00.000Z)');
+    const who = `watch, pid 4242 on ${host} since ${since}`;
+    expect(elsewhere.stderr).toContain(`held by a cms-sync on another host (${who})`);
     expect((await cli(['unlock', '--force'])).code).toBe(0);
 
     await writeFile(join(stateDir, 'lock'), 'held by hand\n');
     const unreadable = await cli(['unlock']);
     expect(unreadable.code).toBe(3);
-    expect(unreadable.stderr).toMatch(/is not a lock cms-sync can read \(not JSON\); its holder cannot be told\. If no other cms-sync is running, run `cms-sync unlock --force`\./);
-    expect(await cli(['unlock', '--force'])).toEqual({ code: 0, stdout: 'Removed the state lock (unreadable: not JSON).\n', stderr: '' });
+    expect(unreadable.stderr).toContain(
+      'is not a lock cms-sync can read (not JSON); its holder cannot be told. ' +
+        'If no other cms-sync is running, run `cms-sync unlock --force`.',
+    );
+    const forced = await cli(['unlock', '--force']);
+    expect(forced).toEqual({ code: 0, stdout: 'Removed the state lock (unreadable: not JSON).\n', stderr: '' });
     expect(await readdir(stateDir)).toEqual([]);
   });
 });
@@ -111,17 +125,22 @@ describe('taking the state lock', () => {
     await newProject();
     await writeFile(join(stateDir, 'lock'), '');
     await expect(acquireLock(stateDir, 'apply')).rejects.toThrow(
-      `The state lock ${join(stateDir, 'lock')} is not a lock cms-sync can read (not JSON), so it is taken as held. If no other cms-sync is running, remove it with \`cms-sync unlock --force\`.`,
+      `The state lock ${join(stateDir, 'lock')} is not a lock cms-sync can read (not JSON), so it is taken as held. ` +
+        'If no other cms-sync is running, remove it with `cms-sync unlock --force`.',
     );
   });
 
-  it.runIf(existsSync('/proc/self/stat'))('takes over a lock whose pid now belongs to another process (its start time differs)', async () => {
+  it.runIf(existsSync('/proc/self/stat'))('takes over a lock whose pid now belongs to another process', async () => {
     await newProject();
+    // The lock names this very pid, but a start time that is not this process's.
     const start = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]);
-    const lock = { pid: process.pid, host: hostname(), nonce: 'ab'.repeat(16), since: '2026-01-01T00:00:00.000Z', command: 'apply', startTime: start - 1 };
+    const since = '2026-01-01T00:00:00.000Z';
+    const nonce = 'ab'.repeat(16);
+    const lock = { pid: process.pid, host: hostname(), nonce, since, command: 'apply', startTime: start - 1 };
     await writeFile(join(stateDir, 'lock'), JSON.stringify(lock));
     const release = await acquireLock(stateDir, 'apply');
-    expect(JSON.parse(await readFile(join(stateDir, 'lock'), 'utf8'))).toMatchObject({ pid: process.pid, startTime: start });
+    const taken = JSON.parse(await readFile(join(stateDir, 'lock'), 'utf8')) as unknown;
+    expect(taken).toMatchObject({ pid: process.pid, startTime: start });
     await release();
     expect(await readdir(stateDir)).toEqual([]);
   });

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SyncError } from '../../errors.js';
-import { describeHolder, inspectClaim, takeClaim, type ClaimOptions, type ClaimRefusal } from '../../state/claim-file.js';
+import { describeHolder, inspectClaim, takeClaim } from '../../state/claim-file.js';
+import type { ClaimOptions, ClaimRefusal } from '../../state/claim-file.js';
 
 export const LOCK_FILE = 'server.json';
 
@@ -46,7 +47,9 @@ export async function claimDataDir(dataDir: string): Promise<DataDirClaim> {
   await mkdir(dataDir, { recursive: true });
   const file = join(dataDir, LOCK_FILE);
   const taken = await takeClaim(file, 'local CMS', {}, CLAIM_OPTIONS);
-  if (!taken.claim) throw new SyncError('CMS_SYNC_LOCKED', claimedMessage(dataDir, file, taken.holder), { exitCode: 3 });
+  if (!taken.claim) {
+    throw new SyncError('CMS_SYNC_LOCKED', claimedMessage(dataDir, file, taken.holder), { exitCode: 3 });
+  }
   const { claim } = taken;
   return {
     publish: (url) => claim.update({ url }),
@@ -58,22 +61,28 @@ function claimedMessage(dataDir: string, file: string, refusal: ClaimRefusal): s
   switch (refusal.state) {
     case 'held': {
       const { holder } = refusal;
+      const where = `The local CMS data in ${dataDir}`;
       if (!refusal.onThisHost) {
-        return `The local CMS data in ${dataDir} is claimed by a server on another host (${describeHolder(holder)}). If that server is gone, remove ${file}.`;
+        const who = describeHolder(holder);
+        return `${where} is claimed by a server on another host (${who}). If it is gone, remove ${file}.`;
       }
       const url = typeof holder.url === 'string' ? holder.url : undefined;
       return url
-        ? `The local CMS data in ${dataDir} is already served by process ${holder.pid} at ${url}. Use that server (set CMS_BASE_URL=${url}) or stop it first.`
-        : `The local CMS data in ${dataDir} is being opened by process ${holder.pid}. Wait for it, or stop it first.`;
+        ? `${where} is already served by process ${holder.pid} at ${url}. ` +
+            `Use that server (set CMS_BASE_URL=${url}) or stop it first.`
+        : `${where} is being opened by process ${holder.pid}. Wait for it, or stop it first.`;
     }
     case 'unreadable':
-      return `The local CMS data in ${dataDir} is claimed by ${file}, which cms-sync cannot read (${refusal.reason}). If no local CMS is serving this data, remove that file.`;
+      return (
+        `The local CMS data in ${dataDir} is claimed by ${file}, which cms-sync cannot read (${refusal.reason}). ` +
+        'If no local CMS is serving this data, remove that file.'
+      );
     case 'busy':
-      return `The local CMS data in ${dataDir} is being claimed by another server right now. Wait for it, or stop it first.`;
+      return `The local CMS data in ${dataDir} is being claimed by another server right now. Wait for it, or stop it.`;
   }
 }
 
-/** http on a loopback address: where the local CMS listens, and nowhere a token could leave the machine. */
+/** Plain http on a loopback address: where the local CMS listens, and nowhere a token leaves the machine. */
 export function isLoopbackHttp(url: string): boolean {
   let parsed: URL;
   try {
