@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import { findRunningLocalCms } from '../../src/server/index.js';
-import { Contender, deadPid, ensureClaimCodeBuilt } from '../state/contenders.js';
+import { Contender, deadPid, ensureClaimCodeBuilt, ROOT } from '../state/contenders.js';
 
 const ROUNDS = 30;
 let dir: string;
@@ -140,6 +141,39 @@ describe('finding a running local CMS through server.json', () => {
       expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms')), url).toBeUndefined();
     }
   });
+
+  it('uses a running `cms-sync serve` on the same data, and a second serve there is refused', async () => {
+    const project = await plant({ pid: 1, url: 'http://example.invalid' });
+    const bin = join(ROOT, 'bin', 'cms-sync.js');
+    const env = { PATH: process.env.PATH, CMS_API_TOKEN: SECRET };
+    const args = [bin, 'serve', '--port', '0'];
+    const serve = spawn(process.execPath, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => serve.once('exit', resolve));
+    try {
+      let out = '';
+      await new Promise<void>((resolve, reject) => {
+        serve.stdout!.on('data', (chunk: Buffer) => {
+          out += String(chunk);
+          if (out.includes('Press Ctrl-C')) resolve();
+        });
+        serve.stderr!.on('data', (chunk: Buffer) => (out += String(chunk)));
+        serve.once('exit', () => reject(new Error(`serve exited:\n${out}`)));
+      });
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+      const run = await plan(project);
+      const running = `(already running, pid ${serve.pid}; data in .cms-sync/local-cms)`;
+      expect(run.out).toContain(`Using the local CMS at ${url} ${running}`);
+      expect(run.code).toBe(0);
+
+      const second = spawnSync(process.execPath, args, { cwd: project, env, encoding: 'utf8' });
+      expect(second.status).toBe(3);
+      expect(second.stderr).toContain(`is already served by process ${serve.pid} at ${url}.`);
+    } finally {
+      serve.kill('SIGTERM');
+      await exited;
+    }
+    expect(requests).toEqual([]);
+  }, 60_000);
 
   it.runIf(linux)('uses a live local CMS of ours on loopback', async () => {
     const project = await plant({ pid: process.pid, startTime: ownStart(), url: `http://127.0.0.1:${trapPort}` });
