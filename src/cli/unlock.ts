@@ -1,18 +1,34 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
-import { breakLock } from '../state/lock.js';
+import { describeHolder } from '../state/claim-file.js';
+import { unlockState } from '../state/lock.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf } from './run-sync.js';
 
-export function registerUnlock(program: Command, io: CliIO, _setExit: SetExit): void {
+export function registerUnlock(program: Command, io: CliIO, setExit: SetExit): void {
   program
     .command('unlock')
-    .description('remove a state lock left behind by a cms-sync that is gone (check that none is running first)')
-    .addHelpText('after', '\nExample:\n  cms-sync unlock   # only when no other cms-sync is running')
-    .action(async () => {
+    .description('remove a state lock left behind by a cms-sync that is gone')
+    .option('--force', 'remove the lock even if its holder may still be running')
+    .addHelpText(
+      'after',
+      '\nA lock whose holder still runs on this host, runs on another host, or cannot be read is kept' +
+        '\nunless --force is given.\n\nExample:\n  cms-sync unlock',
+    )
+    .action(async (flags: { force?: boolean }) => {
       const config = await loadConfig(projectDirOf(io, program.opts().cwd), io.env);
-      const held = await breakLock(config.stateDir);
-      writeLine(io.stdout, held ? 'Removed the state lock.' : 'There was no state lock.');
+      const result = await unlockState(config.stateDir, { force: flags.force ?? false });
+      if (result.outcome === 'none') return writeLine(io.stdout, 'There was no state lock.');
+      if (result.outcome === 'changed') {
+        writeLine(io.stderr, 'The state lock changed while it was being removed (another cms-sync took it): kept.');
+        return setExit(3);
+      }
+      const { found } = result;
+      if (found.state === 'unreadable') {
+        return writeLine(io.stdout, `Removed the state lock (unreadable: ${found.reason}).`);
+      }
+      const gone = found.state === 'stale' ? ': its holder is no longer running' : '';
+      writeLine(io.stdout, `Removed the state lock (${describeHolder(found.holder)})${gone}.`);
     });
 }

@@ -130,8 +130,10 @@ describe('the state lock', () => {
     expect(result.stderr).toContain(`Another cms-sync (apply, pid ${process.pid} on ${hostname()}) holds the state lock since ${since}. Wait for it to finish; if it is gone, run \`cms-sync unlock\`.`);
     expect(project.cms.stats().writes).toBe(0);
 
-    const unlock = await project.run(['unlock']);
-    expect(unlock.stdout).toBe('Removed the state lock.\n');
+    // Its holder runs: unlock keeps it unless forced.
+    expect((await project.run(['unlock'])).code).toBe(3);
+    const unlock = await project.run(['unlock', '--force']);
+    expect(unlock.stdout).toBe(`Removed the state lock (apply, pid ${process.pid} on ${hostname()} since ${since}).\n`);
     expect((await project.run(['apply'])).code).toBe(0);
   });
 
