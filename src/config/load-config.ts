@@ -109,19 +109,19 @@ function describeLoadFailure(file: string, error: unknown, timeoutMs: number): s
       return (
         `${name} could not be loaded: ${who} \`${missing}\`, which cannot be found from ${path.dirname(importer)}.\n` +
         `  ${shown}${positionOfText(importer, [`'${missing}'`, `"${missing}"`])}: Cannot find module '${missing}'\n` +
-        (relative ? 'Check the path of that import.' : `Install it (npm install --save-dev ${missing}), or remove the import.`)
+        (relative
+          ? 'Check the path of that import.'
+          : `Install it (npm install --save-dev ${missing}), or remove the import.`)
       );
     }
   }
-  // jiti reports a syntax error as "ParseError: <what>\n <file>:<line>:<column>".
+  // jiti compiles every config file itself (.mjs and .js too), and reports a syntax error as
+  // "ParseError: <what>\n <file>:<line>:<column>".
   const parse = /^ParseError: (.*?)\s*\n\s*\S+?:(\d+):(\d+)\s*$/s.exec(err.message);
   if (parse) {
-    return `${name} could not be loaded: it has a syntax error.\n  ${name}:${parse[2]}:${parse[3]}: ${parse[1]}\nFix the syntax there.`;
-  }
-  // Node reports one in a file it compiled itself with "<file>:<line>" as the first line of the stack.
-  const native = err.name === 'SyntaxError' ? new RegExp(`^${escapeRegExp(file)}:(\\d+)\\n`).exec(err.stack ?? '') : null;
-  if (native) {
-    return `${name} could not be loaded: it has a syntax error.\n  ${name}:${native[1]}: ${err.message}\nFix the syntax there.`;
+    const [, what, line, column] = parse;
+    const where = `${name}:${line}:${column}`;
+    return `${name} could not be loaded: it has a syntax error.\n  ${where}: ${what}\nFix the syntax there.`;
   }
   const frame = new RegExp(`${escapeRegExp(file)}:(\\d+):(\\d+)`).exec(err.stack ?? '');
   const at = frame ? `:${frame[1]}:${frame[2]}` : '';
