@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { SyncError } from '../errors.js';
 import { processIO, writeLine, type CliIO } from './io.js';
@@ -22,6 +23,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   };
   const program = new Command('cms-sync')
     .description('Keep a CMS in line with a git repository of Markdown files.')
+    .version(packageVersion(), '-V, --version', 'print the version of cms-sync')
     .option('--cwd <dir>', 'work in this directory instead of the current one')
     .exitOverride()
     .configureOutput({
@@ -46,4 +48,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return 1;
   }
   return exitCode;
+}
+
+/** The version in cms-sync's own package.json, found by the package's own name wherever it is installed. */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('cms-sync/package.json') as { version: string }).version;
 }

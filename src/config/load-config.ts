@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { z } from 'zod';
 import { validatedConfigs, type ValidatedConfigs } from './validated-configs.js';
@@ -12,6 +13,9 @@ const jitiModule = requireLater<typeof import('jiti')>('jiti');
 
 export const CONFIG_FILES = ['sync.config.ts', 'sync.config.mts', 'sync.config.js', 'sync.config.mjs'] as const;
 
+/** How long a config may take to load before cms-sync gives up on it. */
+export const CONFIG_LOAD_TIMEOUT_MS = 10_000;
+
 /** Environment variables that override the config file. */
 export interface ConfigEnv {
   CMS_BASE_URL?: string | undefined;
@@ -22,10 +26,14 @@ export interface ConfigEnv {
  * Finds and loads `sync.config.*` in `projectDir` (none is fine: every option has a default).
  * A config validated before, unchanged since, is not validated again (see ValidatedConfigs).
  */
-export async function loadConfig(projectDir: string, env: ConfigEnv, options: { validated?: ValidatedConfigs; readOnly?: boolean } = {}): Promise<Config> {
+export async function loadConfig(
+  projectDir: string,
+  env: ConfigEnv,
+  options: { validated?: ValidatedConfigs; readOnly?: boolean; loadTimeoutMs?: number } = {},
+): Promise<Config> {
   const absDir = path.resolve(projectDir);
   const file = CONFIG_FILES.map((name) => path.join(absDir, name)).find((candidate) => existsSync(candidate));
-  const raw = file ? await importConfigFile(file) : {};
+  const raw = file ? await importConfigFile(file, options.loadTimeoutMs ?? CONFIG_LOAD_TIMEOUT_MS) : {};
   const validated = options.validated ?? validatedConfigs();
   const known = isEmpty(raw) || validated.has(raw);
   const config = resolveConfig(raw, { projectDir: absDir, configFile: file, env, validated: known });
@@ -39,18 +47,103 @@ function isEmpty(raw: unknown): boolean {
   return raw === undefined || raw === null || (typeof raw === 'object' && Object.getPrototypeOf(raw) === Object.prototype && Object.keys(raw).length === 0);
 }
 
-async function importConfigFile(file: string): Promise<unknown> {
+async function importConfigFile(file: string, timeoutMs: number): Promise<unknown> {
   // jiti is loaded only when there is a config file to compile, and through its CommonJS entry:
-  // its ES entry imports a 190 KB CommonJS bundle that Node then scans for exports (~25 ms).
+  // its ES entry imports a large CommonJS bundle that Node then scans for exports.
   const { createJiti } = jitiModule();
-  // The transpiled file is cached on disk by content hash (node_modules/.cache/jiti): compiling
-  // sync.config.ts on every run cost ~400 ms. No module cache: watch may reload a changed file.
-  const jiti = createJiti(import.meta.url, { moduleCache: false });
+  // The transpiled file is cached on disk by content hash (node_modules/.cache/jiti), so an
+  // unchanged sync.config.ts is not compiled again. No module cache: watch may reload a changed file.
+  const jiti = createJiti(import.meta.url, { moduleCache: false, alias: selfAlias() });
+  let timer: NodeJS.Timeout | undefined;
+  // A ref'd timer on purpose: a config that awaits a promise nothing will ever settle leaves
+  // Node with nothing to wait for, and it would exit (code 13) without a word.
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConfigTimeout()), timeoutMs);
+  });
   try {
-    return await jiti.import(file, { default: true });
+    return await Promise.race([jiti.import(file, { default: true }), timeout]);
   } catch (error) {
-    throw new SyncError('CMS_SYNC_CONFIG', `${path.basename(file)} could not be loaded: ${(error as Error).message}\nFix the file so that it exports \`defineConfig({...})\` as its default export.`, { cause: error });
+    throw new SyncError('CMS_SYNC_CONFIG', describeLoadFailure(file, error, timeoutMs), { cause: error });
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+class ConfigTimeout extends Error {}
+
+/**
+ * `import { defineConfig } from 'cms-sync'` in sync.config.ts means the cms-sync that is running,
+ * wherever it was started from: a project's node_modules, or a checkout run as
+ * `node path/to/bin/cms-sync.js` in a project that has no node_modules at all.
+ */
+function selfAlias(): Record<string, string> {
+  try {
+    // A package may import itself by its own name (through its "exports"), so this finds the
+    // library entry of the cms-sync this file belongs to.
+    return { 'cms-sync': createRequire(import.meta.url).resolve('cms-sync') };
+  } catch {
+    // Not built (no dist/): the config resolves `cms-sync` the ordinary way, from its own folder.
+    return {};
+  }
+}
+
+/** Says why the config did not load, at the line that caused it where there is one. */
+function describeLoadFailure(file: string, error: unknown, timeoutMs: number): string {
+  const name = path.basename(file);
+  if (error instanceof ConfigTimeout) {
+    return (
+      `${name} did not finish loading within ${timeoutMs / 1000} s: its default export, or something it awaits, ` +
+      'is a promise that has not settled.\nMake every promise the config waits for resolve or reject in time.'
+    );
+  }
+  const err = error instanceof Error ? error : new Error(String(error));
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
+    const missing = /Cannot find (?:module|package) '([^']+)'/.exec(err.message)?.[1];
+    if (missing) {
+      // Node names the file whose import failed first; that may be a module the config imports.
+      const importer = (err as { requireStack?: string[] }).requireStack?.[0] ?? file;
+      const shown = path.relative(path.dirname(file), importer);
+      const who = importer === file ? 'it imports' : `${shown}, which it imports, imports`;
+      const relative = missing.startsWith('.') || path.isAbsolute(missing);
+      return (
+        `${name} could not be loaded: ${who} \`${missing}\`, which cannot be found from ${path.dirname(importer)}.\n` +
+        `  ${shown}${positionOfText(importer, [`'${missing}'`, `"${missing}"`])}: Cannot find module '${missing}'\n` +
+        (relative
+          ? 'Check the path of that import.'
+          : `Install it (npm install --save-dev ${missing}), or remove the import.`)
+      );
+    }
+  }
+  // jiti compiles every config file itself (.mjs and .js too), and reports a syntax error as
+  // "ParseError: <what>\n <file>:<line>:<column>".
+  const parse = /^ParseError: (.*?)\s*\n\s*\S+?:(\d+):(\d+)\s*$/s.exec(err.message);
+  if (parse) {
+    const [, what, line, column] = parse;
+    const where = `${name}:${line}:${column}`;
+    return `${name} could not be loaded: it has a syntax error.\n  ${where}: ${what}\nFix the syntax there.`;
+  }
+  const frame = new RegExp(`${escapeRegExp(file)}:(\\d+):(\\d+)`).exec(err.stack ?? '');
+  const at = frame ? `:${frame[1]}:${frame[2]}` : '';
+  return `${name} could not be loaded: it threw an error while running.\n  ${name}${at}: ${err.name}: ${err.message}`;
+}
+
+/** `:line:column` of the first of `needles` in the file, or '' when none is there. */
+function positionOfText(file: string, needles: string[]): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+  const index = Math.min(...needles.map((n) => text.indexOf(n)).filter((i) => i >= 0));
+  if (!Number.isFinite(index)) return '';
+  const before = text.slice(0, index).split('\n');
+  return `:${before.length}:${before.at(-1)!.length + 1}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Validates a config object and fills in defaults; messages name the key and the file. */

@@ -47,9 +47,10 @@ async function bodyImages(page: Page): Promise<Array<{ src: string; naturalWidth
 describe.skipIf(SKIP_BROWSER)('the local CMS page, in headless Chromium', () => {
   let browser: Browser;
   let project: Project | undefined;
+  // The first run on a machine without a system Chromium unpacks the packaged one (~200 MB) first.
   beforeAll(async () => {
     browser = await launchBrowser();
-  });
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
   });

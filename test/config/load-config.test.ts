@@ -82,6 +82,83 @@ describe('loadConfig', () => {
   });
 });
 
+describe('a config that does not load', () => {
+  const write = (file: string, lines: string[]) => writeFile(path.join(dir, file), `${lines.join('\n')}\n`);
+  const failure = async (options?: { loadTimeoutMs: number }) => {
+    const error = await loadConfig(dir, {}, options).then(
+      () => expect.unreachable('the config loaded'),
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ name: 'SyncError', code: 'CMS_SYNC_CONFIG' });
+    return (error as Error).message;
+  };
+
+  it('imports `cms-sync` from a folder with no node_modules: the name is the running cms-sync', async () => {
+    await write('sync.config.ts', [
+      "import { defineConfig } from 'cms-sync';",
+      'export default defineConfig({ sync: { rps: 3 } });',
+    ]);
+    expect((await loadConfig(dir, {})).sync.rps).toBe(3);
+  });
+
+  it('with a syntax error, says so at its line and column', async () => {
+    await write('sync.config.ts', ['export default {', '  sync: { concurrency: 2 ,, },', '};']);
+    expect(await failure()).toBe(
+      'sync.config.ts could not be loaded: it has a syntax error.\n' +
+        '  sync.config.ts:2:26: Unexpected token\n' +
+        'Fix the syntax there.',
+    );
+  });
+
+  it('importing a module that is not installed, names the module and the import', async () => {
+    await write('sync.config.ts', [
+      "import { defineConfig } from 'cms-sync';",
+      "import extra from 'no-such-module';",
+      'export default defineConfig({ sync: extra });',
+    ]);
+    expect(await failure()).toBe(
+      `sync.config.ts could not be loaded: it imports \`no-such-module\`, which cannot be found from ${dir}.\n` +
+        "  sync.config.ts:2:19: Cannot find module 'no-such-module'\n" +
+        'Install it (npm install --save-dev no-such-module), or remove the import.',
+    );
+  });
+
+  it('importing a file that imports a missing module, names both', async () => {
+    await write('helper.ts', ["export { x } from './gone.js';"]);
+    await write('sync.config.ts', ["import { x } from './helper.ts';", 'export default { sync: { rps: x } };']);
+    expect(await failure()).toBe(
+      'sync.config.ts could not be loaded: helper.ts, which it imports, imports `./gone.js`, ' +
+        `which cannot be found from ${dir}.\n` +
+        "  helper.ts:1:19: Cannot find module './gone.js'\n" +
+        'Check the path of that import.',
+    );
+  });
+
+  it('that throws, gives what it threw and where', async () => {
+    await write('sync.config.ts', [
+      'const token: string | undefined = undefined;',
+      "if (!token) throw new TypeError('no token for staging');",
+      'export default {};',
+    ]);
+    expect(await failure()).toBe(
+      'sync.config.ts could not be loaded: it threw an error while running.\n' +
+        '  sync.config.ts:2:19: TypeError: no token for staging',
+    );
+  });
+
+  it('that waits for a promise nothing settles, gives up after the timeout and says why', async () => {
+    const never = 'new Promise(() => {})';
+    for (const body of [`export default ${never};`, `await ${never};\nexport default {};`]) {
+      await writeFile(path.join(dir, 'sync.config.ts'), `${body}\n`);
+      expect(await failure({ loadTimeoutMs: 100 })).toBe(
+        'sync.config.ts did not finish loading within 0.1 s: ' +
+          'its default export, or something it awaits, is a promise that has not settled.\n' +
+          'Make every promise the config waits for resolve or reject in time.',
+      );
+    }
+  });
+});
+
 describe('configs validated before', () => {
   const good = { media: { defaultSize: 'large' }, sync: { concurrency: 2 } };
 
