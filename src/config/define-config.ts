@@ -146,6 +146,14 @@ export interface UserConfig {
      */
     idPaths?: string[];
     /**
+     * Dotted paths where the answer to get, add or edit holds the record itself, tried first.
+     * A CMS that answers `{"result":{"entry":{...}}}` needs `['result.entry']`; without it,
+     * cms-sync finds the id through `idPaths` but fetches each written record once more.
+     * @default []
+     * @example recordPaths: ['result.entry']
+     */
+    recordPaths?: string[];
+    /**
      * Keys that may hold a media id in `upload_from_url`'s answer.
      * @default ['id', 'media_id', 'mediaId']
      */

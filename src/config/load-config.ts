@@ -100,6 +100,7 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
       pageSize: user.wire?.pageSize ?? 100,
       listKeys: user.wire?.listKeys ?? ['items', 'records', 'results', 'rows', 'list', '{resource}s'],
       idPaths: user.wire?.idPaths ?? ['id', 'record.id', 'item.id', 'data.id'],
+      recordPaths: user.wire?.recordPaths ?? [],
       mediaIdKeys: user.wire?.mediaIdKeys ?? ['id', 'media_id', 'mediaId'],
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
       payloadKey: user.wire?.payloadKey ?? 'data',

@@ -69,6 +69,7 @@ function buildConfigSchema(z: typeof Z) {
         pageSize: z.number().int().min(1).max(100, { error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less' }).optional(),
         listKeys: z.array(z.string()).optional(),
         idPaths: z.array(z.string()).optional(),
+        recordPaths: z.array(z.string().min(1)).optional(),
         mediaIdKeys: z.array(z.string()).optional(),
         idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
         payloadKey: z.string().min(1).optional(),
@@ -113,6 +114,7 @@ export interface Config {
     pageSize: number;
     listKeys: string[];
     idPaths: string[];
+    recordPaths: string[];
     mediaIdKeys: string[];
     idempotencyHeader: string | false;
     payloadKey: string;
