@@ -79,7 +79,11 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
     configFile: options.configFile,
     contentDir: path.resolve(options.projectDir, user.contentDir ?? 'content'),
     stateDir: path.resolve(options.projectDir, user.stateDir ?? '.cms-sync'),
-    target: { baseUrl: baseUrl?.replace(/\/+$/, ''), tokenEnv: user.target?.tokenEnv ?? 'CMS_API_TOKEN' },
+    target: {
+      baseUrl: baseUrl?.replace(/\/+$/, ''),
+      tokenEnv: user.target?.tokenEnv ?? 'CMS_API_TOKEN',
+      client: user.target?.client,
+    },
     media: {
       publicBaseUrl: publicBaseUrl && !publicBaseUrl.endsWith('/') ? `${publicBaseUrl}/` : publicBaseUrl,
       defaultSize: user.media?.defaultSize ?? 'medium',
