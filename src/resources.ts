@@ -28,7 +28,8 @@ export type RemoteRecord = { id: number } & Record<string, unknown>;
 /** The request body of the single endpoint (API-SPEC §4). */
 export interface ApiRequest {
   resource: Resource;
-  action: Action;
+  /** One of the API's actions; any other name is sent as is (a custom client's CMS may have more). */
+  action: Action | (string & {});
   id?: number | string;
   fields?: string[];
   filters?: Record<string, unknown>;

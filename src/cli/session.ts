@@ -33,7 +33,7 @@ export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: 
       releaseLock = await acquireLock(config.stateDir, options.command ?? 'apply');
       store = await StateStore.open(config.stateDir, target.identity);
     }
-    const client = createClient({
+    const clientOptions = {
       baseUrl: target.baseUrl,
       token: target.token,
       wire: config.wire,
@@ -41,7 +41,8 @@ export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: 
       rps: flags.rps ?? config.sync.rps,
       timeoutMs: config.sync.timeoutMs,
       retry: config.sync.retry,
-    });
+    };
+    const client = config.target.client ? config.target.client(clientOptions, createClient) : createClient(clientOptions);
     return {
       mode,
       config,

@@ -1,3 +1,4 @@
+import type { CmsClient, ClientOptions } from '../remote/client.js';
 import type { ImageSize, RecordResource } from '../resources.js';
 
 /**
@@ -28,6 +29,9 @@ export interface ResourceOptions {
   allowDelete?: boolean;
 }
 
+/** A config's own API client factory (`target.client`): see `CmsClient` for what it returns. */
+export type ClientFactory = (options: ClientOptions, createDefault: (options: ClientOptions) => CmsClient) => CmsClient;
+
 /** The shape of `sync.config.ts`. Every option is optional; the defaults follow CONTRACT.md. */
 export interface UserConfig {
   /**
@@ -54,6 +58,25 @@ export interface UserConfig {
      * @default 'CMS_API_TOKEN'
      */
     tokenEnv?: string;
+    /**
+     * Builds the API client, for a CMS whose wire differs beyond what `wire` can say (other
+     * action names, another envelope, a second endpoint). It receives the options cms-sync would
+     * use and the default factory, and returns an object with the methods of `CmsClient`; the
+     * usual way is to take the default client and replace the methods that differ (keep the
+     * object itself: its `stats` are read live). What goes through `call` keeps the retries,
+     * the rate limit and the idempotency keys.
+     * @default undefined (the built-in client)
+     * @example
+     * client: (options, createDefault) => {
+     *   const client = createDefault(options);
+     *   client.add = async (resource, data, o) => {
+     *     const answer = (await client.call({ resource, action: 'create', data }, o)) as { uid: number };
+     *     return { id: answer.uid, record: undefined };
+     *   };
+     *   return client;
+     * }
+     */
+    client?: ClientFactory;
   };
   media?: {
     /**
@@ -145,6 +168,14 @@ export interface UserConfig {
      * @default ['id', 'record.id', 'item.id', 'data.id']
      */
     idPaths?: string[];
+    /**
+     * Dotted paths where the answer to get, add or edit holds the record itself, tried first.
+     * A CMS that answers `{"result":{"entry":{...}}}` needs `['result.entry']`; without it,
+     * cms-sync finds the id through `idPaths` but fetches each written record once more.
+     * @default []
+     * @example recordPaths: ['result.entry']
+     */
+    recordPaths?: string[];
     /**
      * Keys that may hold a media id in `upload_from_url`'s answer.
      * @default ['id', 'media_id', 'mediaId']

@@ -172,7 +172,11 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
     configFile: options.configFile,
     contentDir: path.resolve(options.projectDir, user.contentDir ?? 'content'),
     stateDir: path.resolve(options.projectDir, user.stateDir ?? '.cms-sync'),
-    target: { baseUrl: baseUrl?.replace(/\/+$/, ''), tokenEnv: user.target?.tokenEnv ?? 'CMS_API_TOKEN' },
+    target: {
+      baseUrl: baseUrl?.replace(/\/+$/, ''),
+      tokenEnv: user.target?.tokenEnv ?? 'CMS_API_TOKEN',
+      client: user.target?.client,
+    },
     media: {
       publicBaseUrl: publicBaseUrl && !publicBaseUrl.endsWith('/') ? `${publicBaseUrl}/` : publicBaseUrl,
       defaultSize: user.media?.defaultSize ?? 'medium',
@@ -193,6 +197,7 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
       pageSize: user.wire?.pageSize ?? 100,
       listKeys: user.wire?.listKeys ?? ['items', 'records', 'results', 'rows', 'list', '{resource}s'],
       idPaths: user.wire?.idPaths ?? ['id', 'record.id', 'item.id', 'data.id'],
+      recordPaths: user.wire?.recordPaths ?? [],
       mediaIdKeys: user.wire?.mediaIdKeys ?? ['id', 'media_id', 'mediaId'],
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
       payloadKey: user.wire?.payloadKey ?? 'data',

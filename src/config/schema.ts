@@ -1,7 +1,7 @@
 import type { z as Z } from 'zod';
 import { zod } from '../zod.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
-import type { UserConfig } from './define-config.js';
+import type { ClientFactory, UserConfig } from './define-config.js';
 
 /** Managed fields per resource, in the order they are shown. */
 export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
@@ -20,7 +20,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 1;
+export const CONFIG_SCHEMA_VERSION = 2;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -38,7 +38,17 @@ function buildConfigSchema(z: typeof Z) {
   return z.strictObject({
     contentDir: z.string().min(1).optional(),
     stateDir: z.string().min(1).optional(),
-    target: z.strictObject({ baseUrl: z.url().optional(), tokenEnv: z.string().min(1).optional() }).optional(),
+    target: z
+      .strictObject({
+        baseUrl: z.url().optional(),
+        tokenEnv: z.string().min(1).optional(),
+        client: z
+          .custom<ClientFactory>((value) => typeof value === 'function', {
+            error: (issue) => `Expected \`target.client\` to be a function, got ${describe(issue.input)}`,
+          })
+          .optional(),
+      })
+      .optional(),
     media: z
       .strictObject({
         publicBaseUrl: z.url().optional(),
@@ -69,6 +79,7 @@ function buildConfigSchema(z: typeof Z) {
         pageSize: z.number().int().min(1).max(100, { error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less' }).optional(),
         listKeys: z.array(z.string()).optional(),
         idPaths: z.array(z.string()).optional(),
+        recordPaths: z.array(z.string().min(1)).optional(),
         mediaIdKeys: z.array(z.string()).optional(),
         idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
         payloadKey: z.string().min(1).optional(),
@@ -103,7 +114,7 @@ export interface Config {
   configFile: string | undefined;
   contentDir: string;
   stateDir: string;
-  target: { baseUrl: string | undefined; tokenEnv: string };
+  target: { baseUrl: string | undefined; tokenEnv: string; client: ClientFactory | undefined };
   media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
   sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number; retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number } };
   statusMap: { draft: number; published: number };
@@ -113,6 +124,7 @@ export interface Config {
     pageSize: number;
     listKeys: string[];
     idPaths: string[];
+    recordPaths: string[];
     mediaIdKeys: string[];
     idempotencyHeader: string | false;
     payloadKey: string;

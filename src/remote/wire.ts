@@ -29,6 +29,13 @@ export interface WireOptions {
    * nested object one level down that has an `id`. @default ['id','record.id','item.id','data.id']
    */
   idPaths: string[];
+  /**
+   * Dotted paths where an answer to get, add or edit may hold the record itself, tried before the
+   * usual places (the answer itself, or one object one level down). For a CMS that answers
+   * `{"result":{"entry":{...}}}`, `['result.entry']`: then the record written is read from the
+   * answer instead of being fetched again. Its id is also looked for there. @default []
+   */
+  recordPaths: string[];
   /** Keys that may hold a media id. @default ['id','media_id','mediaId'] */
   mediaIdKeys: string[];
   /** Header carrying an idempotency key on writes, or false for none. @default 'Idempotency-Key' */
@@ -47,6 +54,7 @@ export const DEFAULT_WIRE: WireOptions = Object.freeze({
   listKeys: ['items', 'records', 'results', 'rows', 'list', '{resource}s'],
   totalKeys: ['total', 'total_count', 'totalCount', 'meta.total', 'pagination.total'],
   idPaths: ['id', 'record.id', 'item.id', 'data.id'],
+  recordPaths: [],
   mediaIdKeys: ['id', 'media_id', 'mediaId'],
   idempotencyHeader: 'Idempotency-Key',
   payloadKey: 'data',
@@ -61,7 +69,7 @@ export function resolveWire(partial: Partial<WireOptions> = {}): WireOptions {
   if (typeof wire.endpointPath !== 'string' || !wire.endpointPath.startsWith('/')) {
     throw invalid('wire.endpointPath', 'a path starting with `/`', wire.endpointPath);
   }
-  for (const key of ['listKeys', 'totalKeys', 'idPaths', 'mediaIdKeys'] as const) {
+  for (const key of ['listKeys', 'totalKeys', 'idPaths', 'recordPaths', 'mediaIdKeys'] as const) {
     if (!Array.isArray(wire[key]) || !wire[key].every((k) => typeof k === 'string' && k !== '')) {
       throw invalid(`wire.${key}`, 'an array of non-empty strings', wire[key]);
     }
@@ -91,7 +99,7 @@ export function readListData(data: unknown, resource: string, wire: WireOptions)
 
 /** A record's id (or a created record's id): a non-negative integer, or a string of digits. */
 export function readId(data: unknown, wire: WireOptions): number | undefined {
-  for (const path of wire.idPaths) {
+  for (const path of [...wire.recordPaths.map((p) => `${p}.id`), ...wire.idPaths]) {
     const id = toId(getPath(data, path));
     if (id !== undefined) return id;
   }
@@ -120,6 +128,10 @@ export function readRecord(
     const id = toId(o.id);
     return id !== undefined && (expectedId === undefined || id === expectedId);
   };
+  for (const path of wire.recordPaths) {
+    const held = getPath(data, path);
+    if (isObject(held) && fits(held)) return asRecord(held);
+  }
   if (isObject(data) && fits(data)) return asRecord(data);
   const nested = singleNestedWith(data, fits);
   if (nested) return asRecord(nested);

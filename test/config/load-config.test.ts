@@ -204,8 +204,8 @@ describe('configs validated before', () => {
     // The schema's JSON Schema, digested. If this fails, the schema changed: bump
     // CONFIG_SCHEMA_VERSION in src/config/schema.ts (so remembered configs are checked again)
     // and put the new digest here.
-    const shape = createHash('sha256').update(JSON.stringify(zod().toJSONSchema(configSchema()))).digest('hex').slice(0, 16);
-    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 1, shape: '3391bbc33171c3ff' });
+    const shape = createHash('sha256').update(JSON.stringify(zod().toJSONSchema(configSchema(), { unrepresentable: 'any' }))).digest('hex').slice(0, 16);
+    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 2, shape: 'ccb5540050e63076' });
   });
 
   it('come out of validation unchanged, so a remembered config can be used as it is', () => {

@@ -104,6 +104,15 @@ describe('readRecord', () => {
     expect(readRecord({ items: [{ id: 2 }, { id: 3, title: 'T' }] }, 'article', wire, 3)).toEqual({ id: 3, title: 'T' });
   });
 
+  it('reads a record held deeper where recordPaths says, and its id there', () => {
+    const deep = resolveWire({ recordPaths: ['result.entry'] });
+    const answer = { result: { entry: { id: '7', title: 'T' } } };
+    expect(readRecord(answer, 'article', wire, 7)).toBeUndefined();
+    expect(readRecord(answer, 'article', deep, 7)).toEqual({ id: 7, title: 'T' });
+    expect(readId(answer, deep)).toBe(7);
+    expect(readRecord({ result: { entry: { id: 8 } } }, 'article', deep, 7)).toBeUndefined();
+  });
+
   it('does not take a record with another id', () => {
     expect(readRecord({ id: 4, title: 'T' }, 'article', wire, 3)).toBeUndefined();
     expect(readRecord({ affected: 1 }, 'article', wire, 3)).toBeUndefined();
