@@ -1,5 +1,6 @@
 import type { z as Z } from 'zod';
 import { zod } from '../zod.js';
+import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import type { UserConfig } from './define-config.js';
 
@@ -20,7 +21,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 1;
+export const CONFIG_SCHEMA_VERSION = 2;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -59,6 +60,12 @@ function buildConfigSchema(z: typeof Z) {
             maxRetryAfterMs: positiveInt('sync.retry.maxRetryAfterMs', 0).optional(),
           })
           .optional(),
+      })
+      .optional(),
+    timezone: z
+      .string()
+      .refine((zone) => isTimeZone(zone), {
+        error: (issue) => `Expected \`timezone\` to be an IANA time zone name such as UTC or Europe/Madrid, got ${describe(issue.input)}`,
       })
       .optional(),
     statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
@@ -106,6 +113,8 @@ export interface Config {
   target: { baseUrl: string | undefined; tokenEnv: string };
   media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
   sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number; retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number } };
+  /** IANA zone in which dates without an offset are read. */
+  timezone: string;
   statusMap: { draft: number; published: number };
   resources: Record<RecordResource, ResolvedResource>;
   wire: {

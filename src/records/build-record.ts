@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
 import type { MediaResolver, MediaSource } from '../media/resolve-media.js';
@@ -7,6 +8,7 @@ import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../plan/digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
+import { dateFromFileName, parseDate } from './parse-date.js';
 import { packHtml, type RecordHtml } from './packed-html.js';
 
 /**
@@ -64,7 +66,10 @@ export async function buildRecord(
   switch (doc.resource) {
     case 'article':
       values.title = fm.title;
-      if (fm.date !== undefined) values.created_at = new Date(fm.date as string | Date).toISOString();
+      {
+        const date = dateOf(fm.date, doc.file, context.config.timezone);
+        if (date) values.created_at = date;
+      }
       values.status = statusOf();
       break;
     case 'page':
@@ -134,6 +139,16 @@ export async function buildRecord(
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
 }
 
+/**
+ * `created_at` from front matter `date` (validated by the schema), else from a leading
+ * `YYYY-MM-DD-` in the file name (Jekyll's posts); else none, and the CMS keeps its own time.
+ */
+function dateOf(value: unknown, file: string, timeZone: string): string | undefined {
+  const fromName = value === undefined ? dateFromFileName(path.posix.basename(file)) : undefined;
+  const parsed = value !== undefined ? parseDate(value, timeZone) : fromName && parseDate(fromName.date, timeZone);
+  return parsed && 'iso' in parsed ? parsed.iso : undefined;
+}
+
 /** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
 const PIPELINE_VERSION = 2;
 
@@ -143,7 +158,7 @@ const fingerprints = new WeakMap<Config, string>();
 export function pipelineFingerprint(config: Config): string {
   let fingerprint = fingerprints.get(config);
   if (!fingerprint) {
-    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize });
+    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize, timezone: config.timezone });
     fingerprints.set(config, fingerprint);
   }
   return fingerprint;

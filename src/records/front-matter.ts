@@ -1,6 +1,7 @@
 import type { z as Z } from 'zod';
 import type { RecordResource } from '../resources.js';
 import { zod } from '../zod.js';
+import { parseDate } from './parse-date.js';
 
 type Schemas = Readonly<Record<RecordResource, Z.ZodObject>>;
 let built: Schemas | undefined;
@@ -15,9 +16,10 @@ export function frontMatterSchema(resource: RecordResource): Z.ZodObject {
 }
 
 function buildSchemas(z: typeof Z): Schemas {
-  /** A date from YAML (a Date) or a string that parses as one. */
-  const dateLike = z.union([z.date(), z.string()]).refine((value) => !Number.isNaN(new Date(value).getTime()), {
-    error: 'is not a date: use ISO 8601, e.g. 2026-11-20 or 2026-11-20T09:30:00Z',
+  /** A real date (see parseDate); the zone only moves it, so validity is checked in UTC. */
+  const dateLike = z.unknown().superRefine((value, ctx) => {
+    const parsed = parseDate(value, 'UTC');
+    if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
   });
   const text = (name: string) => z.string({ error: `\`${name}\` must be text` });
   const required = (name: string) => z.string({ error: `\`${name}\` is required: add \`${name}: ...\` to the front matter` }).trim().min(1, { error: `\`${name}\` must not be empty` });
