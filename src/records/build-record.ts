@@ -108,6 +108,16 @@ export async function buildRecord(
   const known = new Set(knownKeys(doc.resource));
   for (const [key, value] of Object.entries(doc.frontMatter)) {
     if (known.has(key)) continue;
+    const listed = Array.isArray(passThrough) && passThrough.includes(key);
+    const meant = listed ? undefined : likelyTypo(key, known);
+    if (meant) {
+      at(
+        key,
+        `front matter \`${key}\` looks like a typo of \`${meant}\`, which cms-sync reads: did you mean \`${meant}\`? ` +
+          `Fix the key, or list \`${key}\` in resources.${doc.resource}.passThrough in sync.config.ts to send it as is`,
+      );
+      continue;
+    }
     if (passThrough === true || (Array.isArray(passThrough) && passThrough.includes(key))) {
       values[key] = value instanceof Date ? value.toISOString() : value;
     } else {
@@ -137,6 +147,38 @@ export async function buildRecord(
   };
 
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
+}
+
+/**
+ * The managed key an unknown key was probably meant to be: the same but for case, or within a
+ * small edit distance (one edit for short keys, two for longer). A typo'd `draft` would publish
+ * a draft, which cannot be taken back, so it is an error rather than a warning.
+ */
+export function likelyTypo(key: string, known: ReadonlySet<string>): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    if (lower === name.toLowerCase()) return name;
+    const limit = Math.min(name.length, key.length) <= 5 ? 1 : 2;
+    const distance = editDistance(lower, name.toLowerCase(), limit);
+    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Optimal string alignment distance (adjacent swaps count as one edit), capped above `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 /**

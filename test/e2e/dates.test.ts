@@ -31,4 +31,18 @@ describe('dates a writer can trust', () => {
     expect(bySlug.timed?.created_at).toBe('2026-07-20T12:00:00.000Z');
     expect(bySlug['2024-05-01-from-name']?.created_at).toBe('2024-04-30T22:00:00.000Z');
   });
+
+  it('refuses a typo of a managed key at its line, so a draft never goes live by a slip', async () => {
+    project = await createProject({
+      'content/articles/slip.md': '---\ntitle: Slip\nDraft: true\n---\n\nNot ready.\n',
+      'content/articles/fine.md': '---\ntitle: Fine\ndraft: true\nmood: calm\n---\n\nReady.\n',
+    });
+    const result = await project.run(['apply']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'content/articles/slip.md:3:1: front matter `Draft` looks like a typo of `draft`, which cms-sync reads: did you mean `draft`?',
+    );
+    expect(result.stderr).toContain('content/articles/fine.md:4:1: warning: front matter `mood` is not sent to the CMS');
+    expect((await project.records('article')).map((r) => [r.slug, r.status])).toEqual([['fine', 0]]);
+  });
 });
