@@ -9,7 +9,7 @@ export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>>
   category: ['name', 'slug', 'description'],
   user: ['name', 'slug', 'email', 'role', 'bio'],
   article: ['title', 'slug', 'created_at', 'status', 'category_id', 'body'],
-  page: ['title', 'slug', 'content'],
+  page: ['title', 'slug', 'status', 'content'],
   breaking: ['title', 'slug', 'url', 'status'],
 };
 

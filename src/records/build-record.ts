@@ -59,7 +59,18 @@ export async function buildRecord(
   }
   const fm = parsed.data as Record<string, unknown>;
   const values: Record<string, unknown> = { slug: doc.slug };
-  const statusOf = () => (typeof fm.status === 'number' ? fm.status : fm.draft === true ? context.config.statusMap.draft : context.config.statusMap.published);
+  // `status` wins, then `draft`, then Jekyll's `published`; with none, a merged file is live.
+  const { draft: draftStatus, published: publishedStatus } = context.config.statusMap;
+  const statusOf = () =>
+    typeof fm.status === 'number'
+      ? fm.status
+      : typeof fm.draft === 'boolean'
+        ? fm.draft
+          ? draftStatus
+          : publishedStatus
+        : fm.published === false
+          ? draftStatus
+          : publishedStatus;
   const body = doc.body;
   const bodyText = body.trim();
 
@@ -74,6 +85,7 @@ export async function buildRecord(
       break;
     case 'page':
       values.title = fm.title;
+      values.status = statusOf();
       break;
     case 'category': {
       const name = fm.name ?? fm.title;
@@ -192,7 +204,7 @@ function dateOf(value: unknown, file: string, timeZone: string): string | undefi
 }
 
 /** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
-const PIPELINE_VERSION = 2;
+const PIPELINE_VERSION = 3;
 
 const fingerprints = new WeakMap<Config, string>();
 

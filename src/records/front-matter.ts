@@ -25,6 +25,8 @@ function buildSchemas(z: typeof Z): Schemas {
   const required = (name: string) => z.string({ error: `\`${name}\` is required: add \`${name}: ...\` to the front matter` }).trim().min(1, { error: `\`${name}\` must not be empty` });
   const status = z.number({ error: '`status` must be a number (see statusMap in the config for draft/published)' }).int({ error: '`status` must be a whole number' });
   const draft = z.boolean({ error: '`draft` must be true or false' });
+  /** Jekyll's `published: false` is a draft too. */
+  const published = z.boolean({ error: '`published` must be true or false' });
 
   return {
     article: z.object({
@@ -33,9 +35,16 @@ function buildSchemas(z: typeof Z): Schemas {
       date: dateLike.optional(),
       status: status.optional(),
       draft: draft.optional(),
+      published: published.optional(),
       category: text('category').trim().min(1).optional(),
     }),
-    page: z.object({ title: required('title'), slug: text('slug').optional() }),
+    page: z.object({
+      title: required('title'),
+      slug: text('slug').optional(),
+      status: status.optional(),
+      draft: draft.optional(),
+      published: published.optional(),
+    }),
     category: z.object({
       name: text('name').trim().min(1).optional(),
       title: text('title').trim().min(1).optional(),
@@ -48,6 +57,7 @@ function buildSchemas(z: typeof Z): Schemas {
       url: z.url({ error: '`url` must be an absolute URL, e.g. https://example.com/live' }).optional(),
       status: status.optional(),
       draft: draft.optional(),
+      published: published.optional(),
     }),
     user: z.object({
       name: required('name'),

@@ -63,7 +63,7 @@ describe('loadConfig', () => {
 
   it('refuses a field mapping for a field cms-sync does not manage', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default { resources: { page: { fields: { body: 'html' } } } };\n`);
-    await expect(loadConfig(dir, {})).rejects.toThrow(/resources.page.fields.body: `body` is not a field cms-sync manages for page; expected one of title, slug, content/);
+    await expect(loadConfig(dir, {})).rejects.toThrow(/resources.page.fields.body: `body` is not a field cms-sync manages for page; expected one of title, slug, status, content/);
   });
 
   it('lets CMS_BASE_URL and CMS_MEDIA_BASE_URL override the file', async () => {
