@@ -140,6 +140,14 @@ export interface UserConfig {
     };
   };
   /**
+   * IANA time zone in which a date without an offset (`date: 2026-11-20`,
+   * `date: 2026-11-20T09:30`) is read; a value with `Z` or an offset is taken as written. Never
+   * the machine's own zone, so every machine and CI sends the same `created_at`.
+   * @default 'UTC'
+   * @example timezone: 'Europe/Madrid'
+   */
+  timezone?: string;
+  /**
    * Front matter `draft: true|false` -> numeric `status`.
    * @default { draft: 0, published: 1 }
    */

@@ -190,6 +190,7 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
       // Defaults live with the retry policy (src/remote/retry.ts); only what the user set is passed.
       retry: { ...user.sync?.retry },
     },
+    timezone: user.timezone ?? 'UTC',
     statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
     resources: Object.fromEntries(RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)])) as Record<RecordResource, ResolvedResource>,
     wire: {

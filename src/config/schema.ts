@@ -1,5 +1,6 @@
 import type { z as Z } from 'zod';
 import { zod } from '../zod.js';
+import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import type { ClientFactory, UserConfig } from './define-config.js';
 
@@ -8,7 +9,7 @@ export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>>
   category: ['name', 'slug', 'description'],
   user: ['name', 'slug', 'email', 'role', 'bio'],
   article: ['title', 'slug', 'created_at', 'status', 'category_id', 'body'],
-  page: ['title', 'slug', 'content'],
+  page: ['title', 'slug', 'status', 'content'],
   breaking: ['title', 'slug', 'url', 'status'],
 };
 
@@ -71,6 +72,12 @@ function buildConfigSchema(z: typeof Z) {
           .optional(),
       })
       .optional(),
+    timezone: z
+      .string()
+      .refine((zone) => isTimeZone(zone), {
+        error: (issue) => `Expected \`timezone\` to be an IANA time zone name such as UTC or Europe/Madrid, got ${describe(issue.input)}`,
+      })
+      .optional(),
     statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
     resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
     wire: z
@@ -117,6 +124,8 @@ export interface Config {
   target: { baseUrl: string | undefined; tokenEnv: string; client: ClientFactory | undefined };
   media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
   sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number; retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number } };
+  /** IANA zone in which dates without an offset are read. */
+  timezone: string;
   statusMap: { draft: number; published: number };
   resources: Record<RecordResource, ResolvedResource>;
   wire: {

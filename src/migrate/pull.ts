@@ -170,7 +170,7 @@ function toDocument(
       return { frontMatter: { title: required('title'), date, status: number('status'), category }, body: html('body') };
     }
     case 'page':
-      return { frontMatter: { title: required('title') }, body: html('content') };
+      return { frontMatter: { title: required('title'), status: number('status') }, body: html('content') };
     case 'category':
       // parent_id is not written: cms-sync does not manage it, so the CMS keeps it as it is,
       // and a `parent:` key would only make plan warn about every child category.

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
 import type { MediaResolver, MediaSource } from '../media/resolve-media.js';
@@ -7,6 +8,7 @@ import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../plan/digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
+import { dateFromFileName, parseDate } from './parse-date.js';
 import { packHtml, type RecordHtml } from './packed-html.js';
 
 /**
@@ -57,18 +59,33 @@ export async function buildRecord(
   }
   const fm = parsed.data as Record<string, unknown>;
   const values: Record<string, unknown> = { slug: doc.slug };
-  const statusOf = () => (typeof fm.status === 'number' ? fm.status : fm.draft === true ? context.config.statusMap.draft : context.config.statusMap.published);
+  // `status` wins, then `draft`, then Jekyll's `published`; with none, a merged file is live.
+  const { draft: draftStatus, published: publishedStatus } = context.config.statusMap;
+  const statusOf = () =>
+    typeof fm.status === 'number'
+      ? fm.status
+      : typeof fm.draft === 'boolean'
+        ? fm.draft
+          ? draftStatus
+          : publishedStatus
+        : fm.published === false
+          ? draftStatus
+          : publishedStatus;
   const body = doc.body;
   const bodyText = body.trim();
 
   switch (doc.resource) {
     case 'article':
       values.title = fm.title;
-      if (fm.date !== undefined) values.created_at = new Date(fm.date as string | Date).toISOString();
+      {
+        const date = dateOf(fm.date, doc.file, context.config.timezone);
+        if (date) values.created_at = date;
+      }
       values.status = statusOf();
       break;
     case 'page':
       values.title = fm.title;
+      values.status = statusOf();
       break;
     case 'category': {
       const name = fm.name ?? fm.title;
@@ -103,6 +120,16 @@ export async function buildRecord(
   const known = new Set(knownKeys(doc.resource));
   for (const [key, value] of Object.entries(doc.frontMatter)) {
     if (known.has(key)) continue;
+    const listed = Array.isArray(passThrough) && passThrough.includes(key);
+    const meant = listed ? undefined : likelyTypo(key, known);
+    if (meant) {
+      at(
+        key,
+        `front matter \`${key}\` looks like a typo of \`${meant}\`, which cms-sync reads: did you mean \`${meant}\`? ` +
+          `Fix the key, or list \`${key}\` in resources.${doc.resource}.passThrough in sync.config.ts to send it as is`,
+      );
+      continue;
+    }
     if (passThrough === true || (Array.isArray(passThrough) && passThrough.includes(key))) {
       values[key] = value instanceof Date ? value.toISOString() : value;
     } else {
@@ -134,8 +161,50 @@ export async function buildRecord(
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
 }
 
+/**
+ * The managed key an unknown key was probably meant to be: the same but for case, or within a
+ * small edit distance (one edit for short keys, two for longer). A typo'd `draft` would publish
+ * a draft, which cannot be taken back, so it is an error rather than a warning.
+ */
+export function likelyTypo(key: string, known: ReadonlySet<string>): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    if (lower === name.toLowerCase()) return name;
+    const limit = Math.min(name.length, key.length) <= 5 ? 1 : 2;
+    const distance = editDistance(lower, name.toLowerCase(), limit);
+    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Optimal string alignment distance (adjacent swaps count as one edit), capped above `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * `created_at` from front matter `date` (validated by the schema), else from a leading
+ * `YYYY-MM-DD-` in the file name (Jekyll's posts); else none, and the CMS keeps its own time.
+ */
+function dateOf(value: unknown, file: string, timeZone: string): string | undefined {
+  const fromName = value === undefined ? dateFromFileName(path.posix.basename(file)) : undefined;
+  const parsed = value !== undefined ? parseDate(value, timeZone) : fromName && parseDate(fromName.date, timeZone);
+  return parsed && 'iso' in parsed ? parsed.iso : undefined;
+}
+
 /** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
-const PIPELINE_VERSION = 2;
+const PIPELINE_VERSION = 3;
 
 const fingerprints = new WeakMap<Config, string>();
 
@@ -143,7 +212,7 @@ const fingerprints = new WeakMap<Config, string>();
 export function pipelineFingerprint(config: Config): string {
   let fingerprint = fingerprints.get(config);
   if (!fingerprint) {
-    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize });
+    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize, timezone: config.timezone });
     fingerprints.set(config, fingerprint);
   }
   return fingerprint;

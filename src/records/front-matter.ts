@@ -1,6 +1,7 @@
 import type { z as Z } from 'zod';
 import type { RecordResource } from '../resources.js';
 import { zod } from '../zod.js';
+import { parseDate } from './parse-date.js';
 
 type Schemas = Readonly<Record<RecordResource, Z.ZodObject>>;
 let built: Schemas | undefined;
@@ -15,14 +16,17 @@ export function frontMatterSchema(resource: RecordResource): Z.ZodObject {
 }
 
 function buildSchemas(z: typeof Z): Schemas {
-  /** A date from YAML (a Date) or a string that parses as one. */
-  const dateLike = z.union([z.date(), z.string()]).refine((value) => !Number.isNaN(new Date(value).getTime()), {
-    error: 'is not a date: use ISO 8601, e.g. 2026-11-20 or 2026-11-20T09:30:00Z',
+  /** A real date (see parseDate); the zone only moves it, so validity is checked in UTC. */
+  const dateLike = z.unknown().superRefine((value, ctx) => {
+    const parsed = parseDate(value, 'UTC');
+    if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
   });
   const text = (name: string) => z.string({ error: `\`${name}\` must be text` });
   const required = (name: string) => z.string({ error: `\`${name}\` is required: add \`${name}: ...\` to the front matter` }).trim().min(1, { error: `\`${name}\` must not be empty` });
   const status = z.number({ error: '`status` must be a number (see statusMap in the config for draft/published)' }).int({ error: '`status` must be a whole number' });
   const draft = z.boolean({ error: '`draft` must be true or false' });
+  /** Jekyll's `published: false` is a draft too. */
+  const published = z.boolean({ error: '`published` must be true or false' });
 
   return {
     article: z.object({
@@ -31,9 +35,16 @@ function buildSchemas(z: typeof Z): Schemas {
       date: dateLike.optional(),
       status: status.optional(),
       draft: draft.optional(),
+      published: published.optional(),
       category: text('category').trim().min(1).optional(),
     }),
-    page: z.object({ title: required('title'), slug: text('slug').optional() }),
+    page: z.object({
+      title: required('title'),
+      slug: text('slug').optional(),
+      status: status.optional(),
+      draft: draft.optional(),
+      published: published.optional(),
+    }),
     category: z.object({
       name: text('name').trim().min(1).optional(),
       title: text('title').trim().min(1).optional(),
@@ -46,6 +57,7 @@ function buildSchemas(z: typeof Z): Schemas {
       url: z.url({ error: '`url` must be an absolute URL, e.g. https://example.com/live' }).optional(),
       status: status.optional(),
       draft: draft.optional(),
+      published: published.optional(),
     }),
     user: z.object({
       name: required('name'),

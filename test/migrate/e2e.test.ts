@@ -137,7 +137,7 @@ describe('pull from a CMS seeded over the API', () => {
     );
     expect(await project.read('content/categories/local-politics.md')).toBe('---\nname: Local politics\n---\n');
     expect(await project.read('content/breaking/storm.md')).toBe("---\ntitle: Storm closes the bridge\nurl: 'https://example.com/live/storm'\nstatus: 1\n---\n");
-    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\n---\n\nWe report on the valley.\n');
+    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\nstatus: 0\n---\n\nWe report on the valley.\n');
     expect(await project.read('content/users/anna.md')).toBe('---\nname: Anna Field\nemail: anna@example.com\nrole: editor\nbio: Covers politics.\n---\n');
     const state = JSON.parse(await project.read('.cms-sync/state.json'));
     expect(state.records['article/budget-vote']).toMatchObject({ owner: 'adopted', file: 'content/articles/budget-vote.md' });
@@ -168,6 +168,6 @@ describe('pull from a CMS seeded over the API', () => {
     expect(pull.stdout).toContain('Not overwritten (1 existing file; --force overwrites):\n  content/pages/about.md\n');
     expect(await project.read('content/pages/about.md')).toBe('---\ntitle: Mine\n---\n');
     await project.run(['pull', '--force']);
-    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\n---\n\nTheirs\n');
+    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\nstatus: 0\n---\n\nTheirs\n');
   });
 });
