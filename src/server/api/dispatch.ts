@@ -54,7 +54,12 @@ export async function dispatch(request: ParsedRequest, ctx: ApiContext): Promise
 }
 
 function writeContext(ctx: ApiContext): WriteContext {
-  return { exists: (resource, id) => ctx.store.get(resource, id) !== undefined, normalizeHtml: ctx.normalizeHtml, now: ctx.now() };
+  return {
+    exists: (resource, id) => ctx.store.get(resource, id) !== undefined,
+    get: (resource, id) => ctx.store.get(resource, id),
+    normalizeHtml: ctx.normalizeHtml,
+    now: ctx.now(),
+  };
 }
 
 async function add(resource: RecordResource, request: ParsedRequest, ctx: ApiContext): Promise<ActionResult> {
