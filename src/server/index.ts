@@ -15,8 +15,12 @@ import type { UploadHostRules } from './media/host-rules.js';
 import { MediaLibrary } from './media/media-library.js';
 import { emptyStats, type ServerStats } from './stats.js';
 import { claimDataDir } from './storage/data-lock.js';
+import { sweepTempFiles } from './storage/atomic-write.js';
 import { RecordStore } from './storage/record-store.js';
-import { ensureLocalToken } from './token.js';
+import { ensureLocalToken, TOKEN_FILE } from './token.js';
+
+/** Age after which a temp file in the data dir is a crash's leftover, not a write in progress. */
+const STALE_TEMP_MS = 60_000;
 
 export type { ServerStats } from './stats.js';
 export { ensureLocalToken, readLocalToken } from './token.js';
@@ -96,6 +100,9 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
   let store: RecordStore;
   const media = new MediaLibrary(options.dataDir);
   try {
+    // Temps of files other processes may write too (a token being made, the claim in server.json) are swept only
+    // once they are old enough that no writer can still be at work on them.
+    await sweepTempFiles(options.dataDir, [TOKEN_FILE, 'server.json'], STALE_TEMP_MS);
     store = await RecordStore.open(options.dataDir);
     await media.sweep(store);
   } catch (error) {

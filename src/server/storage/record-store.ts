@@ -4,11 +4,12 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import { SyncError } from '../../errors.js';
 import { RESOURCES, type RemoteRecord, type Resource } from '../../resources.js';
-import { TEMP_SUFFIX } from './atomic-write.js';
+import { sweepTempFiles, TEMP_SUFFIX } from './atomic-write.js';
 import { GroupCommit, type FileOp } from './group-commit.js';
 import { WriteQueue } from './write-queue.js';
 
 const RECORD_FILE = /^(\d+)\.json$/;
+const COUNTERS_FILE = 'counters.json';
 /**
  * Record files read per slice while loading. They are read synchronously: a record file is
  * small, and an async read costs several thread-pool round trips per file, which is most of the
@@ -48,6 +49,8 @@ export class RecordStore {
 
   static async open(dataDir: string): Promise<RecordStore> {
     const store = new RecordStore(dataDir);
+    // Only this store writes counters.json, and the data dir is claimed: any temp of it is a crash's.
+    await sweepTempFiles(dataDir, [COUNTERS_FILE]);
     const counters = await store.#readCounters();
     for (const resource of RESOURCES) {
       const records = await store.#loadResource(resource);
@@ -136,7 +139,7 @@ export class RecordStore {
     this.#submit(
       resource,
       [
-        { kind: 'write', path: join(this.#dataDir, 'counters.json'), data: JSON.stringify(counters, null, 2) + '\n' },
+        { kind: 'write', path: join(this.#dataDir, COUNTERS_FILE), data: JSON.stringify(counters, null, 2) + '\n' },
         { kind: 'unlink', path: this.#recordPath(resource, id) },
       ],
       () => {
@@ -187,7 +190,7 @@ export class RecordStore {
   }
 
   async #readCounters(): Promise<Partial<Record<Resource, number>>> {
-    const path = join(this.#dataDir, 'counters.json');
+    const path = join(this.#dataDir, COUNTERS_FILE);
     let text: string;
     try {
       text = await readFile(path, 'utf8');
