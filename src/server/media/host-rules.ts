@@ -32,8 +32,3 @@ function hostMatches(host: string, pattern: string): boolean {
 function normalizeHost(name: string): string {
   return name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
 }
-
-/** Splits flag or environment values: comma- or space-separated lists, possibly given several times. */
-export function parseHostList(values: readonly string[]): string[] {
-  return values.flatMap((value) => value.split(/[\s,]+/)).filter((entry) => entry !== '');
-}
