@@ -66,8 +66,8 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .option('--seed <n>', 'test aid: seed for --fail/--drop, for reproducible runs', integer('--seed', -(2 ** 31), 2 ** 32))
     .option('--normalize-html', 'store body/content with whitespace between tags collapsed, as real CMSs do')
     .option('--allow-host <host>', 'another name clients may use in the Host header (repeatable)', collect, [])
-    .option('--upload-allow <hosts>', 'upload_from_url fetches only from these hosts (comma-separated, repeatable)', collect, [])
-    .option('--upload-deny <hosts>', 'upload_from_url never fetches from these hosts (comma-separated, repeatable)', collect, [])
+    .option('--upload-allow <hosts>', 'upload_from_url fetches only from these hosts (comma-separated)', collect, [])
+    .option('--upload-deny <hosts>', 'upload_from_url never fetches from these hosts (comma-separated)', collect, [])
     .option('--max-connections <n>', 'connections open at once (default 256)', integer('--max-connections', 1, 100_000))
     .addHelpText('after', HELP)
     .action(async (flags: ServeFlags) => {

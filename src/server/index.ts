@@ -6,7 +6,13 @@ import { FaultInjector } from './faults/fault-injector.js';
 import { TokenBucket } from './faults/token-bucket.js';
 import { createApiHandler } from './http/api-handler.js';
 import { checkBearer } from './http/auth.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUTS, guardConnections, httpServerOptions, type ServerTimeouts } from './http/connections.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_TIMEOUTS,
+  guardConnections,
+  httpServerOptions,
+  type ServerTimeouts,
+} from './http/connections.js';
 import { sendError } from './http/envelope.js';
 import { createHostCheck } from './http/host-check.js';
 import { API_PATH, createRouter } from './http/router.js';
@@ -214,11 +220,13 @@ function checkOptions(options: LocalCmsOptions): void {
   check('seed', options.seed, (v) => Number.isInteger(v), 'an integer');
   check('maxConnections', options.maxConnections, (v) => Number.isInteger(v) && v >= 1, 'an integer >= 1');
   for (const name of ['headersMs', 'requestMs', 'keepAliveMs', 'checkIntervalMs'] as const) {
-    check(`timeouts.${name}`, options.timeouts?.[name], (v) => Number.isInteger(v) && v >= 1, 'an integer >= 1 (milliseconds)');
+    const ms = (v: number) => Number.isInteger(v) && v >= 1;
+    check(`timeouts.${name}`, options.timeouts?.[name], ms, 'an integer >= 1 (milliseconds)');
   }
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   if (timeouts.headersMs > timeouts.requestMs) {
-    problems.push(`Expected \`timeouts.headersMs\` (${timeouts.headersMs}) to be at most \`timeouts.requestMs\` (${timeouts.requestMs})`);
+    const [headers, request] = [timeouts.headersMs, timeouts.requestMs];
+    problems.push(`Expected \`timeouts.headersMs\` (${headers}) to be at most \`timeouts.requestMs\` (${request})`);
   }
   if (problems.length > 0) throw new SyncError('CMS_SYNC_CONFIG', `Invalid local CMS options: ${problems.join('; ')}.`);
 }

@@ -51,8 +51,14 @@ describe('the stats endpoints need the token; the write log is bounded', () => {
     await ok(cms, { resource: 'user', action: 'add', data: { name: 'A' } });
     const read = await fetch(`${cms.url}/__cms/stats`);
     expect(read.status).toBe(401);
-    expect(await read.json()).toEqual({ status: 'error', message: 'Missing API token: send the header "Authorization: Bearer <API_TOKEN>".' });
-    const reset = await fetch(`${cms.url}/__cms/stats/reset`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
+    expect(await read.json()).toEqual({
+      status: 'error',
+      message: 'Missing API token: send the header "Authorization: Bearer <API_TOKEN>".',
+    });
+    const reset = await fetch(`${cms.url}/__cms/stats/reset`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer wrong' },
+    });
     expect(reset.status).toBe(401);
     expect(cms.stats().writes).toBe(1);
     const allowed = await fetch(`${cms.url}/__cms/stats`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -63,7 +69,8 @@ describe('the stats endpoints need the token; the write log is bounded', () => {
     const stats = emptyStats();
     for (let id = 1; id <= 25; id++) logWrite(stats, { at: id, resource: 'article', action: 'add', id }, 10);
     expect(stats.writeLog.map((entry) => entry.id)).toEqual([16, 17, 18, 19, 20, 21, 22, 23, 24, 25]);
-    for (let id = 1; id <= WRITE_LOG_LIMIT + 5; id++) logWrite(stats, { at: id, resource: 'article', action: 'add', id });
+    for (let id = 1; id <= WRITE_LOG_LIMIT + 5; id++)
+      logWrite(stats, { at: id, resource: 'article', action: 'add', id });
     expect(stats.writeLog).toHaveLength(WRITE_LOG_LIMIT);
     expect(stats.writeLog[0]?.id).toBe(6);
   });
@@ -72,7 +79,12 @@ describe('the stats endpoints need the token; the write log is bounded', () => {
 describe('the Host header', () => {
   it('accepts 127.0.0.1, localhost and [::1] with the port, in any letter case', async () => {
     const cms = await start();
-    for (const host of [`127.0.0.1:${cms.port}`, `localhost:${cms.port}`, `LocalHost:${cms.port}`, `[::1]:${cms.port}`]) {
+    for (const host of [
+      `127.0.0.1:${cms.port}`,
+      `localhost:${cms.port}`,
+      `LocalHost:${cms.port}`,
+      `[::1]:${cms.port}`,
+    ]) {
       const reply = await raw(cms.port, `GET /nothing HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(reply.status, host).toBe(404);
     }
@@ -84,23 +96,37 @@ describe('the Host header', () => {
     const api = (host: string) =>
       `POST /functions/api HTTP/1.1\r\n${host}Authorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
-    for (const host of ['Host: evil.example\r\n', `Host: evil.example:${cms.port}\r\n`, `Host: 127.0.0.1:${cms.port + 1}\r\n`, '']) {
+    for (const host of [
+      'Host: evil.example\r\n',
+      `Host: evil.example:${cms.port}\r\n`,
+      `Host: 127.0.0.1:${cms.port + 1}\r\n`,
+      '',
+    ]) {
       const reply = await raw(cms.port, api(host));
       expect(reply.status, host).toBe(403);
       expect(reply.body, host).toMatchObject({ status: 'error', message: expect.stringMatching(/Host header/) });
     }
-    const page = await raw(cms.port, `GET / HTTP/1.1\r\nHost: rebound.example:${cms.port}\r\nConnection: close\r\n\r\n`);
+    const page = await raw(
+      cms.port,
+      `GET / HTTP/1.1\r\nHost: rebound.example:${cms.port}\r\nConnection: close\r\n\r\n`,
+    );
     expect(page.status).toBe(403);
     expect(page.body).toEqual({
       status: 'error',
-      message: `The Host header "rebound.example:${cms.port}" does not name this server. Use http://127.0.0.1:${cms.port} or http://localhost:${cms.port}, or allow that name with --allow-host.`,
+      message:
+        `The Host header "rebound.example:${cms.port}" does not name this server. ` +
+        `Use http://127.0.0.1:${cms.port} or http://localhost:${cms.port}, or allow that name with --allow-host.`,
     });
   });
 
   it('accepts the names given in allowedHosts', async () => {
     const cms = await start({ allowedHosts: ['cms.test'] });
-    expect((await raw(cms.port, `GET /x HTTP/1.1\r\nHost: cms.test:${cms.port}\r\nConnection: close\r\n\r\n`)).status).toBe(404);
-    expect((await raw(cms.port, `GET /x HTTP/1.1\r\nHost: other.test:${cms.port}\r\nConnection: close\r\n\r\n`)).status).toBe(403);
+    expect(
+      (await raw(cms.port, `GET /x HTTP/1.1\r\nHost: cms.test:${cms.port}\r\nConnection: close\r\n\r\n`)).status,
+    ).toBe(404);
+    expect(
+      (await raw(cms.port, `GET /x HTTP/1.1\r\nHost: other.test:${cms.port}\r\nConnection: close\r\n\r\n`)).status,
+    ).toBe(403);
   });
 });
 
@@ -120,7 +146,10 @@ describe('slow and numerous clients', () => {
       expect(outcome).not.toBe('still connected after 5 s');
       const reply = parseResponse(outcome);
       expect(reply.status).toBe(408);
-      expect(reply.body).toMatchObject({ status: 'error', message: expect.stringMatching(/^The request was not received in time/) });
+      expect(reply.body).toMatchObject({
+        status: 'error',
+        message: expect.stringMatching(/^The request was not received in time/),
+      });
       expect(sent).toBeLessThan(request.length);
     } finally {
       clearInterval(drip);
@@ -149,14 +178,16 @@ describe('every error in the envelope', () => {
   it('answers malformed HTTP, oversize headers, 404, 405, 413 and bad JSON with the JSON envelope', async () => {
     const cms = await start();
     const host = `Host: 127.0.0.1:${cms.port}\r\n`;
+    const auth = `Authorization: Bearer ${TOKEN}\r\n`;
+    const api = `POST /functions/api HTTP/1.1\r\n${host}${auth}Content-Type: application/json\r\n`;
     const cases: Array<[string, number]> = [
       ['GARBAGE\r\n\r\n', 400],
       [`GET / HTTP/1.1\r\n${host}X-Big: ${'b'.repeat(20_000)}\r\n\r\n`, 431],
       [`GET /nowhere HTTP/1.1\r\n${host}Connection: close\r\n\r\n`, 404],
       [`PUT /functions/api HTTP/1.1\r\n${host}Connection: close\r\n\r\n`, 405],
       [`GET /%ZZ HTTP/1.1\r\n${host}Connection: close\r\n\r\n`, 404],
-      [`POST /functions/api HTTP/1.1\r\n${host}Authorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 9999999999\r\nConnection: close\r\n\r\n`, 413],
-      [`POST /functions/api HTTP/1.1\r\n${host}Authorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{nope`, 400],
+      [`${api}Content-Length: 9999999999\r\nConnection: close\r\n\r\n`, 413],
+      [`${api}Content-Length: 5\r\nConnection: close\r\n\r\n{nope`, 400],
       [`POST /functions/api HTTP/1.1\r\n${host}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
       [`GET / HTTP/1.1\r\n${host}Expect: something-else\r\nConnection: close\r\n\r\n`, 417],
     ];

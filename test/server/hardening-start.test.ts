@@ -24,7 +24,8 @@ describe('temp files a crash left in the data dir', () => {
       otherDot: '.editor.0123456789ab.tmp',
     };
     for (const name of Object.values(files)) await writeFile(join(dir, name), 'x');
-    for (const name of [files.oldToken, files.oldClaim, files.notOurs, files.otherDot]) await utimes(join(dir, name), old, old);
+    for (const name of [files.oldToken, files.oldClaim, files.notOurs, files.otherDot])
+      await utimes(join(dir, name), old, old);
 
     const cms = await startTestCms({ dataDir: dir });
     await cms.stop();

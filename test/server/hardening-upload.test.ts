@@ -11,7 +11,8 @@ const seenAuthorization: Array<string | undefined> = [];
 beforeAll(async () => {
   origin = createServer((req, res) => {
     seenAuthorization.push(req.headers.authorization);
-    if (req.url === '/to-localhost') return void res.writeHead(302, { location: `http://localhost:${port}/img.png` }).end();
+    if (req.url === '/to-localhost')
+      return void res.writeHead(302, { location: `http://localhost:${port}/img.png` }).end();
     res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
   });
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
@@ -28,10 +29,19 @@ describe('upload_from_url host rules', () => {
     const cms = await startTestCms({ uploadHosts: { deny: ['LOCALHOST', '*.internal.example'] } });
     try {
       const direct = await call(cms, upload(`http://localhost:${port}/img.png`));
-      expect(errorOf(direct)).toEqual({ status: 400, message: 'data.url points at localhost, a host this server refuses to fetch from (upload deny list: LOCALHOST).' });
+      expect(errorOf(direct)).toEqual({
+        status: 400,
+        message:
+          'data.url points at localhost, a host this server refuses to fetch from (upload deny list: LOCALHOST).',
+      });
       const redirected = await call(cms, upload(`http://127.0.0.1:${port}/to-localhost`));
-      expect(errorOf(redirected)).toMatchObject({ status: 400, message: expect.stringMatching(/^The redirect from .* points at localhost, a host this server refuses/) });
-      expect(errorOf(await call(cms, upload('http://db.internal.example/x.png'))).message).toMatch(/upload deny list: \*\.internal\.example/);
+      expect(errorOf(redirected)).toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/^The redirect from .* points at localhost, a host this server refuses/),
+      });
+      expect(errorOf(await call(cms, upload('http://db.internal.example/x.png'))).message).toMatch(
+        /upload deny list: \*\.internal\.example/,
+      );
       expect((await ok(cms, upload(`http://127.0.0.1:${port}/img.png`))).size).toBe(PNG.length);
       expect((await ok(cms, { resource: 'media', action: 'get' })).total).toBe(1);
     } finally {
@@ -44,7 +54,10 @@ describe('upload_from_url host rules', () => {
     try {
       expect((await ok(cms, upload(`http://127.0.0.1:${port}/img.png`))).id).toBe(1);
       const other = await call(cms, upload(`http://localhost:${port}/img.png`));
-      expect(errorOf(other)).toEqual({ status: 400, message: "data.url points at localhost, which is not in this server's upload allow list (127.0.0.1)." });
+      expect(errorOf(other)).toEqual({
+        status: 400,
+        message: "data.url points at localhost, which is not in this server's upload allow list (127.0.0.1).",
+      });
     } finally {
       await cms.stop();
     }

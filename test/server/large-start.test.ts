@@ -41,11 +41,28 @@ describe('start-up with a very large resource', () => {
     generateArticles(dataDir, RECORDS);
     const cms = await startTestCms({ dataDir });
     try {
-      const page = await ok(cms, { resource: 'article', action: 'get', limit: 2, order_by: 'id DESC', fields: ['id', 'title'] });
-      expect(page).toEqual({ items: [{ id: RECORDS, title: 'Generated' }, { id: RECORDS - 1, title: 'Generated' }], total: RECORDS, limit: 2, offset: 0 });
+      const page = await ok(cms, {
+        resource: 'article',
+        action: 'get',
+        limit: 2,
+        order_by: 'id DESC',
+        fields: ['id', 'title'],
+      });
+      expect(page).toEqual({
+        items: [
+          { id: RECORDS, title: 'Generated' },
+          { id: RECORDS - 1, title: 'Generated' },
+        ],
+        total: RECORDS,
+        limit: 2,
+        offset: 0,
+      });
       const added = await ok(cms, { resource: 'article', action: 'add', data: { title: 'After the big load' } });
       expect(added.id).toBe(RECORDS + 1);
-      expect((await call(cms, { resource: 'article', action: 'get', id: 1 })).body).toMatchObject({ status: 'success', data: { id: 1 } });
+      expect((await call(cms, { resource: 'article', action: 'get', id: 1 })).body).toMatchObject({
+        status: 'success',
+        data: { id: 1 },
+      });
     } finally {
       await cms.stop();
     }

@@ -105,22 +105,31 @@ describe('cms-sync serve', () => {
     }
   });
 
-  it('documents --allow-host, --upload-allow/--upload-deny (also from env) and --max-connections, and applies the lists', async () => {
+  it('documents --allow-host, --upload-allow/--upload-deny and --max-connections; applies the lists', async () => {
     const help = await runServe(['serve', '--help']);
     expect(await help.done).toBe(0);
-    for (const text of ['--allow-host <host>', '--upload-allow <hosts>', '--upload-deny <hosts>', '--max-connections <n>', 'CMS_SYNC_UPLOAD_DENY']) {
-      expect(help.output().stdout).toContain(text);
-    }
-    const run = await runServe(['serve', '--port', '0', '--token', 'flag-token', '--allow-host', 'cms.test', '--upload-allow', 'a.test,b.test'], {
-      CMS_SYNC_UPLOAD_DENY: 'b.test',
-    });
+    const flags = ['--allow-host <host>', '--upload-allow <hosts>', '--upload-deny <hosts>', '--max-connections <n>'];
+    for (const text of [...flags, 'CMS_SYNC_UPLOAD_DENY']) expect(help.output().stdout).toContain(text);
+    const args = ['serve', '--port', '0', '--token', 'flag-token', '--allow-host', 'cms.test'];
+    args.push('--upload-allow', 'a.test,b.test');
+    const run = await runServe(args, { CMS_SYNC_UPLOAD_DENY: 'b.test' });
     const url = /listening on (http:\/\/[^ ]+)/.exec(run.output().stdout)![1]!;
-    const upload = (host: string) => call({ apiUrl: `${url}/functions/api` }, { resource: 'media', action: 'upload_from_url', data: { url: `http://${host}/x.png` } }, { token: 'flag-token' });
-    expect((await upload('c.test')).body).toMatchObject({ message: expect.stringContaining('not in this server\'s upload allow list (a.test, b.test)') });
-    expect((await upload('b.test')).body).toMatchObject({ message: expect.stringContaining('upload deny list: b.test') });
+    const upload = (host: string) =>
+      call(
+        { apiUrl: `${url}/functions/api` },
+        { resource: 'media', action: 'upload_from_url', data: { url: `http://${host}/x.png` } },
+        { token: 'flag-token' },
+      );
+    const notAllowed = "not in this server's upload allow list (a.test, b.test)";
+    expect((await upload('c.test')).body).toMatchObject({ message: expect.stringContaining(notAllowed) });
+    const denied = 'upload deny list: b.test';
+    expect((await upload('b.test')).body).toMatchObject({ message: expect.stringContaining(denied) });
     const { request } = await import('node:http');
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      request(`${url}/nothing`, { headers: { host: `cms.test:${new URL(url).port}` } }, (res) => resolve(res.resume().statusCode)).on('error', reject).end();
+      const headers = { host: `cms.test:${new URL(url).port}` };
+      request(`${url}/nothing`, { headers }, (res) => resolve(res.resume().statusCode))
+        .on('error', reject)
+        .end();
     });
     expect(status).toBe(404);
     run.stop();

@@ -71,15 +71,18 @@ export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'ge
   };
 }
 
+const SPLIT = 'Split the read into several requests.';
+
 function checkFilterSize(filters: Record<string, unknown>): void {
   for (const [name, wanted] of Object.entries(filters)) {
     if (Array.isArray(wanted) && wanted.length > MAX_FILTER_VALUES) {
-      throw new ApiError(400, `filters.${name} lists ${wanted.length} values; at most ${MAX_FILTER_VALUES} are accepted. Split the read into several requests.`);
+      const most = `at most ${MAX_FILTER_VALUES} are accepted`;
+      throw new ApiError(400, `filters.${name} lists ${wanted.length} values; ${most}. ${SPLIT}`);
     }
   }
   const bytes = Buffer.byteLength(JSON.stringify(filters));
   if (bytes > MAX_FILTERS_BYTES) {
-    throw new ApiError(400, `"filters" is ${bytes} bytes of JSON; at most ${MAX_FILTERS_BYTES} are accepted. Split the read into several requests.`);
+    throw new ApiError(400, `"filters" is ${bytes} bytes of JSON; at most ${MAX_FILTERS_BYTES} are accepted. ${SPLIT}`);
   }
 }
 

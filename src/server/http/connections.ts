@@ -13,7 +13,12 @@ export interface ServerTimeouts {
   checkIntervalMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkIntervalMs: 1_000 };
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+};
 
 /** Connections open at once; a sync uses a handful, so this only stops a flood. */
 export const DEFAULT_MAX_CONNECTIONS = 256;
@@ -34,7 +39,10 @@ export function httpServerOptions(timeouts: ServerTimeouts): ServerOptions {
 }
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'The request was not received in time; send the headers and the body without pauses.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'The request was not received in time; send the headers and the body without pauses.',
+  ],
   HPE_HEADER_OVERFLOW: [431, 'The request headers are too large.'],
   HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'The chunk extensions of the request body are too large.'],
 };
@@ -49,8 +57,12 @@ export function guardConnections(server: Server, maxConnections: number, timeout
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const message = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || message?.headersSent) return void socket.destroy();
-    const [status, text] = CLIENT_ERRORS[error.code ?? ''] ?? [400, `The request is not valid HTTP (${error.code ?? error.message}).`];
-    const detail = status === 408 ? ` Headers must arrive within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s.` : '';
+    const [status, text] = CLIENT_ERRORS[error.code ?? ''] ?? [
+      400,
+      `The request is not valid HTTP (${error.code ?? error.message}).`,
+    ];
+    const limits = `within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s`;
+    const detail = status === 408 ? ` Headers must arrive ${limits}.` : '';
     socket.end(rawErrorResponse(status, text + detail));
   });
 }

@@ -30,13 +30,12 @@ export function createHostCheck(options: HostCheckOptions): (req: IncomingMessag
     const portOk = parsed !== undefined && (parsed.port === port || (parsed.port === undefined && port === 80));
     const local = normalizeName(req.socket.localAddress ?? '');
     if (parsed && portOk && (allowed.has(parsed.name) || parsed.name === local)) return;
-    throw new ApiError(
-      403,
-      header === undefined
-        ? 'The request has no Host header; send the host and port of this server, e.g. "Host: 127.0.0.1:' + port + '".'
-        : `The Host header ${JSON.stringify(header.slice(0, 200))} does not name this server. Use http://127.0.0.1:${port} ` +
-          'or http://localhost:' + port + ', or allow that name with --allow-host.',
-    );
+    if (header === undefined) {
+      throw new ApiError(403, `The request has no Host header; send this server's, e.g. "Host: 127.0.0.1:${port}".`);
+    }
+    const shown = JSON.stringify(header.slice(0, 200));
+    const use = `Use http://127.0.0.1:${port} or http://localhost:${port}, or allow that name with --allow-host.`;
+    throw new ApiError(403, `The Host header ${shown} does not name this server. ${use}`);
   };
 }
 

@@ -23,7 +23,8 @@ export async function readJsonBody(req: IncomingMessage, maxBytes = MAX_BODY_BYT
   const text = (await collect(req, maxBytes)).toString('utf8');
   if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object with "resource" and "action".');
   if (nestingExceeds(text, MAX_JSON_DEPTH)) {
-    throw new ApiError(400, `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep; flatten the data.`);
+    const what = `nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep`;
+    throw new ApiError(400, `The request body ${what}; flatten the data.`);
   }
   try {
     return JSON.parse(text);

@@ -16,10 +16,16 @@ export function checkUploadHost(url: URL, rules: UploadHostRules, what: string):
   const host = normalizeHost(url.hostname);
   const denied = rules.deny?.find((pattern) => hostMatches(host, pattern));
   if (denied !== undefined) {
-    throw new ApiError(400, `${what} points at ${host}, a host this server refuses to fetch from (upload deny list: ${denied}).`);
+    throw new ApiError(
+      400,
+      `${what} points at ${host}, a host this server refuses to fetch from (upload deny list: ${denied}).`,
+    );
   }
   if (rules.allow && rules.allow.length > 0 && !rules.allow.some((pattern) => hostMatches(host, pattern))) {
-    throw new ApiError(400, `${what} points at ${host}, which is not in this server's upload allow list (${rules.allow.join(', ')}).`);
+    throw new ApiError(
+      400,
+      `${what} points at ${host}, which is not in this server's upload allow list (${rules.allow.join(', ')}).`,
+    );
   }
 }
 
@@ -30,5 +36,9 @@ function hostMatches(host: string, pattern: string): boolean {
 }
 
 function normalizeHost(name: string): string {
-  return name.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }

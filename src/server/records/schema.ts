@@ -68,7 +68,14 @@ export const SCHEMAS: Readonly<Record<Resource, ResourceSchema>> = {
   breaking: {
     label: 'title',
     customFields: false,
-    fields: { id, title: { kind: 'text', required: true }, slug: { kind: 'text' }, url: { kind: 'url' }, status, ...timestamps },
+    fields: {
+      id,
+      title: { kind: 'text', required: true },
+      slug: { kind: 'text' },
+      url: { kind: 'url' },
+      status,
+      ...timestamps,
+    },
   },
   user: {
     label: 'name',

@@ -102,7 +102,9 @@ function checkField(resource: RecordResource, name: string, spec: FieldSpec, val
       return value;
     }
     case 'url':
-      if (typeof value !== 'string') throw new ApiError(400, `${where} must be a string (a URL), got ${describe(value)}.`);
+      if (typeof value !== 'string') {
+        throw new ApiError(400, `${where} must be a string (a URL), got ${describe(value)}.`);
+      }
       checkLinkUrl(where, value);
       return value;
   }
@@ -112,14 +114,24 @@ function checkField(resource: RecordResource, name: string, spec: FieldSpec, val
  * A record may not become its own ancestor through `field` (a category's parent chain): every
  * walk up the tree must end. Only an edit can close a loop, since a new record has no children.
  */
-function checkNoLoop(where: string, field: string, id: number, parent: number, resource: Resource, ctx: WriteContext): void {
+function checkNoLoop(
+  where: string,
+  field: string,
+  id: number,
+  parent: number,
+  resource: Resource,
+  ctx: WriteContext,
+): void {
+  const parentOf = (of: number) => ctx.get(resource, of)?.[field];
   const chain = [id, parent];
   const seen = new Set(chain);
-  for (let current = ctx.get(resource, parent)?.[field]; Number.isSafeInteger(current); current = ctx.get(resource, current as number)?.[field]) {
+  for (let current = parentOf(parent); Number.isSafeInteger(current); current = parentOf(current as number)) {
     chain.push(current as number);
     if (current === id) {
       const shown = chain.length > 12 ? [...chain.slice(0, 6), '…', ...chain.slice(-5)] : chain;
-      throw new ApiError(400, `${where} ${parent} would make a loop (${resource} ${shown.join(' → ')}): a ${resource} cannot be its own ancestor.`);
+      const loop = `${resource} ${shown.join(' → ')}`;
+      const rule = `a ${resource} cannot be its own ancestor`;
+      throw new ApiError(400, `${where} ${parent} would make a loop (${loop}): ${rule}.`);
     }
     // A loop already on disk that does not pass through this record is not this edit's doing.
     if (seen.has(current as number)) return;
@@ -141,7 +153,8 @@ function checkLinkUrl(where: string, value: string): void {
     throw new ApiError(400, `${where} is not a valid URL: ${describe(value)}.`);
   }
   if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new ApiError(400, `${where} must be an http or https URL, or a relative one; ${protocol} URLs are refused, got ${describe(value)}.`);
+    const refused = `${protocol} URLs are refused, got ${describe(value)}`;
+    throw new ApiError(400, `${where} must be an http or https URL, or a relative one; ${refused}.`);
   }
 }
 
@@ -172,7 +185,9 @@ function laterThan(previous: unknown, now: Date): string {
 function orderFields(resource: Resource, record: Record<string, unknown>): Record<string, unknown> {
   const { fields } = SCHEMAS[resource];
   const ordered: Array<[string, unknown]> = [];
-  for (const name of Object.keys(fields)) if (Object.hasOwn(record, name) && record[name] !== undefined) ordered.push([name, record[name]]);
+  for (const name of Object.keys(fields)) {
+    if (Object.hasOwn(record, name) && record[name] !== undefined) ordered.push([name, record[name]]);
+  }
   for (const [name, value] of Object.entries(record)) if (!Object.hasOwn(fields, name)) ordered.push([name, value]);
   return Object.fromEntries(ordered);
 }

@@ -222,7 +222,8 @@ export class RecordStore {
         const path = join(dir, `${id}.json`);
         const record = parseJsonFile(path, readFileSync(path, 'utf8'));
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-          throw new SyncError('CMS_SYNC_SERVER', `The local CMS data file ${path} does not hold a JSON object. Restore it from a backup or remove it.`);
+          const fix = 'Restore it from a backup or remove it.';
+          throw new SyncError('CMS_SYNC_SERVER', `The local CMS data file ${path} does not hold a JSON object. ${fix}`);
         }
         records.set(id, { ...(record as RemoteRecord), id });
       }
