@@ -17,6 +17,10 @@ interface ServeFlags {
   drop?: number;
   seed?: number;
   normalizeHtml?: boolean;
+  allowHost: string[];
+  uploadAllow: string[];
+  uploadDeny: string[];
+  maxConnections?: number;
 }
 
 const HELP = `
@@ -26,6 +30,12 @@ CMS_BASE_URL is set.
 
 Token: --token, else env CMS_API_TOKEN, else one generated once and kept in <data>/token (0600).
 
+Safety: requests must name this server in their Host header (127.0.0.1, localhost, [::1] or
+the --host address, with the port); --allow-host adds names ('*' turns the check off).
+upload_from_url may fetch from any http(s) host unless --upload-allow / --upload-deny (or env
+CMS_SYNC_UPLOAD_ALLOW / CMS_SYNC_UPLOAD_DENY, comma-separated) restrict it: host names as in
+the URL, or *.example.com; deny wins, and a non-empty allow list refuses every other host.
+
 Test aids (for exercising clients; not for production use):
   --rps N           at most N API requests per second; beyond that 429 with Retry-After
   --latency MS      wait MS milliseconds before handling each API request
@@ -33,7 +43,7 @@ Test aids (for exercising clients; not for production use):
   --drop P          with probability P, apply a write durably, then cut the connection unanswered
   --seed N          seed for --fail/--drop draws, so a run can be repeated exactly
   --normalize-html  store body/content with whitespace between tags collapsed
-  GET /__cms/stats, POST /__cms/stats/reset   request and write counters as JSON
+  GET /__cms/stats, POST /__cms/stats/reset   request and write counters as JSON (token required)
 
 Examples:
   $ cms-sync serve
@@ -55,6 +65,10 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .option('--drop <p>', 'test aid: probability that an applied write gets no response', probability('--drop'))
     .option('--seed <n>', 'test aid: seed for --fail/--drop, for reproducible runs', integer('--seed', -(2 ** 31), 2 ** 32))
     .option('--normalize-html', 'store body/content with whitespace between tags collapsed, as real CMSs do')
+    .option('--allow-host <host>', 'another name clients may use in the Host header (repeatable)', collect, [])
+    .option('--upload-allow <hosts>', 'upload_from_url fetches only from these hosts (comma-separated)', collect, [])
+    .option('--upload-deny <hosts>', 'upload_from_url never fetches from these hosts (comma-separated)', collect, [])
+    .option('--max-connections <n>', 'connections open at once (default 256)', integer('--max-connections', 1, 100_000))
     .addHelpText('after', HELP)
     .action(async (flags: ServeFlags) => {
       const cwd = resolve(io.cwd, (program.opts() as { cwd?: string }).cwd ?? '.');
@@ -72,6 +86,12 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
         dropRate: flags.drop,
         seed: flags.seed,
         normalizeHtml: flags.normalizeHtml ?? false,
+        allowedHosts: flags.allowHost,
+        uploadHosts: {
+          allow: hostList(flags.uploadAllow, io.env.CMS_SYNC_UPLOAD_ALLOW),
+          deny: hostList(flags.uploadDeny, io.env.CMS_SYNC_UPLOAD_DENY),
+        },
+        maxConnections: flags.maxConnections,
         log: (line) => writeLine(io.stderr, line),
       };
       // The server loads only for `serve`, not for every command.
@@ -106,6 +126,16 @@ function testAids(flags: ServeFlags): string {
   if (flags.seed !== undefined) on.push(`--seed ${flags.seed}`);
   if (flags.normalizeHtml) on.push('--normalize-html');
   return on.join(', ');
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Flags win over the environment; both take comma- or space-separated host names. */
+function hostList(flags: string[], env: string | undefined): string[] {
+  const values = flags.length > 0 ? flags : env ? [env] : [];
+  return values.flatMap((value) => value.split(/[\s,]+/)).filter((entry) => entry !== '');
 }
 
 function integer(flag: string, min: number, max: number) {

@@ -5,19 +5,36 @@ import { SyncError } from '../errors.js';
 import { FaultInjector } from './faults/fault-injector.js';
 import { TokenBucket } from './faults/token-bucket.js';
 import { createApiHandler } from './http/api-handler.js';
+import { checkBearer } from './http/auth.js';
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_TIMEOUTS,
+  guardConnections,
+  httpServerOptions,
+  type ServerTimeouts,
+} from './http/connections.js';
+import { sendError } from './http/envelope.js';
+import { createHostCheck } from './http/host-check.js';
 import { API_PATH, createRouter } from './http/router.js';
 import { DEFAULT_DOWNLOAD_LIMITS, type DownloadLimits } from './media/download.js';
+import type { UploadHostRules } from './media/host-rules.js';
 import { MediaLibrary } from './media/media-library.js';
 import { emptyStats, type ServerStats } from './stats.js';
 import { claimDataDir } from './storage/data-lock.js';
+import { sweepTempFiles } from './storage/atomic-write.js';
 import { RecordStore } from './storage/record-store.js';
-import { ensureLocalToken } from './token.js';
+import { ensureLocalToken, TOKEN_FILE } from './token.js';
+
+/** Age after which a temp file in the data dir is a crash's leftover, not a write in progress. */
+const STALE_TEMP_MS = 60_000;
 
 export type { ServerStats } from './stats.js';
 export { ensureLocalToken, readLocalToken } from './token.js';
 export { findRunningLocalCms, type RunningLocalCms } from './storage/data-lock.js';
 
 export { DEFAULT_DATA_DIR } from './data-dir.js';
+export type { ServerTimeouts } from './http/connections.js';
+export type { UploadHostRules } from './media/host-rules.js';
 
 export interface LocalCmsOptions {
   /** Directory holding records, media files, the id counters and (unless `token` is given) the token. */
@@ -44,6 +61,23 @@ export interface LocalCmsOptions {
   normalizeHtml?: boolean;
   /** Test hook: tighter limits for upload_from_url downloads. @default 50 MiB, 15 s, 5 redirects */
   downloadLimits?: Partial<DownloadLimits>;
+  /**
+   * Hosts `upload_from_url` may (`allow`) or may not (`deny`) fetch from: names or addresses as
+   * written in the URL, or `*.example.com`. Deny wins; a non-empty allow list refuses the rest.
+   * @default {} (any http/https host)
+   * @example { allow: ['127.0.0.1', '*.cdn.example.com'], deny: ['169.254.169.254'] }
+   */
+  uploadHosts?: UploadHostRules;
+  /**
+   * Host names, besides loopback and the bound address, that clients may use in the Host
+   * header (e.g. a name this machine has on the LAN); `'*'` turns the check off.
+   * @default []
+   */
+  allowedHosts?: string[];
+  /** Limits on how long a client may take to send a request. @default 10 s headers, 30 s request, 5 s keep-alive */
+  timeouts?: Partial<ServerTimeouts>;
+  /** Connections open at once; beyond it new ones are closed at once. @default 256 */
+  maxConnections?: number;
   /** Where unexpected server errors are reported. @default no output */
   log?: (line: string) => void;
 }
@@ -72,6 +106,9 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
   let store: RecordStore;
   const media = new MediaLibrary(options.dataDir);
   try {
+    // Temps of files other processes may write too (a token being made, the claim in server.json) are swept only
+    // once they are old enough that no writer can still be at work on them.
+    await sweepTempFiles(options.dataDir, [TOKEN_FILE, 'server.json'], STALE_TEMP_MS);
     store = await RecordStore.open(options.dataDir);
     await media.sweep(store);
   } catch (error) {
@@ -85,6 +122,7 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
   const stats = emptyStats();
   const resetStats = () => void Object.assign(stats, emptyStats());
   let url = '';
+  let port = 0;
   const api = createApiHandler({
     token,
     apiDisabled: options.apiDisabled ?? false,
@@ -99,6 +137,7 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
       normalizeHtml: options.normalizeHtml ?? false,
       dispatcher,
       downloadLimits: { ...DEFAULT_DOWNLOAD_LIMITS, ...options.downloadLimits },
+      uploadHosts: options.uploadHosts ?? {},
       now: () => new Date(),
     },
     log,
@@ -111,19 +150,25 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
     void handled.finally(() => inflight.delete(handled));
     return handled;
   };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const server = createServer(
+    httpServerOptions(timeouts),
     createRouter({
       api: trackedApi,
       store,
       media,
       stats: () => stats,
       resetStats,
+      authorize: (req) => checkBearer(req.headers.authorization, token),
+      checkHost: createHostCheck({ boundHost: host, port: () => port, allowedHosts: options.allowedHosts ?? [] }),
       log,
     }),
   );
+  guardConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, timeouts);
+  server.on('checkExpectation', (_req, res) => sendError(res, 417, 'Only "Expect: 100-continue" is supported.'));
 
   try {
-    const port = await listen(server, options.port ?? 0, host);
+    port = await listen(server, options.port ?? 0, host);
     url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     await claim.publish(url);
   } catch (error) {
@@ -173,5 +218,15 @@ function checkOptions(options: LocalCmsOptions): void {
   check('failRate', options.failRate, (v) => v >= 0 && v <= 1, 'a probability from 0 to 1');
   check('dropRate', options.dropRate, (v) => v >= 0 && v <= 1, 'a probability from 0 to 1');
   check('seed', options.seed, (v) => Number.isInteger(v), 'an integer');
+  check('maxConnections', options.maxConnections, (v) => Number.isInteger(v) && v >= 1, 'an integer >= 1');
+  for (const name of ['headersMs', 'requestMs', 'keepAliveMs', 'checkIntervalMs'] as const) {
+    const ms = (v: number) => Number.isInteger(v) && v >= 1;
+    check(`timeouts.${name}`, options.timeouts?.[name], ms, 'an integer >= 1 (milliseconds)');
+  }
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  if (timeouts.headersMs > timeouts.requestMs) {
+    const [headers, request] = [timeouts.headersMs, timeouts.requestMs];
+    problems.push(`Expected \`timeouts.headersMs\` (${headers}) to be at most \`timeouts.requestMs\` (${request})`);
+  }
   if (problems.length > 0) throw new SyncError('CMS_SYNC_CONFIG', `Invalid local CMS options: ${problems.join('; ')}.`);
 }

@@ -11,7 +11,24 @@ export interface ServerStats {
   earlyAfterRetryAfter: number;
   failed: number;
   dropped: number;
-  writeLog: Array<{ at: number; resource: string; action: string; id?: number }>;
+  /** The latest writes, oldest first, at most WRITE_LOG_LIMIT of them. */
+  writeLog: WriteLogEntry[];
+}
+
+export interface WriteLogEntry {
+  at: number;
+  resource: string;
+  action: string;
+  id?: number;
+}
+
+/** A long-running server must not grow without bound; tests look at far fewer writes than this. */
+export const WRITE_LOG_LIMIT = 10_000;
+
+/** Appends to the write log, dropping the oldest entries beyond `limit`. */
+export function logWrite(stats: ServerStats, entry: WriteLogEntry, limit = WRITE_LOG_LIMIT): void {
+  stats.writeLog.push(entry);
+  if (stats.writeLog.length > limit) stats.writeLog.splice(0, stats.writeLog.length - limit);
 }
 
 export function emptyStats(): ServerStats {

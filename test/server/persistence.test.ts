@@ -36,7 +36,7 @@ describe('one server per data dir', () => {
     const body = JSON.stringify({ resource: 'article', action: 'get', limit: 1 });
     const socket = connect(Number(new URL(cms.url).port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /functions/api HTTP/1.1\r\nHost: cms\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(`POST /functions/api HTTP/1.1\r\nHost: 127.0.0.1:${new URL(cms.url).port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 150));

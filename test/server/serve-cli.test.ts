@@ -105,6 +105,37 @@ describe('cms-sync serve', () => {
     }
   });
 
+  it('documents --allow-host, --upload-allow/--upload-deny and --max-connections; applies the lists', async () => {
+    const help = await runServe(['serve', '--help']);
+    expect(await help.done).toBe(0);
+    const flags = ['--allow-host <host>', '--upload-allow <hosts>', '--upload-deny <hosts>', '--max-connections <n>'];
+    for (const text of [...flags, 'CMS_SYNC_UPLOAD_DENY']) expect(help.output().stdout).toContain(text);
+    const args = ['serve', '--port', '0', '--token', 'flag-token', '--allow-host', 'cms.test'];
+    args.push('--upload-allow', 'a.test,b.test');
+    const run = await runServe(args, { CMS_SYNC_UPLOAD_DENY: 'b.test' });
+    const url = /listening on (http:\/\/[^ ]+)/.exec(run.output().stdout)![1]!;
+    const upload = (host: string) =>
+      call(
+        { apiUrl: `${url}/functions/api` },
+        { resource: 'media', action: 'upload_from_url', data: { url: `http://${host}/x.png` } },
+        { token: 'flag-token' },
+      );
+    const notAllowed = "not in this server's upload allow list (a.test, b.test)";
+    expect((await upload('c.test')).body).toMatchObject({ message: expect.stringContaining(notAllowed) });
+    const denied = 'upload deny list: b.test';
+    expect((await upload('b.test')).body).toMatchObject({ message: expect.stringContaining(denied) });
+    const { request } = await import('node:http');
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const headers = { host: `cms.test:${new URL(url).port}` };
+      request(`${url}/nothing`, { headers }, (res) => resolve(res.resume().statusCode))
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(404);
+    run.stop();
+    await run.done;
+  });
+
   it('rejects a bad flag value with a clear message and exit code 1', async () => {
     const run = await runServe(['serve', '--fail', '1.5']);
     expect(await run.done).toBe(1);

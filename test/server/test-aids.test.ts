@@ -200,9 +200,10 @@ describe('stats', () => {
         ],
       };
       expect(cms.stats()).toEqual(expected);
-      const overHttp = await (await fetch(`${cms.url}/__cms/stats`)).json();
+      const authorization = `Bearer ${TOKEN}`;
+      const overHttp = await (await fetch(`${cms.url}/__cms/stats`, { headers: { authorization } })).json();
       expect(overHttp).toEqual({ status: 'success', data: expected });
-      const reset = await fetch(`${cms.url}/__cms/stats/reset`, { method: 'POST' });
+      const reset = await fetch(`${cms.url}/__cms/stats/reset`, { method: 'POST', headers: { authorization } });
       expect(reset.status).toBe(200);
       expect(cms.stats()).toEqual({ requests: 0, byAction: {}, writes: 0, rateLimited: 0, earlyAfterRetryAfter: 0, failed: 0, dropped: 0, writeLog: [] });
       await ok(cms, { resource: 'user', action: 'get' });

@@ -2,7 +2,8 @@ import { rm } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import type { RecordResource, RemoteRecord, Resource } from '../../resources.js';
 import { ApiError } from '../http/envelope.js';
-import { download, type DownloadLimits } from '../media/download.js';
+import { download, shown, type DownloadLimits } from '../media/download.js';
+import type { UploadHostRules } from '../media/host-rules.js';
 import type { MediaLibrary } from '../media/media-library.js';
 import { scanDynamicBlocks } from '../records/dynamic-blocks.js';
 import { buildRecord, describe, type WriteContext } from '../records/validate.js';
@@ -18,6 +19,7 @@ export interface ApiContext {
   normalizeHtml: boolean;
   dispatcher: Dispatcher;
   downloadLimits: DownloadLimits;
+  uploadHosts: UploadHostRules;
   now: () => Date;
 }
 
@@ -54,7 +56,12 @@ export async function dispatch(request: ParsedRequest, ctx: ApiContext): Promise
 }
 
 function writeContext(ctx: ApiContext): WriteContext {
-  return { exists: (resource, id) => ctx.store.get(resource, id) !== undefined, normalizeHtml: ctx.normalizeHtml, now: ctx.now() };
+  return {
+    exists: (resource, id) => ctx.store.get(resource, id) !== undefined,
+    get: (resource, id) => ctx.store.get(resource, id),
+    normalizeHtml: ctx.normalizeHtml,
+    now: ctx.now(),
+  };
 }
 
 async function add(resource: RecordResource, request: ParsedRequest, ctx: ApiContext): Promise<ActionResult> {
@@ -136,14 +143,15 @@ async function uploadFromUrl(request: ParsedRequest, ctx: ApiContext): Promise<A
   }
   const sourceUrl = data.url;
   // The slow part, the fetch, happens outside the write queue; only the move and record are serialized.
-  const file = await download(sourceUrl, ctx.media.incomingDir, ctx.dispatcher, ctx.downloadLimits);
+  const file = await download(sourceUrl, ctx.media.incomingDir, ctx.dispatcher, ctx.downloadLimits, ctx.uploadHosts);
   const record = await ctx.store
     .exclusive(() =>
     ctx.store.insert('media', async (id) => {
       await ctx.media.place(id, file);
       return {
         url: `${ctx.baseUrl()}/media/${id}/${encodeURIComponent(file.filename)}`,
-        source_url: sourceUrl,
+        // Shown on the tokenless pages: a user:password in the URL must not be kept.
+        source_url: shown(sourceUrl),
         filename: file.filename,
         mime: file.mime,
         size: file.size,

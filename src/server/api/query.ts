@@ -6,6 +6,10 @@ import { describe } from '../records/validate.js';
 import type { ParsedRequest } from './parse-request.js';
 
 export const DEFAULT_LIMIT = 50;
+/** Values one filter may list ("any of these"); a client with more should page through them. */
+export const MAX_FILTER_VALUES = 1000;
+/** Size of the whole `filters` object as JSON text. */
+export const MAX_FILTERS_BYTES = 64 * 1024;
 
 export interface ListResult {
   items: Record<string, unknown>[];
@@ -42,10 +46,11 @@ export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'ge
   }
 
   let matching = records;
+  if (request.filters) checkFilterSize(request.filters);
   for (const [name, wanted] of Object.entries(request.filters ?? {})) {
     checkField(name, '"filters"');
-    const accepted = filterValues(name, wanted);
-    matching = matching.filter((record) => accepted.some((value) => looselyEqual(record[name], value)));
+    const matches = matcher(filterValues(name, wanted));
+    matching = matching.filter((record) => matches(own(record, name)));
   }
   if (request.orderBy) {
     const { field, direction } = request.orderBy;
@@ -54,7 +59,7 @@ export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'ge
     // The store lists in id order: `id ASC` (how clients page) needs no sort, `id DESC` a reversal.
     // Other fields' ties fall back to id ASC so that pages stay stable across requests.
     if (field === 'id') matching = direction === 'ASC' ? matching : [...matching].reverse();
-    else matching = [...matching].sort((a, b) => sign * compareValues(a[field], b[field]) || a.id - b.id);
+    else matching = [...matching].sort((a, b) => sign * compareValues(own(a, field), own(b, field)) || a.id - b.id);
   }
   const limit = request.limit ?? DEFAULT_LIMIT;
   const offset = request.offset ?? 0;
@@ -64,6 +69,21 @@ export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'ge
     limit,
     offset,
   };
+}
+
+const SPLIT = 'Split the read into several requests.';
+
+function checkFilterSize(filters: Record<string, unknown>): void {
+  for (const [name, wanted] of Object.entries(filters)) {
+    if (Array.isArray(wanted) && wanted.length > MAX_FILTER_VALUES) {
+      const most = `at most ${MAX_FILTER_VALUES} are accepted`;
+      throw new ApiError(400, `filters.${name} lists ${wanted.length} values; ${most}. ${SPLIT}`);
+    }
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(filters));
+  if (bytes > MAX_FILTERS_BYTES) {
+    throw new ApiError(400, `"filters" is ${bytes} bytes of JSON; at most ${MAX_FILTERS_BYTES} are accepted. ${SPLIT}`);
+  }
 }
 
 function filterValues(name: string, wanted: unknown): Scalar[] {
@@ -77,12 +97,37 @@ function filterValues(name: string, wanted: unknown): Scalar[] {
   return values as Scalar[];
 }
 
-function looselyEqual(actual: unknown, wanted: Scalar): boolean {
-  if (actual === undefined) return wanted === null;
-  if (actual === wanted) return true;
-  if (typeof actual === 'number' && typeof wanted === 'string') return wanted.trim() !== '' && Number(wanted) === actual;
-  if (typeof actual === 'string' && typeof wanted === 'number') return actual.trim() !== '' && Number(actual) === wanted;
-  return false;
+/**
+ * A test of a record's value against a filter's values, with sets rather than a scan of the
+ * values per record. Equality is loose in one way only: a number equals its decimal string,
+ * in either direction (a blank string equals nothing); `null` also matches a missing field.
+ */
+function matcher(wanted: Scalar[]): (actual: unknown) => boolean {
+  const strings = new Set<string>();
+  const numbers = new Set<number>();
+  const numericStrings = new Set<number>();
+  const booleans = new Set<boolean>();
+  let matchesNull = false;
+  for (const value of wanted) {
+    if (value === null) matchesNull = true;
+    else if (typeof value === 'string') {
+      strings.add(value);
+      if (value.trim() !== '' && !Number.isNaN(Number(value))) numericStrings.add(Number(value));
+    } else if (typeof value === 'number') numbers.add(value);
+    else booleans.add(value);
+  }
+  return (actual) => {
+    if (actual === undefined || actual === null) return matchesNull;
+    if (typeof actual === 'number') return numbers.has(actual) || numericStrings.has(actual);
+    if (typeof actual === 'string') return strings.has(actual) || (actual.trim() !== '' && numbers.has(Number(actual)));
+    if (typeof actual === 'boolean') return booleans.has(actual);
+    return false;
+  };
+}
+
+/** A record's own field: a name such as `constructor` must not reach Object.prototype. */
+function own(record: RemoteRecord, name: string): unknown {
+  return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 /** Missing and null first, then numbers, then strings by code point, then anything else as JSON. */
@@ -106,5 +151,5 @@ function rank(value: unknown): number {
 function pick(record: RemoteRecord, fields: string[] | undefined): Record<string, unknown> {
   if (!fields) return record;
   // A named field the record does not hold comes back as null, so every item has the same keys.
-  return Object.fromEntries(fields.map((name) => [name, record[name] ?? null]));
+  return Object.fromEntries(fields.map((name) => [name, own(record, name) ?? null]));
 }

@@ -4,7 +4,7 @@ import { dispatch, type ApiContext } from '../api/dispatch.js';
 import { parseRequest } from '../api/parse-request.js';
 import type { FaultInjector } from '../faults/fault-injector.js';
 import type { TokenBucket } from '../faults/token-bucket.js';
-import type { ServerStats } from '../stats.js';
+import { logWrite, type ServerStats } from '../stats.js';
 import { checkBearer } from './auth.js';
 import { ApiError, sendError, sendSuccess } from './envelope.js';
 import { readJsonBody } from './read-body.js';
@@ -66,7 +66,7 @@ export function createApiHandler(options: ApiHandlerOptions) {
       const result = await dispatch(request, options.context);
       if (result.wrote) {
         stats.writes++;
-        stats.writeLog.push({ at: Date.now(), ...result.wrote });
+        logWrite(stats, { at: Date.now(), ...result.wrote });
         if (options.faults.shouldDrop()) {
           stats.dropped++;
           // The write is durable; the client just never hears about it (an ambiguous outcome).

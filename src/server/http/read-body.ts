@@ -4,6 +4,12 @@ import { ApiError } from './envelope.js';
 /** Request bodies above this are refused with 413; the largest real body is an article's HTML. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Arrays and objects nested deeper than this are refused: storing and answering a record means
+ * JSON.stringify, which recurses and overflows the stack on a few thousand levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 /** Reads a JSON request body, refusing oversize bodies before buffering them. */
 export async function readJsonBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const contentType = req.headers['content-type'] ?? '';
@@ -16,11 +22,32 @@ export async function readJsonBody(req: IncomingMessage, maxBytes = MAX_BODY_BYT
   }
   const text = (await collect(req, maxBytes)).toString('utf8');
   if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object with "resource" and "action".');
+  if (nestingExceeds(text, MAX_JSON_DEPTH)) {
+    const what = `nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep`;
+    throw new ApiError(400, `The request body ${what}; flatten the data.`);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new ApiError(400, `The request body is not valid JSON: ${(error as Error).message}.`);
   }
+}
+
+/** Whether `[`/`{` outside strings nest deeper than `max`: a linear scan, before anything recurses. */
+export function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { MediaLibrary } from '../media/media-library.js';
 import { indexPage, listPage, recordPage } from '../page/pages.js';
 import type { ServerStats } from '../stats.js';
 import type { RecordStore } from '../storage/record-store.js';
-import { sendError, sendJson } from './envelope.js';
+import { ApiError, sendError, sendJson } from './envelope.js';
 
 export const API_PATH = '/functions/api';
 
@@ -14,24 +14,31 @@ export interface RouterOptions {
   media: MediaLibrary;
   stats: () => ServerStats;
   resetStats: () => void;
+  /** Throws a 401 ApiError unless the request carries the API token. */
+  authorize: (req: IncomingMessage) => void;
+  /** Throws a 403 ApiError when the Host header does not name this server. */
+  checkHost: (req: IncomingMessage) => void;
   log: (line: string) => void;
 }
 
 /**
- * Every path the server answers. The API is the only one that needs the token; the HTML pages,
- * media files and `/__cms/stats` are read-only views for a person or a test on loopback.
+ * Every path the server answers. The API and the stats (`/__cms/stats`, which can also reset
+ * them) need the token; the HTML pages and media files are read-only views for a person on
+ * loopback. Every path first checks the Host header.
  */
 export function createRouter(options: RouterOptions): RequestListener {
   const { store } = options;
   return (req, res) => {
     route(req, res).catch((error: unknown) => {
+      if (error instanceof ApiError) return sendError(res, error.status, error.message, error.headers);
       options.log(`local CMS: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       sendError(res, 500, `Internal server error: ${error instanceof Error ? error.message : String(error)}`);
     });
   };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://local');
+    options.checkHost(req);
+    const url = parseTarget(req.url ?? '/');
     const path = url.pathname;
     const method = req.method ?? 'GET';
 
@@ -41,6 +48,7 @@ export function createRouter(options: RouterOptions): RequestListener {
     }
     if (path === '/__cms/stats/reset') {
       if (method !== 'POST') return methodNotAllowed(res, 'POST', 'Reset the stats with POST.');
+      options.authorize(req);
       options.resetStats();
       return sendJson(res, 200, { status: 'success', data: options.stats() });
     }
@@ -50,7 +58,10 @@ export function createRouter(options: RouterOptions): RequestListener {
     if (known && !readOnly) return methodNotAllowed(res, 'GET, HEAD', `${path} is read-only: use GET.`);
 
     if (path === '/') return sendHtml(res, indexPage(store));
-    if (path === '/__cms/stats') return sendJson(res, 200, { status: 'success', data: options.stats() });
+    if (path === '/__cms/stats') {
+      options.authorize(req);
+      return sendJson(res, 200, { status: 'success', data: options.stats() });
+    }
 
     const view = /^\/view\/([a-z]+)(?:\/(\d+))?\/?$/.exec(path);
     if (view && isResource(view[1])) {
@@ -71,6 +82,14 @@ export function createRouter(options: RouterOptions): RequestListener {
       return sendError(res, 404, `No media file at ${path}.`);
     }
     return sendError(res, 404, `Nothing at ${path}. The API is at POST ${API_PATH}; the read-only view is at /.`);
+  }
+}
+
+function parseTarget(target: string): URL {
+  try {
+    return new URL(target, 'http://local');
+  } catch {
+    throw new ApiError(400, `The request target ${JSON.stringify(target.slice(0, 200))} is not a valid path.`);
   }
 }
 

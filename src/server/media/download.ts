@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { ApiError } from '../http/envelope.js';
 import { TEMP_SUFFIX } from '../storage/atomic-write.js';
+import { checkUploadHost, type UploadHostRules } from './host-rules.js';
 import { chooseMime, filenameFor } from './mime.js';
 
 export interface DownloadLimits {
@@ -31,8 +32,14 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * each hop's scheme is checked; the whole exchange shares one timeout; the size cap aborts the
  * download as soon as it is crossed rather than after buffering the file.
  */
-export async function download(sourceUrl: string, tempDir: string, dispatcher: Dispatcher, limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS): Promise<Download> {
-  let url = parseHttpUrl(sourceUrl, 'data.url');
+export async function download(
+  sourceUrl: string,
+  tempDir: string,
+  dispatcher: Dispatcher,
+  limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
+  hosts: UploadHostRules = {},
+): Promise<Download> {
+  let url = parseHttpUrl(sourceUrl, 'data.url', hosts);
   const signal = AbortSignal.timeout(limits.timeoutMs);
   try {
     for (let redirects = 0; ; redirects++) {
@@ -42,7 +49,7 @@ export async function download(sourceUrl: string, tempDir: string, dispatcher: D
         const location = header(response.headers, 'location');
         if (!location) throw new ApiError(502, `${shown(url)} answered HTTP ${response.statusCode} without a Location header.`);
         if (redirects >= limits.maxRedirects) throw new ApiError(400, `${shown(sourceUrl)} redirects more than ${limits.maxRedirects} times.`);
-        url = parseHttpUrl(new URL(location, url).href, `The redirect from ${shown(url)}`);
+        url = parseHttpUrl(new URL(location, url).href, `The redirect from ${shown(url)}`, hosts);
         continue;
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
@@ -92,7 +99,7 @@ async function saveBody(body: Dispatcher.ResponseData['body'], tempDir: string, 
   return { tempPath, size, sha256: hash.digest('hex') };
 }
 
-function parseHttpUrl(value: string, what: string): string {
+function parseHttpUrl(value: string, what: string, hosts: UploadHostRules): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -102,6 +109,7 @@ function parseHttpUrl(value: string, what: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ApiError(400, `${what} must use http or https; ${url.protocol} URLs cannot be uploaded. Serve the file over HTTP and pass that URL.`);
   }
+  checkUploadHost(url, hosts, what);
   return url.href;
 }
 
@@ -114,8 +122,8 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A URL as quoted in messages: without credentials it might carry. */
-function shown(value: string): string {
+/** A URL as quoted in messages and kept for display: without credentials it might carry. */
+export function shown(value: string): string {
   try {
     const url = new URL(value);
     url.username = '';

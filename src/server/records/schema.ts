@@ -6,7 +6,8 @@ export type FieldKind =
   | 'html' // a string whose dynamic-block elements are checked
   | 'integer'
   | 'timestamp' // an ISO 8601 string
-  | 'reference'; // the id of a record of `references`, or null
+  | 'reference' // the id of a record of `references`, or null
+  | 'url'; // a link a reader may follow: http(s) or relative
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -67,7 +68,14 @@ export const SCHEMAS: Readonly<Record<Resource, ResourceSchema>> = {
   breaking: {
     label: 'title',
     customFields: false,
-    fields: { id, title: { kind: 'text', required: true }, slug: { kind: 'text' }, url: { kind: 'text' }, status, ...timestamps },
+    fields: {
+      id,
+      title: { kind: 'text', required: true },
+      slug: { kind: 'text' },
+      url: { kind: 'url' },
+      status,
+      ...timestamps,
+    },
   },
   user: {
     label: 'name',

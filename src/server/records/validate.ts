@@ -6,6 +6,7 @@ import { FIELD_NAME, SCHEMAS, type FieldSpec } from './schema.js';
 /** What validation needs to know about the rest of the CMS. */
 export interface WriteContext {
   exists(resource: Resource, id: number): boolean;
+  get(resource: Resource, id: number): RemoteRecord | undefined;
   normalizeHtml: boolean;
   now: Date;
 }
@@ -24,7 +25,9 @@ export function buildRecord(
   ctx: WriteContext,
 ): Omit<RemoteRecord, 'id'> {
   const schema = SCHEMAS[resource];
-  const patch: Record<string, unknown> = {};
+  // Field names come from the client: `__proto__`, `constructor` and `toString` are ordinary
+  // names here, so nothing is looked up through a prototype or assigned with `obj[name] =`.
+  const patch = new Map<string, unknown>();
   for (const [name, value] of Object.entries(data)) {
     if (name === 'id') {
       if (previous && Number(value) === previous.id) continue;
@@ -33,21 +36,22 @@ export function buildRecord(
     // Drift detection relies on updated_at meaning "last written here", so a client cannot set it;
     // it is ignored rather than refused so a record read back from the CMS can be sent as-is.
     if (name === 'updated_at') continue;
-    const spec = schema.fields[name];
+    const spec = Object.hasOwn(schema.fields, name) ? schema.fields[name] : undefined;
     if (spec) {
-      patch[name] = checkField(resource, name, spec, value, previous, ctx);
+      patch.set(name, checkField(resource, name, spec, value, previous, ctx));
     } else if (schema.customFields) {
       if (!FIELD_NAME.test(name)) {
         throw new ApiError(400, `Field name ${JSON.stringify(name)} is not allowed for ${resource}: use letters, digits, "_" and "-", starting with a letter or "_".`);
       }
-      patch[name] = value;
+      patch.set(name, value);
     } else {
       const allowed = Object.entries(schema.fields).filter(([, s]) => !s.server).map(([n]) => n);
       throw new ApiError(400, `Unknown field ${JSON.stringify(name)} for ${resource}. Allowed fields: ${allowed.join(', ')}.`);
     }
   }
 
-  const merged: Record<string, unknown> = { ...previous, ...patch };
+  // Object.fromEntries and spread define own properties, even one named `__proto__`.
+  const merged: Record<string, unknown> = { ...previous, ...Object.fromEntries(patch) };
   delete merged.id;
   for (const [name, spec] of Object.entries(schema.fields)) {
     if (spec.required && (typeof merged[name] !== 'string' || (merged[name] as string).trim() === '')) throw requiredError(resource, name);
@@ -94,8 +98,63 @@ function checkField(resource: RecordResource, name: string, spec: FieldSpec, val
         throw new ApiError(400, `${where} cannot be the record's own id (${previous.id}).`);
       }
       if (!ctx.exists(target, value as number)) throw new ApiError(400, `${where} refers to ${target} ${value as number}, which does not exist.`);
+      if (previous && target === resource) checkNoLoop(where, name, previous.id, value as number, target, ctx);
       return value;
     }
+    case 'url':
+      if (typeof value !== 'string') {
+        throw new ApiError(400, `${where} must be a string (a URL), got ${describe(value)}.`);
+      }
+      checkLinkUrl(where, value);
+      return value;
+  }
+}
+
+/**
+ * A record may not become its own ancestor through `field` (a category's parent chain): every
+ * walk up the tree must end. Only an edit can close a loop, since a new record has no children.
+ */
+function checkNoLoop(
+  where: string,
+  field: string,
+  id: number,
+  parent: number,
+  resource: Resource,
+  ctx: WriteContext,
+): void {
+  const parentOf = (of: number) => ctx.get(resource, of)?.[field];
+  const chain = [id, parent];
+  const seen = new Set(chain);
+  for (let current = parentOf(parent); Number.isSafeInteger(current); current = parentOf(current as number)) {
+    chain.push(current as number);
+    if (current === id) {
+      const shown = chain.length > 12 ? [...chain.slice(0, 6), '…', ...chain.slice(-5)] : chain;
+      const loop = `${resource} ${shown.join(' → ')}`;
+      const rule = `a ${resource} cannot be its own ancestor`;
+      throw new ApiError(400, `${where} ${parent} would make a loop (${loop}): ${rule}.`);
+    }
+    // A loop already on disk that does not pass through this record is not this edit's doing.
+    if (seen.has(current as number)) return;
+    seen.add(current as number);
+  }
+}
+
+/**
+ * Links a reader may click: absolute http(s) URLs and relative references. Every other scheme
+ * is refused, `javascript:` and `data:` above all. The URL parser is the one a browser uses, so
+ * tricks such as `java\tscript:` or leading spaces are seen as the scheme they become.
+ */
+function checkLinkUrl(where: string, value: string): void {
+  if (value.trim() === '') return;
+  let protocol: string;
+  try {
+    protocol = new URL(value, 'http://relative.invalid/').protocol;
+  } catch {
+    throw new ApiError(400, `${where} is not a valid URL: ${describe(value)}.`);
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    const refused = `${protocol} URLs are refused, got ${describe(value)}`;
+    throw new ApiError(400, `${where} must be an http or https URL, or a relative one; ${refused}.`);
   }
 }
 
@@ -124,10 +183,13 @@ function laterThan(previous: unknown, now: Date): string {
 
 /** id, then the schema's fields in schema order, then custom fields in the order they came. */
 function orderFields(resource: Resource, record: Record<string, unknown>): Record<string, unknown> {
-  const ordered: Record<string, unknown> = {};
-  for (const name of Object.keys(SCHEMAS[resource].fields)) if (record[name] !== undefined) ordered[name] = record[name];
-  for (const [name, value] of Object.entries(record)) if (!(name in ordered)) ordered[name] = value;
-  return ordered;
+  const { fields } = SCHEMAS[resource];
+  const ordered: Array<[string, unknown]> = [];
+  for (const name of Object.keys(fields)) {
+    if (Object.hasOwn(record, name) && record[name] !== undefined) ordered.push([name, record[name]]);
+  }
+  for (const [name, value] of Object.entries(record)) if (!Object.hasOwn(fields, name)) ordered.push([name, value]);
+  return Object.fromEntries(ordered);
 }
 
 export function describe(value: unknown): string {

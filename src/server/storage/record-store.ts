@@ -1,14 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { join } from 'node:path';
 import { SyncError } from '../../errors.js';
 import { RESOURCES, type RemoteRecord, type Resource } from '../../resources.js';
-import { TEMP_SUFFIX } from './atomic-write.js';
+import { sweepTempFiles, TEMP_SUFFIX } from './atomic-write.js';
 import { GroupCommit, type FileOp } from './group-commit.js';
 import { WriteQueue } from './write-queue.js';
 
 const RECORD_FILE = /^(\d+)\.json$/;
-/** Files read at once while loading; enough to hide latency, few enough to stay under fd limits. */
-const LOAD_CONCURRENCY = 64;
+const COUNTERS_FILE = 'counters.json';
+/**
+ * Record files read per slice while loading. They are read synchronously: a record file is
+ * small, and an async read costs several thread-pool round trips per file, which is most of the
+ * start-up time of a large resource. Between slices the event loop turns.
+ */
+const LOAD_SLICE = 2000;
 
 /**
  * The CMS's records: all in memory for reads, one JSON file per record on disk
@@ -42,11 +49,15 @@ export class RecordStore {
 
   static async open(dataDir: string): Promise<RecordStore> {
     const store = new RecordStore(dataDir);
+    // Only this store writes counters.json, and the data dir is claimed: any temp of it is a crash's.
+    await sweepTempFiles(dataDir, [COUNTERS_FILE]);
     const counters = await store.#readCounters();
     for (const resource of RESOURCES) {
       const records = await store.#loadResource(resource);
       store.#records.set(resource, records);
-      const highest = records.size === 0 ? 0 : Math.max(...records.keys());
+      // Loaded in ascending id order; never Math.max(...ids), which overflows the stack on a large resource.
+      let highest = 0;
+      for (const id of records.keys()) highest = id;
       store.#nextId.set(resource, Math.max(counters[resource] ?? 1, highest + 1));
     }
     return store;
@@ -103,17 +114,21 @@ export class RecordStore {
     // Taken before the write: an id whose write failed is burnt, never handed out twice.
     this.#nextId.set(resource, id + 1);
     const record: RemoteRecord = { id, ...(await build(id)) };
+    // Serialised before the record enters memory: a record that cannot be written (JSON.stringify
+    // throws) must not stay behind as a phantom that breaks every later listing.
+    const write = this.#recordWrite(resource, record);
     const map = this.#map(resource);
     map.set(id, record);
-    this.#submit(resource, [this.#recordWrite(resource, record)], () => map.delete(id));
+    this.#submit(resource, [write], () => map.delete(id));
     return record;
   }
 
   replace(resource: Resource, record: RemoteRecord): void {
+    const write = this.#recordWrite(resource, record);
     const map = this.#map(resource);
     const previous = map.get(record.id);
     map.set(record.id, record);
-    this.#submit(resource, [this.#recordWrite(resource, record)], () => (previous ? map.set(record.id, previous) : map.delete(record.id)));
+    this.#submit(resource, [write], () => (previous ? map.set(record.id, previous) : map.delete(record.id)));
   }
 
   remove(resource: Resource, id: number): void {
@@ -124,7 +139,7 @@ export class RecordStore {
     this.#submit(
       resource,
       [
-        { kind: 'write', path: join(this.#dataDir, 'counters.json'), data: JSON.stringify(counters, null, 2) + '\n' },
+        { kind: 'write', path: join(this.#dataDir, COUNTERS_FILE), data: JSON.stringify(counters, null, 2) + '\n' },
         { kind: 'unlink', path: this.#recordPath(resource, id) },
       ],
       () => {
@@ -175,7 +190,7 @@ export class RecordStore {
   }
 
   async #readCounters(): Promise<Partial<Record<Resource, number>>> {
-    const path = join(this.#dataDir, 'counters.json');
+    const path = join(this.#dataDir, COUNTERS_FILE);
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -201,17 +216,21 @@ export class RecordStore {
     await Promise.all(strayTemps.map((name) => rm(join(dir, name), { force: true })));
     ids.sort((a, b) => a - b);
 
-    const loaded: RemoteRecord[] = new Array<RemoteRecord>(ids.length);
-    for (let start = 0; start < ids.length; start += LOAD_CONCURRENCY) {
-      await Promise.all(
-        ids.slice(start, start + LOAD_CONCURRENCY).map(async (id, offset) => {
-          const path = join(dir, `${id}.json`);
-          const record = parseJsonFile(path, await readFile(path, 'utf8')) as RemoteRecord;
-          loaded[start + offset] = { ...record, id };
-        }),
-      );
+    const records = new Map<number, RemoteRecord>();
+    for (let start = 0; start < ids.length; start += LOAD_SLICE) {
+      for (const id of ids.slice(start, start + LOAD_SLICE)) {
+        const path = join(dir, `${id}.json`);
+        const record = parseJsonFile(path, readFileSync(path, 'utf8'));
+        if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+          const fix = 'Restore it from a backup or remove it.';
+          throw new SyncError('CMS_SYNC_SERVER', `The local CMS data file ${path} does not hold a JSON object. ${fix}`);
+        }
+        records.set(id, { ...(record as RemoteRecord), id });
+      }
+      // Let timers and I/O run between slices.
+      await yieldToEventLoop();
     }
-    return new Map(loaded.map((record) => [record.id, record]));
+    return records;
   }
 }
 
