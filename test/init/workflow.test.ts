@@ -205,4 +205,63 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     expect(written).toContain('| create | `article/::error::x` | `content/articles/::error::x.md` |');
     expect(written).toContain('| create | `article/a ::warning::b` | `content/articles/a ::warning::b.md` |');
   }, 60_000);
+
+  it('applies on the default branch: records written, summary, state committed and pushed by its step', async () => {
+    project = await createProject({
+      'content/articles/::error::x.md': '---\ntitle: One\n---\nbody\n',
+      'content/articles/bad##[error].md': '---\ntitle: [oops\n---\n',
+    });
+    const dir = project.dir;
+    await mkdir(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+    await symlink(ROOT, path.join(dir, 'node_modules', 'cms-sync'), 'dir');
+    await symlink(path.join(ROOT, 'bin', 'cms-sync.js'), path.join(dir, 'node_modules', '.bin', 'cms-sync'));
+    await project.write('.gitignore', 'node_modules/\ncms-data/\nsummary.md\n*.json\n*.log\n!.cms-sync/state.json\n');
+    const git = async (...args: string[]) => {
+      const child = spawn('git', args, { cwd: dir });
+      let err = '';
+      child.stderr.on('data', (chunk) => (err += chunk));
+      const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+      if (code !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
+    };
+    await git('init', '-q', '-b', 'main');
+    await git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'start');
+    await git('add', '-A');
+    await git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'content');
+    await git('init', '-q', '--bare', path.join(dir, 'origin.git'));
+    await git('remote', 'add', 'origin', path.join(dir, 'origin.git'));
+    await git('push', '-q', 'origin', 'main');
+    const summary = path.join(dir, 'summary.md');
+    await project.write('summary.md', '');
+    const values = {
+      'vars.CMS_BASE_URL': project.cms.url,
+      'secrets.CMS_API_TOKEN': SECRET_TOKEN,
+      'vars.CMS_MEDIA_BASE_URL': '',
+      'github.ref': 'refs/heads/main',
+      'github.token': 'ghs_steptoken',
+    };
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', GITHUB_ACTIONS: 'true', NO_COLOR: '1',
+      GITHUB_REPOSITORY: 'newsroom/site', GITHUB_STEP_SUMMARY: summary, GITHUB_REF_NAME: 'main',
+      GITHUB_SERVER_URL: 'https://github.com', GIT_CONFIG_NOSYSTEM: '1' };
+
+    const steps = await runJob(wf.jobs.apply, dir, values, env);
+    expect(steps.map((s) => [s.name, s.code])).toEqual([['Apply', 1], ['Report', 0], ['Commit state', 0]]);
+    const log = steps.map((s) => s.log).join('');
+    expect(log).not.toContain(SECRET_TOKEN);
+    expect(log).not.toContain('ghs_steptoken');
+    expect(commandLines(log)).toEqual([
+      '::error file=content/articles/bad##[error].md,line=3,col=1,title=cms-sync::'
+        + 'front matter is not valid YAML: unexpected end of the stream within a flow collection',
+      expect.stringMatching(/^::add-mask::[A-Za-z0-9+/=]+$/),
+    ]);
+    expect(await project.records('article')).toEqual([expect.objectContaining({ title: 'One', slug: '::error::x' })]);
+    expect(await readFile(summary, 'utf8')).toMatch(/^### cms-sync apply[^]*\| create \| `article\/::error::x` \|/);
+    // The state reached the branch, in a commit that does not start another run.
+    const origin = path.join(dir, 'origin.git');
+    const pushed = spawn('git', ['--git-dir', origin, 'log', '-1', '--format=%s', '--name-only', 'main']);
+    let out = '';
+    pushed.stdout.on('data', (chunk) => (out += chunk));
+    await new Promise((resolve) => pushed.on('close', resolve));
+    expect(out).toContain('cms-sync: update state [skip ci]');
+    expect(out).toContain('.cms-sync/state.json');
+  }, 60_000);
 });
