@@ -7,7 +7,7 @@ import { projectDirOf } from './run-sync.js';
 const HELP = `
 Writes sync.config.ts, a starter content/ (a category, an article with an image, a page),
 the .gitignore lines for .cms-sync/ (state.json stays committed) and a GitHub Actions
-workflow (.github/workflows/cms-sync.yml: plan on pull requests, apply on main).
+workflow (.github/workflows/cms-sync.yml: plan on pull requests, apply on the default branch).
 Existing files are never overwritten without --force; each one skipped is listed.
 --force rewrites only sync.config.ts and the workflow, saving each previous version beside it
 as <file>.<UTC time>.bak (e.g. sync.config.ts.20260115T093000Z.bak). .gitignore only gains
@@ -34,9 +34,8 @@ export function registerInit(program: Command, io: CliIO, _setExit: SetExit): vo
       for (const e of entries) writeLine(io.stdout, `${MARK[e.outcome]} ${e.file} ${e.outcome}${e.note ? ` (${e.note})` : ''}`);
       const forceable = entries.filter((e) => e.outcome === 'skipped' && e.rewritable).length;
       if (forceable) {
-        const files = `${forceable} existing file${forceable === 1 ? '' : 's'}`;
-        const them = forceable === 1 ? 'it' : 'them';
-        writeLine(io.stdout, `\n${files} kept; \`init --force\` rewrites ${them}, saving the old as <file>.<time>.bak.`);
+        const [files, them] = forceable === 1 ? ['1 existing file', 'it'] : [`${forceable} existing files`, 'them'];
+        writeLine(io.stdout, `\n${files} kept; \`init --force\` rewrites ${them}, saving the old as <file>.<time>.bak`);
       }
       // The installed binary, never a registry fetch: `npx cms-sync` alone would download any
       // package published under that name when the project does not have it.

@@ -10,7 +10,8 @@
  *   run from any other branch would publish content nobody reviewed.
  * - Every apply to the one CMS shares one concurrency group, whatever the branch, with
  *   cancel-in-progress off: two applies never overlap on one state, and a queued run waits for
- *   the one in flight. The group is a fixed name, not the URL, which may carry credentials and
+ *   the one in flight. GitHub keeps only the newest queued run; since it applies the branch tip,
+ *   the runs it replaced lose nothing. The group is a fixed name, not the URL, which may carry credentials and
  *   would be shown in the run's page.
  * - `apply` checks out the branch tip, not the pushed commit, so a queued run starts from the
  *   state.json the previous run committed.

