@@ -1,6 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { CONFIG_FILES } from '../config/load-config.js';
 import { CONFIG_TEMPLATE } from './config-template.js';
 import { STARTER_CONTENT } from './starter-content.js';
 import { WORKFLOW_TEMPLATE } from './workflow-template.js';
@@ -44,8 +45,14 @@ export async function scaffold(projectDir: string, options: ScaffoldOptions): Pr
     'sync.config.ts': CONFIG_TEMPLATE,
     '.github/workflows/cms-sync.yml': WORKFLOW_TEMPLATE,
   };
+  // A sync.config.ts beside the user's sync.config.js would be the one cms-sync loads.
+  const otherConfig = CONFIG_FILES.find((name) => name !== 'sync.config.ts' && existsSync(path.join(projectDir, name)));
   for (const [file, text] of Object.entries(managed)) {
-    entries.push(await writeManaged(projectDir, file, text, options.force, stamp));
+    if (file === 'sync.config.ts' && otherConfig && !existsSync(path.join(projectDir, file))) {
+      entries.push({ file, outcome: 'skipped', note: `${otherConfig} is the config: init leaves it as it is` });
+    } else {
+      entries.push(await writeManaged(projectDir, file, text, options.force, stamp));
+    }
   }
   const contentInUse = await holdsAnything(path.join(projectDir, 'content'));
   for (const [file, text] of Object.entries(STARTER_CONTENT)) {

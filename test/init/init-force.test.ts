@@ -127,4 +127,14 @@ describe('cms-sync init --force on a real site', () => {
     const saved = await readFile(path.join(dir, 'sync.config.ts.20260115T093000Z.bak'), 'utf8');
     expect(saved).toBe('// shared by several sites\n');
   });
+
+  it('writes no sync.config.ts beside a sync.config.js, which it would shadow', async () => {
+    const dir = await tempDir({ 'sync.config.js': 'export default {};\n' });
+    const entries = await scaffold(dir, { force: true, now: AT });
+    const note = 'sync.config.js is the config: init leaves it as it is';
+    expect(entries).toContainEqual({ file: 'sync.config.ts', outcome: 'skipped', note });
+    const files = await tree(dir);
+    expect(files['sync.config.js']).toBe('export default {};\n');
+    expect(Object.keys(files).filter((f) => f.startsWith('sync.config'))).toEqual(['sync.config.js']);
+  });
 });
