@@ -2,7 +2,14 @@
  * `plan --json` / `apply --json` output -> what GitHub Actions shows: workflow-command
  * annotations on the files (`::error file=…,line=…,col=…::message`) and a Markdown job summary.
  * Pure: the CLI reads the file and writes the results.
+ *
+ * File names, slugs and messages come from the repository, so from whoever opened the pull
+ * request. The runner treats a line of a step's output as a command when, after leading
+ * whitespace, it starts with `::`, or when it holds `##[` anywhere (the older syntax). So nothing
+ * here prints such data raw: inside a command it is escaped, elsewhere it is defused, and terminal
+ * escapes and other control characters are removed everywhere, the summary included.
  */
+import { stripVTControlCharacters } from 'node:util';
 
 interface ReportProblem {
   file: string;
@@ -77,19 +84,52 @@ export function parseSyncJson(text: string, file: string): SyncJson {
   return doc as SyncJson;
 }
 
+// C0 and C1 controls except tab, LF and CR (which the escaping below turns into %0A and %0D).
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+
+/** Text without terminal escapes (colours, cursor moves, titles); any other control shown as U+FFFD. */
+export function plainText(s: string): string {
+  return stripVTControlCharacters(s).replace(CONTROL, '\uFFFD');
+}
+
 // GitHub's workflow-command escaping: data escapes % CR LF; properties also `:` and `,`.
-const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+export function escapeData(s: string): string {
+  return plainText(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+export function escapeProperty(s: string): string {
+  return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/**
+ * One line of output that is not a command of ours, made unable to be one: `##[` anywhere and `::`
+ * at the start get a backslash, which a reader still understands.
+ */
+export function defuseLine(line: string): string {
+  const text = plainText(line).replace(/[\r\n]/g, '\uFFFD').replace(/##\[/g, '##\\[');
+  return /^\s*::/.test(text) ? `\\${text}` : text;
+}
+
+/** A line or column as a number whatever the JSON held, so it cannot carry text into a command. */
+const whole = (n: unknown) => (Number.isSafeInteger(n) && (n as number) > 0 ? (n as number) : 1);
+
+/** The run's stderr as lines safe to print in a job log (the runner splits lines at CR, LF or CRLF). */
+export function safeLogLines(log: string): string[] {
+  const lines = log.split(/\r\n|\r|\n/);
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map(defuseLine);
+}
 
 /** One annotation per file problem, and a warning per drifted record (it needs a human). */
 export function annotations(doc: SyncJson): string[] {
   const lines = doc.plan.problems.map((p) => {
     const level = p.severity === 'warning' ? 'warning' : 'error';
-    return `::${level} file=${escapeProperty(p.file)},line=${p.line},col=${p.column},title=cms-sync::${escapeData(p.message)}`;
+    const where = `file=${escapeProperty(p.file)},line=${whole(p.line)},col=${whole(p.column)}`;
+    return `::${level} ${where},title=cms-sync::${escapeData(p.message)}`;
   });
   for (const change of doc.plan.changes) {
     if (change.action !== 'drift' || !change.file) continue;
-    lines.push(`::warning file=${escapeProperty(change.file)},title=cms-sync drift::${escapeData(change.message ?? `${change.key} changed in the CMS`)}`);
+    const message = change.message ?? `${change.key} changed in the CMS`;
+    lines.push(`::warning file=${escapeProperty(change.file)},title=cms-sync drift::${escapeData(message)}`);
   }
   for (const failure of doc.result?.failures ?? []) {
     const where = failure.file ? `file=${escapeProperty(failure.file)},` : '';
@@ -98,7 +138,21 @@ export function annotations(doc: SyncJson): string[] {
   return lines;
 }
 
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const cell = (s: string) => plainText(s).replace(/\|/g, '\\|').replace(/\r\n|\r|\n/g, ' ');
+
+/** Backticks enough to open a code span or block that no run of backticks in `texts` closes. */
+function fenceFor(texts: string[], least: number): string {
+  const runs = texts.flatMap((text) => text.match(/`+/g) ?? []).map((run) => run.length);
+  return '`'.repeat(Math.max(least - 1, ...runs) + 1);
+}
+
+/** A Markdown code span that a backtick in the text cannot close early. */
+function code(s: string): string {
+  const text = cell(s);
+  const fence = fenceFor([text], 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
 
 /** The job summary: counts, a table of every change (unchanged records left out), problems. */
 export function summaryMarkdown(doc: SyncJson): string {
@@ -112,20 +166,39 @@ export function summaryMarkdown(doc: SyncJson): string {
     out.push('| action | record | file | fields / note |', '| --- | --- | --- | --- |');
     for (const c of changes) {
       const note = c.message ?? c.reason ?? (c.fields ?? []).join(', ');
-      out.push(`| ${c.action} | \`${cell(c.key)}\` | ${c.file ? `\`${cell(c.file)}\`` : ''} | ${cell(note)} |`);
+      out.push(`| ${cell(c.action)} | ${code(c.key)} | ${c.file ? code(c.file) : ''} | ${cell(note)} |`);
     }
     out.push('');
   }
   if (doc.plan.problems.length) {
     out.push(`**Problems (${doc.plan.problems.length})**`, '');
-    for (const p of doc.plan.problems) out.push(`- \`${cell(p.file)}:${p.line}:${p.column}\` ${p.severity === 'warning' ? 'warning: ' : ''}${cell(p.message)}`);
+    for (const p of doc.plan.problems) {
+      const where = code(`${p.file}:${whole(p.line)}:${whole(p.column)}`);
+      out.push(`- ${where} ${p.severity === 'warning' ? 'warning: ' : ''}${cell(p.message)}`);
+    }
     out.push('');
   }
   const failures = doc.result?.failures ?? [];
   if (failures.length) {
     out.push(`**Failed (${failures.length})**`, '');
-    for (const f of failures) out.push(`- \`${cell(f.key)}\`${f.file ? ` (\`${cell(f.file)}\`)` : ''}: ${cell(f.message)}`);
+    for (const f of failures) out.push(`- ${code(f.key)}${f.file ? ` (${code(f.file)})` : ''}: ${cell(f.message)}`);
     out.push('');
   }
   return out.join('\n');
+}
+
+/**
+ * When the run stopped before it wrote its JSON (a bad config, a refused token, a crash): an
+ * annotation and a summary that say why, from the last lines of its stderr.
+ */
+export function failureReport(reason: string, log: string | undefined): { annotation: string; summary: string } {
+  const lines = safeLogLines(log ?? '').filter((line) => line.trim() !== '');
+  const why = lines.length ? lines.slice(-10).join('\n') : reason;
+  const out = ['### cms-sync stopped before its report', '', cell(reason), ''];
+  if (lines.length) {
+    const tail = lines.slice(-40);
+    const fence = fenceFor(tail, 3);
+    out.push('Its last messages:', '', fence, ...tail, fence, '');
+  }
+  return { annotation: `::error title=cms-sync::${escapeData(why)}`, summary: out.join('\n') };
 }

@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { CONFIG_FILES } from '../config/load-config.js';
 import { CONFIG_TEMPLATE } from './config-template.js';
 import { STARTER_CONTENT } from './starter-content.js';
 import { WORKFLOW_TEMPLATE } from './workflow-template.js';
@@ -17,33 +18,119 @@ export type ScaffoldOutcome = 'created' | 'overwritten' | 'skipped' | 'updated' 
 export interface ScaffoldEntry {
   file: string;
   outcome: ScaffoldOutcome;
-  /** Why a file was skipped or what an update added. */
+  /** Why a file was skipped, what an update added, or where the replaced version was saved. */
   note?: string;
+  /** A managed file kept as it is that `--force` would rewrite. */
+  rewritable?: boolean;
 }
 
-/** Writes the starter project into `projectDir`; never overwrites a file unless `force`. */
-export async function scaffold(projectDir: string, options: { force: boolean }): Promise<ScaffoldEntry[]> {
+export interface ScaffoldOptions {
+  /** Rewrite the managed files (config and workflow) that differ, each saved first beside itself. */
+  force: boolean;
+  /** The clock, for the name of the saved copies. */
+  now?: () => Date;
+}
+
+/**
+ * Writes the starter project into `projectDir`. Never overwrites a file unless `force`, and even
+ * then only the files init manages: `sync.config.ts` and the workflow, each saved first as
+ * `<file>.<UTC time>.bak`. `.gitignore` only ever gains missing lines. The starter `content/` goes
+ * only into a missing or empty `content/`: anything in there is the site, which the next apply
+ * would publish, so no flag makes init write into it.
+ */
+export async function scaffold(projectDir: string, options: ScaffoldOptions): Promise<ScaffoldEntry[]> {
   const entries: ScaffoldEntry[] = [];
-  const files: Record<string, string> = { 'sync.config.ts': CONFIG_TEMPLATE, '.github/workflows/cms-sync.yml': WORKFLOW_TEMPLATE };
-  // Starter articles dropped into a content/ that already has files would be published to a
-  // real CMS by the next apply, so an existing content/ is left alone unless --force.
-  const contentHasFiles = await hasFiles(path.join(projectDir, 'content'));
-  for (const [file, text] of Object.entries(STARTER_CONTENT)) {
-    if (contentHasFiles && !options.force) entries.push({ file, outcome: 'skipped', note: 'content/ already has files' });
-    else files[file] = text;
+  const stamp = backupStamp((options.now ?? (() => new Date()))());
+  const managed: Record<string, string> = {
+    'sync.config.ts': CONFIG_TEMPLATE,
+    '.github/workflows/cms-sync.yml': WORKFLOW_TEMPLATE,
+  };
+  // A sync.config.ts beside the user's sync.config.js would be the one cms-sync loads.
+  const otherConfig = CONFIG_FILES.find((name) => name !== 'sync.config.ts' && existsSync(path.join(projectDir, name)));
+  for (const [file, text] of Object.entries(managed)) {
+    if (file === 'sync.config.ts' && otherConfig && !existsSync(path.join(projectDir, file))) {
+      entries.push({ file, outcome: 'skipped', note: `${otherConfig} is the config: init leaves it as it is` });
+    } else {
+      entries.push(await writeManaged(projectDir, file, text, options.force, stamp));
+    }
   }
-  for (const [file, text] of Object.entries(files)) entries.push(await writeOne(projectDir, file, text, options.force));
+  const contentInUse = await holdsAnything(path.join(projectDir, 'content'));
+  for (const [file, text] of Object.entries(STARTER_CONTENT)) {
+    if (!contentInUse) entries.push(await writeNew(projectDir, file, text));
+    else entries.push({ file, outcome: 'skipped', note: 'content/ already has files: init never writes there' });
+  }
   entries.push(await mergeGitignore(projectDir));
   return entries.sort((a, b) => a.file.localeCompare(b.file));
 }
 
-async function writeOne(projectDir: string, file: string, text: string, force: boolean): Promise<ScaffoldEntry> {
+async function writeManaged(
+  projectDir: string,
+  file: string,
+  text: string,
+  force: boolean,
+  stamp: string,
+): Promise<ScaffoldEntry> {
   const abs = path.join(projectDir, file);
-  const exists = existsSync(abs);
-  if (exists && !force) return { file, outcome: 'skipped', note: 'already exists' };
+  const current = await readFile(abs, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (current === undefined) return writeNew(projectDir, file, text);
+  if (current === text) return { file, outcome: 'unchanged' };
+  if (!force) return { file, outcome: 'skipped', note: 'already exists', rewritable: true };
+  const saved = await saveBeside(abs, stamp);
+  await replace(abs, text);
+  return { file, outcome: 'overwritten', note: `previous version saved as ${path.basename(saved)}` };
+}
+
+/** Creates `file`; one that appeared meanwhile is left as it is. */
+async function writeNew(projectDir: string, file: string, text: string): Promise<ScaffoldEntry> {
+  const abs = path.join(projectDir, file);
   await mkdir(path.dirname(abs), { recursive: true });
-  await writeFile(abs, text);
-  return { file, outcome: exists ? 'overwritten' : 'created' };
+  try {
+    await writeFile(abs, text, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { file, outcome: 'skipped', note: 'already exists' };
+    throw error;
+  }
+  return { file, outcome: 'created' };
+}
+
+/**
+ * Copies `abs` to `<abs>.<stamp>.bak`, never over an earlier copy. The suffix comes last so the
+ * copy is inert: Actions runs only `.yml`/`.yaml` workflows and cms-sync loads only `sync.config.*`
+ * files that end in a script extension.
+ */
+async function saveBeside(abs: string, stamp: string): Promise<string> {
+  for (let n = 0; ; n++) {
+    const candidate = `${abs}.${stamp}${n === 0 ? '' : `-${n}`}.bak`;
+    try {
+      await copyFile(abs, candidate, constants.COPYFILE_EXCL);
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/**
+ * Writes beside and renames over: a crash leaves the old file or the new one, and a symlink is
+ * replaced, not written through to wherever it points.
+ */
+async function replace(abs: string, text: string): Promise<void> {
+  const temp = `${abs}.${process.pid}.tmp`;
+  await writeFile(temp, text, { flag: 'wx' });
+  try {
+    await rename(temp, abs);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** `20261126T064510Z`: sorts by time and has no character a file system or shell dislikes. */
+function backupStamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
 }
 
 /** Appends only the ignore lines that are missing; never rewrites what the user wrote. */
@@ -67,7 +154,13 @@ function blanketNote(line: string): string {
   return `the line \`${line}\` also ignores .cms-sync/state.json, which should be committed: remove it`;
 }
 
-async function hasFiles(dir: string): Promise<boolean> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  return names.length > 0;
+/** Anything at all, dot files included: a `.gitkeep` says the folder is already someone's. */
+async function holdsAnything(dir: string): Promise<boolean> {
+  try {
+    return (await readdir(dir)).length > 0;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A missing folder is empty; a file or an unreadable folder named content/ is not ours to fill.
+    return code !== 'ENOENT';
+  }
 }

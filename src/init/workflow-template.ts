@@ -4,19 +4,38 @@
  *
  * Design choices (the why, since YAML cannot carry much):
  * - `plan` on pull requests posts the plan to the job summary and annotates bad files, so a
- *   reviewer sees what merging will do to the CMS.
- * - `apply` on main runs in one concurrency group with cancel-in-progress off: two applies
- *   never overlap on one state, and a queued run waits for the one in flight.
+ *   reviewer sees what merging will do to the CMS. Plans only read the CMS: they run side by side
+ *   and never wait for an apply.
+ * - `apply` runs only on the default branch (a push, or a manual run started from it): a manual
+ *   run from any other branch would publish content nobody reviewed.
+ * - Every apply to the one CMS shares one concurrency group, whatever the branch, with
+ *   cancel-in-progress off: two applies never overlap on one state, and a queued run waits for
+ *   the one in flight. GitHub keeps only the newest queued run; since it applies the branch tip,
+ *   the runs it replaced lose nothing. The group is a fixed name, not the URL, which may carry credentials and
+ *   would be shown in the run's page.
  * - `apply` checks out the branch tip, not the pushed commit, so a queued run starts from the
  *   state.json the previous run committed.
+ * - The CMS token is given only to the step that talks to the CMS. `npm ci` runs every
+ *   dependency's install script, so it sees no secret; checkout keeps no credentials either, and
+ *   the GitHub token that pushes the state is handed to that one step.
+ * - cms-sync's stderr goes to a file, not to the log: file names and slugs in it could form
+ *   workflow commands (`::error::`, `::add-mask::`, ...). The report step prints it made safe,
+ *   and runs also when the plan or apply failed, so the summary says why.
+ * - Every call is `./node_modules/.bin/cms-sync`: the binary `npm ci` installed from the lock
+ *   file. Never `npx cms-sync`, which fetches and runs whatever the registry has under that name
+ *   when the project lacks it, with the token in its environment; and not `npx --no-install`
+ *   either, which still asks the registry and falls back to a global install.
  * - The state is committed back with `[skip ci]` even when apply fails part-way: it records
  *   what did reach the CMS, so the next run neither repeats nor loses it.
  */
-export const WORKFLOW_TEMPLATE = `# cms-sync: plan on pull requests, apply on main. Written by \`cms-sync init\`.
+export const WORKFLOW_TEMPLATE = `# cms-sync: plan on pull requests, apply on the default branch.
+# Written by \`cms-sync init\`.
 # Needs: cms-sync in package.json devDependencies (npm i -D cms-sync) and a package-lock.json;
 # repository secret CMS_API_TOKEN; repository variable CMS_BASE_URL (Settings > Secrets and
 # variables > Actions). Images are uploaded from the commit's raw URL (public repositories);
 # for a private one set the variable CMS_MEDIA_BASE_URL to a URL your CMS can fetch content/ from.
+# If your default branch is not main, change \`branches: [main]\` below. Every step runs the
+# cms-sync that npm ci installed (./node_modules/.bin/cms-sync), never one fetched by name.
 name: cms-sync
 
 on:
@@ -30,69 +49,113 @@ on:
 permissions:
   contents: read
 
-env:
-  CMS_BASE_URL: \${{ vars.CMS_BASE_URL }}
-  CMS_API_TOKEN: \${{ secrets.CMS_API_TOKEN }}
-
 jobs:
   plan:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
+    timeout-minutes: 15
+    # A newer push to the same pull request supersedes its plan; plans never block an apply.
+    concurrency:
+      group: cms-sync-plan-\${{ github.event.pull_request.number }}
+      cancel-in-progress: true
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-node@v4
+      - uses: actions/checkout@v5
         with:
-          node-version: 20
+          persist-credentials: false
+      - uses: actions/setup-node@v6
+        with:
+          node-version: 24
           cache: npm
+      # No secret in this step: every dependency's install script runs here.
       - run: npm ci
       - name: Plan
         env:
-          CMS_MEDIA_BASE_URL: \${{ vars.CMS_MEDIA_BASE_URL || format('https://raw.githubusercontent.com/{0}/{1}/content/', github.repository, github.event.pull_request.head.sha) }}
-        # The plan's own exit code decides the step; ci-report only turns the JSON (and the
-        # stderr, which names unreadable files) into annotations and a job-summary table.
+          CMS_BASE_URL: \${{ vars.CMS_BASE_URL }}
+          CMS_API_TOKEN: \${{ secrets.CMS_API_TOKEN }}
+          CMS_MEDIA_BASE_URL: \${{ vars.CMS_MEDIA_BASE_URL }}
+          HEAD_SHA: \${{ github.event.pull_request.head.sha }}
+        # The output goes to files; the Report step shows it with workflow commands defused.
         run: |
-          status=0
-          npx cms-sync plan --json > plan.json 2> >(tee plan.log >&2) || status=$?
-          npx cms-sync ci-report plan.json --log plan.log || true
-          exit $status
+          if [ -z "$CMS_MEDIA_BASE_URL" ]; then
+            export CMS_MEDIA_BASE_URL="https://raw.githubusercontent.com/$GITHUB_REPOSITORY/$HEAD_SHA/content/"
+          fi
+          ./node_modules/.bin/cms-sync plan --json > plan.json 2> plan.log || {
+            status=$?
+            echo "cms-sync plan exited with $status: the Report step below shows why."
+            exit $status
+          }
+      - name: Report
+        if: always()
+        run: |
+          if [ ! -x node_modules/.bin/cms-sync ]; then
+            echo '### cms-sync is not installed: did npm ci fail?' >> "$GITHUB_STEP_SUMMARY"
+            exit 1
+          fi
+          ./node_modules/.bin/cms-sync ci-report plan.json --log plan.log
 
   apply:
-    if: github.event_name == 'push' || github.event_name == 'workflow_dispatch'
+    # Only the default branch applies, also when started by hand from another branch.
+    if: >-
+      (github.event_name == 'push' || github.event_name == 'workflow_dispatch')
+      && github.ref == format('refs/heads/{0}', github.event.repository.default_branch)
     runs-on: ubuntu-latest
-    # One apply at a time on one state; a queued run waits instead of being cancelled midway.
+    timeout-minutes: 60
+    # One group for every apply to this CMS, whatever the branch; a queued run waits instead of
+    # cancelling one midway. A copy of this workflow for a second CMS needs its own group name.
     concurrency:
-      group: cms-sync-apply-\${{ github.ref }}
+      group: cms-sync-apply
       cancel-in-progress: false
     permissions:
       contents: write
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@v5
         with:
           ref: \${{ github.ref }}
-      - uses: actions/setup-node@v4
+          persist-credentials: false
+      - uses: actions/setup-node@v6
         with:
-          node-version: 20
+          node-version: 24
           cache: npm
+      # No secret in this step: every dependency's install script runs here.
       - run: npm ci
       - name: Apply
+        env:
+          CMS_BASE_URL: \${{ vars.CMS_BASE_URL }}
+          CMS_API_TOKEN: \${{ secrets.CMS_API_TOKEN }}
+          CMS_MEDIA_BASE_URL: \${{ vars.CMS_MEDIA_BASE_URL }}
         run: |
-          export CMS_MEDIA_BASE_URL="\${{ vars.CMS_MEDIA_BASE_URL }}"
           if [ -z "$CMS_MEDIA_BASE_URL" ]; then
-            CMS_MEDIA_BASE_URL="https://raw.githubusercontent.com/\${{ github.repository }}/$(git rev-parse HEAD)/content/"
+            head=$(git rev-parse HEAD)
+            export CMS_MEDIA_BASE_URL="https://raw.githubusercontent.com/$GITHUB_REPOSITORY/$head/content/"
           fi
-          status=0
-          npx cms-sync apply --json > apply.json 2> >(tee apply.log >&2) || status=$?
-          npx cms-sync ci-report apply.json --log apply.log || true
-          exit $status
+          ./node_modules/.bin/cms-sync apply --json > apply.json 2> apply.log || {
+            status=$?
+            echo "cms-sync apply exited with $status: the Report step below shows why."
+            exit $status
+          }
+      - name: Report
+        if: always()
+        run: |
+          if [ ! -x node_modules/.bin/cms-sync ]; then
+            echo '### cms-sync is not installed: did npm ci fail?' >> "$GITHUB_STEP_SUMMARY"
+            exit 1
+          fi
+          ./node_modules/.bin/cms-sync ci-report apply.json --log apply.log
       - name: Commit state
         # Also after a failed apply: the state records what did reach the CMS.
         if: always()
+        env:
+          GITHUB_TOKEN: \${{ github.token }}
         run: |
           git add .cms-sync/state.json 2>/dev/null || exit 0
           git diff --cached --quiet && exit 0
           git config user.name 'github-actions[bot]'
           git config user.email '41898282+github-actions[bot]@users.noreply.github.com'
           git commit -m 'cms-sync: update state [skip ci]'
-          git pull --rebase origin "\${GITHUB_REF_NAME}"
-          git push origin "HEAD:\${GITHUB_REF_NAME}"
+          # Checkout kept no credentials (npm ci could have read them): this step alone has them.
+          basic=$(printf 'x-access-token:%s' "$GITHUB_TOKEN" | base64 -w0)
+          echo "::add-mask::$basic"
+          auth="http.$GITHUB_SERVER_URL/.extraheader=AUTHORIZATION: basic $basic"
+          git -c "$auth" pull --rebase origin "$GITHUB_REF_NAME"
+          git -c "$auth" push origin "HEAD:$GITHUB_REF_NAME"
 `;

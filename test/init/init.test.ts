@@ -60,17 +60,13 @@ describe('cms-sync init', () => {
     const again = await project.run(['init']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('- sync.config.ts skipped (already exists)');
-    expect(again.stdout).toContain('- content/pages/about.md skipped (content/ already has files)');
-    expect(again.stdout).toContain('- .github/workflows/cms-sync.yml skipped (already exists)');
-    expect(again.stdout).toMatch(/\d+ existing files skipped; rerun with --force to overwrite\./);
+    expect(again.stdout).toContain('- content/pages/about.md skipped (content/ already has files: init never writes there)');
+    expect(again.stdout).toContain('= .github/workflows/cms-sync.yml unchanged');
+    expect(again.stdout).toContain(
+      '1 existing file kept; `init --force` rewrites it, saving the old as <file>.<time>.bak\n',
+    );
     expect(await project.read('sync.config.ts')).toBe('// mine\n');
     expect(await project.read('content/pages/about.md')).toBe('---\ntitle: Mine\n---\n');
-
-    const forced = await project.run(['init', '--force']);
-    expect(forced.code).toBe(0);
-    expect(forced.stdout).toContain('! sync.config.ts overwritten');
-    expect(forced.stdout).toContain('! content/pages/about.md overwritten');
-    expect(await project.read('sync.config.ts')).toContain('defineConfig');
   });
 
   it('appends only the missing .gitignore lines and keeps state.json committed', async () => {
