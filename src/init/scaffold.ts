@@ -11,7 +11,7 @@ import { WORKFLOW_TEMPLATE } from './workflow-template.js';
  * journal of a run in flight, and this checkout's own copy of the last state it saved.
  * `.cms-sync/state.json` is deliberately absent: it is committed.
  */
-export const GITIGNORE_LINES = ['.cms-sync/local-cms/', '.cms-sync/lock', '.cms-sync/journal.jsonl', '.cms-sync/last-state.json', '.cms-sync/file-hashes.json', '.cms-sync/state-index.json'] as const;
+export const GITIGNORE_LINES = ['.cms-sync/local-cms/', '.cms-sync/lock', '.cms-sync/lock.break-*', '.cms-sync/.lock.*.tmp', '.cms-sync/journal.jsonl', '.cms-sync/last-state.json', '.cms-sync/file-hashes.json', '.cms-sync/state-index.json'] as const;
 
 export type ScaffoldOutcome = 'created' | 'overwritten' | 'skipped' | 'updated' | 'unchanged';
 
