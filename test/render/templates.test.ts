@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { expandTemplates, type ExpandOptions } from '../../src/render/templates/expand-templates.js';
+import {
+  expandTemplates,
+  type ExpandOptions,
+  type ShortcodeCall,
+} from '../../src/render/templates/expand-templates.js';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
 
 const base: ExpandOptions = { file: 'content/articles/post.md', bodyLine: 1 };
-const expand = (source: string, options: Partial<ExpandOptions> = {}) => expandTemplates(source, { ...base, ...options });
+const expand = (source: string, options: Partial<ExpandOptions> = {}) =>
+  expandTemplates(source, { ...base, ...options });
 const text = (source: string, options: Partial<ExpandOptions> = {}): string => {
   const result = expand(source, options);
   expect(result.problems).toEqual([]);
@@ -51,7 +56,7 @@ describe('Hugo shortcode syntax', () => {
 
   it('pairs opening and closing shortcodes, nested ones too, and expands the inner content first', () => {
     const shortcodes = {
-      box: (call: { named: Record<string, string>; inner: string | undefined }) => `<div class="${call.named['kind']}">${call.inner}</div>`,
+      box: (call: ShortcodeCall) => `<div class="${call.named['kind']}">${call.inner}</div>`,
     };
     const out = text('{{< box kind="outer" >}}A{{< box kind="inner" >}}B{{< /box >}}C{{< /box >}}', { shortcodes });
     expect(out).toBe('<div class="outer">A<div class="inner">B</div>C</div>');
@@ -65,12 +70,13 @@ describe('Hugo shortcode syntax', () => {
   });
 
   it('{{% %}} paired content reaches the handler as Markdown', () => {
-    const shortcodes = { note: (call: { inner: string | undefined }) => `<aside>\n\n${call.inner?.trim()}\n\n</aside>` };
+    const shortcodes = { note: (call: ShortcodeCall) => `<aside>\n\n${call.inner?.trim()}\n\n</aside>` };
     expect(text('{{% note %}}\n**bold**\n{{% /note %}}', { shortcodes })).toBe('<aside>\n\n**bold**\n\n</aside>');
   });
 
   it('publishes a comment-escaped shortcode as the literal shortcode', () => {
-    expect(text('{{</* figure src="a.png" */>}} and {{%/* note */%}}')).toBe('{{< figure src="a.png" >}} and {{% note %}}');
+    expect(text('{{</* figure src="a.png" */>}} and {{%/* note */%}}'))
+      .toBe('{{< figure src="a.png" >}} and {{% note %}}');
   });
 
   it('expands shortcodes inside code blocks and code spans, as Hugo does; escapes stay literal there', () => {
@@ -81,12 +87,17 @@ describe('Hugo shortcode syntax', () => {
 
 describe('Hugo built-in shortcodes', () => {
   it('figure -> <figure> with <img src alt title> and a <figcaption>; width and height ignored without a word', () => {
-    const out = text('{{< figure src="/img/a.png" alt="A \\"cat\\"" title="T" caption="Cap & co" width="300" height=200 >}}');
-    expect(out).toBe('<figure><img src="/img/a.png" alt="A &quot;cat&quot;" title="T"><figcaption>Cap &amp; co</figcaption></figure>');
+    const out = text(
+      '{{< figure src="/img/a.png" alt="A \\"cat\\"" title="T" caption="Cap & co" width="300" height=200 >}}',
+    );
+    expect(out).toBe(
+      '<figure><img src="/img/a.png" alt="A &quot;cat&quot;" title="T"><figcaption>Cap &amp; co</figcaption></figure>',
+    );
   });
 
   it('figure: a caption in Markdown is rendered; a link wraps the image; no caption means no figcaption', () => {
-    expect(text('{{< figure src="a.png" caption="By *me*, [site](https://x.example)" link="https://y.example" >}}')).toBe(
+    const source = '{{< figure src="a.png" caption="By *me*, [site](https://x.example)" link="https://y.example" >}}';
+    expect(text(source)).toBe(
       '<figure><a href="https://y.example"><img src="a.png" alt=""></a>' +
         '<figcaption>By <em>me</em>, <a href="https://x.example">site</a></figcaption></figure>',
     );
@@ -108,7 +119,8 @@ describe('Hugo built-in shortcodes', () => {
   });
 
   it('youtube takes the id positionally or as id=', () => {
-    const embed = '<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ" title="YouTube video" allowfullscreen></iframe>';
+    const embed =
+      '<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ" title="YouTube video" allowfullscreen></iframe>';
     expect(text('{{< youtube dQw4w9WgXcQ >}}')).toBe(embed);
     expect(text('{{< youtube id="dQw4w9WgXcQ" >}}')).toBe(embed);
     expect(text('{{< youtube id=abc start=30 title="Talk" >}}')).toBe(
@@ -130,7 +142,8 @@ describe('Hugo built-in shortcodes', () => {
   });
 
   it('x and tweet -> a blockquote linking to the post', () => {
-    const quote = '<blockquote class="twitter-tweet"><p><a href="https://x.com/jane/status/123">Post by @jane on X</a></p></blockquote>';
+    const quote = '<blockquote class="twitter-tweet"><p>' +
+      '<a href="https://x.com/jane/status/123">Post by @jane on X</a></p></blockquote>';
     expect(text('{{< x user="jane" id="123" >}}')).toBe(quote);
     expect(text('{{< tweet user="jane" id="123" >}}')).toBe(quote);
     expect(text('{{< tweet jane 123 >}}')).toBe(quote);
@@ -140,7 +153,8 @@ describe('Hugo built-in shortcodes', () => {
     expect(text('{{< highlight go "linenos=table" >}}\nfmt.Println("hi")\n{{< /highlight >}}')).toBe(
       '```go\nfmt.Println("hi")\n```',
     );
-    expect(text('Text {{< highlight md >}}a ``` b{{< /highlight >}} after')).toBe('Text \n````md\na ``` b\n````\n after');
+    expect(text('Text {{< highlight md >}}a ``` b{{< /highlight >}} after'))
+      .toBe('Text \n````md\na ``` b\n````\n after');
   });
 
   it('ref and relref -> /<slug>/ from the file name (index.md: its folder), keeping a #fragment', () => {
@@ -164,7 +178,9 @@ describe('Hugo built-in shortcodes', () => {
     const result = expand('{{< param missing >}}');
     expect(result.text).toBe('{{< param missing >}}');
     expect(result.problems).toEqual([
-      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('`param` `missing` has no value') }),
+      expect.objectContaining({
+        severity: 'warning', message: expect.stringContaining('`param` `missing` has no value'),
+      }),
     ]);
   });
 
@@ -194,12 +210,15 @@ describe('Liquid (Jekyll / Eleventy)', () => {
   });
 
   it('url, relative_url and absolute_url filters', () => {
-    expect(text('{{ "/x/" | url }} {{ "x/" | relative_url }} {{ \'/x/\' | absolute_url }} {{ "https://o.example/" | url }}', { site }))
+    const source =
+      '{{ "/x/" | url }} {{ "x/" | relative_url }} {{ \'/x/\' | absolute_url }} {{ "https://o.example/" | url }}';
+    expect(text(source, { site }))
       .toBe('/blog/x/ /blog/x/ https://example.com/blog/x/ https://o.example/');
   });
 
   it('takes the path of a full-URL baseUrl (Hugo baseURL) and its origin as the site url', () => {
-    expect(text('{{ "/x/" | absolute_url }}', { site: { baseUrl: 'https://example.com/blog/' } })).toBe('https://example.com/blog/x/');
+    expect(text('{{ "/x/" | absolute_url }}', { site: { baseUrl: 'https://example.com/blog/' } }))
+      .toBe('https://example.com/blog/x/');
   });
 
   it('site.baseurl is empty when not configured, as in Jekyll', () => {
@@ -229,9 +248,11 @@ describe('Liquid (Jekyll / Eleventy)', () => {
     expect(result.text).toBe(body);
     expect(result.problems).toEqual([{
       file: 'content/articles/post.md', line: 2, column: 1, severity: 'warning',
-      message: expect.stringMatching(/^`\{% include %\}` of `card.html` is left as text: .*map `include` under `markdown.shortcodes`/),
+      message: expect.stringMatching(
+        /^`\{% include %\}` of `card.html` is left as text: .*map `include` under `markdown.shortcodes`/,
+      ),
     }]);
-    const include = (call: { args: string[]; named: Record<string, string> }) => `![](${call.named['image']}) from ${call.args[0]}`;
+    const include = (call: ShortcodeCall) => `![](${call.named['image']}) from ${call.args[0]}`;
     expect(text(body, { shortcodes: { include } })).toBe('Before\n![](a.png) from card.html\n');
   });
 
@@ -252,16 +273,18 @@ describe('Liquid (Jekyll / Eleventy)', () => {
     const result = expand('{{ page.title }} and {{ "x" | upcase }}');
     expect(result.text).toBe('{{ page.title }} and {{ "x" | upcase }}');
     expect(result.problems.map((p) => `${p.column} ${p.severity} ${p.message}`)).toEqual([
-      expect.stringMatching(/^1 warning Liquid output `\{\{ page.title \}\}` is left as text: `page.title` is not a value/),
+      expect.stringMatching(/^1 warning Liquid output `\{\{ page.title \}\}` is left as text: `page.title` is not/),
       expect.stringMatching(/^22 warning Liquid output `\{\{ "x" \| upcase \}\}` is left as text: the filter `upcase`/),
     ]);
   });
 
   it('in auto, Liquid inside Markdown code is left as written with no warning; the liquid dialect expands it', () => {
     const body = '```liquid\n{{ site.url }} {% if x %}\n```\n\nand `{{ site.url }}` and {{ site.url }}\n';
-    expect(text(body, { site })).toBe('```liquid\n{{ site.url }} {% if x %}\n```\n\nand `{{ site.url }}` and https://example.com\n');
+    expect(text(body, { site }))
+      .toBe('```liquid\n{{ site.url }} {% if x %}\n```\n\nand `{{ site.url }}` and https://example.com\n');
     const liquid = expand(body, { site, dialect: 'liquid' });
-    expect(liquid.text).toBe('```liquid\nhttps://example.com {% if x %}\n```\n\nand `https://example.com` and https://example.com\n');
+    expect(liquid.text)
+      .toBe('```liquid\nhttps://example.com {% if x %}\n```\n\nand `https://example.com` and https://example.com\n');
     expect(liquid.problems.map((p) => `${p.line}:${p.column}`)).toEqual(['2:16']);
   });
 
@@ -277,7 +300,9 @@ describe('problems: unhandled, unclosed, strict', () => {
     expect(result.text).toBe(body);
     expect(result.problems).toEqual([{
       file: 'content/articles/post.md', line: 6, column: 5, severity: 'warning',
-      message: expect.stringContaining('shortcode `quote` (`{{< quote author="Ann" >}}`) is neither built in nor mapped'),
+      message: expect.stringContaining(
+        'shortcode `quote` (`{{< quote author="Ann" >}}`) is neither built in nor mapped',
+      ),
     }]);
     expect(result.problems[0]!.message).toContain('map it under `markdown.shortcodes` in sync.config.ts');
     expect(where(body, { bodyLine: 4, strict: true })).toEqual(['6:5 error']);
@@ -346,9 +371,9 @@ describe('problems: unhandled, unclosed, strict', () => {
     expect(result.text).toBe('x <figure><img src="a.png" alt=""></figure> *\n'.repeat(30));
   });
 
-  it('crossing tags: the closing tag pairs with the nearest opening of its name; the other closing is an orphan', () => {
+  it('crossing tags: a closing tag pairs with the nearest opening of its name; the other is an orphan', () => {
     const seen: Array<[string, string | undefined]> = [];
-    const tag = (call: { name: string; inner: string | undefined }) => (seen.push([call.name, call.inner]), `[${call.name}]`);
+    const tag = (call: ShortcodeCall) => (seen.push([call.name, call.inner]), `[${call.name}]`);
     const result = expand('{{< a >}}1{{< b >}}2{{< /a >}}3{{< /b >}}', { shortcodes: { a: tag, b: tag } });
     expect(seen).toEqual([['b', undefined], ['a', '1[b]2']]);
     expect(result.text).toBe('[a]3{{< /b >}}');
@@ -363,7 +388,7 @@ describe('problems: unhandled, unclosed, strict', () => {
 
   it('a user handler replaces a builtin of the same name and gets the position', () => {
     const positions: unknown[] = [];
-    const figure = (c: { args: string[]; named: Record<string, string>; position: unknown }) => (positions.push(c.position), `![](${c.named['src']})`);
+    const figure = (c: ShortcodeCall) => (positions.push(c.position), `![](${c.named['src']})`);
     expect(text('\n  {{< figure src="a.png" >}}', { shortcodes: { figure }, bodyLine: 3 })).toBe('\n  ![](a.png)');
     expect(positions).toEqual([{ line: 4, column: 3 }]);
   });

@@ -164,7 +164,8 @@ function figure(call: ShortcodeCall): BuiltinResult {
   const title = named['title'];
   const caption = named['caption'] ?? title;
   const img = `<img${attributes([['src', src], ['alt', named['alt'] ?? ''], ['title', title]])}>`;
-  const linked = named['link'] ? `<a${attributes([['href', named['link']], ['target', named['target']], ['rel', named['rel']]])}>${img}</a>` : img;
+  const anchor = attributes([['href', named['link']], ['target', named['target']], ['rel', named['rel']]]);
+  const linked = named['link'] ? `<a${anchor}>${img}</a>` : img;
   const parts: string[] = [];
   if (caption) parts.push(markdownify(caption));
   if (named['attr']) {
@@ -184,13 +185,17 @@ function youtube(call: ShortcodeCall): BuiltinResult {
   }
   const search = query.size > 0 ? `?${query}` : '';
   const title = call.named['title'] ?? 'YouTube video';
-  return `<iframe${attributes([['src', `https://www.youtube.com/embed/${id}${search}`], ['title', title]])} allowfullscreen></iframe>`;
+  return iframe(`https://www.youtube.com/embed/${id}${search}`, title);
 }
 
 function vimeo(call: ShortcodeCall): BuiltinResult {
   const id = videoId(call, '{{< vimeo 55073825 >}}');
   const title = call.named['title'] ?? 'Vimeo video';
-  return `<iframe${attributes([['src', `https://player.vimeo.com/video/${id}`], ['title', title]])} allowfullscreen></iframe>`;
+  return iframe(`https://player.vimeo.com/video/${id}`, title);
+}
+
+function iframe(src: string, title: string): string {
+  return `<iframe${attributes([['src', src], ['title', title]])} allowfullscreen></iframe>`;
 }
 
 function gist(call: ShortcodeCall): BuiltinResult {
@@ -215,7 +220,8 @@ function post(call: ShortcodeCall): BuiltinResult {
   }
   const url = `https://x.com/${user ?? 'i'}/status/${id}`;
   const label = user ? `Post by @${user} on X` : 'Post on X';
-  return `<blockquote class="twitter-tweet"><p><a${attributes([['href', url]])}>${escapeText(label)}</a></p></blockquote>`;
+  const link = `<a${attributes([['href', url]])}>${escapeText(label)}</a>`;
+  return `<blockquote class="twitter-tweet"><p>${link}</p></blockquote>`;
 }
 
 function highlight(call: ShortcodeCall): BuiltinResult {
@@ -226,7 +232,9 @@ function details(call: ShortcodeCall): BuiltinResult {
   const { named } = call;
   const open = named['open'] !== undefined && named['open'] !== 'false';
   const summary = markdownify(named['summary'] ?? 'Details');
-  const attrs = attributes([['class', named['class']], ['name', named['name']], ['title', named['title']], ['open', open]]);
+  const attrs = attributes([
+    ['class', named['class']], ['name', named['name']], ['title', named['title']], ['open', open],
+  ]);
   // Blank lines around the inner content let Markdown inside it be rendered as Markdown.
   return { block: `<details${attrs}><summary>${summary}</summary>\n\n${(call.inner ?? '').trim()}\n\n</details>` };
 }
@@ -255,7 +263,8 @@ export function lookUp(params: Record<string, unknown>, dotted: string): unknown
 }
 
 function reference(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
-  const target = required(call, call.named['path'] ?? call.args[0], 'the page it links to', `{{< ${call.name} "my-post.md" >}}`);
+  const example = `{{< ${call.name} "my-post.md" >}}`;
+  const target = required(call, call.named['path'] ?? call.args[0], 'the page it links to', example);
   return context.resolveRef(target);
 }
 

@@ -67,12 +67,14 @@ export function expandTemplates(source: string, options: ExpandOptions): ExpandR
   const codeRanges = lazyCodeRanges(source);
   const parsed = parseTemplates(source, { dialect, isCode: codeRanges.contains, maxDepth: options.maxDepth ?? 20 });
   const lines = lineStarts(source);
-  const toFileProblem = (p: Problem): FileProblem => ({ file: options.file, ...lines.position(p.offset, options.bodyLine ?? 1), severity: p.severity, message: p.message });
+  const position = (offset: number): { line: number; column: number } => lines.position(offset, options.bodyLine ?? 1);
+  const toFileProblem = (p: Problem): FileProblem =>
+    ({ file: options.file, ...position(p.offset), severity: p.severity, message: p.message });
 
   if (parsed.tooDeep) {
     return { text: source, problems: [toFileProblem({ ...parsed.tooDeep, severity: 'error' })] };
   }
-  const expander = new Expander(source, options, codeRanges.contains, (offset) => lines.position(offset, options.bodyLine ?? 1));
+  const expander = new Expander(source, options, codeRanges.contains, position);
   for (const p of parsed.problems) expander.problems.push({ ...p, severity: 'error' });
   const text = expander.render(parsed.nodes, false);
   const problems = expander.problems.sort((a, b) => a.offset - b.offset).map(toFileProblem);
@@ -109,7 +111,8 @@ class Expander {
           out.text(this.literal(node.text, node.start, inCode));
           break;
         case 'verbatim':
-          out.consumed(node.trimLeft, node.name === 'raw' ? this.source.slice(node.innerStart, node.innerEnd) : '', node.trimRight);
+          out.consumed(node.trimLeft, node.name === 'raw' ? this.source.slice(node.innerStart, node.innerEnd) : '',
+            node.trimRight);
           break;
         case 'output': {
           const result = evaluateOutput(node.expression, this.context.site);
@@ -117,8 +120,9 @@ class Expander {
             out.consumed(node.trimLeft, result.value, node.trimRight);
           } else {
             const written = this.source.slice(node.start, node.end);
-            this.unhandled(node.start, `Liquid output \`${written}\` is left as text: ${result.unknown}; cms-sync ` +
-              'knows `site.baseurl`, `site.url`, `site.<param>` and the `url`, `relative_url` and `absolute_url` filters');
+            this.unhandled(node.start, `Liquid output \`${written}\` is left as text: ${result.unknown}; ` +
+              'cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and the `url`, `relative_url` and ' +
+              '`absolute_url` filters');
             out.text(this.literal(written, node.start, inCode));
           }
           break;
@@ -133,7 +137,8 @@ class Expander {
 
   private renderTag(node: TagNode, out: Output, inCode: boolean): void {
     const { open, close } = node;
-    const user = this.options.shortcodes && Object.hasOwn(this.options.shortcodes, open.name) ? this.options.shortcodes[open.name] : undefined;
+    const mapped = this.options.shortcodes;
+    const user = mapped && Object.hasOwn(mapped, open.name) ? mapped[open.name] : undefined;
     const table = open.flavor === 'liquid' ? LIQUID_BUILTINS : HUGO_BUILTINS;
     const builtin = user ? undefined : Object.hasOwn(table, open.name) ? table[open.name] : undefined;
     const leaveAsWritten = (): void => {
@@ -154,7 +159,8 @@ class Expander {
       return leaveAsWritten();
     }
 
-    const inner = close ? this.render(node.children, inCode || Boolean(builtin?.innerIsCode), open.trimRight) : undefined;
+    const innerInCode = inCode || Boolean(builtin?.innerIsCode);
+    const inner = close ? this.render(node.children, innerInCode, open.trimRight) : undefined;
     const call = {
       name: open.name, args: open.args, named: open.named,
       inner: inner !== undefined && close?.trimLeft ? inner.trimEnd() : inner,
@@ -163,7 +169,7 @@ class Expander {
     let result: BuiltinResult;
     try {
       result = user ? user(call) : builtin!.render(call, this.context);
-      if (typeof result !== 'string' && (typeof result !== 'object' || result === null || typeof result.block !== 'string')) {
+      if (!isResult(result)) {
         throw new ShortcodeProblem(`returned ${result === null ? 'null' : typeof result}, not text`);
       }
     } catch (error) {
@@ -260,6 +266,12 @@ function onOwnLines(block: string, before: string | undefined, after: string | u
   return `${lead}${block}${trail}`;
 }
 
+/** A handler from config is JavaScript: it may return anything. */
+function isResult(value: unknown): value is BuiltinResult {
+  if (typeof value === 'string') return true;
+  return typeof value === 'object' && value !== null && typeof (value as { block?: unknown }).block === 'string';
+}
+
 function arityProblem(builtin: Builtin, node: TagNode): string | undefined {
   const { open, close } = node;
   const [left, right] = delimiters(open);
@@ -283,15 +295,19 @@ function unknownMessage(open: TagToken, written: string): string {
   if (open.flavor === 'liquid' && open.name === 'include') {
     const what = open.args[0] ? ` of \`${open.args[0]}\`` : '';
     return `\`{% include %}\`${what} is left as text: it runs one of the site's templates, which cms-sync cannot; ` +
-      `map \`include\` under \`${SHORTCODES_KEY}\` in sync.config.ts (args[0] is the file), or write the content into the file`;
+      `map \`include\` under \`${SHORTCODES_KEY}\` in sync.config.ts (args[0] is the file), ` +
+      'or write the content into the file';
   }
   const kind = open.flavor === 'liquid' ? 'Liquid tag' : 'shortcode';
-  return `${kind} \`${open.name}\` (\`${written.length > 60 ? `${written.slice(0, 57)}...` : written}\`) is neither built in ` +
-    `nor mapped, so it is left as text: map it under \`${SHORTCODES_KEY}\` in sync.config.ts, ${example}, returning Markdown or HTML`;
+  const quoted = written.length > 60 ? `${written.slice(0, 57)}...` : written;
+  return `${kind} \`${open.name}\` (\`${quoted}\`) is neither built in nor mapped, so it is left as text: ` +
+    `map it under \`${SHORTCODES_KEY}\` in sync.config.ts, ${example}, returning Markdown or HTML`;
 }
 
 /** 1-based line:column of an offset, counting from the line the body starts on. */
-function lineStarts(source: string): { position: (offset: number, bodyLine: number) => { line: number; column: number } } {
+function lineStarts(source: string): {
+  position: (offset: number, bodyLine: number) => { line: number; column: number };
+} {
   let starts: number[] | undefined;
   return {
     position(offset, bodyLine) {

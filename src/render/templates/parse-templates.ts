@@ -175,7 +175,8 @@ function lexShortcode(scanner: Scanner, start: number): Token | undefined {
   const name = source.slice(nameStart, at);
   if (name === '') {
     if (at >= source.length || source.startsWith(close, at) || isSpace(source[at])) {
-      return fail(start, `\`${open}\` opens a shortcode with no name; write \`${open} name ${close}\`, or escape it as ` +
+      return fail(start, `\`${open}\` opens a shortcode with no name; write \`${open} name ${close}\`, ` +
+        'or escape it as ' +
         `\`${open}/* … */${close}\` to publish it as text`);
     }
     // `{{<` followed by something that is no name (`{{<-` in a code sample): not a shortcode.
@@ -196,7 +197,8 @@ function lexShortcode(scanner: Scanner, start: number): Token | undefined {
       return shortcodeToken(flavor, name, closing, true, args, named, start, at + 1 + close.length);
     }
     if (source.startsWith(otherClose, at)) {
-      return fail(start, `shortcode \`${name}\` opens with \`${open}\` but closes with \`${otherClose}\`; use \`${close}\``);
+      return fail(start,
+        `shortcode \`${name}\` opens with \`${open}\` but closes with \`${otherClose}\`; use \`${close}\``);
     }
     const first = readValue(scanner, at, close);
     if (!first) return undefined;
@@ -216,10 +218,14 @@ function shortcodeToken(
   flavor: TagFlavor, name: string, closing: boolean, selfClosing: boolean,
   args: string[], named: Record<string, string>, start: number, end: number,
 ): TagToken {
-  return { kind: 'tag', flavor, name, closing, selfClosing, args, named, start, end, trimLeft: false, trimRight: false };
+  return {
+    kind: 'tag', flavor, name, closing, selfClosing, args, named, start, end, trimLeft: false, trimRight: false,
+  };
 }
 
-function lexShortcodeComment(scanner: Scanner, start: number, commentStart: number, open: string, close: string): Token | undefined {
+function lexShortcodeComment(
+  scanner: Scanner, start: number, commentStart: number, open: string, close: string,
+): Token | undefined {
   const { source } = scanner;
   const end = find(scanner, '*/', commentStart + 2);
   const after = end === -1 ? -1 : skipSpace(source, end + 2);
@@ -265,7 +271,8 @@ function readValue(scanner: Scanner, at: number, close: string): Value | undefin
   if (quote === '`') {
     const end = find(scanner, '`', at + 1);
     if (end === -1) {
-      scanner.problems.push({ offset: at, message: 'a raw-string shortcode argument is not closed: add the closing backtick' });
+      const message = 'a raw-string shortcode argument is not closed: add the closing backtick';
+      scanner.problems.push({ offset: at, message });
       return undefined;
     }
     return { value: source.slice(at + 1, end), quoted: true, end: end + 1 };
@@ -303,7 +310,8 @@ function lexDelimited(scanner: Scanner, start: number, close: string, what: stri
 function lexLiquidOutput(scanner: Scanner, start: number): Token | undefined {
   const body = lexDelimited(scanner, start, '}}', `\`{{\` (a Liquid output)`);
   if (!body) return undefined;
-  return { kind: 'output', expression: body.inner, start, end: body.end, trimLeft: body.trimLeft, trimRight: body.trimRight };
+  const { inner: expression, end, trimLeft, trimRight } = body;
+  return { kind: 'output', expression, start, end, trimLeft, trimRight };
 }
 
 function lexLiquidTag(scanner: Scanner, start: number): Token | undefined {
@@ -390,7 +398,7 @@ function buildTree(source: string, tokens: Token[], maxDepth: number, problems: 
       else children().push({ kind: 'text', start: token.start, end: token.end }); // an orphan, reported
     } else {
       const close = closeOf.get(i);
-      const node: TagNode = close ? { kind: 'tag', open: token, close, children: [] } : { kind: 'tag', open: token, children: [] };
+      const node: TagNode = { kind: 'tag', open: token, children: [], ...(close ? { close } : {}) };
       children().push(node);
       if (!close) continue;
       if (stack.length >= maxDepth) {
@@ -444,7 +452,8 @@ function pairTags(tokens: Token[], problems: ParseProblem[]): Map<number, TagTok
 
 function orphanMessage(token: TagToken): string {
   if (token.flavor === 'liquid') {
-    return `\`{% end${token.name} %}\` closes a \`{% ${token.name} %}\` that was never opened; remove it or add the opening tag`;
+    return `\`{% end${token.name} %}\` closes a \`{% ${token.name} %}\` that was never opened; ` +
+      'remove it or add the opening tag';
   }
   const [open, close] = token.flavor === 'hugo' ? ['{{<', '>}}'] : ['{{%', '%}}'];
   return `\`${open} /${token.name} ${close}\` closes a \`${token.name}\` shortcode that was never opened; ` +
