@@ -288,6 +288,12 @@ describe('Liquid (Jekyll / Eleventy)', () => {
     expect(liquid.problems.map((p) => `${p.line}:${p.column}`)).toEqual(['2:16']);
   });
 
+  it('in auto, Liquid-looking text inside a Hugo highlight is a code sample, left as written with no warning', () => {
+    const body = '{{< highlight go-html-template >}}\n<h1>{{ .Title }}</h1>{% if x %}y{% endif %}\n{{< /highlight >}}';
+    expect(text(body)).toBe('```go-html-template\n<h1>{{ .Title }}</h1>{% if x %}y{% endif %}\n```');
+    expect(where(body, { dialect: 'liquid' })).toEqual(['1:1 warning', '2:5 warning', '2:22 warning', '3:1 warning']);
+  });
+
   it('in the liquid dialect, Hugo syntax is not read as a shortcode', () => {
     expect(expand('{{< figure src="a.png" >}}', { dialect: 'liquid' }).text).toBe('{{< figure src="a.png" >}}');
   });

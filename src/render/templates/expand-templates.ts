@@ -76,7 +76,7 @@ export function expandTemplates(source: string, options: ExpandOptions): ExpandR
   }
   const expander = new Expander(source, options, codeRanges.contains, position);
   for (const p of parsed.problems) expander.problems.push({ ...p, severity: 'error' });
-  const text = expander.render(parsed.nodes, false);
+  const text = expander.render(parsed.nodes, { inCode: false, liquidAsText: false });
   const problems = expander.problems.sort((a, b) => a.offset - b.offset).map(toFileProblem);
   return { text, problems };
 }
@@ -84,6 +84,21 @@ export function expandTemplates(source: string, options: ExpandOptions): ExpandR
 function mayHoldTemplates(source: string, dialect: Dialect): boolean {
   if (dialect === 'hugo') return source.includes('{{<') || source.includes('{{%');
   return source.includes('{{') || source.includes('{%');
+}
+
+interface Scope {
+  /** The output lands in code, where text is shown as is and never autolinked. */
+  inCode: boolean;
+  /** Liquid syntax here is sample text (in `auto`, inside a Hugo highlight). */
+  liquidAsText: boolean;
+}
+
+function isLiquid(node: TemplateNode): boolean {
+  return node.kind === 'output' || node.kind === 'verbatim' || (node.kind === 'tag' && node.open.flavor === 'liquid');
+}
+
+function endOf(node: TemplateNode): number {
+  return node.kind === 'tag' ? (node.close ?? node.open).end : node.end;
 }
 
 class Expander {
@@ -100,9 +115,14 @@ class Expander {
   }
 
   /** Renders sibling nodes, applying Liquid's `{%-`/`-%}` whitespace control between them. */
-  render(nodes: TemplateNode[], inCode: boolean, trimStart = false): string {
+  render(nodes: TemplateNode[], scope: Scope, trimStart = false): string {
+    const { inCode } = scope;
     const out = new Output(trimStart);
     for (const node of nodes) {
+      if (scope.liquidAsText && isLiquid(node)) {
+        out.text(this.source.slice(node.kind === 'tag' ? node.open.start : node.start, endOf(node)));
+        continue;
+      }
       switch (node.kind) {
         case 'text':
           out.text(this.source.slice(node.start, node.end));
@@ -128,15 +148,16 @@ class Expander {
           break;
         }
         case 'tag':
-          this.renderTag(node, out, inCode);
+          this.renderTag(node, out, scope);
           break;
       }
     }
     return out.toString();
   }
 
-  private renderTag(node: TagNode, out: Output, inCode: boolean): void {
+  private renderTag(node: TagNode, out: Output, scope: Scope): void {
     const { open, close } = node;
+    const { inCode } = scope;
     const mapped = this.options.shortcodes;
     const user = mapped && Object.hasOwn(mapped, open.name) ? mapped[open.name] : undefined;
     const table = open.flavor === 'liquid' ? LIQUID_BUILTINS : HUGO_BUILTINS;
@@ -144,7 +165,7 @@ class Expander {
     const leaveAsWritten = (): void => {
       out.text(this.literal(this.source.slice(open.start, open.end), open.start, inCode));
       if (close) {
-        out.text(this.render(node.children, inCode));
+        out.text(this.render(node.children, scope));
         out.text(this.literal(this.source.slice(close.start, close.end), close.start, inCode));
       }
     };
@@ -159,8 +180,13 @@ class Expander {
       return leaveAsWritten();
     }
 
-    const innerInCode = inCode || Boolean(builtin?.innerIsCode);
-    const inner = close ? this.render(node.children, innerInCode, open.trimRight) : undefined;
+    // Inside Hugo's highlight, `{{ .Title }}` is a Go template sample, not Liquid (unless the dialect says so).
+    const hugoCode = Boolean(builtin?.innerIsCode) && open.flavor !== 'liquid';
+    const innerScope: Scope = {
+      inCode: inCode || Boolean(builtin?.innerIsCode),
+      liquidAsText: scope.liquidAsText || (hugoCode && (this.options.dialect ?? 'auto') === 'auto'),
+    };
+    const inner = close ? this.render(node.children, innerScope, open.trimRight) : undefined;
     const call = {
       name: open.name, args: open.args, named: open.named,
       inner: inner !== undefined && close?.trimLeft ? inner.trimEnd() : inner,
