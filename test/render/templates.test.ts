@@ -425,7 +425,7 @@ describe('autolinks never reach into template syntax', () => {
 
 describe('scanning is linear', () => {
   it('handles many unclosed openings without re-reading the rest each time', () => {
-    const body = '{{< x "'.repeat(20_000) + '{% y '.repeat(20_000);
+    const body = '{{< x "'.repeat(20_000) + '{% y '.repeat(20_000) + '{{< x a' + '{{<a'.repeat(50_000);
     const result = expand(body);
     expect(result.text).toBe(body);
     expect(result.problems.length).toBeGreaterThan(0);

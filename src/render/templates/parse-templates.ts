@@ -278,8 +278,10 @@ function readValue(scanner: Scanner, at: number, close: string): Value | undefin
     return { value: source.slice(at + 1, end), quoted: true, end: end + 1 };
   }
   let i = at;
+  // A bare word also ends where another shortcode opens: an unclosed one is then found there,
+  // rather than each failed opening re-reading the same long word.
   while (i < source.length && !isSpace(source[i]) && source[i] !== '=' && !source.startsWith(close, i) &&
-    !source.startsWith(`/${close}`, i)) {
+    !source.startsWith(`/${close}`, i) && !source.startsWith('{{<', i) && !source.startsWith('{{%', i)) {
     i += 1;
   }
   if (i === at) i += 1; // a lone `=`: take it as a word rather than loop on it
