@@ -392,6 +392,18 @@ describe('problems: unhandled, unclosed, strict', () => {
     expect(result.problems[0]!.message).toBe('your `boom` handler (markdown.shortcodes) failed: no image given');
   });
 
+  it('a handler that returns no text (or a Promise) is an error saying so', () => {
+    const asyncHandler = (async () => 'x') as unknown as () => string;
+    const nothing = (() => undefined) as unknown as () => string;
+    const result = expand('{{< a >}} {{< b >}}', { shortcodes: { a: asyncHandler, b: nothing } });
+    expect(result.text).toBe('{{< a >}} {{< b >}}');
+    expect(result.problems.map((p) => p.message)).toEqual([
+      'your `a` handler (markdown.shortcodes) failed: returned a Promise; ' +
+        'a handler must return its text at once (no async)',
+      'your `b` handler (markdown.shortcodes) failed: returned undefined, not text',
+    ]);
+  });
+
   it('a user handler replaces a builtin of the same name and gets the position', () => {
     const positions: unknown[] = [];
     const figure = (c: ShortcodeCall) => (positions.push(c.position), `![](${c.named['src']})`);

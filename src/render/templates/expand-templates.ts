@@ -195,9 +195,7 @@ class Expander {
     let result: BuiltinResult;
     try {
       result = user ? user(call) : builtin!.render(call, this.context);
-      if (!isResult(result)) {
-        throw new ShortcodeProblem(`returned ${result === null ? 'null' : typeof result}, not text`);
-      }
+      if (!isResult(result)) throw new ShortcodeProblem(notTextMessage(result));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof ShortcodeProblem && error.kind === 'unhandled') {
@@ -290,6 +288,13 @@ function onOwnLines(block: string, before: string | undefined, after: string | u
   const lead = before === undefined || before === '\n' ? '' : '\n';
   const trail = after === undefined || after === '\n' || after === '\r' ? '' : '\n';
   return `${lead}${block}${trail}`;
+}
+
+function notTextMessage(value: unknown): string {
+  if (typeof (value as { then?: unknown } | null)?.then === 'function') {
+    return 'returned a Promise; a handler must return its text at once (no async)';
+  }
+  return `returned ${value === null ? 'null' : typeof value}, not text`;
 }
 
 /** A handler from config is JavaScript: it may return anything. */

@@ -98,8 +98,8 @@ export interface ParseResult {
 const NAME = /[\p{L}\p{N}_./-]/u;
 const LIQUID_NAME = /^(#|[\p{L}\p{N}_-]+)/u;
 
-/** Liquid blocks that must end: the ones with a built-in meaning here. */
-export const LIQUID_VERBATIM = new Set(['raw', 'comment']);
+/** Liquid blocks whose inside is never read as template syntax. */
+const LIQUID_VERBATIM = new Set(['raw', 'comment']);
 
 export function parseTemplates(source: string, options: ParseOptions): ParseResult {
   const { tokens, problems } = tokenize(source, options);
