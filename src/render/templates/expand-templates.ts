@@ -1,0 +1,393 @@
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import { visit } from 'unist-util-visit';
+import type { FileProblem } from '../../errors.js';
+import {
+  HUGO_BUILTINS,
+  LIQUID_BUILTINS,
+  ShortcodeProblem,
+  refPath,
+  resolveSite,
+  type Builtin,
+  type BuiltinContext,
+  type BuiltinResult,
+  type ShortcodeHandler,
+  type SiteInfo,
+} from './builtins.js';
+import { evaluateOutput } from './liquid-output.js';
+import { parseTemplates, type Dialect, type TagNode, type TagToken, type TemplateNode } from './parse-templates.js';
+
+export type { ShortcodeCall, ShortcodeHandler, SiteInfo } from './builtins.js';
+export type { Dialect } from './parse-templates.js';
+
+/** Where a user maps their own shortcodes, named in messages. */
+export const SHORTCODES_KEY = 'markdown.shortcodes';
+
+export interface ExpandOptions {
+  /** Path of the file, for problems. */
+  file: string;
+  /** The file line on which the body starts (after front matter); 1 when there is none. */
+  bodyLine?: number;
+  site?: SiteInfo;
+  /** A site's own shortcodes and tags by name; they take precedence over the built-in ones. */
+  shortcodes?: Record<string, ShortcodeHandler>;
+  /**
+   * `hugo`: only `{{< >}}` / `{{% %}}`. `liquid`: only `{% %}` / `{{ }}`, expanded inside code
+   * too, as Jekyll does. `auto` (default): both, with Liquid syntax inside Markdown code left as written.
+   */
+  dialect?: Dialect;
+  /** Unhandled templates are errors instead of warnings. */
+  strict?: boolean;
+  /** The path a page reference links to; default `refPath` (`/<file name>/`). */
+  resolveRef?: (target: string) => string;
+  /** @default 20 */
+  maxDepth?: number;
+}
+
+export interface ExpandResult {
+  text: string;
+  problems: FileProblem[];
+}
+
+interface Problem {
+  offset: number;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+/**
+ * Replaces the template syntax of a Markdown body (Hugo shortcodes, Liquid tags and outputs) with
+ * Markdown or HTML, before the body is parsed as Markdown. What it cannot expand stays as written,
+ * with a problem at its position. A body without template syntax is returned as the same string.
+ */
+export function expandTemplates(source: string, options: ExpandOptions): ExpandResult {
+  const dialect = options.dialect ?? 'auto';
+  if (!mayHoldTemplates(source, dialect)) return { text: source, problems: [] };
+
+  const codeRanges = lazyCodeRanges(source);
+  const parsed = parseTemplates(source, { dialect, isCode: codeRanges.contains, maxDepth: options.maxDepth ?? 20 });
+  const lines = lineStarts(source);
+  const position = (offset: number): { line: number; column: number } => lines.position(offset, options.bodyLine ?? 1);
+  const toFileProblem = (p: Problem): FileProblem =>
+    ({ file: options.file, ...position(p.offset), severity: p.severity, message: p.message });
+
+  if (parsed.tooDeep) {
+    return { text: source, problems: [toFileProblem({ ...parsed.tooDeep, severity: 'error' })] };
+  }
+  const expander = new Expander(source, options, codeRanges.contains, position);
+  for (const p of parsed.problems) expander.problems.push({ ...p, severity: 'error' });
+  const text = expander.render(parsed.nodes, { inCode: false, liquidAsText: false });
+  const problems = expander.problems.sort((a, b) => a.offset - b.offset).map(toFileProblem);
+  return { text, problems };
+}
+
+function mayHoldTemplates(source: string, dialect: Dialect): boolean {
+  if (dialect === 'hugo') return source.includes('{{<') || source.includes('{{%');
+  return source.includes('{{') || source.includes('{%');
+}
+
+interface Scope {
+  /** The output lands in code, where text is shown as is and never autolinked. */
+  inCode: boolean;
+  /** Liquid syntax here is sample text (in `auto`, inside a Hugo highlight). */
+  liquidAsText: boolean;
+}
+
+function isLiquid(node: TemplateNode): boolean {
+  return node.kind === 'output' || node.kind === 'verbatim' || (node.kind === 'tag' && node.open.flavor === 'liquid');
+}
+
+function endOf(node: TemplateNode): number {
+  return node.kind === 'tag' ? (node.close ?? node.open).end : node.end;
+}
+
+class Expander {
+  readonly problems: Problem[] = [];
+  private readonly context: BuiltinContext;
+
+  constructor(
+    private readonly source: string,
+    private readonly options: ExpandOptions,
+    private readonly isCode: (offset: number) => boolean,
+    private readonly position: (offset: number) => { line: number; column: number },
+  ) {
+    this.context = { site: resolveSite(options.site), resolveRef: options.resolveRef ?? refPath };
+  }
+
+  /** Renders sibling nodes, applying Liquid's `{%-`/`-%}` whitespace control between them. */
+  render(nodes: TemplateNode[], scope: Scope, trimStart = false): string {
+    const { inCode } = scope;
+    const out = new Output(trimStart);
+    for (const node of nodes) {
+      if (scope.liquidAsText && isLiquid(node)) {
+        out.text(this.source.slice(node.kind === 'tag' ? node.open.start : node.start, endOf(node)));
+        continue;
+      }
+      switch (node.kind) {
+        case 'text':
+          out.text(this.source.slice(node.start, node.end));
+          break;
+        case 'escaped':
+          out.text(this.literal(node.text, node.start, inCode));
+          break;
+        case 'verbatim':
+          out.consumed(node.trimLeft, node.name === 'raw' ? this.source.slice(node.innerStart, node.innerEnd) : '',
+            node.trimRight);
+          break;
+        case 'output': {
+          const result = evaluateOutput(node.expression, this.context.site);
+          if ('value' in result) {
+            out.consumed(node.trimLeft, result.value, node.trimRight);
+          } else {
+            const written = this.source.slice(node.start, node.end);
+            this.unhandled(node.start, `Liquid output \`${written}\` is left as text: ${result.unknown}; ` +
+              'cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and the `url`, `relative_url` and ' +
+              '`absolute_url` filters');
+            out.text(this.literal(written, node.start, inCode));
+          }
+          break;
+        }
+        case 'tag':
+          this.renderTag(node, out, scope);
+          break;
+      }
+    }
+    return out.toString();
+  }
+
+  private renderTag(node: TagNode, out: Output, scope: Scope): void {
+    const { open, close } = node;
+    const { inCode } = scope;
+    const mapped = this.options.shortcodes;
+    const user = mapped && Object.hasOwn(mapped, open.name) ? mapped[open.name] : undefined;
+    const table = open.flavor === 'liquid' ? LIQUID_BUILTINS : HUGO_BUILTINS;
+    const builtin = user ? undefined : Object.hasOwn(table, open.name) ? table[open.name] : undefined;
+    const leaveAsWritten = (): void => {
+      out.text(this.literal(this.source.slice(open.start, open.end), open.start, inCode));
+      if (close) {
+        out.text(this.render(node.children, scope));
+        out.text(this.literal(this.source.slice(close.start, close.end), close.start, inCode));
+      }
+    };
+
+    if (!user && !builtin) {
+      this.unhandled(open.start, unknownMessage(open, this.source.slice(open.start, open.end)));
+      return leaveAsWritten();
+    }
+    const arity = builtin && arityProblem(builtin, node);
+    if (arity) {
+      this.problems.push({ offset: open.start, severity: 'error', message: arity });
+      return leaveAsWritten();
+    }
+
+    // Inside Hugo's highlight, `{{ .Title }}` is a Go template sample, not Liquid (unless the dialect says so).
+    const hugoCode = Boolean(builtin?.innerIsCode) && open.flavor !== 'liquid';
+    const innerScope: Scope = {
+      inCode: inCode || Boolean(builtin?.innerIsCode),
+      liquidAsText: scope.liquidAsText || (hugoCode && (this.options.dialect ?? 'auto') === 'auto'),
+    };
+    const inner = close ? this.render(node.children, innerScope, open.trimRight) : undefined;
+    const call = {
+      name: open.name, args: open.args, named: open.named,
+      inner: inner !== undefined && close?.trimLeft ? inner.trimEnd() : inner,
+      position: this.position(open.start),
+    };
+    let result: BuiltinResult;
+    try {
+      result = user ? user(call) : builtin!.render(call, this.context);
+      if (!isResult(result)) throw new ShortcodeProblem(notTextMessage(result));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof ShortcodeProblem && error.kind === 'unhandled') {
+        this.unhandled(open.start, `${message}; it is left as text`);
+      } else {
+        const who = user ? `your \`${open.name}\` handler (${SHORTCODES_KEY})` : `\`${open.name}\``;
+        this.problems.push({ offset: open.start, severity: 'error', message: `${who} failed: ${message}` });
+      }
+      out.text(this.literal(this.source.slice(open.start, open.end), open.start, inCode));
+      if (close) {
+        out.text(inner ?? '');
+        out.text(this.literal(this.source.slice(close.start, close.end), close.start, inCode));
+      }
+      return;
+    }
+    const end = (close ?? open).end;
+    const text = typeof result === 'string' ? result : onOwnLines(result.block, out.lastChar(), this.source[end]);
+    out.consumed(open.trimLeft, text, (close ?? open).trimRight);
+  }
+
+  private unhandled(offset: number, message: string): void {
+    this.problems.push({ offset, severity: this.options.strict ? 'error' : 'warning', message });
+  }
+
+  /**
+   * Template text published as written must not become a link: GFM's autolink literal would take
+   * `https://x.png">}}` as one URL. It runs on decoded text, so a character reference cannot stop
+   * it; an empty HTML comment between `https` and `://` (`www` and `.`, before `@`) splits the text
+   * so that no autolink starts, and the reader sees the same characters. Code is never autolinked.
+   */
+  private literal(text: string, offset: number, inCode: boolean): string {
+    if (inCode || !/:\/\/|www\.|@/i.test(text) || this.isCode(offset)) return text;
+    return text.replace(/:\/\//g, `${SPLIT}://`).replace(/\b(www)\./gi, `$1${SPLIT}.`).replace(/@/g, `${SPLIT}@`);
+  }
+}
+
+const SPLIT = '<!---->';
+
+/** Collects rendered pieces; knows the last character written, for whitespace control and blocks. */
+class Output {
+  private readonly parts: string[] = [];
+
+  constructor(private trimNext: boolean) {}
+
+  text(piece: string): void {
+    if (this.trimNext) {
+      piece = piece.replace(/^\s+/, '');
+      if (piece === '') return;
+      this.trimNext = false;
+    }
+    this.parts.push(piece);
+  }
+
+  /** A tag that was expanded (or removed): its whitespace control applies. */
+  consumed(trimLeft: boolean, piece: string, trimRight: boolean): void {
+    if (trimLeft) this.trimEnd();
+    if (piece !== '') {
+      this.parts.push(piece);
+      this.trimNext = false;
+    }
+    if (trimRight) this.trimNext = true;
+  }
+
+  lastChar(): string | undefined {
+    for (let i = this.parts.length - 1; i >= 0; i -= 1) {
+      const part = this.parts[i]!;
+      if (part !== '') return part[part.length - 1];
+    }
+    return undefined;
+  }
+
+  private trimEnd(): void {
+    while (this.parts.length > 0) {
+      const trimmed = this.parts[this.parts.length - 1]!.replace(/\s+$/, '');
+      if (trimmed !== '') {
+        this.parts[this.parts.length - 1] = trimmed;
+        return;
+      }
+      this.parts.pop();
+    }
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
+/** A block such as a fenced code block must start and end a line to be read as one. */
+function onOwnLines(block: string, before: string | undefined, after: string | undefined): string {
+  const lead = before === undefined || before === '\n' ? '' : '\n';
+  const trail = after === undefined || after === '\n' || after === '\r' ? '' : '\n';
+  return `${lead}${block}${trail}`;
+}
+
+function notTextMessage(value: unknown): string {
+  if (typeof (value as { then?: unknown } | null)?.then === 'function') {
+    return 'returned a Promise; a handler must return its text at once (no async)';
+  }
+  return `returned ${value === null ? 'null' : typeof value}, not text`;
+}
+
+/** A handler from config is JavaScript: it may return anything. */
+function isResult(value: unknown): value is BuiltinResult {
+  if (typeof value === 'string') return true;
+  return typeof value === 'object' && value !== null && typeof (value as { block?: unknown }).block === 'string';
+}
+
+function arityProblem(builtin: Builtin, node: TagNode): string | undefined {
+  const { open, close } = node;
+  const [left, right] = delimiters(open);
+  const closing = open.flavor === 'liquid' ? `${left} end${open.name} ${right}` : `${left} /${open.name} ${right}`;
+  if (builtin.inner === 'required' && !close) {
+    return `\`${left} ${open.name} ${right}\` is not closed: add \`${closing}\` after its content`;
+  }
+  if (builtin.inner === 'none' && close) {
+    return `\`${open.name}\` takes no inner content: remove \`${closing}\``;
+  }
+  return undefined;
+}
+
+function delimiters(tag: TagToken): [string, string] {
+  if (tag.flavor === 'liquid') return ['{%', '%}'];
+  return tag.flavor === 'hugo' ? ['{{<', '>}}'] : ['{{%', '%}}'];
+}
+
+function unknownMessage(open: TagToken, written: string): string {
+  const example = `e.g. \`${open.name}: ({ args, named, inner }) => \\\`…\\\`\``;
+  if (open.flavor === 'liquid' && open.name === 'include') {
+    const what = open.args[0] ? ` of \`${open.args[0]}\`` : '';
+    return `\`{% include %}\`${what} is left as text: it runs one of the site's templates, which cms-sync cannot; ` +
+      `map \`include\` under \`${SHORTCODES_KEY}\` in sync.config.ts (args[0] is the file), ` +
+      'or write the content into the file';
+  }
+  const kind = open.flavor === 'liquid' ? 'Liquid tag' : 'shortcode';
+  const quoted = written.length > 60 ? `${written.slice(0, 57)}...` : written;
+  return `${kind} \`${open.name}\` (\`${quoted}\`) is neither built in nor mapped, so it is left as text: ` +
+    `map it under \`${SHORTCODES_KEY}\` in sync.config.ts, ${example}, returning Markdown or HTML`;
+}
+
+/** 1-based line:column of an offset, counting from the line the body starts on. */
+function lineStarts(source: string): {
+  position: (offset: number, bodyLine: number) => { line: number; column: number };
+} {
+  let starts: number[] | undefined;
+  return {
+    position(offset, bodyLine) {
+      if (!starts) {
+        starts = [0];
+        for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+      }
+      const index = lastAtOrBefore(starts, offset);
+      return { line: bodyLine + index, column: offset - starts[index]! + 1 };
+    },
+  };
+}
+
+/** Index of the last element <= value in an ascending array (0 when none). */
+function lastAtOrBefore(sorted: number[], value: number): number {
+  let low = 0;
+  let high = sorted.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (sorted[mid]! <= value) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+const markdownParser = unified().use(remarkParse).freeze();
+
+/**
+ * Offsets of code blocks and code spans, parsed only when first asked: a body that needs no
+ * answer (Hugo shortcodes only, nothing left as text) is never parsed twice.
+ */
+function lazyCodeRanges(source: string): { contains: (offset: number) => boolean } {
+  let starts: number[] | undefined;
+  let ends: number[] = [];
+  return {
+    contains(offset) {
+      if (!starts) {
+        const ranges: Array<[number, number]> = [];
+        visit(markdownParser.parse(source), (node) => {
+          if ((node.type === 'code' || node.type === 'inlineCode') && node.position?.start.offset !== undefined) {
+            ranges.push([node.position.start.offset, node.position.end.offset ?? node.position.start.offset]);
+          }
+        });
+        ranges.sort((a, b) => a[0] - b[0]);
+        starts = ranges.map((r) => r[0]);
+        ends = ranges.map((r) => r[1]);
+      }
+      if (starts.length === 0 || offset < starts[0]!) return false;
+      return offset < ends[lastAtOrBefore(starts, offset)]!;
+    },
+  };
+}
