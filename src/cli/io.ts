@@ -40,7 +40,7 @@ export function processIO(): CliIO {
     if (listened) {
       writeLine(
         process.stderr,
-        `\n${name} again: stopped at once. Writes in flight when it came are in the journal (.cms-sync/journal.jsonl): the next run replays it and checks them, so nothing is sent twice.`,
+        `\n${name} again: stopped at once. Writes in flight when it came are in the journal: the next run replays it and checks them, so nothing is sent twice.`,
       );
     }
     process.exit(130);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
-import { formatProblem, SyncError, type FileProblem } from '../errors.js';
+import { formatProblem, redactCredentials, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
@@ -98,8 +98,9 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO, op
     // Stopped before any record was written; only uploads started ahead may have been sent.
     const uploaded = (await ahead?.settle())?.filter((u) => u.uploaded).length ?? 0;
     await store?.save();
+    if (mode === 'plan') throw new SyncError('CMS_SYNC_INTERRUPTED', 'Interrupted: the plan was not finished; nothing was written anywhere.', { cause: error, exitCode: 130 });
     const sent = uploaded ? `${uploaded} image${uploaded === 1 ? '' : 's'} uploaded (kept in state); no record written` : 'nothing was written';
-    throw new SyncError('CMS_SYNC_INTERRUPTED', `Interrupted before apply began: ${sent}.${mode === 'apply' ? ' Run `cms-sync apply` again to carry out the plan.' : ''}`, { cause: error, exitCode: 130 });
+    throw new SyncError('CMS_SYNC_INTERRUPTED', `Interrupted before apply began: ${sent}. Run \`cms-sync apply\` again to carry out the plan.`, { cause: error, exitCode: 130 });
   } finally {
     // Nothing may still be in flight when the caller saves state and closes the client.
     await ahead?.settle();
@@ -269,7 +270,7 @@ async function carryOut(
     ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
   });
   progress.finish();
-  for (const failure of result.failures) writeLine(ctx.io.stderr, `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`);
+  for (const failure of result.failures) writeLine(ctx.io.stderr, redactCredentials(`${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`));
   if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
   if (result.interrupted) {
     const done = result.created + result.updated + result.deleted + result.uploaded + result.adopted;

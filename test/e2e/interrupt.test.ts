@@ -88,7 +88,7 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
     await run.waitForLine(/^Stopping: no new writes start/, { stream: 'stderr' });
     const result = await run.stop({ signal: 'SIGINT' });
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('SIGINT again: stopped at once. Writes in flight when it came are in the journal (.cms-sync/journal.jsonl): the next run replays it and checks them, so nothing is sent twice.');
+    expect(result.stderr).toContain('SIGINT again: stopped at once. Writes in flight when it came are in the journal: the next run replays it and checks them, so nothing is sent twice.');
     expect((await allArticles(project)).length).toBeLessThan(ARTICLES);
     await expectRerunCompletes(project);
   }, 90_000);
@@ -99,6 +99,6 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
     await run.waitForLine(/^Target: /);
     const result = await run.stop({ signal: 'SIGINT', timeoutMs: 5000 });
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('Interrupted before apply began: nothing was written.');
+    expect(result.stderr).toContain('Interrupted: the plan was not finished; nothing was written anywhere.');
   }, 60_000);
 });
