@@ -96,7 +96,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // No more uploads wait in the client's queue than it sends at once, so that after an interrupt
   // none is sent that had not already gone out.
   const uploadSlots = pLimit(ctx.client.concurrency);
-  const send = (source: MediaSource) => uploadSlots(() => (stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library)));
+  const send = (source: MediaSource) =>
+    uploadSlots(() => (stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library)));
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,

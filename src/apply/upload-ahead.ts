@@ -31,7 +31,9 @@ export interface UploadAhead {
   readonly knownBefore: State['media'];
 }
 
-export function createUploadAhead(ctx: UploadContext & { checkLibrary: boolean; signal?: AbortSignal | undefined }): UploadAhead {
+export function createUploadAhead(
+  ctx: UploadContext & { checkLibrary: boolean; signal?: AbortSignal | undefined },
+): UploadAhead {
   const knownBefore = { ...ctx.store.state.media };
   const offered = new Map<string, Exclude<MediaSource, { kind: 'existing' }>>();
   const started = new Map<string, Promise<{ id: number; uploaded: boolean }>>();

@@ -40,7 +40,8 @@ export function processIO(): CliIO {
     if (listened) {
       writeLine(
         process.stderr,
-        `\n${name} again: stopped at once. Writes in flight when it came are in the journal: the next run replays it and checks them, so nothing is sent twice.`,
+        `\n${name} again: stopped at once. Writes in flight when it came are in the journal: ` +
+          'the next run replays it and checks them, so nothing is sent twice.',
       );
     }
     process.exit(130);
@@ -93,7 +94,9 @@ export function guardUnfinished(stderr: NodeJS.WritableStream): () => void {
   const onDrained = () => {
     writeLine(
       stderr,
-      'cms-sync stopped before the command finished: it was waiting for something that can no longer happen (for example, sync.config.ts exports a promise that never settles). Check the config; if it is fine, please report this.',
+      'cms-sync stopped before the command finished: it was waiting for something that can no longer happen ' +
+        '(for example, sync.config.ts exports a promise that never settles). ' +
+        'Check the config; if it is fine, please report this.',
     );
     process.exit(1);
   };

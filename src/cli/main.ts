@@ -53,7 +53,8 @@ async function runCommand(argv: string[], io: CliIO): Promise<number> {
       writeLine(io.stderr, redactCredentials(error.message));
       return error.exitCode;
     }
-    writeLine(io.stderr, redactCredentials(`cms-sync failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    writeLine(io.stderr, redactCredentials(`cms-sync failed unexpectedly: ${detail}`));
     return 1;
   }
   return exitCode;

@@ -67,9 +67,15 @@ export interface SyncReport {
  * out. Returns the exit code of CONTRACT §4. `keepTarget` leaves the embedded CMS running for
  * the caller (npm start shows it afterwards).
  */
-export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: SessionOptions & { keepTarget?: boolean }): Promise<SyncOutcome> {
+export async function runSync(
+  mode: 'plan' | 'apply',
+  flags: SyncFlags,
+  io: CliIO,
+  options: SessionOptions & { keepTarget?: boolean },
+): Promise<SyncOutcome> {
   const signal = interruptSignal(io);
-  const stopping = () => writeLine(io.stderr, `Stopping: no new ${mode === 'apply' ? 'writes start; those in flight finish and are saved' : 'requests'}. Press Ctrl-C again to quit at once.`);
+  const what = mode === 'apply' ? 'writes start; those in flight finish and are saved' : 'requests';
+  const stopping = () => writeLine(io.stderr, `Stopping: no new ${what}. Press Ctrl-C again to quit at once.`);
   signal.addEventListener('abort', stopping, { once: true });
   const session = await openSession(mode, flags, io, { ...options, signal });
   try {
@@ -85,12 +91,26 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
  * One pass of plan (and, in an apply session, apply) on an open session. Watch calls this for
  * every batch of saves; it never throws for a per-record problem, only for run-level failures.
  */
-export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO, options: { signal?: AbortSignal } = {}): Promise<SyncReport> {
+export async function syncOnce(
+  session: Session,
+  flags: SyncFlags,
+  io: CliIO,
+  options: { signal?: AbortSignal } = {},
+): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
-  const ahead = mode === 'apply' && store && !flags.savedPlan && !flags.strict ? createUploadAhead({ client, store, uploadUrlOf: uploadUrlFor(session.target), checkLibrary: flags.refresh !== false, signal }) : undefined;
+  const ahead =
+    mode === 'apply' && store && !flags.savedPlan && !flags.strict
+      ? createUploadAhead({
+          client,
+          store,
+          uploadUrlOf: uploadUrlFor(session.target),
+          checkLibrary: flags.refresh !== false,
+          signal,
+        })
+      : undefined;
   try {
     return await syncPass(session, flags, io, ahead, signal);
   } catch (error) {
@@ -98,16 +118,25 @@ export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO, op
     // Stopped before any record was written; only uploads started ahead may have been sent.
     const uploaded = (await ahead?.settle())?.filter((u) => u.uploaded).length ?? 0;
     await store?.save();
-    if (mode === 'plan') throw new SyncError('CMS_SYNC_INTERRUPTED', 'Interrupted: the plan was not finished; nothing was written anywhere.', { cause: error, exitCode: 130 });
-    const sent = uploaded ? `${uploaded} image${uploaded === 1 ? '' : 's'} uploaded (kept in state); no record written` : 'nothing was written';
-    throw new SyncError('CMS_SYNC_INTERRUPTED', `Interrupted before apply began: ${sent}. Run \`cms-sync apply\` again to carry out the plan.`, { cause: error, exitCode: 130 });
+    const interrupted = (message: string) =>
+      new SyncError('CMS_SYNC_INTERRUPTED', message, { cause: error, exitCode: 130 });
+    if (mode === 'plan') throw interrupted('Interrupted: the plan was not finished; nothing was written anywhere.');
+    const images = `${uploaded} image${uploaded === 1 ? '' : 's'}`;
+    const sent = uploaded ? `${images} uploaded (kept in state); no record written` : 'nothing was written';
+    throw interrupted(`Interrupted before apply began: ${sent}. Run \`cms-sync apply\` again to carry out the plan.`);
   } finally {
     // Nothing may still be in flight when the caller saves state and closes the client.
     await ahead?.settle();
   }
 }
 
-async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: UploadAhead | undefined, signal: AbortSignal | undefined): Promise<SyncReport> {
+async function syncPass(
+  session: Session,
+  flags: SyncFlags,
+  io: CliIO,
+  ahead: UploadAhead | undefined,
+  signal: AbortSignal | undefined,
+): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
   const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
@@ -213,7 +242,19 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
   checkpoint();
   const book = idBook({ state: planState, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
   const planned = Date.now() - started;
-  const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book, ...(ahead ? { ahead } : {}), ...(signal ? { signal } : {}) });
+  const result = await carryOut(plan, {
+    client,
+    store: session.store,
+    config,
+    target,
+    io,
+    started,
+    book,
+    json: flags.json === true,
+    quiet: flags.quiet === true,
+    ...(ahead ? { ahead } : {}),
+    ...(signal ? { signal } : {}),
+  });
   const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
   if (flags.json && !flags.quiet) {
     // When the pass began (epoch ms), then ms since: content read and rendered, plan made, applied.
@@ -254,7 +295,19 @@ function unread(): Record<RecordResource, RemoteListing> {
 
 async function carryOut(
   plan: Plan,
-  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; quiet: boolean; started: number; book: IdBook; ahead?: UploadAhead; signal?: AbortSignal },
+  ctx: {
+    client: CmsClient;
+    store: StateStore;
+    config: Config;
+    target: Target;
+    io: CliIO;
+    json: boolean;
+    quiet: boolean;
+    started: number;
+    book: IdBook;
+    ahead?: UploadAhead;
+    signal?: AbortSignal;
+  },
 ): Promise<ApplyResult> {
   // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
   // stdout with the plan and summary, unless stdout is reserved for --json.
@@ -270,13 +323,20 @@ async function carryOut(
     ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
   });
   progress.finish();
-  for (const failure of result.failures) writeLine(ctx.io.stderr, redactCredentials(`${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`));
+  for (const failure of result.failures) {
+    const line = `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`;
+    writeLine(ctx.io.stderr, redactCredentials(line));
+  }
   if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
   if (result.interrupted) {
-    const done = result.created + result.updated + result.deleted + result.uploaded + result.adopted;
+    const { created, updated, deleted, uploaded, adopted } = result;
+    const done = `${created} created, ${updated} updated, ${deleted} deleted, ${uploaded} uploaded, ${adopted} adopted`;
+    const all = created + updated + deleted + uploaded + adopted;
+    const failed = result.failures.length ? `, ${result.failures.length} failed` : '';
     writeLine(
       ctx.io.stderr,
-      `Interrupted: stopped starting writes and let those in flight finish. Done: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} uploaded, ${result.adopted} adopted (${done} in all); ${result.interrupted.notStarted} not started${result.failures.length ? `, ${result.failures.length} failed` : ''}. State saved: run \`cms-sync apply\` again to finish.`,
+      `Interrupted: stopped starting writes and let those in flight finish. Done: ${done} (${all} in all); ` +
+        `${result.interrupted.notStarted} not started${failed}. State saved: run \`cms-sync apply\` again to finish.`,
     );
     return result;
   }

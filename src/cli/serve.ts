@@ -50,8 +50,8 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .option('--port <port>', 'port to listen on (0 = any free port)', integer('--port', 0, 65535), 4321)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', `data directory (default: ${DEFAULT_DATA_DIR} in the project directory)`)
-    .option('--token-file <file>', 'read the API token to require from this file (default: env CMS_API_TOKEN, else <data>/token)')
-    .option('--token <token>', 'API token to require; visible to every user in `ps`: prefer --token-file or env CMS_API_TOKEN')
+    .option('--token-file <file>', 'read the API token to require from this file (default: env CMS_API_TOKEN)')
+    .option('--token <token>', 'API token to require; every user sees it in `ps`: prefer --token-file')
     .option('--api-disabled', 'refuse every API request with 403, as when the API is off in the dashboard')
     .option('--rps <n>', 'test aid: API requests per second before 429', positive('--rps'))
     .option('--latency <ms>', 'test aid: delay before handling each API request', integer('--latency', 0, 600_000))
@@ -63,7 +63,10 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .action(async (flags: ServeFlags) => {
       const cwd = resolve(io.cwd, (program.opts() as { cwd?: string }).cwd ?? '.');
       const dataDir = resolve(cwd, flags.data ?? DEFAULT_DATA_DIR);
-      const token = flags.token !== undefined ? checkToken(flags.token, 'The --token value') : await readToken({ env: io.env, tokenEnv: 'CMS_API_TOKEN', tokenFile: flags.tokenFile, cwd });
+      const token =
+        flags.token !== undefined
+          ? checkToken(flags.token, 'The --token value')
+          : await readToken({ env: io.env, tokenEnv: 'CMS_API_TOKEN', tokenFile: flags.tokenFile, cwd });
       const options: LocalCmsOptions = {
         dataDir,
         port: flags.port,

@@ -36,7 +36,12 @@ export interface SessionOptions {
   signal?: AbortSignal;
 }
 
-export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: SessionOptions): Promise<Session> {
+export async function openSession(
+  mode: 'plan' | 'apply',
+  flags: SyncFlags,
+  io: CliIO,
+  options: SessionOptions,
+): Promise<Session> {
   const config = await loadConfig(options.projectDir, io.env, { readOnly: mode === 'plan' });
   const target = await openTarget(config, io.env, {
     serveMedia: mode === 'apply',
@@ -87,12 +92,22 @@ export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: 
  * one (see stateDirOf); one an older cms-sync left in the committed place is moved out first,
  * under the lock of that place.
  */
-export async function openStore(config: Config, target: Target, command: string, io: CliIO): Promise<{ store: StateStore; release: () => Promise<void> }> {
+export async function openStore(
+  config: Config,
+  target: Target,
+  command: string,
+  io: CliIO,
+): Promise<{ store: StateStore; release: () => Promise<void> }> {
   const stateDir = stateDirOf(config, target);
   const release = await acquireLock(stateDir, command);
   try {
     if (await moveLeftoverLocalState(config, stateDir, command)) {
-      writeLine(io.stderr, `Moved the local CMS's state from ${shown(config, config.stateDir)}/${STATE_FILE} to ${shown(config, localStateDir(config))}/: it does not belong in the committed state. Commit the removal.`);
+      const from = `${shown(config, config.stateDir)}/${STATE_FILE}`;
+      writeLine(
+        io.stderr,
+        `Moved the local CMS's state from ${from} to ${shown(config, localStateDir(config))}/: ` +
+          'it does not belong in the committed state. Commit the removal.',
+      );
     }
     return { store: await StateStore.open(stateDir, target.identity), release };
   } catch (error) {
@@ -118,10 +133,17 @@ async function moveLeftoverLocalState(config: Config, stateDir: string, command:
   }
 }
 
-/** The state a plan reads (and never writes): for the embedded CMS, still in the committed place if no apply has moved it yet. */
-export async function readOnlyState(config: Config, target: Target): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
+/**
+ * The state a plan reads (and never writes): for the embedded CMS, still in the committed place
+ * if no apply has moved it yet.
+ */
+export async function readOnlyState(
+  config: Config,
+  target: Target,
+): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
   const stateDir = stateDirOf(config, target);
-  if (stateDir !== config.stateDir && !existsSync(path.join(stateDir, STATE_FILE)) && existsSync(path.join(config.stateDir, STATE_FILE))) {
+  const notMovedYet = !existsSync(path.join(stateDir, STATE_FILE)) && existsSync(path.join(config.stateDir, STATE_FILE));
+  if (stateDir !== config.stateDir && notMovedYet) {
     const leftover = await StateStore.readOnly(config.stateDir, target.identity).catch(() => undefined);
     if (leftover) return leftover;
   }

@@ -16,7 +16,9 @@ export function registerStart(program: Command, io: CliIO, setExit: SetExit): vo
     .option('--port <n>', 'port of the local CMS', (v) => Number(v), 4321)
     .addHelpText('after', '\nExample:\n  cms-sync start --port 4321')
     .action(async (options: { port: number }) => {
-      const { exitCode, target } = await runSync('apply', {}, io, { projectDir: projectDirOf(io, program.opts().cwd), port: options.port, keepTarget: true, allowLocal: true });
+      const projectDir = projectDirOf(io, program.opts().cwd);
+      const run = { projectDir, port: options.port, keepTarget: true, allowLocal: true };
+      const { exitCode, target } = await runSync('apply', {}, io, run);
       setExit(exitCode);
       if (exitCode === 130) {
         await target.close();

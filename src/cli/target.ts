@@ -49,11 +49,16 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
     const shown = redactCredentials(config.target.baseUrl);
     const token = await readToken(tokenSources);
     if (!token) {
-      throw new SyncError('CMS_SYNC_CONFIG', `No API token: set ${config.target.tokenEnv} (or --token-file) to the token from the CMS dashboard (settings, API) to sync to ${shown}.`);
+      const where = `the token from the CMS dashboard (settings, API) to sync to ${shown}`;
+      throw new SyncError('CMS_SYNC_CONFIG', `No API token: set ${config.target.tokenEnv} (or --token-file) to ${where}.`);
     }
     const url = new URL(config.target.baseUrl);
     if (url.protocol === 'http:' && !isLoopback(url.hostname) && options.stderr) {
-      writeLine(options.stderr, `Warning: the API token is sent over plain http:// to ${url.host}, so anyone on the way can read it. Use https:// for a CMS beyond this machine.`);
+      writeLine(
+        options.stderr,
+        `Warning: the API token is sent over plain http:// to ${url.host}, so anyone on the way can read it. ` +
+          'Use https:// for a CMS beyond this machine.',
+      );
     }
     return {
       baseUrl: config.target.baseUrl,
@@ -68,7 +73,9 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
   if (!local && isCi(env)) {
     throw new SyncError(
       'CMS_SYNC_CONFIG',
-      'No CMS to sync to: CMS_BASE_URL is not set, and in CI cms-sync does not fall back to a throwaway local CMS. Set CMS_BASE_URL and CMS_API_TOKEN (from the repository\'s secrets), or pass --local (or CMS_SYNC_LOCAL=1) to use the embedded local CMS on purpose.',
+      'No CMS to sync to: CMS_BASE_URL is not set, and in CI cms-sync does not fall back to a throwaway local CMS. ' +
+        "Set CMS_BASE_URL and CMS_API_TOKEN (from the repository's secrets), " +
+        'or pass --local (or CMS_SYNC_LOCAL=1) to use the embedded local CMS on purpose.',
     );
   }
 

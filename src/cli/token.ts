@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
 
-/** Where the API token comes from: a file (safer: not in `ps`, nor in every child's environment), else the environment. */
+/** Where the API token comes from: a file (not in `ps`, nor in every child's environment), else the environment. */
 export interface TokenSources {
   env: NodeJS.ProcessEnv;
   /** The environment variable that holds the token (config `target.tokenEnv`, CMS_API_TOKEN by default). */
@@ -28,7 +28,8 @@ export async function readToken(sources: TokenSources): Promise<string | undefin
     try {
       text = await readFile(where, 'utf8');
     } catch (error) {
-      throw new SyncError('CMS_SYNC_CONFIG', `${what} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): check the path.`, { cause: error });
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new SyncError('CMS_SYNC_CONFIG', `${what} could not be read (${code}): check the path.`, { cause: error });
     }
     return checkToken(text.replace(/\r?\n$/, ''), what);
   }
@@ -39,14 +40,18 @@ export async function readToken(sources: TokenSources): Promise<string | undefin
 
 /** The token as given, or a SyncError that says what is wrong with it (never showing it). */
 export function checkToken(token: string, what: string): string {
-  if (token.trim() === '') throw new SyncError('CMS_SYNC_CONFIG', `${what} is empty: put the token from the CMS dashboard (settings, API) there.`);
+  if (token.trim() === '') {
+    throw new SyncError('CMS_SYNC_CONFIG', `${what} is empty: put the token from the CMS dashboard (settings, API) in it.`);
+  }
   if (token.trim() !== token) {
-    throw new SyncError('CMS_SYNC_CONFIG', `${what} has spaces or line breaks before or after the token: remove them (a token has none).`);
+    const message = `${what} has spaces or line breaks before or after the token: remove them (a token has none).`;
+    throw new SyncError('CMS_SYNC_CONFIG', message);
   }
   // Header values cannot carry control characters; undici would refuse the request.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(token)) {
-    throw new SyncError('CMS_SYNC_CONFIG', `${what} contains a line break or another control character, which cannot be sent in an HTTP header: copy the token again, as one line.`);
+    const message = `${what} contains a line break or another control character, which cannot be sent in an HTTP header`;
+    throw new SyncError('CMS_SYNC_CONFIG', `${message}: copy the token again, as one line.`);
   }
   return token;
 }

@@ -55,7 +55,8 @@ export function resolveOptions(options: ClientOptions): Settings {
   try {
     url = new URL(options.baseUrl);
   } catch (error) {
-    throw new SyncError('CMS_SYNC_CONFIG', `Expected \`baseUrl\` to be an http(s) URL, got \`${redactCredentials(options.baseUrl)}\`.`, {
+    const shown = redactCredentials(options.baseUrl);
+    throw new SyncError('CMS_SYNC_CONFIG', `Expected \`baseUrl\` to be an http(s) URL, got \`${shown}\`.`, {
       cause: error,
     });
   }

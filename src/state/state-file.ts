@@ -72,7 +72,7 @@ export interface StateRead {
    * older cms-sync): the state must be saved, so the secret leaves the committed file.
    */
   retargeted?: boolean;
-  /** The file holds the embedded CMS's state, left where the real target's belongs: its journal is not this state's either. */
+  /** The file holds the embedded CMS's state, left where the real target's belongs: its journal is not ours either. */
   leftoverLocal?: boolean;
 }
 
@@ -120,7 +120,8 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
       { exitCode: 3 },
     );
   }
-  return { state, existed: true, made: { stamp: stampOf(stats), sha: shaOfBytes }, indexed: indexed !== undefined, ...(retargeted ? { retargeted } : {}) };
+  const made = { stamp: stampOf(stats), sha: shaOfBytes };
+  return { state, existed: true, made, indexed: indexed !== undefined, ...(retargeted ? { retargeted } : {}) };
 }
 
 /** Files that travel with a state.json: they describe that state and no other. */
@@ -156,7 +157,7 @@ export async function moveLocalState(fromDir: string, toDir: string): Promise<bo
   return true;
 }
 
-/** Whether a companion file is there and is of this lineage (the index has none: it is checked by stamp anyway). */
+/** Whether a companion file is there and of this lineage (the index has none: it is checked by stamp anyway). */
 async function belongsTo(file: string, lineage: unknown): Promise<boolean> {
   let text: string;
   try {
