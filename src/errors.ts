@@ -19,11 +19,12 @@ export type ErrorCode =
   | 'CMS_SYNC_LOCKED'
   | 'CMS_SYNC_SAFETY'
   | 'CMS_SYNC_MEDIA'
-  | 'CMS_SYNC_SERVER';
+  | 'CMS_SYNC_SERVER'
+  | 'CMS_SYNC_INTERRUPTED';
 
 export class SyncError extends Error {
   readonly code: ErrorCode;
-  /** Process exit code this error maps to (CONTRACT §4): 1 error, 3 safety limit. */
+  /** Process exit code this error maps to: 1 error, 3 safety limit, 130 interrupted. */
   readonly exitCode: number;
 
   constructor(code: ErrorCode, message: string, options: { cause?: unknown; exitCode?: number } = {}) {
@@ -52,4 +53,26 @@ export function formatProblem(p: FileProblem): string {
 export function redact(text: string, secret: string | undefined): string {
   if (!secret) return text;
   return text.split(secret).join('[redacted]');
+}
+
+/**
+ * A URL without its user and password, for what is stored (state's target) and compared. A
+ * string that is not a URL is returned as it is.
+ */
+export function withoutCredentials(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return url;
+  parsed.username = '';
+  parsed.password = '';
+  // URL adds a '/' to a bare origin; the caller's form is kept otherwise.
+  return url.endsWith('/') || parsed.pathname !== '/' ? parsed.href : parsed.href.slice(0, -1);
+}
+
+/**
+ * Hides the user and password of every URL in a text (`https://***@cms.example.com`), for any
+ * output or message that may quote a URL: CMS_BASE_URL may carry credentials.
+ */
+export function redactCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z\d+.-]*:\/\/)[^\s/?#]*@/gi, '$1***@');
 }

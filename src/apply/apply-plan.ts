@@ -26,6 +26,11 @@ export interface ApplyContext {
   onProgress?: (event: ProgressEvent) => void;
   /** Uploads started while documents were still being rendered (see upload-ahead.ts). */
   ahead?: UploadAhead;
+  /**
+   * Aborted at Ctrl-C: no write starts after it; writes already sent finish and are journaled,
+   * and state is saved. The result then says how many were not started.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ProgressEvent {
@@ -51,6 +56,16 @@ export interface ApplyResult {
   failures: ApplyFailure[];
   /** Why planned deletes were not carried out, when they were not. */
   deletesSkipped?: string;
+  /** Set when the signal stopped the apply: planned writes (uploads, records, deletes) never started. */
+  interrupted?: { notStarted: number };
+}
+
+/** A write that was not started because the apply was interrupted: neither done nor failed. */
+export class NotStarted extends Error {
+  constructor() {
+    super('not started: interrupted');
+    this.name = 'NotStarted';
+  }
 }
 
 /**
@@ -66,6 +81,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   const total = plan.uploads.length + writes.filter((c) => c.action !== 'unchanged').length + deletes.length;
   let done = 0;
   let fatal: unknown;
+  let notStarted = 0;
+  const stopped = () => ctx.signal?.aborted === true;
   const progress = (label: string, ok: boolean) => ctx.onProgress?.({ done: ++done, total, label, ok });
   const fail = (key: string, file: string, error: unknown) => {
     if (error instanceof CmsAuthError) fatal ??= error;
@@ -76,10 +93,15 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   for (const found of plan.knownMedia) await ctx.store.mediaUploaded(found.identity, { id: found.id, source: found.source });
   const uploads = new Map<string, Promise<boolean>>();
   const library = mediaLibrary(ctx.client);
+  // No more uploads wait in the client's queue than it sends at once, so that after an interrupt
+  // none is sent that had not already gone out.
+  const uploadSlots = pLimit(ctx.client.concurrency);
+  const send = (source: MediaSource) =>
+    uploadSlots(() => (stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library)));
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
-      (ctx.ahead?.started(upload.source.identity) ?? uploadSource(upload.source, ctx, library)).then(
+      (ctx.ahead?.started(upload.source.identity) ?? send(upload.source)).then(
         (id) => {
           ctx.book.mediaIdByIdentity.set(upload.source.identity, id);
           result.uploaded += 1;
@@ -87,6 +109,10 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
           return true;
         },
         (error: unknown) => {
+          if (error instanceof NotStarted) {
+            notStarted += 1;
+            return false;
+          }
           fail(upload.source.identity, upload.source.kind === 'file' ? upload.source.file : '', new Error(`upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`));
           progress(`^ ${describeSource(upload.source)}`, false);
           return false;
@@ -119,6 +145,10 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     }
     const task = window(async (): Promise<boolean> => {
       if (fatal) return false;
+      if (stopped()) {
+        notStarted += 1;
+        return false;
+      }
       if (change.action === 'forget') {
         await ctx.store.recordWritten(change.key, null);
         progress(`  ${change.key} (already gone from the CMS)`, true);
@@ -128,7 +158,12 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       const waits: Promise<boolean>[] = [];
       if (record.html) for (const m of record.html.media) { const w = uploads.get(m.identity); if (w) waits.push(w); }
       if (record.categorySlug) { const w = categoryWrites.get(`category/${record.categorySlug.slug}`); if (w) waits.push(w); }
-      if ((await Promise.all(waits)).includes(false)) {
+      const ready = !(await Promise.all(waits)).includes(false);
+      if (stopped()) {
+        notStarted += 1;
+        return false;
+      }
+      if (!ready) {
         fail(change.key, change.file, new Error('not written: an image or category it needs failed'));
         progress(`${symbol(change)} ${change.key}`, false);
         return false;
@@ -164,6 +199,10 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     await Promise.all(
       group.map(async (change) => {
         if (change.action !== 'delete') return;
+        if (stopped()) {
+          notStarted += 1;
+          return;
+        }
         try {
           const idempotencyKey = randomUUID();
           await ctx.store.intend(change.key, 'delete', idempotencyKey);
@@ -179,6 +218,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     );
   }
 
+  if (stopped()) result.interrupted = { notStarted };
   await ctx.store.save();
   if (fatal) throw fatal;
   return result;

@@ -2,7 +2,8 @@ import { mediaIdentities } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { RemoteRecord } from '../resources.js';
 import type { State } from '../state/state-file.js';
-import { mediaLibrary, uploadSource, type UploadContext } from './apply-plan.js';
+import pLimit from 'p-limit';
+import { mediaLibrary, NotStarted, uploadSource, type UploadContext } from './apply-plan.js';
 
 /**
  * Uploads that start while documents are still being rendered, so that a cold sync does not
@@ -30,7 +31,9 @@ export interface UploadAhead {
   readonly knownBefore: State['media'];
 }
 
-export function createUploadAhead(ctx: UploadContext & { checkLibrary: boolean }): UploadAhead {
+export function createUploadAhead(
+  ctx: UploadContext & { checkLibrary: boolean; signal?: AbortSignal | undefined },
+): UploadAhead {
   const knownBefore = { ...ctx.store.state.media };
   const offered = new Map<string, Exclude<MediaSource, { kind: 'existing' }>>();
   const started = new Map<string, Promise<{ id: number; uploaded: boolean }>>();
@@ -40,13 +43,21 @@ export function createUploadAhead(ctx: UploadContext & { checkLibrary: boolean }
   let before: Promise<RemoteRecord[]> | undefined;
   const library = () => (before ??= shared.list(false));
   let gate: 'waiting' | 'open' | 'closed' = 'waiting';
+  // As in applyPlan: no more uploads queue in the client than it sends at once, so none goes out
+  // after an interrupt that had not gone out before it.
+  const slots = pLimit(ctx.client.concurrency);
+  const stopped = () => ctx.signal?.aborted === true;
 
   const start = (source: Exclude<MediaSource, { kind: 'existing' }>) => {
     const outcome = (async () => {
       // Lost state: the library may hold this image already. Then the plan adopts it; no upload.
       // Not with --refresh=false, which trusts the state and reads nothing from the CMS.
       const held = ctx.checkLibrary ? (await library()).find((m) => mediaIdentities(m).includes(source.identity)) : undefined;
-      return held ? { id: held.id, uploaded: false } : { id: await uploadSource(source, ctx, shared), uploaded: true };
+      if (held) return { id: held.id, uploaded: false };
+      return slots(async () => {
+        if (stopped()) throw new NotStarted();
+        return { id: await uploadSource(source, ctx, shared), uploaded: true };
+      });
     })();
     // Failures are reported by applyPlan when a record needs the image; never unhandled here.
     outcome.catch(() => undefined);
@@ -59,12 +70,12 @@ export function createUploadAhead(ctx: UploadContext & { checkLibrary: boolean }
     offer(source) {
       if (source.kind === 'existing' || knownBefore[source.identity] || offered.has(source.identity)) return;
       offered.set(source.identity, source);
-      if (gate === 'open') start(source);
+      if (gate === 'open' && !stopped()) start(source);
     },
     open(go) {
       if (gate !== 'waiting') return;
-      gate = go ? 'open' : 'closed';
-      if (go) for (const source of offered.values()) start(source);
+      gate = go && !stopped() ? 'open' : 'closed';
+      if (gate === 'open') for (const source of offered.values()) start(source);
     },
     started: (identity) => started.get(identity)?.then((outcome) => outcome.id),
     async settle() {

@@ -6,15 +6,102 @@ export interface CliIO {
   cwd: string;
   /** Resolves when the user asks the process to stop (Ctrl-C / SIGTERM). */
   interrupted: Promise<void>;
+  /** Aborted at the same moment as `interrupted` resolves; derived from it when absent. */
+  signal?: AbortSignal;
 }
 
+/** What ends a command's work early: the first Ctrl-C or SIGTERM. */
+export class Interrupted extends Error {
+  constructor(signal: string) {
+    super(`Interrupted (${signal}).`);
+    this.name = 'Interrupted';
+  }
+}
+
+/**
+ * The process's IO. The first SIGINT or SIGTERM resolves `interrupted` and aborts `signal`, so a
+ * command can stop starting new work and finish what is in flight; the second exits at once.
+ * A command that never looks at either (import, init…) is not interruptible that way: the first
+ * signal then ends the process at once, as it would without a handler.
+ */
 export function processIO(): CliIO {
-  const interrupted = new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const controller = new AbortController();
+  let resolveInterrupted: () => void = () => {};
+  const interrupted = new Promise<void>((resolve) => (resolveInterrupted = resolve));
+  let listened = false;
+  let signals = 0;
+  const onSignal = (name: NodeJS.Signals) => {
+    signals += 1;
+    if (signals === 1 && listened) {
+      controller.abort(new Interrupted(name));
+      resolveInterrupted();
+      return;
+    }
+    if (listened) {
+      writeLine(
+        process.stderr,
+        `\n${name} again: stopped at once. Writes in flight when it came are in the journal: ` +
+          'the next run replays it and checks them, so nothing is sent twice.',
+      );
+    }
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  quietOnBrokenPipe(process.stdout);
+  quietOnBrokenPipe(process.stderr);
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    get interrupted() {
+      listened = true;
+      return interrupted;
+    },
+    get signal() {
+      listened = true;
+      return controller.signal;
+    },
+  };
+}
+
+/** The signal of a CliIO: its own, or one aborted when `interrupted` resolves. */
+export function interruptSignal(io: CliIO): AbortSignal {
+  if (io.signal) return io.signal;
+  const controller = new AbortController();
+  void io.interrupted.then(() => controller.abort(new Interrupted('interrupt')));
+  return controller.signal;
+}
+
+/**
+ * `cms-sync plan | head -3`: the reader went away. What was left to print has no reader, so it
+ * is dropped quietly rather than crashing the command with a stack trace.
+ */
+function quietOnBrokenPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
   });
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), interrupted };
+}
+
+/**
+ * Until the returned function is called, an event loop that drains (nothing left to wait for,
+ * yet the command never finished — e.g. a config whose export is a promise that never settles)
+ * ends the process with a message and exit code 1 rather than silently with Node's 13.
+ */
+export function guardUnfinished(stderr: NodeJS.WritableStream): () => void {
+  const onDrained = () => {
+    writeLine(
+      stderr,
+      'cms-sync stopped before the command finished: it was waiting for something that can no longer happen ' +
+        '(for example, sync.config.ts exports a promise that never settles). ' +
+        'Check the config; if it is fine, please report this.',
+    );
+    process.exit(1);
+  };
+  process.once('beforeExit', onDrained);
+  return () => process.off('beforeExit', onDrained);
 }
 
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {

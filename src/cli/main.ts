@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { SyncError } from '../errors.js';
-import { processIO, writeLine, type CliIO } from './io.js';
+import { redactCredentials, SyncError } from '../errors.js';
+import { guardUnfinished, processIO, writeLine, type CliIO } from './io.js';
 import { registerApply } from './apply.js';
 import { registerCiReport } from './ci-report.js';
 import { registerImport } from './import.js';
@@ -16,7 +16,18 @@ import { registerWatch } from './watch.js';
 /** Each command file exports a `registerX(program, io, setExit)` that adds itself to the program. */
 export type SetExit = (code: number) => void;
 
-export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+export async function main(argv: string[], given?: CliIO): Promise<number> {
+  const io = given ?? processIO();
+  // Only the real process can drain its event loop with the command unfinished.
+  const unguard = given ? () => {} : guardUnfinished(io.stderr);
+  try {
+    return await runCommand(argv, io);
+  } finally {
+    unguard();
+  }
+}
+
+async function runCommand(argv: string[], io: CliIO): Promise<number> {
   let exitCode = 0;
   const setExit: SetExit = (code) => {
     exitCode = Math.max(exitCode, code);
@@ -41,10 +52,11 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       return error.exitCode === 0 ? 0 : 1;
     }
     if (error instanceof SyncError) {
-      writeLine(io.stderr, error.message);
+      writeLine(io.stderr, redactCredentials(error.message));
       return error.exitCode;
     }
-    writeLine(io.stderr, `cms-sync failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    writeLine(io.stderr, redactCredentials(`cms-sync failed unexpectedly: ${detail}`));
     return 1;
   }
   return exitCode;

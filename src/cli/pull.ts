@@ -2,12 +2,12 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
 import { createClient } from '../remote/client.js';
-import { StateStore } from '../state/journal.js';
-import { acquireLock } from '../state/lock.js';
+import type { StateStore } from '../state/journal.js';
 import { progressLine } from './import.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf } from './run-sync.js';
+import { openStore } from './session.js';
 import { openTarget } from './target.js';
 
 interface PullFlags {
@@ -17,7 +17,7 @@ interface PullFlags {
 
 const HELP = `
 Writes every record of the CMS (articles, pages, categories, breaking, users) into content/
-files, and records them in .cms-sync/state.json as adopted: a \`cms-sync plan\` right after
+files, and records them in the state (.cms-sync/state.json) as adopted: a \`cms-sync plan\` right after
 shows no changes. Bodies become Markdown; media blocks become ![](cms-media:<id> "<size>").
 Existing files are never overwritten without --force.
 
@@ -37,15 +37,14 @@ export function registerPull(program: Command, io: CliIO, setExit: SetExit): voi
       const config = await loadConfig(projectDir, io.env);
       const contentDir = flags.out ? path.resolve(projectDir, flags.out) : config.contentDir;
       const adopting = path.resolve(contentDir) === path.resolve(config.contentDir);
-      const target = await openTarget(config, io.env, { serveMedia: false });
+      const target = await openTarget(config, io.env, { serveMedia: false, stderr: io.stderr });
       const client = createClient({ baseUrl: target.baseUrl, token: target.token, wire: config.wire, concurrency: config.sync.concurrency, rps: config.sync.rps, timeoutMs: config.sync.timeoutMs });
       let release: (() => Promise<void>) | undefined;
       let store: StateStore | undefined;
       try {
         writeLine(io.stdout, target.announcement);
         if (adopting) {
-          release = await acquireLock(config.stateDir, 'pull');
-          store = await StateStore.open(config.stateDir, target.identity);
+          ({ store, release } = await openStore(config, target, 'pull', io));
         }
         const { MigrationReport } = await import('../migrate/report.js');
         const report = new MigrationReport();

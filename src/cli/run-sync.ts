@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
-import { formatProblem, SyncError, type FileProblem } from '../errors.js';
+import { formatProblem, redactCredentials, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
@@ -14,11 +14,11 @@ import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-pl
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
-import { StateStore } from '../state/journal.js';
+import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
-import { writeLine, type CliIO } from './io.js';
+import { interruptSignal, writeLine, type CliIO } from './io.js';
 import { createProgress } from './progress.js';
-import { openSession, type Session } from './session.js';
+import { openSession, readOnlyState, type Session, type SessionOptions } from './session.js';
 import type { Target } from './target.js';
 
 export interface SyncFlags {
@@ -41,6 +41,10 @@ export interface SyncFlags {
   out?: string;
   /** apply: the saved plan to carry out exactly, refused if it no longer holds. */
   savedPlan?: { file: string; plan: SavedPlan };
+  /** --local: the embedded local CMS, even in CI or with a base URL set. */
+  local?: boolean;
+  /** --token-file: read the API token from this file rather than the environment. */
+  tokenFile?: string;
 }
 
 export interface SyncOutcome {
@@ -63,12 +67,22 @@ export interface SyncReport {
  * out. Returns the exit code of CONTRACT §4. `keepTarget` leaves the embedded CMS running for
  * the caller (npm start shows it afterwards).
  */
-export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: { projectDir: string; port?: number; keepTarget?: boolean }): Promise<SyncOutcome> {
-  const session = await openSession(mode, flags, io, options);
+export async function runSync(
+  mode: 'plan' | 'apply',
+  flags: SyncFlags,
+  io: CliIO,
+  options: SessionOptions & { keepTarget?: boolean },
+): Promise<SyncOutcome> {
+  const signal = interruptSignal(io);
+  const what = mode === 'apply' ? 'writes start; those in flight finish and are saved' : 'requests';
+  const stopping = () => writeLine(io.stderr, `Stopping: no new ${what}. Press Ctrl-C again to quit at once.`);
+  signal.addEventListener('abort', stopping, { once: true });
+  const session = await openSession(mode, flags, io, { ...options, signal });
   try {
-    const report = await syncOnce(session, flags, io);
+    const report = await syncOnce(session, flags, io, { signal });
     return { exitCode: report.exitCode, target: session.target };
   } finally {
+    signal.removeEventListener('abort', stopping);
     await session.close({ keepTarget: options.keepTarget === true });
   }
 }
@@ -77,24 +91,58 @@ export async function runSync(mode: 'plan' | 'apply', flags: SyncFlags, io: CliI
  * One pass of plan (and, in an apply session, apply) on an open session. Watch calls this for
  * every batch of saves; it never throws for a per-record problem, only for run-level failures.
  */
-export async function syncOnce(session: Session, flags: SyncFlags, io: CliIO): Promise<SyncReport> {
+export async function syncOnce(
+  session: Session,
+  flags: SyncFlags,
+  io: CliIO,
+  options: { signal?: AbortSignal } = {},
+): Promise<SyncReport> {
   const { client, mode, store } = session;
+  const { signal } = options;
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
-  const ahead = mode === 'apply' && store && !flags.savedPlan && !flags.strict ? createUploadAhead({ client, store, uploadUrlOf: uploadUrlFor(session.target), checkLibrary: flags.refresh !== false }) : undefined;
+  const ahead =
+    mode === 'apply' && store && !flags.savedPlan && !flags.strict
+      ? createUploadAhead({
+          client,
+          store,
+          uploadUrlOf: uploadUrlFor(session.target),
+          checkLibrary: flags.refresh !== false,
+          signal,
+        })
+      : undefined;
   try {
-    return await syncPass(session, flags, io, ahead);
+    return await syncPass(session, flags, io, ahead, signal);
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+    // Stopped before any record was written; only uploads started ahead may have been sent.
+    const uploaded = (await ahead?.settle())?.filter((u) => u.uploaded).length ?? 0;
+    await store?.save();
+    const interrupted = (message: string) =>
+      new SyncError('CMS_SYNC_INTERRUPTED', message, { cause: error, exitCode: 130 });
+    if (mode === 'plan') throw interrupted('Interrupted: the plan was not finished; nothing was written anywhere.');
+    const images = `${uploaded} image${uploaded === 1 ? '' : 's'}`;
+    const sent = uploaded ? `${images} uploaded (kept in state); no record written` : 'nothing was written';
+    throw interrupted(`Interrupted before apply began: ${sent}. Run \`cms-sync apply\` again to carry out the plan.`);
   } finally {
     // Nothing may still be in flight when the caller saves state and closes the client.
     await ahead?.settle();
   }
 }
 
-async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: UploadAhead | undefined): Promise<SyncReport> {
+async function syncPass(
+  session: Session,
+  flags: SyncFlags,
+  io: CliIO,
+  ahead: UploadAhead | undefined,
+  signal: AbortSignal | undefined,
+): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
   const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
-  const { state, openIntents } = session.store ? session.store : await StateStore.readOnly(config.stateDir, target.identity);
+  // The first Ctrl-C before any record write: nothing to finish, stop where we are.
+  const checkpoint = () => signal?.throwIfAborted();
+  const { state, openIntents } = session.store ? session.store : await readOnlyState(config, target);
   const refresh = flags.refresh !== false;
   if (!refresh && Object.keys(state.records).length === 0) {
     throw new SyncError('CMS_SYNC_STATE', '--refresh=false trusts the state, but there is none yet: run once with refresh so records are matched, not created twice.');
@@ -131,6 +179,7 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
     },
     state,
   );
+  checkpoint();
   const read = Date.now() - started;
   const show = flags.showProblem ?? (() => true);
   for (const p of source.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
@@ -151,6 +200,7 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
     }
     await completeRecords(client, remote, wanted, config.wire.pageSize);
   }
+  checkpoint();
   // The plan is made against the images state knew before any upload ahead, so it still lists
   // those uploads (applyPlan waits for them rather than starting them again).
   const planState: State = ahead ? { ...state, media: ahead.knownBefore } : state;
@@ -189,10 +239,23 @@ async function syncPass(session: Session, flags: SyncFlags, io: CliIO, ahead: Up
     return { exitCode, problems, plan, result: undefined, source: source.counts };
   }
 
+  checkpoint();
   const book = idBook({ state: planState, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
   const planned = Date.now() - started;
-  const result = await carryOut(plan, { client, store: session.store, config, target, io, json: flags.json === true, quiet: flags.quiet === true, started, book, ...(ahead ? { ahead } : {}) });
-  const exitCode = failed || result.failures.length ? 1 : drifted ? 3 : 0;
+  const result = await carryOut(plan, {
+    client,
+    store: session.store,
+    config,
+    target,
+    io,
+    started,
+    book,
+    json: flags.json === true,
+    quiet: flags.quiet === true,
+    ...(ahead ? { ahead } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
   if (flags.json && !flags.quiet) {
     // When the pass began (epoch ms), then ms since: content read and rendered, plan made, applied.
     const timings = { startedAt: started, read, planned, applied: Date.now() - started };
@@ -232,7 +295,19 @@ function unread(): Record<RecordResource, RemoteListing> {
 
 async function carryOut(
   plan: Plan,
-  ctx: { client: CmsClient; store: StateStore; config: Config; target: Target; io: CliIO; json: boolean; quiet: boolean; started: number; book: IdBook; ahead?: UploadAhead },
+  ctx: {
+    client: CmsClient;
+    store: StateStore;
+    config: Config;
+    target: Target;
+    io: CliIO;
+    json: boolean;
+    quiet: boolean;
+    started: number;
+    book: IdBook;
+    ahead?: UploadAhead;
+    signal?: AbortSignal;
+  },
 ): Promise<ApplyResult> {
   // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
   // stdout with the plan and summary, unless stdout is reserved for --json.
@@ -244,11 +319,27 @@ async function carryOut(
     book: ctx.book,
     uploadUrlOf: uploadUrlFor(ctx.target),
     ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
   });
   progress.finish();
-  for (const failure of result.failures) writeLine(ctx.io.stderr, `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`);
+  for (const failure of result.failures) {
+    const line = `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`;
+    writeLine(ctx.io.stderr, redactCredentials(line));
+  }
   if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
+  if (result.interrupted) {
+    const { created, updated, deleted, uploaded, adopted } = result;
+    const done = `${created} created, ${updated} updated, ${deleted} deleted, ${uploaded} uploaded, ${adopted} adopted`;
+    const all = created + updated + deleted + uploaded + adopted;
+    const failed = result.failures.length ? `, ${result.failures.length} failed` : '';
+    writeLine(
+      ctx.io.stderr,
+      `Interrupted: stopped starting writes and let those in flight finish. Done: ${done} (${all} in all); ` +
+        `${result.interrupted.notStarted} not started${failed}. State saved: run \`cms-sync apply\` again to finish.`,
+    );
+    return result;
+  }
   if (ctx.quiet) return result;
   const seconds = ((Date.now() - ctx.started) / 1000).toFixed(1);
   const counts = countPlan(plan);

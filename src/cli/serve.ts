@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_DATA_DIR } from '../server/data-dir.js';
 import type { LocalCmsOptions } from '../server/index.js';
 import { writeLine, type CliIO } from './io.js';
+import { checkToken, readToken } from './token.js';
 import type { SetExit } from './main.js';
 
 interface ServeFlags {
@@ -10,6 +11,7 @@ interface ServeFlags {
   host: string;
   data?: string;
   token?: string;
+  tokenFile?: string;
   apiDisabled?: boolean;
   rps?: number;
   latency?: number;
@@ -28,7 +30,8 @@ The local CMS implements the CMS API (POST /functions/api) with its data on disk
 what it holds at / (read-only, no token). Other cms-sync commands use it when no
 CMS_BASE_URL is set.
 
-Token: --token, else env CMS_API_TOKEN, else one generated once and kept in <data>/token (0600).
+Token: --token-file FILE, else env CMS_API_TOKEN (or CMS_API_TOKEN_FILE), else one generated once
+and kept in <data>/token (0600). --token works too, but any user of the machine sees it in \`ps\`.
 
 Safety: requests must name this server in their Host header (127.0.0.1, localhost, [::1] or
 the --host address, with the port); --allow-host adds names ('*' turns the check off).
@@ -57,7 +60,8 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .option('--port <port>', 'port to listen on (0 = any free port)', integer('--port', 0, 65535), 4321)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', `data directory (default: ${DEFAULT_DATA_DIR} in the project directory)`)
-    .option('--token <token>', 'API token to require (default: env CMS_API_TOKEN, else <data>/token)')
+    .option('--token-file <file>', 'read the API token to require from this file (default: env CMS_API_TOKEN)')
+    .option('--token <token>', 'API token to require; every user sees it in `ps`: prefer --token-file')
     .option('--api-disabled', 'refuse every API request with 403, as when the API is off in the dashboard')
     .option('--rps <n>', 'test aid: API requests per second before 429', positive('--rps'))
     .option('--latency <ms>', 'test aid: delay before handling each API request', integer('--latency', 0, 600_000))
@@ -73,7 +77,10 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .action(async (flags: ServeFlags) => {
       const cwd = resolve(io.cwd, (program.opts() as { cwd?: string }).cwd ?? '.');
       const dataDir = resolve(cwd, flags.data ?? DEFAULT_DATA_DIR);
-      const token = flags.token ?? (io.env.CMS_API_TOKEN || undefined);
+      const token =
+        flags.token !== undefined
+          ? checkToken(flags.token, 'The --token value')
+          : await readToken({ env: io.env, tokenEnv: 'CMS_API_TOKEN', tokenFile: flags.tokenFile, cwd });
       const options: LocalCmsOptions = {
         dataDir,
         port: flags.port,
@@ -102,7 +109,9 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
         ? `kept in ${relative(cwd, cms.tokenFile).startsWith('..') ? cms.tokenFile : relative(cwd, cms.tokenFile)} (mode 0600; other cms-sync commands read it there)`
         : flags.token
           ? 'the one given with --token'
-          : 'the one in env CMS_API_TOKEN';
+          : (flags.tokenFile ?? io.env.CMS_API_TOKEN_FILE)
+            ? `the one in ${flags.tokenFile ?? io.env.CMS_API_TOKEN_FILE}`
+            : 'the one in env CMS_API_TOKEN';
       writeLine(io.stdout, `Local CMS listening on ${cms.url} (API: POST ${cms.apiUrl})`);
       writeLine(io.stdout, `Token: ${tokenSource}`);
       writeLine(io.stdout, `Data: ${shownDir}`);

@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { createClient, type CmsClient } from '../remote/client.js';
 import { StateStore } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
+import { moveLocalState, STATE_FILE, type State } from '../state/state-file.js';
+import type { Intent } from '../state/journal.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SyncFlags } from './run-sync.js';
-import { openTarget, type Target } from './target.js';
+import { localStateDir, openTarget, stateDirOf, type Target } from './target.js';
 
 /**
  * What a plan or apply works with, opened once: config, the CMS (started in-process when it is
@@ -22,16 +26,36 @@ export interface Session {
   close(options?: { keepTarget?: boolean }): Promise<void>;
 }
 
-export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: CliIO, options: { projectDir: string; port?: number; command?: string }): Promise<Session> {
+export interface SessionOptions {
+  projectDir: string;
+  port?: number;
+  command?: string;
+  /** `start`: the embedded CMS is what it is for, in CI too. */
+  allowLocal?: boolean;
+  /** Aborted at Ctrl-C: a plan session's reads stop at once (an apply session's writes are stopped by applyPlan). */
+  signal?: AbortSignal;
+}
+
+export async function openSession(
+  mode: 'plan' | 'apply',
+  flags: SyncFlags,
+  io: CliIO,
+  options: SessionOptions,
+): Promise<Session> {
   const config = await loadConfig(options.projectDir, io.env, { readOnly: mode === 'plan' });
-  const target = await openTarget(config, io.env, { serveMedia: mode === 'apply', ...(options.port !== undefined ? { port: options.port } : {}) });
+  const target = await openTarget(config, io.env, {
+    serveMedia: mode === 'apply',
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    local: flags.local ? 'only' : options.allowLocal ? 'allowed' : undefined,
+    tokenFile: flags.tokenFile,
+    stderr: io.stderr,
+  });
   let releaseLock: (() => Promise<void>) | undefined;
   try {
     writeLine(flags.json ? io.stderr : io.stdout, target.announcement);
     let store: StateStore | undefined;
     if (mode === 'apply') {
-      releaseLock = await acquireLock(config.stateDir, options.command ?? 'apply');
-      store = await StateStore.open(config.stateDir, target.identity);
+      ({ store, release: releaseLock } = await openStore(config, target, options.command ?? 'apply', io));
     }
     const clientOptions = {
       baseUrl: target.baseUrl,
@@ -41,8 +65,11 @@ export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: 
       rps: flags.rps ?? config.sync.rps,
       timeoutMs: config.sync.timeoutMs,
       retry: config.sync.retry,
+      ...(mode === 'plan' && options.signal ? { signal: options.signal } : {}),
     };
-    const client = config.target.client ? config.target.client(clientOptions, createClient) : createClient(clientOptions);
+    const client = config.target.client
+      ? config.target.client(clientOptions, createClient)
+      : createClient(clientOptions);
     return {
       mode,
       config,
@@ -61,4 +88,71 @@ export async function openSession(mode: 'plan' | 'apply', flags: SyncFlags, io: 
     await target.close();
     throw error;
   }
+}
+
+/**
+ * Locks and opens the target's state. The embedded CMS's state lives apart from the committed
+ * one (see stateDirOf); one an older cms-sync left in the committed place is moved out first,
+ * under the lock of that place.
+ */
+export async function openStore(
+  config: Config,
+  target: Target,
+  command: string,
+  io: CliIO,
+): Promise<{ store: StateStore; release: () => Promise<void> }> {
+  const stateDir = stateDirOf(config, target);
+  const release = await acquireLock(stateDir, command);
+  try {
+    if (await moveLeftoverLocalState(config, stateDir, command)) {
+      const from = `${shown(config, config.stateDir)}/${STATE_FILE}`;
+      writeLine(
+        io.stderr,
+        `Moved the local CMS's state from ${from} to ${shown(config, localStateDir(config))}/: ` +
+          'it does not belong in the committed state. Commit the removal.',
+      );
+    }
+    return { store: await StateStore.open(stateDir, target.identity), release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function moveLeftoverLocalState(config: Config, stateDir: string, command: string): Promise<boolean> {
+  if (stateDir === config.stateDir) return moveLocalState(config.stateDir, localStateDir(config));
+  // The committed place has its own lock: move only while holding it, and leave the move to a
+  // later run while a run on the real target holds it.
+  let release: (() => Promise<void>) | undefined;
+  try {
+    release = await acquireLock(config.stateDir, command);
+  } catch {
+    return false;
+  }
+  try {
+    return await moveLocalState(config.stateDir, localStateDir(config));
+  } finally {
+    await release();
+  }
+}
+
+/**
+ * The state a plan reads (and never writes): for the embedded CMS, still in the committed place
+ * if no apply has moved it yet.
+ */
+export async function readOnlyState(
+  config: Config,
+  target: Target,
+): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
+  const stateDir = stateDirOf(config, target);
+  const notMovedYet = !existsSync(path.join(stateDir, STATE_FILE)) && existsSync(path.join(config.stateDir, STATE_FILE));
+  if (stateDir !== config.stateDir && notMovedYet) {
+    const leftover = await StateStore.readOnly(config.stateDir, target.identity).catch(() => undefined);
+    if (leftover) return leftover;
+  }
+  return StateStore.readOnly(stateDir, target.identity);
+}
+
+function shown(config: Config, dir: string): string {
+  return path.relative(config.projectDir, dir) || '.';
 }

@@ -16,8 +16,14 @@ export function registerStart(program: Command, io: CliIO, setExit: SetExit): vo
     .option('--port <n>', 'port of the local CMS', (v) => Number(v), 4321)
     .addHelpText('after', '\nExample:\n  cms-sync start --port 4321')
     .action(async (options: { port: number }) => {
-      const { exitCode, target } = await runSync('apply', {}, io, { projectDir: projectDirOf(io, program.opts().cwd), port: options.port, keepTarget: true });
+      const projectDir = projectDirOf(io, program.opts().cwd);
+      const run = { projectDir, port: options.port, keepTarget: true, allowLocal: true };
+      const { exitCode, target } = await runSync('apply', {}, io, run);
       setExit(exitCode);
+      if (exitCode === 130) {
+        await target.close();
+        return;
+      }
       if (!target.local) {
         // Another process serves the local CMS (or the target is a real CMS): nothing to keep up.
         if (target.identity === LOCAL_TARGET) writeLine(io.stdout, `\nOpen ${target.baseUrl}/ to see what the CMS holds.`);

@@ -17,7 +17,7 @@ function positive(name: string) {
   };
 }
 
-/** The flags plan, apply and watch share (CONTRACT §4). */
+/** The flags plan, apply and watch share. */
 export function addSyncOptions(command: Command): Command {
   return command
     .option('--json', 'print one JSON document on stdout and nothing else there')
@@ -28,6 +28,8 @@ export function addSyncOptions(command: Command): Command {
     .option('--max-deletes <n>', 'abort before any call if more deletes are planned (default 20)', integer('--max-deletes', 0))
     .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
     .option('--strict', 'stop before any call when any file has an error')
+    .option('--local', 'sync to the embedded local CMS, even with CMS_BASE_URL set or in CI (or CMS_SYNC_LOCAL=1)')
+    .option('--token-file <file>', 'read the API token from this file, not the environment (or CMS_API_TOKEN_FILE)')
     .option('--refresh <bool>', 'false: trust the state for what the CMS holds and read nothing from it (no deletes then)', (value: string) => {
       if (value !== 'true' && value !== 'false') throw new InvalidArgumentError(`Expected \`--refresh\` to be true or false, got \`${value}\`.`);
       return value === 'true';

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { SyncError } from '../errors.js';
+import { redactCredentials, SyncError } from '../errors.js';
 import { resolveRetry, type RetryOptions } from './retry.js';
 import { invalid, resolveWire, type WireOptions } from './wire.js';
 
@@ -55,7 +55,8 @@ export function resolveOptions(options: ClientOptions): Settings {
   try {
     url = new URL(options.baseUrl);
   } catch (error) {
-    throw new SyncError('CMS_SYNC_CONFIG', `Expected \`baseUrl\` to be an http(s) URL, got \`${options.baseUrl}\`.`, {
+    const shown = redactCredentials(options.baseUrl);
+    throw new SyncError('CMS_SYNC_CONFIG', `Expected \`baseUrl\` to be an http(s) URL, got \`${shown}\`.`, {
       cause: error,
     });
   }

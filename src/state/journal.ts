@@ -63,22 +63,22 @@ export class StateStore {
   }
 
   static async open(stateDir: string, target: string): Promise<StateStore> {
-    const { state, existed, made, indexed } = await readStateFile(stateDir, target);
+    const { state, existed, made, indexed, retargeted, leftoverLocal } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
     const intents = new Map<string, Intent[]>();
-    const replayed = replay(state, await readJournal(stateDir, state, existed), intents);
+    const replayed = leftoverLocal ? 0 : replay(state, await readJournal(stateDir, state, existed), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
-    store.#dirty = replayed > 0;
+    store.#dirty = replayed > 0 || retargeted === true;
     if (!indexed) store.#unindexed = made;
     return store;
   }
 
   /** A state that is never written: for `plan`, which writes nothing anywhere. */
   static async readOnly(stateDir: string, target: string): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
-    const { state, existed } = await readStateFile(stateDir, target);
+    const { state, existed, leftoverLocal } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
     const openIntents = new Map<string, Intent[]>();
-    replay(state, await readJournal(stateDir, state, existed), openIntents);
+    if (!leftoverLocal) replay(state, await readJournal(stateDir, state, existed), openIntents);
     return { state, openIntents };
   }
 

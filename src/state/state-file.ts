@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { open, rename, mkdir } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { SyncError } from '../errors.js';
+import { SyncError, withoutCredentials } from '../errors.js';
 import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
 import { readStamped, stampOf, type FileStamp } from '../file-stamp.js';
@@ -46,7 +46,7 @@ export interface State {
   lineage: string;
   /** Increases with every save: an older copy is refused. */
   serial: number;
-  /** Which CMS the ids belong to ("local" for the embedded CMS, else its base URL). */
+  /** Which CMS the ids belong to ("local" for the embedded CMS, else its base URL without credentials). */
   target: string;
   records: Record<string, StateRecord>;
   /** Keyed by identity: `sha256:<hex>` for a local file, `url:<url>` for a remote one. */
@@ -67,7 +67,17 @@ export interface StateRead {
   made?: { stamp: FileStamp; sha: () => string };
   /** Whether the state came through its index (see readIndexedState): false means the index should be written again. */
   indexed: boolean;
+  /**
+   * The state's target was rewritten as it reads now (credentials taken out of a URL written by an
+   * older cms-sync): the state must be saved, so the secret leaves the committed file.
+   */
+  retargeted?: boolean;
+  /** The file holds the embedded CMS's state, left where the real target's belongs: its journal is not ours either. */
+  leftoverLocal?: boolean;
 }
+
+/** The target of the embedded local CMS's state. */
+export const LOCAL_STATE_TARGET = 'local';
 
 /**
  * Reads `state.json`; a missing file is an empty state, a broken one is an error that names it.
@@ -93,14 +103,75 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
   const shaOfBytes = () => (sha ??= sha256(bytes));
   const indexed = readIndexedState(stateDir, { stats, sha: shaOfBytes }, parseFull);
   const state = indexed ?? parseFull();
+  if (state.target === LOCAL_STATE_TARGET && target !== LOCAL_STATE_TARGET) {
+    // An older cms-sync kept the embedded CMS's state here. Its ids mean nothing to a real CMS,
+    // so the real target starts from no state (adopting records by slug); moveLocalState moves it.
+    return { state: emptyState(target), existed: false, indexed: false, leftoverLocal: true };
+  }
+  let retargeted = false;
+  if (state.target !== target && withoutCredentials(state.target) === target) {
+    state.target = target;
+    retargeted = true;
+  }
   if (state.target !== target) {
     throw new SyncError(
       'CMS_SYNC_STATE',
-      `${file} belongs to the CMS at ${state.target}, but this run targets ${target}. Its ids mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
+      `${file} belongs to the CMS at ${withoutCredentials(state.target)}, but this run targets ${target}. Its ids mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
       { exitCode: 3 },
     );
   }
-  return { state, existed: true, made: { stamp: stampOf(stats), sha: shaOfBytes }, indexed: indexed !== undefined };
+  const made = { stamp: stampOf(stats), sha: shaOfBytes };
+  return { state, existed: true, made, indexed: indexed !== undefined, ...(retargeted ? { retargeted } : {}) };
+}
+
+/** Files that travel with a state.json: they describe that state and no other. */
+const STATE_COMPANIONS = ['journal.jsonl', 'last-state.json', 'state-index.json'];
+
+/**
+ * Moves the embedded CMS's state out of `fromDir` (where the real target's committed state
+ * lives; older versions kept it there) into `toDir`, with the files that describe it. When
+ * `toDir` already has a state, that one is current: the old one is kept beside it as
+ * `state.moved.json`, its companions dropped. Returns whether anything was moved. The caller
+ * holds the lock of `fromDir`, so no run writes there meanwhile.
+ */
+export async function moveLocalState(fromDir: string, toDir: string): Promise<boolean> {
+  const file = path.join(fromDir, STATE_FILE);
+  let parsed: { target?: unknown; lineage?: unknown };
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8')) as { target?: unknown; lineage?: unknown };
+  } catch {
+    return false;
+  }
+  if (parsed?.target !== LOCAL_STATE_TARGET) return false;
+  await mkdir(toDir, { recursive: true });
+  const taken = await stat(path.join(toDir, STATE_FILE)).then(() => true, () => false);
+  await rename(file, path.join(toDir, taken ? 'state.moved.json' : STATE_FILE));
+  for (const name of STATE_COMPANIONS) {
+    const companion = path.join(fromDir, name);
+    if (!(await belongsTo(companion, parsed.lineage))) continue;
+    if (taken) await rm(companion, { force: true });
+    else await rename(companion, path.join(toDir, name));
+  }
+  await fsyncDir(fromDir);
+  await fsyncDir(toDir);
+  return true;
+}
+
+/** Whether a companion file is there and of this lineage (the index has none: it is checked by stamp anyway). */
+async function belongsTo(file: string, lineage: unknown): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return false;
+  }
+  const first = text.slice(0, text.indexOf('\n') + 1 || undefined);
+  try {
+    const head = JSON.parse(first) as { lineage?: unknown };
+    return head.lineage === undefined || head.lineage === lineage;
+  } catch {
+    return true;
+  }
 }
 
 function parseState(file: string, text: string): State {
