@@ -5,6 +5,7 @@ import { unlockState } from '../state/lock.js';
 import { writeLine, type CliIO } from './io.js';
 import type { SetExit } from './main.js';
 import { projectDirOf } from './run-sync.js';
+import { localStateDir } from './target.js';
 
 export function registerUnlock(program: Command, io: CliIO, setExit: SetExit): void {
   program
@@ -18,7 +19,12 @@ export function registerUnlock(program: Command, io: CliIO, setExit: SetExit): v
     )
     .action(async (flags: { force?: boolean }) => {
       const config = await loadConfig(projectDirOf(io, program.opts().cwd), io.env);
-      const result = await unlockState(config.stateDir, { force: flags.force ?? false });
+      // The embedded local CMS keeps its state (and lock) apart from the committed one: look at
+      // the state of the configured target first, then at the other.
+      const local = localStateDir(config);
+      const dirs = config.target.baseUrl ? [config.stateDir, local] : [local, config.stateDir];
+      let result = await unlockState(dirs[0]!, { force: flags.force ?? false });
+      if (result.outcome === 'none') result = await unlockState(dirs[1]!, { force: flags.force ?? false });
       if (result.outcome === 'none') return writeLine(io.stdout, 'There was no state lock.');
       if (result.outcome === 'changed') {
         writeLine(io.stderr, 'The state lock changed while it was being removed (another cms-sync took it): kept.');

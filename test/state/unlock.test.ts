@@ -96,6 +96,18 @@ describe('cms-sync unlock', () => {
     expect(await cli(['unlock'])).toEqual({ code: 0, stdout: 'There was no state lock.\n', stderr: '' });
   });
 
+  it("finds the embedded local CMS's state lock, which lives apart from the committed state", async () => {
+    await newProject();
+    const localState = join(stateDir, 'local-cms', 'state');
+    await mkdir(localState, { recursive: true });
+    const pid = await deadPid();
+    const since = '2026-01-01T00:00:00.000Z';
+    await writeFile(join(localState, 'lock'), JSON.stringify({ pid, host: hostname(), since, command: 'watch' }));
+    const result = await cli(['unlock']);
+    expect(result.stdout).toContain(`Removed the state lock (watch, pid ${pid}`);
+    expect(await readdir(localState)).toEqual([]);
+  });
+
   it('keeps a lock from another host, and one it cannot read, unless forced', async () => {
     await newProject();
     const since = '2026-01-01T00:00:00.000Z';
