@@ -2,6 +2,7 @@ import type { z as Z } from 'zod';
 import { zod } from '../zod.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import type { UserConfig } from './define-config.js';
+import type { ContentLimits } from '../source/limits.js';
 
 /** Managed fields per resource, in the order they are shown. */
 export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
@@ -20,7 +21,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 1;
+export const CONFIG_SCHEMA_VERSION = 2;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -59,6 +60,17 @@ function buildConfigSchema(z: typeof Z) {
             maxRetryAfterMs: positiveInt('sync.retry.maxRetryAfterMs', 0).optional(),
           })
           .optional(),
+      })
+      .optional(),
+    limits: z
+      .strictObject({
+        maxFileBytes: positiveInt('limits.maxFileBytes', 1).optional(),
+        maxFrontMatterBytes: positiveInt('limits.maxFrontMatterBytes', 1).optional(),
+        maxFrontMatterKeys: positiveInt('limits.maxFrontMatterKeys', 1).optional(),
+        maxYamlAliases: positiveInt('limits.maxYamlAliases', 0).optional(),
+        maxNestingDepth: positiveInt('limits.maxNestingDepth', 1).optional(),
+        maxEmphasisMarkers: positiveInt('limits.maxEmphasisMarkers', 1).optional(),
+        renderBudgetMs: positiveInt('limits.renderBudgetMs', 1).optional(),
       })
       .optional(),
     statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
@@ -107,6 +119,8 @@ export interface Config {
   media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
   sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number; retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number } };
   statusMap: { draft: number; published: number };
+  /** Per-file limits (see UserConfig.limits), every default filled in. */
+  limits: ContentLimits;
   resources: Record<RecordResource, ResolvedResource>;
   wire: {
     endpointPath: string;

@@ -83,7 +83,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
     return key !== undefined && state.records[key]!.input?.fileSha === hash ? { key, slug: key.slice(key.indexOf('/') + 1) } : undefined;
   };
   const hashCache = openHashCache(config.stateDir);
-  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
+  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, limits: config.limits, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
   options.onScanned?.({ claimed: new Set([...scan.documents, ...scan.unchanged].map((d) => d.key)), protectedKeys: scan.protectedKeys, failedFiles: scan.failedFiles });
   const resolver = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles, hashCache });
   const { onMedia } = options;
@@ -116,7 +116,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
       reused.push(record);
       continue;
     }
-    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource, file: stub.file, hashCache });
+    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource, file: stub.file, hashCache, limits: config.limits, readPath: stub.readPath });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
       failedFiles.push(stub.file);
