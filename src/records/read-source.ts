@@ -7,7 +7,8 @@ import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
 import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
-import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from './build-record.js';
+import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
+import { createRenderer } from '../render/renderer.js';
 
 export interface SourceRead {
   /**
@@ -20,30 +21,6 @@ export interface SourceRead {
   problems: FileProblem[];
   failedFiles: string[];
   protectedKeys: string[];
-}
-
-/** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
-const POOL_THRESHOLD = 200;
-
-/**
- * How documents are rendered: not at all when none must be (unified is then never loaded), in
- * this thread for a few, on worker threads for many.
- */
-async function chooseRenderer(documents: number, config: Config): Promise<{ render: Renderer; count: number; close(): Promise<void> }> {
-  const counter = { count: 0 };
-  let renderMarkdown: typeof import('../render/render-markdown.js').renderMarkdown | undefined;
-  const here = async (md: string) => {
-    renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
-    return renderMarkdown(md, { defaultSize: config.media.defaultSize });
-  };
-  if (documents >= POOL_THRESHOLD) {
-    const { createRenderPool, WorkerDiedError } = await import('../render/render-pool.js');
-    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
-    // A document whose worker died (too big for a worker's heap) is rendered here instead.
-    const render = (md: string) => pool.render(md).catch((error: unknown) => (error instanceof WorkerDiedError ? here(md) : Promise.reject(error)));
-    return Object.assign(counter, { render: (md: string) => (counter.count++, render(md)), close: () => pool.close() });
-  }
-  return Object.assign(counter, { render: (md: string) => (counter.count++, here(md)), close: async () => {} });
 }
 
 export interface ReadSourceOptions {
@@ -133,7 +110,8 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
     }
   }
   const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
-  const renderer = await chooseRenderer(toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length, config);
+  const toRender = toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length;
+  const renderer = await createRenderer({ defaultSize: config.media.defaultSize, limits: config.limits, documents: toRender });
   const limit = pLimit(32);
   const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
   for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });
