@@ -8,7 +8,7 @@ import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './li
 const matter = requireLater<typeof matterType>('gray-matter');
 const yaml = requireLater<typeof yamlType>('yaml');
 
-type FrontMatterLimits = Pick<ContentLimits, 'maxFrontMatterBytes' | 'maxFrontMatterKeys' | 'maxYamlAliases'>;
+type FrontMatterLimits = Pick<ContentLimits, 'maxFrontMatterBytes' | 'maxFrontMatterKeys' | 'maxYamlAliases' | 'maxNestingDepth'>;
 
 export interface FrontMatter {
   data: Record<string, unknown>;
@@ -62,6 +62,14 @@ function matterOptions(limits: FrontMatterLimits) {
  * Positions are 1-based lines of `text`, which starts on the `---` line of the file.
  */
 function parseYaml(text: string, limits: FrontMatterLimits): object {
+  const deep = nestingOf(text, limits.maxNestingDepth);
+  if (deep) {
+    throw new PositionedError(
+      `front matter is nested about ${deep.depth} deep here (lists and mappings inside one another), more than the limit of ${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+      deep.line,
+      1,
+    );
+  }
   const doc = yaml().parseDocument(text, { schema: 'core', customTags: ['timestamp'], merge: true, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
@@ -99,6 +107,41 @@ function parseYaml(text: string, limits: FrontMatterLimits): object {
       1,
     );
   }
+}
+
+/**
+ * The first line where YAML nests deeper than `max`, judged before parsing: the YAML parser
+ * recurses per level, and a few thousand levels (`- - - - …`, `[[[[…`) exhaust its stack or,
+ * worse, the process's memory. Counted loosely, erring towards too deep: flow brackets open at
+ * the line (quotes are not understood), plus the line's leading `- ` / `? ` indicators, plus
+ * one level per two columns of indentation.
+ */
+function nestingOf(text: string, max: number): { line: number; depth: number } | undefined {
+  let flow = 0;
+  let line = 0;
+  for (const row of text.split('\n')) {
+    line += 1;
+    let i = 0;
+    while (row[i] === ' ') i++;
+    let depth = Math.floor(i / 2);
+    for (;;) {
+      while (row[i] === ' ' || row[i] === '\t') i++;
+      if ((row[i] === '-' || row[i] === '?') && (row[i + 1] === ' ' || row[i + 1] === undefined)) {
+        depth += 1;
+        i += 1;
+      } else break;
+    }
+    if (row.trimStart().startsWith('#')) continue;
+    let deepest = flow;
+    for (; i < row.length; i++) {
+      const ch = row[i];
+      if (ch === '[' || ch === '{') deepest = Math.max(deepest, ++flow);
+      else if ((ch === ']' || ch === '}') && flow > 0) flow -= 1;
+      else if (ch === '#' && (row[i - 1] === ' ' || row[i - 1] === '\t')) break;
+    }
+    if (depth + deepest > max) return { line, depth: depth + deepest };
+  }
+  return undefined;
 }
 
 function lineAt(text: string, offset: number): number {
