@@ -12,7 +12,7 @@ export interface RenderJob {
   limits?: MarkdownLimits | undefined;
 }
 
-export type RenderReply = { id: number; result: RenderResult } | { id: number; error: string };
+export type RenderReply = { id: number; result: RenderResult } | { id: number; error: string } | { ready: true };
 
 export interface RenderPool {
   render(markdown: string): Promise<RenderResult>;
@@ -55,6 +55,8 @@ export function createRenderPool(options: {
     /** Ids of the jobs posted to this worker and not yet answered, in the order it runs them. */
     queue: number[];
     timer?: NodeJS.Timeout | undefined;
+    /** Set once the worker has loaded the renderer: its start-up is not counted against a job's budget. */
+    ready: boolean;
     /** Set once this worker is done with: later messages and its exit are ignored. */
     gone: boolean;
   }
@@ -72,7 +74,7 @@ export function createRenderPool(options: {
     slot.timer = undefined;
     const head = slot.queue[0];
     const { budgetMs } = options;
-    if (head === undefined || budgetMs === undefined || closing) return;
+    if (head === undefined || budgetMs === undefined || closing || !slot.ready) return;
     slot.timer = setTimeout(() => {
       const index = slots.indexOf(slot);
       const job = pending.get(head);
@@ -93,9 +95,14 @@ export function createRenderPool(options: {
 
   const spawn = (): Slot => {
     const worker = new Worker(workerUrl, options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {});
-    const slot: Slot = { worker, queue: [], gone: false };
+    const slot: Slot = { worker, queue: [], ready: false, gone: false };
     worker.on('message', (reply: RenderReply) => {
       if (slot.gone) return;
+      if ('ready' in reply) {
+        slot.ready = true;
+        startClock(slot);
+        return;
+      }
       const job = pending.get(reply.id);
       slot.queue = slot.queue.filter((id) => id !== reply.id);
       startClock(slot);

@@ -12,3 +12,5 @@ parentPort?.on('message', (job: RenderJob) => {
   }
   parentPort?.postMessage(reply);
 });
+// Loaded: from now on, time spent on a job is the job's (see the budget in render-pool.ts).
+parentPort?.postMessage({ ready: true } satisfies RenderReply);
