@@ -144,8 +144,8 @@ export interface UserConfig {
      */
     maxYamlAliases?: number;
     /**
-     * Deepest nesting of block quotes and lists in a Markdown body (and of HTML elements,
-     * however deep the renderer can go).
+     * Deepest nesting of block quotes and lists in a Markdown body, and of lists and mappings
+     * in front matter. (HTML elements nested deeper than the renderer can go fail their file.)
      * @default 100
      */
     maxNestingDepth?: number;
