@@ -30,7 +30,8 @@ export function checkMarkdownLimits(markdown: string, limits: MarkdownLimits): R
     const { depth, rest } = containers(text);
     const opener = FENCE.exec(rest)?.[1];
     if (fence !== undefined) {
-      if (opener && opener[0] === fence[0] && opener.length >= fence.length && rest.slice(opener.length).trim() === '') fence = undefined;
+      const closes = opener && opener[0] === fence[0] && opener.length >= fence.length;
+      if (closes && rest.slice(opener.length).trim() === '') fence = undefined;
       continue;
     }
     if (opener) {
@@ -43,7 +44,9 @@ export function checkMarkdownLimits(markdown: string, limits: MarkdownLimits): R
       return {
         line,
         column: 1,
-        message: `blocks are nested about ${depth} deep here (block quotes and lists), more than the limit of ${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+        message:
+          `blocks are nested about ${depth} deep here (block quotes and lists), ` +
+          `more than the limit of ${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
         severity: 'error',
       };
     }
@@ -59,8 +62,9 @@ export function checkMarkdownLimits(markdown: string, limits: MarkdownLimits): R
         line: paragraphLine,
         column: 1,
         message:
-          `this paragraph has more than ${limits.maxEmphasisMarkers} emphasis markers (*, _ or ~), whose matching takes time ` +
-          `that grows with the square of their number; escape them (\\*) or split the paragraph, or ${raiseHint('maxEmphasisMarkers')}`,
+          `this paragraph has more than ${limits.maxEmphasisMarkers} emphasis markers (*, _ or ~), ` +
+          'whose matching takes time that grows with the square of their number; ' +
+          `escape them (\\*) or split the paragraph, or ${raiseHint('maxEmphasisMarkers')}`,
         severity: 'error',
       };
     }

@@ -46,7 +46,12 @@ export function createRenderPool(options: {
 }): RenderPool {
   const size = Math.max(1, options.size ?? Math.min(availableParallelism(), 4));
   const workerUrl = new URL('./render-worker.js', import.meta.url);
-  const pending = new Map<number, { resolve: (r: RenderResult) => void; reject: (e: Error) => void; markdown: string }>();
+  interface Job {
+    resolve: (r: RenderResult) => void;
+    reject: (e: Error) => void;
+    markdown: string;
+  }
+  const pending = new Map<number, Job>();
   let nextId = 0;
   let closing = false;
 
@@ -65,7 +70,8 @@ export function createRenderPool(options: {
     const job = pending.get(id);
     if (!job) return;
     slot.queue.push(id);
-    slot.worker.postMessage({ id, markdown: job.markdown, defaultSize: options.defaultSize, limits: options.limits } satisfies RenderJob);
+    const { defaultSize, limits } = options;
+    slot.worker.postMessage({ id, markdown: job.markdown, defaultSize, limits } satisfies RenderJob);
     if (slot.queue.length === 1) startClock(slot);
   };
 

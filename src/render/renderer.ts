@@ -26,14 +26,20 @@ const IN_THREAD_MAX_CHARS = 64 * 1024;
  * this thread for a few short ones, on worker threads for many or long ones, with the time
  * budget of `limits.renderBudgetMs` on the workers.
  */
-export async function createRenderer(options: { defaultSize: ImageSize; limits: ContentLimits; documents: number }): Promise<Renderer> {
+export async function createRenderer(options: {
+  defaultSize: ImageSize;
+  limits: ContentLimits;
+  /** Documents to render in this run. */
+  documents: number;
+}): Promise<Renderer> {
   const { defaultSize, limits } = options;
   let renderMarkdown: typeof import('./render-markdown.js').renderMarkdown | undefined;
   const here = async (md: string) => {
     renderMarkdown ??= (await import('./render-markdown.js')).renderMarkdown;
     return renderMarkdown(md, { defaultSize, limits });
   };
-  let pool: Promise<{ pool: RenderPool; WorkerDiedError: typeof import('./render-pool.js').WorkerDiedError }> | undefined;
+  type PoolModule = typeof import('./render-pool.js');
+  let pool: Promise<{ pool: RenderPool; WorkerDiedError: PoolModule['WorkerDiedError'] }> | undefined;
   const openPool = (size?: number) =>
     (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => ({
       pool: createRenderPool({ defaultSize, limits, budgetMs: limits.renderBudgetMs, ...(size ? { size } : {}) }),
@@ -42,7 +48,10 @@ export async function createRenderer(options: { defaultSize: ImageSize; limits: 
   const pooled = async (md: string) => {
     const { pool: workers, WorkerDiedError } = await openPool();
     // A document whose worker died (too big for a worker's heap) is rendered here instead.
-    return workers.render(md).catch((error: unknown) => (error instanceof WorkerDiedError ? here(md) : Promise.reject(error)));
+    return workers.render(md).catch((error: unknown) => {
+      if (error instanceof WorkerDiedError) return here(md);
+      throw error;
+    });
   };
   const many = options.documents >= POOL_THRESHOLD;
   if (many) void openPool();

@@ -23,7 +23,9 @@ export const DEFAULT_LIMITS: Readonly<ContentLimits> = Object.freeze({
 });
 
 /** The limits with every one the user left unset (or set to undefined) at its default. */
-export function resolveLimits(user: Partial<Record<keyof ContentLimits, number | undefined>> | undefined): ContentLimits {
+export function resolveLimits(
+  user: Partial<Record<keyof ContentLimits, number | undefined>> | undefined,
+): ContentLimits {
   const limits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(limits) as Array<keyof ContentLimits>) {
     const value = user?.[key];
