@@ -148,6 +148,52 @@ export interface UserConfig {
    */
   timezone?: string;
   /**
+   * What one content file may hold. A file over a limit is reported as an error at its
+   * `path:line:column`, naming the limit, and skipped (its record is left as it is); the other
+   * files are synced. They bound the memory and time a single hostile or broken file can take.
+   */
+  limits?: {
+    /**
+     * Largest Markdown file read, in bytes; a larger file is refused by its size, unread.
+     * @default 5242880 (5 MiB)
+     */
+    maxFileBytes?: number;
+    /**
+     * Largest front matter block, in bytes.
+     * @default 262144 (256 KiB)
+     */
+    maxFrontMatterBytes?: number;
+    /**
+     * Most top-level keys in one front matter block.
+     * @default 1000
+     */
+    maxFrontMatterKeys?: number;
+    /**
+     * Most YAML alias uses (`*name`) in one front matter block; aliases that expand without
+     * bound (an "alias bomb") are refused.
+     * @default 100
+     */
+    maxYamlAliases?: number;
+    /**
+     * Deepest nesting of block quotes and lists in a Markdown body, and of lists and mappings
+     * in front matter. (HTML elements nested deeper than the renderer can go fail their file.)
+     * @default 100
+     */
+    maxNestingDepth?: number;
+    /**
+     * Most emphasis markers (`*`, `_`, `~`) in one paragraph: matching them takes time that
+     * grows with the square of their number.
+     * @default 5000
+     */
+    maxEmphasisMarkers?: number;
+    /**
+     * Longest a document may take to render, in milliseconds. Enforced for documents rendered
+     * on worker threads (many documents, or a large one); a worker over budget is replaced.
+     * @default 10000
+     */
+    renderBudgetMs?: number;
+  };
+  /**
    * Front matter `draft: true|false` -> numeric `status`.
    * @default { draft: 0, published: 1 }
    */

@@ -8,6 +8,7 @@ import { requireLater } from '../require-later.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import type { ResourceOptions, UserConfig } from './define-config.js';
 import { MANAGED_FIELDS, configSchema, type Config, type ResolvedResource } from './schema.js';
+import { resolveLimits } from '../source/limits.js';
 
 const jitiModule = requireLater<typeof import('jiti')>('jiti');
 
@@ -192,6 +193,7 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
     },
     timezone: user.timezone ?? 'UTC',
     statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
+    limits: resolveLimits(user.limits),
     resources: Object.fromEntries(RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)])) as Record<RecordResource, ResolvedResource>,
     wire: {
       endpointPath: user.wire?.endpointPath ?? '/functions/api',

@@ -3,6 +3,7 @@ import { zod } from '../zod.js';
 import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import type { ClientFactory, UserConfig } from './define-config.js';
+import type { ContentLimits } from '../source/limits.js';
 
 /** Managed fields per resource, in the order they are shown. */
 export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
@@ -78,6 +79,17 @@ function buildConfigSchema(z: typeof Z) {
         error: (issue) => `Expected \`timezone\` to be an IANA time zone name such as UTC or Europe/Madrid, got ${describe(issue.input)}`,
       })
       .optional(),
+    limits: z
+      .strictObject({
+        maxFileBytes: positiveInt('limits.maxFileBytes', 1).optional(),
+        maxFrontMatterBytes: positiveInt('limits.maxFrontMatterBytes', 1).optional(),
+        maxFrontMatterKeys: positiveInt('limits.maxFrontMatterKeys', 1).optional(),
+        maxYamlAliases: positiveInt('limits.maxYamlAliases', 0).optional(),
+        maxNestingDepth: positiveInt('limits.maxNestingDepth', 1).optional(),
+        maxEmphasisMarkers: positiveInt('limits.maxEmphasisMarkers', 1).optional(),
+        renderBudgetMs: positiveInt('limits.renderBudgetMs', 1).optional(),
+      })
+      .optional(),
     statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
     resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
     wire: z
@@ -127,6 +139,8 @@ export interface Config {
   /** IANA zone in which dates without an offset are read. */
   timezone: string;
   statusMap: { draft: number; published: number };
+  /** Per-file limits (see UserConfig.limits), every default filled in. */
+  limits: ContentLimits;
   resources: Record<RecordResource, ResolvedResource>;
   wire: {
     endpointPath: string;

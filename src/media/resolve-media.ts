@@ -1,7 +1,8 @@
 import type { Stats } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../sha256.js';
+import { isInside } from '../source/content-paths.js';
 import type { HashCache } from '../source/hash-cache.js';
 
 /** Where an image comes from; `identity` is what "upload once" is keyed by. */
@@ -32,19 +33,32 @@ export interface MediaResolver {
  */
 export function createMediaResolver(options: { projectDir: string; contentDir: string; canServeLocalFiles: boolean; hashCache?: HashCache }): MediaResolver {
   const { hashCache } = options;
-  // One stat and at most one read per image and run, however many references it has.
+  // content/ itself may be a link; what is inside is judged against where it really is.
+  const root = realpath(options.contentDir).catch(() => path.resolve(options.contentDir));
+  // One realpath, one stat and at most one read per image and run, however many references it has.
+  const reals = new Map<string, Promise<string | undefined>>();
   const stats = new Map<string, Promise<Stats | undefined>>();
   const hashes = new Map<string, Promise<string | undefined>>();
-  const statOf = (absPath: string) => once(stats, absPath, () => stat(absPath).catch(() => undefined));
+  const realOf = (absPath: string) => once(reals, absPath, () => realpath(absPath).catch(() => undefined));
+  /** The file's real path if it is inside content/, 'outside' if a link leads out, undefined if it is not there. */
+  const insideReal = async (absPath: string): Promise<string | 'outside' | undefined> => {
+    const real = await realOf(absPath);
+    if (real === undefined) return undefined;
+    return isInside(await root, real) ? real : 'outside';
+  };
+  // Stat, read and hash the real path, never the link: what is checked is what is read.
+  const statOf = (real: string) => once(stats, real, () => stat(real).catch(() => undefined));
   const hashOf = (absPath: string) =>
     once(hashes, absPath, async () => {
+      const real = await insideReal(absPath);
+      if (real === undefined || real === 'outside') return undefined;
       // The stat is taken before the read, never after: the cache records a stat no newer than the bytes hashed.
-      const info = await statOf(absPath);
+      const info = await statOf(real);
       if (!info?.isFile()) return undefined;
       const file = toPosix(path.relative(options.projectDir, absPath));
       const cached = hashCache?.get(file, info);
       if (cached) return cached;
-      const sha = await readFile(absPath).then(sha256, () => undefined);
+      const sha = await readFile(real).then(sha256, () => undefined);
       if (sha) hashCache?.set(file, info, sha);
       return sha;
     });
@@ -78,7 +92,16 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
       if (contentPath.startsWith('..') || path.isAbsolute(contentPath)) {
         return { ok: false, message: `image \`${trimmed}\` is outside content/: move the file under content/ so it can be published` };
       }
-      const info = await statOf(absPath);
+      const real = await insideReal(absPath);
+      if (real === 'outside') {
+        return {
+          ok: false,
+          message:
+            `image \`${trimmed}\` is a symbolic link to ${await realOf(absPath)}, outside content/: cms-sync never uploads ` +
+            'anything from outside content/; copy the file into content/ instead of linking to it',
+        };
+      }
+      const info = real === undefined ? undefined : await statOf(real);
       if (!info?.isFile()) {
         return { ok: false, message: `image \`${trimmed}\` not found (looked for ${toPosix(path.relative(options.projectDir, absPath))}): fix the path or add the file` };
       }

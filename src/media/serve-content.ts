@@ -1,9 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { MEDIA_EXTENSIONS } from '../resources.js';
+import { isInside } from '../source/content-paths.js';
 
 const TYPES: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
@@ -12,23 +12,17 @@ const TYPES: Record<string, string> = {
 
 /**
  * Serves the media files of content/ on loopback, so the local CMS can fetch them with
- * `upload_from_url` without any public URL. Only media extensions are served, and nothing
- * outside content/.
+ * `upload_from_url` without any public URL. Only media extensions are served, and nothing whose
+ * real path (symbolic links followed) is outside content/.
+ *
+ * This server runs inside `watch`, `start` and `apply`: a request that fails in any way is
+ * answered with a status and never thrown, since an error escaping the handler would end the
+ * whole process and leave its lock behind.
  */
 export async function serveContent(contentDir: string): Promise<{ baseUrl: string; close: () => Promise<void> }> {
-  const root = path.resolve(contentDir);
-  const server = createServer(async (req, res) => {
-    const requested = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = path.resolve(root, `.${requested}`);
-    const ext = path.extname(file).slice(1).toLowerCase();
-    const inside = file.startsWith(root + path.sep);
-    const info = inside && (MEDIA_EXTENSIONS as readonly string[]).includes(ext) ? await stat(file).catch(() => undefined) : undefined;
-    if (req.method !== 'GET' || !info?.isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'content-length': info.size });
-    createReadStream(file).pipe(res);
+  const root = await realpath(contentDir).catch(() => path.resolve(contentDir));
+  const server = createServer((req, res) => {
+    handle(root, req, res).catch(() => answer(res, 500, 'could not serve the file'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -40,4 +34,56 @@ export async function serveContent(contentDir: string): Promise<{ baseUrl: strin
         server.close(() => resolve());
       }),
   };
+}
+
+async function handle(root: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== 'GET') return answer(res, 405, 'only GET is served');
+  let requested: string;
+  try {
+    requested = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  } catch {
+    return answer(res, 400, 'bad path');
+  }
+  const file = path.resolve(root, `.${requested}`);
+  const ext = path.extname(file).slice(1).toLowerCase();
+  if (requested.includes('\0') || !isInside(root, file) || !(MEDIA_EXTENSIONS as readonly string[]).includes(ext)) {
+    return answer(res, 404, 'not found');
+  }
+  // The real path decides: a link under content/ to a file elsewhere is not served.
+  const real = await realpath(file).catch(() => undefined);
+  if (real === undefined) return answer(res, 404, 'not found');
+  if (!isInside(root, real)) return answer(res, 403, 'outside content/');
+
+  let handle: FileHandle;
+  try {
+    handle = await open(real, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? answer(res, 404, 'not found') : answer(res, 403, 'not readable');
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      await handle.close();
+      return answer(res, 404, 'not found');
+    }
+    res.writeHead(200, { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'content-length': info.size });
+  } catch {
+    await handle.close().catch(() => {});
+    return answer(res, 500, 'could not read the file');
+  }
+  const stream = handle.createReadStream();
+  // A read that fails half-way cannot change the status any more: cut the response short, so the
+  // client sees a truncated body rather than a complete-looking one.
+  stream.on('error', () => res.destroy());
+  res.on('close', () => stream.destroy());
+  stream.pipe(res);
+}
+
+function answer(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'text/plain' }).end(`${text}\n`);
 }

@@ -139,7 +139,15 @@ export async function buildRecord(
 
   const htmlField = HTML_FIELD[doc.resource];
   if (htmlField) {
-    const rendered = await context.render(body);
+    let rendered: RenderResult;
+    try {
+      rendered = await context.render(body);
+    } catch (error) {
+      // Over the time budget, or a worker's failure: this document fails, the run goes on.
+      const message = error instanceof Error ? error.message : String(error);
+      problems.push({ file: doc.file, line: doc.bodyLine, column: 1, message: `the body could not be rendered: ${message}`, severity: 'error' });
+      return { problems };
+    }
     for (const p of rendered.problems) {
       problems.push({ file: doc.file, line: doc.bodyLine + p.line - 1, column: p.column, message: p.message, severity: p.severity });
     }

@@ -7,7 +7,8 @@ import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
 import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
-import { buildRecord, reuseRecord, type DesiredRecord, type Renderer } from './build-record.js';
+import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
+import { createRenderer } from '../render/renderer.js';
 
 export interface SourceRead {
   /**
@@ -20,30 +21,6 @@ export interface SourceRead {
   problems: FileProblem[];
   failedFiles: string[];
   protectedKeys: string[];
-}
-
-/** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
-const POOL_THRESHOLD = 200;
-
-/**
- * How documents are rendered: not at all when none must be (unified is then never loaded), in
- * this thread for a few, on worker threads for many.
- */
-async function chooseRenderer(documents: number, config: Config): Promise<{ render: Renderer; count: number; close(): Promise<void> }> {
-  const counter = { count: 0 };
-  let renderMarkdown: typeof import('../render/render-markdown.js').renderMarkdown | undefined;
-  const here = async (md: string) => {
-    renderMarkdown ??= (await import('../render/render-markdown.js')).renderMarkdown;
-    return renderMarkdown(md, { defaultSize: config.media.defaultSize });
-  };
-  if (documents >= POOL_THRESHOLD) {
-    const { createRenderPool, WorkerDiedError } = await import('../render/render-pool.js');
-    const pool = createRenderPool({ defaultSize: config.media.defaultSize });
-    // A document whose worker died (too big for a worker's heap) is rendered here instead.
-    const render = (md: string) => pool.render(md).catch((error: unknown) => (error instanceof WorkerDiedError ? here(md) : Promise.reject(error)));
-    return Object.assign(counter, { render: (md: string) => (counter.count++, render(md)), close: () => pool.close() });
-  }
-  return Object.assign(counter, { render: (md: string) => (counter.count++, here(md)), close: async () => {} });
 }
 
 export interface ReadSourceOptions {
@@ -83,7 +60,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
     return key !== undefined && state.records[key]!.input?.fileSha === hash ? { key, slug: key.slice(key.indexOf('/') + 1) } : undefined;
   };
   const hashCache = openHashCache(config.stateDir);
-  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
+  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, limits: config.limits, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
   options.onScanned?.({ claimed: new Set([...scan.documents, ...scan.unchanged].map((d) => d.key)), protectedKeys: scan.protectedKeys, failedFiles: scan.failedFiles });
   const resolver = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles, hashCache });
   const { onMedia } = options;
@@ -116,7 +93,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
       reused.push(record);
       continue;
     }
-    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource, file: stub.file, hashCache });
+    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource, file: stub.file, hashCache, limits: config.limits, readPath: stub.readPath });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
       failedFiles.push(stub.file);
@@ -133,7 +110,8 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
     }
   }
   const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
-  const renderer = await chooseRenderer(toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length, config);
+  const toRender = toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length;
+  const renderer = await createRenderer({ defaultSize: config.media.defaultSize, limits: config.limits, documents: toRender });
   const limit = pLimit(32);
   const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
   for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });

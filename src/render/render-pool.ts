@@ -1,15 +1,18 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { ImageSize } from '../resources.js';
+import { raiseHint } from '../source/limits.js';
+import type { MarkdownLimits } from './markdown-limits.js';
 import type { RenderResult } from './render-markdown.js';
 
 export interface RenderJob {
   id: number;
   markdown: string;
   defaultSize: ImageSize;
+  limits?: MarkdownLimits | undefined;
 }
 
-export type RenderReply = { id: number; result: RenderResult } | { id: number; error: string };
+export type RenderReply = { id: number; result: RenderResult } | { id: number; error: string } | { ready: true };
 
 export interface RenderPool {
   render(markdown: string): Promise<RenderResult>;
@@ -26,64 +29,128 @@ export interface RenderPool {
  * the caller may render those documents in its own thread. Heaps are not capped by default:
  * a cap of 128 MiB saved ~12 MiB of a cold 10,000-document apply's peak but cost ~30% of the
  * pool's throughput in extra garbage collection.
+ *
+ * With `budgetMs`, a job that renders longer than that fails with a RenderBudgetError: a worker
+ * runs one job at a time, so the clock runs for the job at the head of its queue only, and the
+ * worker, stuck in that job, is terminated and replaced; the jobs queued behind it are sent to
+ * the replacement.
  */
 export function createRenderPool(options: {
   defaultSize: ImageSize;
   size?: number;
   /** Cap on each worker's old-generation heap, in MiB (tests use it to make a worker run out of memory). */
   maxHeapMb?: number;
+  limits?: MarkdownLimits | undefined;
+  /** Longest one document may take to render, in milliseconds. */
+  budgetMs?: number | undefined;
 }): RenderPool {
   const size = Math.max(1, options.size ?? Math.min(availableParallelism(), 4));
   const workerUrl = new URL('./render-worker.js', import.meta.url);
-  const pending = new Map<number, { resolve: (r: RenderResult) => void; reject: (e: Error) => void; worker: number }>();
-  const load = new Array<number>(size).fill(0);
+  interface Job {
+    resolve: (r: RenderResult) => void;
+    reject: (e: Error) => void;
+    markdown: string;
+  }
+  const pending = new Map<number, Job>();
   let nextId = 0;
   let closing = false;
 
-  const spawn = (index: number): Worker => {
+  interface Slot {
+    worker: Worker;
+    /** Ids of the jobs posted to this worker and not yet answered, in the order it runs them. */
+    queue: number[];
+    timer?: NodeJS.Timeout | undefined;
+    /** Set once the worker has loaded the renderer: its start-up is not counted against a job's budget. */
+    ready: boolean;
+    /** Set once this worker is done with: later messages and its exit are ignored. */
+    gone: boolean;
+  }
+
+  const post = (slot: Slot, id: number) => {
+    const job = pending.get(id);
+    if (!job) return;
+    slot.queue.push(id);
+    const { defaultSize, limits } = options;
+    slot.worker.postMessage({ id, markdown: job.markdown, defaultSize, limits } satisfies RenderJob);
+    if (slot.queue.length === 1) startClock(slot);
+  };
+
+  const startClock = (slot: Slot) => {
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    const head = slot.queue[0];
+    const { budgetMs } = options;
+    if (head === undefined || budgetMs === undefined || closing || !slot.ready) return;
+    slot.timer = setTimeout(() => {
+      const index = slots.indexOf(slot);
+      const job = pending.get(head);
+      pending.delete(head);
+      retire(slot);
+      void slot.worker.terminate();
+      const replacement = spawn();
+      slots[index] = replacement;
+      for (const id of slot.queue.slice(1)) post(replacement, id);
+      job?.reject(new RenderBudgetError(budgetMs));
+    }, budgetMs);
+  };
+
+  const retire = (slot: Slot) => {
+    slot.gone = true;
+    clearTimeout(slot.timer);
+  };
+
+  const spawn = (): Slot => {
     const worker = new Worker(workerUrl, options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {});
+    const slot: Slot = { worker, queue: [], ready: false, gone: false };
     worker.on('message', (reply: RenderReply) => {
+      if (slot.gone) return;
+      if ('ready' in reply) {
+        slot.ready = true;
+        startClock(slot);
+        return;
+      }
       const job = pending.get(reply.id);
+      slot.queue = slot.queue.filter((id) => id !== reply.id);
+      startClock(slot);
       if (!job) return;
       pending.delete(reply.id);
-      load[index]! -= 1;
       if ('error' in reply) job.reject(new Error(reply.error));
       else job.resolve(reply.result);
     });
     // 'error' comes before 'exit' when the worker throws or runs out of memory; 'exit' alone
     // when it stops otherwise. Either way its jobs fail and, unless the pool is closing, a new
     // worker takes its place, so later jobs are not sent into the void.
-    let gone = false;
     const die = (cause: unknown) => {
-      if (gone) return;
-      gone = true;
-      for (const [id, job] of pending) {
-        if (job.worker !== index) continue;
+      if (slot.gone) return;
+      retire(slot);
+      for (const id of slot.queue) {
+        const job = pending.get(id);
         pending.delete(id);
-        job.reject(new WorkerDiedError(cause));
+        job?.reject(new WorkerDiedError(cause));
       }
-      load[index] = 0;
-      if (!closing) workers[index] = spawn(index);
+      const index = slots.indexOf(slot);
+      if (!closing && index !== -1) slots[index] = spawn();
     };
     worker.on('error', die);
     worker.on('exit', (code) => die(new Error(`render worker exited with code ${code}`)));
-    return worker;
+    return slot;
   };
-  const workers = Array.from({ length: size }, (_, index) => spawn(index));
+  const slots: Slot[] = [];
+  for (let i = 0; i < size; i++) slots.push(spawn());
 
   return {
     render(markdown) {
-      const index = load.indexOf(Math.min(...load));
+      const slot = slots.reduce((least, s) => (s.queue.length < least.queue.length ? s : least));
       const id = nextId++;
-      load[index]! += 1;
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject, worker: index });
-        workers[index]!.postMessage({ id, markdown, defaultSize: options.defaultSize } satisfies RenderJob);
+        pending.set(id, { resolve, reject, markdown });
+        post(slot, id);
       });
     },
     async close() {
       closing = true;
-      await Promise.all(workers.map((w) => w.terminate()));
+      for (const slot of slots) clearTimeout(slot.timer);
+      await Promise.all(slots.map((s) => s.worker.terminate()));
     },
   };
 }
@@ -93,5 +160,13 @@ export class WorkerDiedError extends Error {
   constructor(cause: unknown) {
     super(`the render worker stopped (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
     this.name = 'WorkerDiedError';
+  }
+}
+
+/** A document that took longer to render than the budget allows; its worker was replaced. */
+export class RenderBudgetError extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`rendering took longer than the budget of ${budgetMs} ms and was stopped; ${raiseHint('renderBudgetMs')}`);
+    this.name = 'RenderBudgetError';
   }
 }

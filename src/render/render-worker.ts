@@ -6,9 +6,11 @@ import type { RenderJob, RenderReply } from './render-pool.js';
 parentPort?.on('message', (job: RenderJob) => {
   let reply: RenderReply;
   try {
-    reply = { id: job.id, result: renderMarkdown(job.markdown, { defaultSize: job.defaultSize }) };
+    reply = { id: job.id, result: renderMarkdown(job.markdown, { defaultSize: job.defaultSize, limits: job.limits }) };
   } catch (error) {
     reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };
   }
   parentPort?.postMessage(reply);
 });
+// Loaded: from now on, time spent on a job is the job's (see the budget in render-pool.ts).
+parentPort?.postMessage({ ready: true } satisfies RenderReply);

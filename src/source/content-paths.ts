@@ -44,9 +44,19 @@ export function toPosixRelative(from: string, absPath: string): string {
   return path.relative(from, absPath).split(path.sep).join('/');
 }
 
+/** Whether `absPath` is `root` or below it (both absolute and resolved; no file system access). */
+export function isInside(root: string, absPath: string): boolean {
+  const relative = path.relative(root, absPath);
+  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
+}
+
 /** Why a slug cannot be used, or undefined if it can. */
 export function slugProblem(slug: string): string | undefined {
   if (slug.trim() === '') return 'is empty';
   if (slug.includes('/')) return 'contains "/"';
+  if (slug === '.' || slug === '..') return `is "${slug}", which names a folder, not a record`;
+  // A newline, NUL or escape in a slug ends up in URLs, file names and terminal output.
+  const control = /\p{Cc}/u.exec(slug);
+  if (control) return `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   return undefined;
 }

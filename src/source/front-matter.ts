@@ -1,9 +1,14 @@
 import type matterType from 'gray-matter';
+import type * as yamlType from 'yaml';
 import { requireLater } from '../require-later.js';
+import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './limits.js';
 
-// gray-matter (with js-yaml) loads on the first file that must be parsed: a run whose files are
-// all unchanged since the last write parses none, and need not pay ~25 ms for it.
+// gray-matter and yaml load on the first file that must be parsed: a run whose files are all
+// unchanged since the last write parses none, and need not pay for loading them.
 const matter = requireLater<typeof matterType>('gray-matter');
+const yaml = requireLater<typeof yamlType>('yaml');
+
+type FrontMatterLimits = Pick<ContentLimits, 'maxFrontMatterBytes' | 'maxFrontMatterKeys' | 'maxYamlAliases' | 'maxNestingDepth'>;
 
 export interface FrontMatter {
   data: Record<string, unknown>;
@@ -28,19 +33,127 @@ const refuseJavaScript = (): never => {
 
 class RefusedEngine extends Error {}
 
+/** A front matter problem found by our YAML engine, already positioned in the string it was given. */
+class PositionedError extends Error {
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Options for every gray-matter call. Passing options at all matters: without them gray-matter
  * caches every input it ever parsed, which leaks in `watch`. The JavaScript engines are
- * replaced because gray-matter would otherwise `eval` a `---js` block from a content file.
+ * replaced because gray-matter would otherwise `eval` a `---js` block from a content file; YAML
+ * is read by `yaml` rather than gray-matter's js-yaml, which has no bound on alias expansion.
  */
-const MATTER_OPTIONS = {
-  engines: { js: refuseJavaScript, javascript: refuseJavaScript },
-} as const;
+function matterOptions(limits: FrontMatterLimits) {
+  return {
+    engines: { js: refuseJavaScript, javascript: refuseJavaScript, yaml: { parse: (text: string) => parseYaml(text, limits) } },
+  };
+}
+
+/**
+ * YAML as js-yaml's default schema read it (the YAML 1.2 core schema with timestamps as dates,
+ * and `<<` merge keys), with bounds on alias expansion and on the number of top-level keys.
+ * Positions are 1-based lines of `text`, which starts on the `---` line of the file.
+ */
+function parseYaml(text: string, limits: FrontMatterLimits): object {
+  const deep = nestingOf(text, limits.maxNestingDepth);
+  if (deep) {
+    throw new PositionedError(
+      `front matter is nested about ${deep.depth} deep here (lists and mappings inside one another), more than the limit of ${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+      deep.line,
+      1,
+    );
+  }
+  const doc = yaml().parseDocument(text, { schema: 'core', customTags: ['timestamp'], merge: true, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) {
+    const at = first.linePos?.[0];
+    const reason =
+      first.code === 'DUPLICATE_KEY' ? 'duplicated mapping key' : first.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
+    throw new PositionedError(`front matter is not valid YAML: ${reason}`, at?.line ?? 1, at?.col ?? 1);
+  }
+  const contents = doc.contents;
+  if (yaml().isMap(contents) && contents.items.length > limits.maxFrontMatterKeys) {
+    const extra = contents.items[limits.maxFrontMatterKeys]?.key;
+    const offset = yaml().isNode(extra) && extra.range ? extra.range[0] : 0;
+    throw new PositionedError(
+      `front matter has ${contents.items.length} keys, more than the limit of ${limits.maxFrontMatterKeys}; ${raiseHint('maxFrontMatterKeys')}`,
+      lineAt(text, offset),
+      1,
+    );
+  }
+  try {
+    // Not always an object (`--- 5`): parseFrontMatter checks what it gets.
+    return doc.toJS({ maxAliasCount: limits.maxYamlAliases }) as object;
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    // Only the alias count makes toJS throw a ReferenceError: an alias bomb, or one alias too many.
+    let offset = 0;
+    yaml().visit(doc, {
+      Alias(_key, node) {
+        offset = node.range?.[0] ?? 0;
+        return yaml().visit.BREAK;
+      },
+    });
+    throw new PositionedError(
+      `front matter expands its YAML aliases (*name) beyond the limit of ${limits.maxYamlAliases} uses; ${raiseHint('maxYamlAliases')}`,
+      lineAt(text, offset),
+      1,
+    );
+  }
+}
+
+/**
+ * The first line where YAML nests deeper than `max`, judged before parsing: the YAML parser
+ * recurses per level, and a few thousand levels (`- - - - …`, `[[[[…`) exhaust its stack or,
+ * worse, the process's memory. Counted loosely, erring towards too deep: flow brackets open at
+ * the line (quotes are not understood), plus the line's leading `- ` / `? ` indicators, plus
+ * one level per two columns of indentation.
+ */
+function nestingOf(text: string, max: number): { line: number; depth: number } | undefined {
+  let flow = 0;
+  let line = 0;
+  for (const row of text.split('\n')) {
+    line += 1;
+    let i = 0;
+    while (row[i] === ' ') i++;
+    let depth = Math.floor(i / 2);
+    for (;;) {
+      while (row[i] === ' ' || row[i] === '\t') i++;
+      if ((row[i] === '-' || row[i] === '?') && (row[i + 1] === ' ' || row[i + 1] === undefined)) {
+        depth += 1;
+        i += 1;
+      } else break;
+    }
+    if (row.trimStart().startsWith('#')) continue;
+    let deepest = flow;
+    for (; i < row.length; i++) {
+      const ch = row[i];
+      if (ch === '[' || ch === '{') deepest = Math.max(deepest, ++flow);
+      else if ((ch === ']' || ch === '}') && flow > 0) flow -= 1;
+      else if (ch === '#' && (row[i - 1] === ' ' || row[i - 1] === '\t')) break;
+    }
+    if (depth + deepest > max) return { line, depth: depth + deepest };
+  }
+  return undefined;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
 
 const SUPPORTED_LANGUAGES = new Set(['', 'yaml', 'yml', 'json']);
 
 /** Splits LF-normalized, BOM-free text into front matter and body. */
-export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
+export function parseFrontMatter(text: string, limits: FrontMatterLimits = DEFAULT_LIMITS): FrontMatter | FrontMatterError {
   // `---` followed by more dashes is a thematic break, not front matter (gray-matter agrees).
   if (!text.startsWith('---') || text[3] === '-') {
     return { data: {}, lines: {}, body: text, bodyLine: 1 };
@@ -70,9 +183,18 @@ export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
   // long documents. The body is what follows the closing `---` and its newline, as with it.
   let headEnd = text.indexOf('\n---', firstLineEnd) + 4;
   if (text[headEnd] === '\n') headEnd += 1;
+  // Measured in UTF-16 units, which is within a factor of 3 of bytes and needs no encoding.
+  if (headEnd > limits.maxFrontMatterBytes) {
+    return {
+      line: 1,
+      column: 1,
+      message: `front matter is ${formatBytes(headEnd)}, over the limit of ${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
+      ...slugHint(text),
+    };
+  }
   let file: matterType.GrayMatterFile<string>;
   try {
-    file = matter()(text.slice(0, headEnd), MATTER_OPTIONS);
+    file = matter()(text.slice(0, headEnd), matterOptions(limits));
   } catch (error) {
     return { ...positionOf(error, text, language), ...slugHint(text) };
   }
@@ -83,6 +205,15 @@ export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
       line: 2,
       column: 1,
       message: `front matter must be a mapping of keys to values (\`title: Hello\`), not ${describe(data)}`,
+    };
+  }
+  // YAML is counted before it becomes an object (parseYaml); JSON only now.
+  const keyCount = Object.keys(data).length;
+  if (keyCount > limits.maxFrontMatterKeys) {
+    return {
+      line: 1,
+      column: 1,
+      message: `front matter has ${keyCount} keys, more than the limit of ${limits.maxFrontMatterKeys}; ${raiseHint('maxFrontMatterKeys')}`,
     };
   }
   // Whatever gray-matter left after the delimiter (text on the `---` line itself) starts the body.
@@ -99,6 +230,10 @@ export function parseFrontMatter(text: string): FrontMatter | FrontMatterError {
 function positionOf(error: unknown, text: string, language: string): FrontMatterError {
   if (error instanceof RefusedEngine) {
     return { line: 1, column: 4, message: 'JavaScript front matter is refused: cms-sync never runs code from content files' };
+  }
+  if (error instanceof PositionedError) return { line: error.line, column: error.column, message: error.message };
+  if (error instanceof RangeError) {
+    return { line: 1, column: 1, message: 'front matter is nested too deeply to be read (lists or mappings inside one another by the thousand); flatten it' };
   }
   const mark = (error as { mark?: { line?: unknown; column?: unknown } }).mark;
   const reason = (error as { reason?: unknown }).reason;

@@ -7,6 +7,7 @@ import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
 import { decodeText } from './decode-text.js';
 import type { HashCache } from './hash-cache.js';
 import { parseFrontMatter } from './front-matter.js';
+import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './limits.js';
 
 export interface SourceDocument {
   /** `${resource}/${slug}` */
@@ -43,6 +44,8 @@ export interface UnparsedDocument {
   slug: string;
   file: string;
   absPath: string;
+  /** The real path its bytes were read from, when `absPath` is a symbolic link (see ReadDocumentOptions). */
+  readPath?: string | undefined;
   hash: string;
 }
 
@@ -64,6 +67,13 @@ export interface ReadDocumentOptions {
   hashCache?: HashCache | undefined;
   /** `absPath` relative to projectDir with forward slashes, when the caller has it already. */
   file?: string;
+  /** Per-file limits (config `limits`). */
+  limits?: ContentLimits | undefined;
+  /**
+   * Where the bytes are read from when `absPath` is a symbolic link: its real path, which the
+   * caller has checked is inside content/. Images are still resolved from `absPath`'s folder.
+   */
+  readPath?: string | undefined;
 }
 
 /**
@@ -76,37 +86,50 @@ export function readDocument(absPath: string, options: ReadDocumentOptions): Sou
 export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure {
   const file = options.file ?? toPosixRelative(options.projectDir, absPath);
   const { known, hashCache } = options;
-  let stat: Stats | undefined;
+  let stashed: Stats | undefined;
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const source = options.readPath ?? absPath;
   let bytes: Buffer;
   try {
     // Stat before reading, never after: the recorded stat must be no newer than the bytes hashed.
-    stat = hashCache ? statSync(absPath) : undefined;
-    const cached = stat && hashCache!.get(file, stat);
+    // The size is judged here too, so a huge file is refused without being read.
+    const stat = statSync(source);
+    if (stat.size > limits.maxFileBytes) return tooBig(file, options.resource, stat.size, limits);
+    const cached = hashCache?.get(file, stat);
     const unchanged = cached && known?.(file, cached);
-    if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, hash: cached };
-    bytes = readFileSync(absPath);
+    if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, readPath: options.readPath, hash: cached };
+    bytes = readFileSync(source);
+    // It grew between the stat and the read.
+    if (bytes.length > limits.maxFileBytes) return tooBig(file, options.resource, bytes.length, limits);
+    if (hashCache) stashed = stat;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return failure(file, options.resource, [], 1, 1, `file could not be read (${code}); check that it exists and is readable`);
   }
   const hash = sha256(bytes);
-  if (stat) hashCache!.set(file, stat, hash);
+  if (stashed) hashCache!.set(file, stashed, hash);
   const unchanged = known?.(file, hash);
-  if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, hash };
-  return parseDocument(bytes, { file, absPath, resource: options.resource }, hash);
+  if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, readPath: options.readPath, hash };
+  return parseDocument(bytes, { file, absPath, resource: options.resource, limits }, hash);
+}
+
+function tooBig(file: string, resource: RecordResource, size: number, limits: ContentLimits): DocumentFailure {
+  const message = `file is ${formatBytes(size)}, over the limit of ${formatBytes(limits.maxFileBytes)} for a Markdown file; split it into several documents, or ${raiseHint('maxFileBytes')}`;
+  return failure(file, resource, [], 1, 1, message);
 }
 
 /** The pure part of readDocument: bytes in, document or positioned problems out. */
 export function parseDocument(
   bytes: Uint8Array,
-  where: { file: string; absPath: string; resource: RecordResource },
+  where: { file: string; absPath: string; resource: RecordResource; limits?: ContentLimits | undefined },
   hash = sha256(bytes),
 ): SourceDocument | DocumentFailure {
   const { file, absPath, resource } = where;
+  const limits = where.limits ?? DEFAULT_LIMITS;
   const decoded = decodeText(bytes);
   if (!decoded.ok) return failure(file, resource, [], decoded.line, decoded.column, decoded.message);
 
-  const parsed = parseFrontMatter(decoded.text);
+  const parsed = parseFrontMatter(decoded.text, limits);
   if ('message' in parsed) {
     return failure(file, resource, parsed.slugHint ? [parsed.slugHint] : [], parsed.line, parsed.column, parsed.message);
   }
@@ -121,7 +144,7 @@ export function parseDocument(
   const invalid = slugProblem(slug);
   if (invalid) {
     const origin = declared === undefined ? 'the file name' : '`slug`';
-    return failure(file, resource, [], parsed.lines['slug'] ?? 1, 1, `the slug from ${origin} ${invalid}; a slug needs at least one visible character and no "/"`);
+    return failure(file, resource, [], parsed.lines['slug'] ?? 1, 1, `the slug from ${origin} ${invalid}; a slug needs at least one visible character, no "/" and no control characters, and cannot be "." or ".."`);
   }
 
   const body = new PackedText(parsed.body);

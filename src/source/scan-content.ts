@@ -1,12 +1,29 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
-import { documentStem, isDocumentName, isIgnoredFolder, isMediaName, resourceOfPath, slugProblem, toPosixRelative } from './content-paths.js';
+import {
+  documentStem,
+  isDocumentName,
+  isIgnoredFolder,
+  isInside,
+  isMediaName,
+  resourceOfPath,
+  slugProblem,
+  toPosixRelative,
+} from './content-paths.js';
+import type { ContentLimits } from './limits.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
-import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument, type UnparsedDocument } from './read-document.js';
+import {
+  isDocumentFailure,
+  readDocument,
+  type DocumentFailure,
+  type KnownFiles,
+  type SourceDocument,
+  type UnparsedDocument,
+} from './read-document.js';
 
 /**
  * Files read between two turns of the event loop, where the listing of the CMS running meanwhile
@@ -41,6 +58,8 @@ export interface ScanOptions {
   known?: KnownFiles;
   /** sha256 of files by their stat, so unchanged files need not be read (see HashCache). */
   hashCache?: HashCache;
+  /** Per-file limits (config `limits`). */
+  limits?: ContentLimits | undefined;
 }
 
 
@@ -53,19 +72,21 @@ export interface ScanOptions {
 export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
-  const { documentPaths, mediaFiles } = await listContent(contentDir, projectDir);
+  const listing = await listContent(contentDir, projectDir);
+  const { documentPaths, mediaFiles } = listing;
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
-  const { known, hashCache } = options;
+  const { known, hashCache, limits } = options;
   const results: ReturnType<typeof readDocument>[] = [];
   for (const [i, p] of toRead.entries()) {
-    results.push(readDocument(p.absPath, { projectDir, resource: p.resource, file: p.file, known, hashCache }));
+    const { resource, file, readPath } = p;
+    results.push(p.refused ?? readDocument(p.absPath, { projectDir, resource, file, known, hashCache, limits, readPath }));
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
   }
 
-  const problems: FileProblem[] = [];
+  const problems: FileProblem[] = listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem);
   const failedFiles: string[] = [];
   const protectedKeys = new Set<string>();
   const byKey = new Map<string, Array<SourceDocument | UnparsedDocument>>();
@@ -133,35 +154,128 @@ interface DocumentPath {
   /** Relative to contentDir, forward slashes. */
   inContent: string;
   resource: NonNullable<ReturnType<typeof resourceOfPath>>;
+  /** The real path to read, when `absPath` is reached through a symbolic link. */
+  readPath?: string;
+  /** Set instead of reading the file: a link that leads outside content/ or nowhere. */
+  refused?: DocumentFailure;
 }
 
-async function listContent(contentDir: string, projectDir: string): Promise<{ documentPaths: DocumentPath[]; mediaFiles: string[] }> {
+interface Listing {
+  documentPaths: DocumentPath[];
+  mediaFiles: string[];
+  /** Problems with links, by path relative to contentDir (for `only`). */
+  problems: Array<{ inContent: string; problem: FileProblem }>;
+}
+
+interface PendingLink {
+  absPath: string;
+  inContent: string;
+  /** Real paths of the folders walked to reach the link, content/ first. */
+  chain: readonly string[];
+}
+
+/**
+ * Lists content/. Symbolic links are judged by their real path, after the plain tree and in
+ * path order (so the outcome never depends on timing): one that leads outside content/ is
+ * refused; a folder link inside content/ is followed once, unless it leads back to a folder it
+ * is in (a loop) or to a folder already read through another link.
+ */
+async function listContent(contentDir: string, projectDir: string): Promise<Listing> {
   const documentPaths: DocumentPath[] = [];
   const mediaFiles: string[] = [];
+  const problems: Listing['problems'] = [];
+  const links: PendingLink[] = [];
   // Relative paths are built while walking, not computed per file with path.relative (10,000 files: ~60 ms).
   const contentInProject = toPosixRelative(projectDir, contentDir);
   const inProject = (inContent: string) => (contentInProject === '' ? inContent : `${contentInProject}/${inContent}`);
-  const walk = async (dir: string, prefix: string): Promise<void> => {
+  const root = await realpath(contentDir).catch(() => contentDir);
+  const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = await readEntries(dir, prefix === '');
-    const subfolders: Array<[string, string]> = [];
+    const here = [...chain, real];
+    const subfolders: Array<Promise<void>> = [];
     for (const entry of entries) {
       const absPath = `${dir}${path.sep}${entry.name}`;
       const inContent = `${prefix}${entry.name}`;
-      // Symlinked folders are not followed: a link back up the tree would never end.
-      if (entry.isDirectory()) {
-        if (!isIgnoredFolder(entry.name)) subfolders.push([absPath, `${inContent}/`]);
+      if (entry.isSymbolicLink()) {
+        links.push({ absPath, inContent, chain: here });
         continue;
       }
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (entry.isDirectory()) {
+        if (!isIgnoredFolder(entry.name)) subfolders.push(walk(absPath, `${inContent}/`, `${real}${path.sep}${entry.name}`, here));
+        continue;
+      }
+      if (!entry.isFile()) continue;
       if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
-      if (resource) documentPaths.push({ absPath, file: inProject(inContent), inContent, resource });
+      if (!resource) continue;
+      const readPath = dir === real ? undefined : `${real}${path.sep}${entry.name}`;
+      documentPaths.push({ absPath, file: inProject(inContent), inContent, resource, ...(readPath ? { readPath } : {}) });
     }
-    await Promise.all(subfolders.map(([folder, below]) => walk(folder, below)));
+    await Promise.all(subfolders);
   };
-  await walk(contentDir, '');
+  await walk(contentDir, '', root, []);
+
+  /** Real path of each folder followed through a link -> the link's path in content/. */
+  const followed = new Map<string, string>();
+  const refuse = (link: PendingLink, severity: FileProblem['severity'], message: string) => {
+    const file = inProject(link.inContent);
+    const problem: FileProblem = { file, line: 1, column: 1, message, severity };
+    const resource = isDocumentName(path.basename(link.absPath)) ? resourceOfPath(link.inContent) : undefined;
+    if (resource && severity === 'error') {
+      const stem = documentStem(link.inContent);
+      const claimedKeys = slugProblem(stem) === undefined ? [`${resource}/${stem}`] : [];
+      documentPaths.push({ absPath: link.absPath, file, inContent: link.inContent, resource, refused: { problems: [problem], claimedKeys } });
+    } else problems.push({ inContent: link.inContent, problem });
+  };
+  while (links.length > 0) {
+    links.sort((a, b) => compare(b.inContent, a.inContent));
+    const link = links.pop()!;
+    const name = path.basename(link.absPath);
+    const isDocument = isDocumentName(name) && resourceOfPath(link.inContent) !== undefined;
+    let real: string;
+    try {
+      real = await realpath(link.absPath);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      if (isDocument) refuse(link, 'error', `is a symbolic link that leads nowhere (${code}); fix the link or remove it`);
+      continue;
+    }
+    const info = await stat(real).catch(() => undefined);
+    if (!isInside(root, real)) {
+      // An image link is judged where it is used (resolve-media): an unused one harms nothing.
+      if (isDocument || info?.isDirectory()) {
+        const what = info?.isDirectory() ? 'folder' : 'file';
+        refuse(
+          link,
+          'error',
+          `is a symbolic link to ${real}, a ${what} outside content/: cms-sync never reads anything outside content/; ` +
+            `move the ${what} into content/ or replace the link with a copy`,
+        );
+      }
+      continue;
+    }
+    if (info?.isDirectory()) {
+      if (isIgnoredFolder(name)) continue;
+      if (link.chain.some((folder) => isInside(real, folder))) {
+        refuse(link, 'warning', 'is a symbolic link to a folder that contains it (a loop), so it is not followed; remove the link');
+        continue;
+      }
+      const already = followed.get(real);
+      if (already !== undefined) {
+        refuse(link, 'warning', `is a symbolic link to the folder already read through ${inProject(already)}, so it is not followed again`);
+        continue;
+      }
+      followed.set(real, link.inContent);
+      await walk(link.absPath, `${link.inContent}/`, real, link.chain);
+      continue;
+    }
+    if (!info?.isFile()) continue;
+    if (isMediaName(name)) mediaFiles.push(inProject(link.inContent));
+    const resource = isDocument ? resourceOfPath(link.inContent) : undefined;
+    if (resource) documentPaths.push({ absPath: link.absPath, file: inProject(link.inContent), inContent: link.inContent, resource, readPath: real });
+  }
   documentPaths.sort((a, b) => compare(a.inContent, b.inContent));
-  return { documentPaths, mediaFiles: mediaFiles.sort(compare) };
+  return { documentPaths, mediaFiles: mediaFiles.sort(compare), problems };
 }
 
 async function readEntries(dir: string, isRoot: boolean): Promise<Dirent[]> {

@@ -42,6 +42,11 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const watcher: FSWatcher = watch(options.contentDir, {
     ignoreInitial: true,
+    // Links are not followed: one that leads out of content/ must not be read, and two links back
+    // up the tree (`a -> ..`, `b -> ..`) would make the walk grow without end. A link's own
+    // changes are still seen, and what a link inside content/ leads to is watched where it is;
+    // the scan of each sync judges links by their real path.
+    followSymlinks: false,
     atomic: true,
     awaitWriteFinish: { stabilityThreshold: STABILITY_MS, pollInterval: POLL_MS },
     // Called with stats when chokidar has them; without, only names can be judged, and a

@@ -124,7 +124,7 @@ describe('scanContent: slugs and keys', () => {
     });
     expect(result.documents).toEqual([]);
     expect(result.messages).toEqual([
-      'content/articles/a.md:3:1: the slug from `slug` contains "/"; a slug needs at least one visible character and no "/"',
+      'content/articles/a.md:3:1: the slug from `slug` contains "/"; a slug needs at least one visible character, no "/" and no control characters, and cannot be "." or ".."',
       'content/articles/b.md:3:1: `slug` must be a string, got a number; quote it: slug: "2024"',
     ]);
     expect(result.protectedKeys).toEqual(['article/2024', 'article/a', 'article/b']);
@@ -152,7 +152,7 @@ describe('scanContent: file contents', () => {
       'content/articles/broken.md': '---\ntitle: Broken\nslug: broken-story\ndate: 2024-05-01\n  extra: oops\n---\nBody\n',
     });
     expect(result.documents.map((d) => d.key)).toEqual(['article/good']);
-    expect(result.messages).toEqual(['content/articles/broken.md:5:8: front matter is not valid YAML: bad indentation of a mapping entry']);
+    expect(result.messages).toEqual(['content/articles/broken.md:4:7: front matter is not valid YAML: Nested mappings are not allowed in compact mappings']);
     expect(result.failedFiles).toEqual(['content/articles/broken.md']);
     // Both the file-name key and the slug readable from the broken block are protected.
     expect(result.protectedKeys).toEqual(['article/broken', 'article/broken-story']);
