@@ -131,7 +131,7 @@ export async function buildRecord(
       continue;
     }
     if (passThrough === true || (Array.isArray(passThrough) && passThrough.includes(key))) {
-      values[key] = value instanceof Date ? value.toISOString() : value;
+      values[key] = passedThrough(value, context.config.timezone);
     } else {
       at(key, `front matter \`${key}\` is not sent to the CMS: list it in resources.${doc.resource}.passThrough in sync.config.ts to send it`, 'warning');
     }
@@ -199,6 +199,19 @@ function editDistance(a: string, b: string, limit: number): number {
     }
   }
   return rows[a.length]![b.length]!;
+}
+
+/**
+ * A passed-through value as the CMS gets it. A bare YAML timestamp is read as text (see
+ * parseYaml) and sent as ISO 8601, as js-yaml's dates were; other text is sent as written.
+ */
+function passedThrough(value: unknown, timeZone: string): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/.test(value)) {
+    const parsed = parseDate(value, timeZone);
+    if ('iso' in parsed) return parsed.iso;
+  }
+  return value;
 }
 
 /**

@@ -57,8 +57,10 @@ function matterOptions(limits: FrontMatterLimits) {
 }
 
 /**
- * YAML as js-yaml's default schema read it (the YAML 1.2 core schema with timestamps as dates,
- * and `<<` merge keys), with bounds on alias expansion and on the number of top-level keys.
+ * YAML by the 1.2 core schema with `<<` merge keys, as js-yaml read it but for one thing:
+ * timestamps stay text. js-yaml (and yaml's timestamp tag) turn `2026-02-30` into March 2
+ * without a word; as text, a date is checked by parseDate and an impossible one is an error at
+ * its line. Bounds on alias expansion and on the number of top-level keys.
  * Positions are 1-based lines of `text`, which starts on the `---` line of the file.
  */
 function parseYaml(text: string, limits: FrontMatterLimits): object {
@@ -70,7 +72,7 @@ function parseYaml(text: string, limits: FrontMatterLimits): object {
       1,
     );
   }
-  const doc = yaml().parseDocument(text, { schema: 'core', customTags: ['timestamp'], merge: true, uniqueKeys: true });
+  const doc = yaml().parseDocument(text, { schema: 'core', merge: true, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
     const at = first.linePos?.[0];
