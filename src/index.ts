@@ -2,7 +2,8 @@
 export {
   defineConfig,
   type ClientFactory,
+  type ClientFactoryOptions,
+  type ConfigClient,
   type UserConfig,
   type ResourceOptions,
 } from './config/define-config.js';
-export type { CmsClient, ClientOptions } from './remote/client.js';

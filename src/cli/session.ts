@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { ClientFactoryOptions, ConfigClient } from '../config/define-config.js';
 import { loadConfig } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { createClient, type CmsClient } from '../remote/client.js';
@@ -67,8 +68,13 @@ export async function openSession(
       retry: config.sync.retry,
       ...(mode === 'plan' && options.signal ? { signal: options.signal } : {}),
     };
+    // A config's factory is typed without Node's types (see ConfigClient); what it gets and
+    // gives back are the real ClientOptions and CmsClient.
     const client = config.target.client
-      ? config.target.client(clientOptions, createClient)
+      ? (config.target.client(
+          clientOptions as unknown as ClientFactoryOptions,
+          createClient as unknown as (o: ClientFactoryOptions) => ConfigClient,
+        ) as unknown as CmsClient)
       : createClient(clientOptions);
     return {
       mode,

@@ -1,4 +1,4 @@
-import type { CmsClient, ClientOptions } from '../remote/client.js';
+import type { ApiRequest, RemoteRecord } from '../resources.js';
 import type { ImageSize, RecordResource } from '../resources.js';
 
 /**
@@ -30,7 +30,48 @@ export interface ResourceOptions {
 }
 
 /** A config's own API client factory (`target.client`): see `CmsClient` for what it returns. */
-export type ClientFactory = (options: ClientOptions, createDefault: (options: ClientOptions) => CmsClient) => CmsClient;
+export type ClientFactory = (
+  options: ClientFactoryOptions,
+  createDefault: (options: ClientFactoryOptions) => ConfigClient,
+) => ConfigClient;
+
+/**
+ * The options cms-sync builds its client from (the library's `ClientOptions`): pass them on to
+ * `createDefault` as they are. Typed loosely here so that a config type-checks without
+ * @types/node.
+ */
+export type ClientFactoryOptions = { readonly baseUrl: string } & Readonly<Record<string, unknown>>;
+
+/**
+ * What `target.client` returns: the library's `CmsClient`, described without Node's types. The
+ * default client has every method; replace those your CMS needs done otherwise.
+ */
+export interface ConfigClient {
+  /** One API call; resolves with the envelope's `data`. Retries and the rate limit apply. */
+  call(request: ApiRequest, options?: { idempotencyKey?: string }): Promise<unknown>;
+  list(resource: string, options?: object): Promise<{ records: RemoteRecord[]; complete: boolean; total?: number }>;
+  get(resource: string, id: number): Promise<RemoteRecord | undefined>;
+  add(
+    resource: string,
+    data: Record<string, unknown>,
+    options?: { idempotencyKey?: string },
+  ): Promise<{ id: number; record: RemoteRecord | undefined }>;
+  edit(
+    resource: string,
+    id: number,
+    data: Record<string, unknown>,
+    options?: { idempotencyKey?: string },
+  ): Promise<RemoteRecord | undefined>;
+  delete(resource: string, id: number, options?: { idempotencyKey?: string }): Promise<void>;
+  uploadFromUrl(
+    url: string,
+    extra?: { title?: string; alt?: string },
+    options?: { idempotencyKey?: string },
+  ): Promise<{ id: number; record: Record<string, unknown> | undefined }>;
+  readonly stats: object;
+  readonly concurrency: number;
+  close(): Promise<void>;
+}
 
 /** The shape of `sync.config.ts`. Every option is optional; the defaults follow CONTRACT.md. */
 export interface UserConfig {

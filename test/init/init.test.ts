@@ -73,7 +73,7 @@ describe('cms-sync init', () => {
     project = await emptyProject();
     await writeFile(path.join(project.dir, '.gitignore'), 'node_modules/\n.cms-sync/lock\n');
     const init = await project.run(['init']);
-    expect(init.stdout).toContain('~ .gitignore updated (added .cms-sync/local-cms/, .cms-sync/journal.jsonl, .cms-sync/last-state.json, .cms-sync/file-hashes.json, .cms-sync/state-index.json)');
+    expect(init.stdout).toContain('~ .gitignore updated (added .cms-sync/local-cms/, .cms-sync/lock.break-*, .cms-sync/.lock.*.tmp, .cms-sync/journal.jsonl, .cms-sync/last-state.json, .cms-sync/file-hashes.json, .cms-sync/state-index.json)');
     const ignore = await project.read('.gitignore');
     expect(ignore.startsWith('node_modules/\n.cms-sync/lock\n')).toBe(true);
     expect(ignore.match(/^\.cms-sync\/lock$/gm)).toHaveLength(1);
