@@ -41,10 +41,10 @@ function isEmpty(raw: unknown): boolean {
 
 async function importConfigFile(file: string): Promise<unknown> {
   // jiti is loaded only when there is a config file to compile, and through its CommonJS entry:
-  // its ES entry imports a 190 KB CommonJS bundle that Node then scans for exports (~25 ms).
+  // its ES entry imports a large CommonJS bundle that Node then scans for exports.
   const { createJiti } = jitiModule();
   // The transpiled file is cached on disk by content hash (node_modules/.cache/jiti): compiling
-  // sync.config.ts on every run cost ~400 ms. No module cache: watch may reload a changed file.
+  // sync.config.ts on every run would cost more than the rest of a no-op. No module cache: watch may reload a changed file.
   const jiti = createJiti(import.meta.url, { moduleCache: false });
   try {
     return await jiti.import(file, { default: true });

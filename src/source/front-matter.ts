@@ -2,7 +2,7 @@ import type matterType from 'gray-matter';
 import { requireLater } from '../require-later.js';
 
 // gray-matter (with js-yaml) loads on the first file that must be parsed: a run whose files are
-// all unchanged since the last write parses none, and need not pay ~25 ms for it.
+// all unchanged since the last write parses none, and need not pay for loading it.
 const matter = requireLater<typeof matterType>('gray-matter');
 
 export interface FrontMatter {
