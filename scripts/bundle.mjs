@@ -1,7 +1,7 @@
 // Bundles the compiled CLI (dist/cli/main.js) and its render worker into dist/bundle/, which
-// bin/cms-sync.js runs. Why: Node 20 loads ~70 separate ES modules (ours and commander's) one
-// resolution, read and compile at a time, ~60 ms before a command even starts; one file does it
-// in a fraction of that. Every dynamic import() stays a split point, so what a command loads only
+// bin/cms-sync.js runs. Why: Node 20 loads separate ES modules (ours and commander's) one
+// resolution, read and compile at a time before a command even starts; one file does it in a
+// fraction of that. Every dynamic import() stays a split point, so what a command loads only
 // when it needs it (unified and its plugins, zod, the local CMS, import, pull...) is still loaded
 // only then. The library entry (dist/index.js, what sync.config.ts imports) is not bundled.
 // Run by `npm run build`, after tsc.

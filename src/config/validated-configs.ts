@@ -8,7 +8,7 @@ import { CONFIG_SCHEMA_VERSION } from './schema.js';
 /**
  * Configs that passed validation, remembered by a digest of their content and the schema's
  * version, one empty file each in a folder of this user's (mode 0700) under the system's temp
- * folder: the next run with the same config need not load zod (~70 ms) to validate it again.
+ * folder: the next run with the same config need not load zod to validate it again.
  * Only configs made of plain data are remembered; one holding a function or a class instance
  * could differ without its digest differing, so it is validated on every run.
  */

@@ -81,7 +81,7 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
   const docs: Array<SourceDocument | undefined> = scan.documents;
   const reused: DesiredRecord[] = [];
   // The record as state has it, if its file, images and pipeline are unchanged. Most records have
-  // no local image: those are checked without waiting on anything (10,000 awaits cost ~10 ms).
+  // no local image: those are checked without waiting on anything (an await per record adds up).
   const reuse = async (doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>): Promise<DesiredRecord | undefined> => {
     const entry = state.records[doc.key];
     return reuseRecord(doc, entry, { config, imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))) });

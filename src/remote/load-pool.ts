@@ -21,8 +21,8 @@ export interface LoadedPool {
 
 /**
  * undici's Pool and its `request`, loaded from their own files rather than through undici's
- * index, which also loads fetch, WebSocket, the proxy agents, mocks and caches: ~35 ms instead of
- * ~95 ms in a fresh process, a sixth of a no-op run over 10,000 files. undici has no `exports`
+ * index, which also loads fetch, WebSocket, the proxy agents, mocks and caches: a large share of a
+ * no-op run's start-up. undici has no `exports`
  * map, so these paths are open to us, but they are not its documented API: if a new version
  * moves them, the client loads the whole package as before (and a test says so).
  */

@@ -21,14 +21,14 @@ export interface RenderPool {
 
 /**
  * Renders on worker threads, each with its own unified pipeline. Worth it only for many
- * documents: a worker takes ~100 ms to load unified, a short document ~1.5 ms to render. Jobs
+ * documents: a worker takes far longer to load unified than to render a short document. Jobs
  * go to the worker with the fewest in flight; the caller bounds how many it has in flight.
  *
  * A worker that dies (out of memory on a huge document, or anything else) fails only the jobs
  * it held, with a WorkerDiedError, and is replaced, so later jobs are not sent into the void;
  * the caller may render those documents in its own thread. Heaps are not capped by default:
- * a cap of 128 MiB saved ~12 MiB of a cold 10,000-document apply's peak but cost ~30% of the
- * pool's throughput in extra garbage collection.
+ * a cap saved little of a cold apply's peak memory and cost much of the pool's throughput in
+ * extra garbage collection.
  *
  * With `budgetMs`, a job that renders longer than that fails with a RenderBudgetError: a worker
  * runs one job at a time, so the clock runs for the job at the head of its queue only, and the

@@ -78,8 +78,8 @@ export interface ReadDocumentOptions {
 
 /**
  * Reads one document. Synchronously on purpose: for the many small files of a content folder,
- * readFileSync is about 8x faster than fs/promises (no file-handle and thread-pool round trips:
- * 10,000 files in ~80 ms against ~600 ms), and nothing else needs the event loop meanwhile.
+ * readFileSync is much faster than fs/promises (no file-handle and thread-pool round trips per
+ * file), and nothing else needs the event loop meanwhile.
  */
 export function readDocument(absPath: string, options: ReadDocumentOptions & { known?: undefined }): SourceDocument | DocumentFailure;
 export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure;

@@ -28,8 +28,8 @@ import {
 /**
  * Files read between two turns of the event loop, where the listing of the CMS running meanwhile
  * takes its answers in and sends its next requests: each turn moves it by one page per
- * connection, so turns every 500 files (20 over 10,000) left ~30 of its 105 pages to wait for
- * after the last file; every 100 it is done before the scan is.
+ * connection, so turns that come too seldom leave pages of the listing to wait for after the
+ * last file is read; at this pace the listing is done before the scan is (`npm run bench`).
  */
 const YIELD_EVERY = 100;
 
@@ -185,7 +185,7 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
   const mediaFiles: string[] = [];
   const problems: Listing['problems'] = [];
   const links: PendingLink[] = [];
-  // Relative paths are built while walking, not computed per file with path.relative (10,000 files: ~60 ms).
+  // Relative paths are built while walking, not computed per file with path.relative which is slow over many files.
   const contentInProject = toPosixRelative(projectDir, contentDir);
   const inProject = (inContent: string) => (contentInProject === '' ? inContent : `${contentInProject}/${inContent}`);
   const root = await realpath(contentDir).catch(() => contentDir);

@@ -106,7 +106,7 @@ export class StateStore {
     if (!this.#dirty && this.existed) {
       // state.json stands as it was read in full: index it, so that the next run reads it without
       // the digests (see state-index.ts). Only a run that writes nothing does: writing the index
-      // costs ~30 ms, which runs that write state.json (in CI, every run from a fresh clone) would
+      // takes time that runs that write state.json (in CI, every run from a fresh clone) would
       // pay for an index the next state.json makes stale.
       if (this.#unindexed) writeStateIndex(this.stateDir, this.state, { stamp: this.#unindexed.stamp, sha: this.#unindexed.sha() });
       this.#unindexed = undefined;

@@ -12,8 +12,8 @@ export const STATE_INDEX_FILE = 'state-index.json';
 /**
  * What a run needs of the state before it knows that anything changed: state.json without the
  * field digests of its records (`source`, `remote`), under a first line that says which
- * state.json it was made from. Parsing 10,000 records' digests is most of reading state.json
- * (~70 ms of a no-op's ~600); an unchanged record never looks at them (computePlan knows it by
+ * state.json it was made from. Parsing the records' digests is most of reading state.json
+ * and a sizeable part of a no-op; an unchanged record never looks at them (computePlan knows it by
  * its state entry). The first line alone tells whether the rest is worth parsing.
  */
 interface IndexHeader {

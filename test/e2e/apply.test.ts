@@ -402,7 +402,7 @@ describe('a cold sync of many documents', () => {
 
     // Each write is journaled as an intent before it is sent and closed by its record once
     // confirmed: what is still open is what the next run must check in the CMS before it
-    // sends anything again. A run that journaled all 200 up front would leave ~190 open.
+    // sends anything again. A run that journaled all 200 up front would leave nearly all open.
     const journal = (await project.read('.cms-sync/journal.jsonl')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { t: string; key?: string });
     const open = new Set<string>();
     for (const entry of journal) {

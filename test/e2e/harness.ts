@@ -146,8 +146,8 @@ export async function createProject(files: Record<string, string | Buffer>, cmsO
       return run;
     },
     async close() {
-      // A teardown once took over 30 s in CI (after the kill -9 proof, on a fresh clone): say
-      // which step is slow, should it happen again.
+      // Teardown after kill -9 runs can be slow (requests in flight, fsynced writes): say which
+      // step is slow, should it be.
       const started = Date.now();
       const step = async (name: string, work: () => Promise<unknown>) => {
         const at = Date.now();

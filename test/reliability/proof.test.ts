@@ -41,11 +41,9 @@ function figures(name: string, values: Record<string, unknown>): void {
 }
 
 let project: Project | undefined;
-// Closing the local CMS lets requests in progress finish and waits for its fsynced writes. After
-// these runs it once took longer than the default 30 s, in CI on a fresh clone; the harness now
-// says which step of a slow close it was. Likely cause, since fixed (read-body.ts): a request
-// whose client was killed before the CMS read its body (the CMS here answers after a delay) was
-// waited for forever.
+// Closing the local CMS lets requests in progress finish and waits for its fsynced writes, which
+// after kill -9 runs can take longer than the default hook timeout; the harness says which step
+// of a slow close it was.
 afterEach(async () => {
   if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
   await project?.close();

@@ -5,8 +5,8 @@ import { exchange } from '../../src/remote/exchange.js';
 import { loadPool } from '../../src/remote/load-pool.js';
 
 describe('loading undici', () => {
-  // The client loads only Pool and request from undici's own files (a no-op run is ~100 ms
-  // faster). If an undici update moves them, the client still works through the whole package:
+  // The client loads only Pool and request from undici's own files (a no-op run is
+  // faster: see load-pool.ts). If an undici update moves them, the client still works through the whole package:
   // this test is what tells us to update the paths.
   it("finds Pool and request in their own files, and the client's exchange goes through them", async () => {
     const loaded = loadPool();
