@@ -1,3 +1,4 @@
+import type { ShortcodeHandler, SiteInfo } from '../render/templates/builtins.js';
 import type { ApiRequest, RemoteRecord } from '../resources.js';
 import type { ImageSize, RecordResource } from '../resources.js';
 
@@ -242,6 +243,29 @@ export interface UserConfig {
   /** Per-resource field mapping and rules. */
   resources?: Partial<Record<RecordResource, ResourceOptions>>;
   /** How cms-sync reads and writes the API where the spec leaves it open (CONTRACT §3). */
+  /** How Markdown bodies are read before they are rendered. */
+  markdown?: {
+    /**
+     * Template syntax expanded before rendering: Hugo shortcodes (`{{< >}}`, `{{% %}}`), Liquid
+     * tags and outputs (`{% %}`, `{{ }}`), both (`'auto'`), or none (`false`). What is not
+     * expanded is a warning at its line, never text published in silence. See docs/templates.md.
+     * @default 'auto'
+     */
+    templates?: 'auto' | 'hugo' | 'liquid' | false;
+    /**
+     * A site's own shortcodes and Liquid tags by name, each a function that returns Markdown or
+     * HTML; they take precedence over the built-in ones.
+     * @default {}
+     * @example shortcodes: { image: ({ args }) => `![${args[1] ?? ''}](${args[0]})` }
+     */
+    shortcodes?: Record<string, ShortcodeHandler>;
+    /**
+     * What templates may ask of the site: `baseUrl` (Jekyll `baseurl`, or Hugo's `baseURL`),
+     * `url` (Jekyll `url`) and `params` (`{{< param x >}}`, `{{ site.x }}`).
+     * @default {}
+     */
+    site?: SiteInfo;
+  };
   wire?: {
     /**
      * Path of the single endpoint.

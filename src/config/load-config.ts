@@ -195,6 +195,11 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
     statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
     limits: resolveLimits(user.limits),
     resources: Object.fromEntries(RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)])) as Record<RecordResource, ResolvedResource>,
+    markdown: {
+      templates: user.markdown?.templates ?? 'auto',
+      shortcodes: { ...user.markdown?.shortcodes },
+      site: { ...user.markdown?.site },
+    },
     wire: {
       endpointPath: user.wire?.endpointPath ?? '/functions/api',
       pageSize: user.wire?.pageSize ?? 100,

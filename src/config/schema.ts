@@ -4,6 +4,7 @@ import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import type { ClientFactory, UserConfig } from './define-config.js';
 import type { ContentLimits } from '../source/limits.js';
+import type { ShortcodeHandler, SiteInfo } from '../render/templates/builtins.js';
 
 /** Managed fields per resource, in the order they are shown. */
 export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
@@ -92,6 +93,26 @@ function buildConfigSchema(z: typeof Z) {
       .optional(),
     statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
     resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
+    markdown: z
+      .strictObject({
+        templates: z.union([z.enum(['auto', 'hugo', 'liquid']), z.literal(false)]).optional(),
+        shortcodes: z
+          .record(
+            z.string(),
+            z.custom<ShortcodeHandler>((value) => typeof value === 'function', {
+              error: 'Expected each of `markdown.shortcodes` to be a function that returns Markdown or HTML',
+            }),
+          )
+          .optional(),
+        site: z
+          .strictObject({
+            baseUrl: z.string().optional(),
+            url: z.string().optional(),
+            params: z.record(z.string(), z.unknown()).optional(),
+          })
+          .optional(),
+      })
+      .optional(),
     wire: z
       .strictObject({
         endpointPath: z.string().startsWith('/').optional(),
@@ -142,6 +163,11 @@ export interface Config {
   /** Per-file limits (see UserConfig.limits), every default filled in. */
   limits: ContentLimits;
   resources: Record<RecordResource, ResolvedResource>;
+  markdown: {
+    templates: 'auto' | 'hugo' | 'liquid' | false;
+    shortcodes: Record<string, ShortcodeHandler>;
+    site: SiteInfo;
+  };
   wire: {
     endpointPath: string;
     pageSize: number;

@@ -71,7 +71,7 @@ export async function buildRecord(
         : fm.published === false
           ? draftStatus
           : publishedStatus;
-  const body = doc.body;
+  let body = doc.body;
   const bodyText = body.trim();
 
   switch (doc.resource) {
@@ -139,6 +139,15 @@ export async function buildRecord(
 
   const htmlField = HTML_FIELD[doc.resource];
   if (htmlField) {
+    const { templates, shortcodes, site } = context.config.markdown;
+    // The expander (and the parser it uses to find code) loads only for a body that has template
+    // syntax: most have none, and a run that renders nothing loads no Markdown code at all.
+    if (templates !== false && (body.includes('{{') || body.includes('{%'))) {
+      const { expandTemplates } = await import('../render/templates/expand-templates.js');
+      const expanded = expandTemplates(body, { file: doc.file, bodyLine: doc.bodyLine, site, shortcodes, dialect: templates });
+      problems.push(...expanded.problems);
+      body = expanded.text;
+    }
     let rendered: RenderResult;
     try {
       rendered = await context.render(body);
@@ -233,10 +242,21 @@ const fingerprints = new WeakMap<Config, string>();
 export function pipelineFingerprint(config: Config): string {
   let fingerprint = fingerprints.get(config);
   if (!fingerprint) {
-    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize, timezone: config.timezone });
+    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize, timezone: config.timezone,
+      markdown: templatesFingerprint(config) });
     fingerprints.set(config, fingerprint);
   }
   return fingerprint;
+}
+
+/**
+ * What of `markdown` changes a body's expansion: the dialect, the site, and each handler by its
+ * name and source text (a changed handler re-renders; an unchanged config renders nothing).
+ */
+function templatesFingerprint(config: Config): unknown {
+  const { templates, shortcodes, site } = config.markdown;
+  const handlers = Object.entries(shortcodes).map(([name, fn]) => [name, digest(String(fn))]);
+  return templates === 'auto' && handlers.length === 0 && Object.keys(site).length === 0 ? undefined : { templates, handlers, site };
 }
 
 /** The digest of a record's inputs (RecordInput.hash): file bytes, pipeline, images. */
