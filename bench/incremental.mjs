@@ -12,7 +12,8 @@ import { articleBody, generateCorpus } from './corpus.mjs';
 import { fmt, machine, runCli, settle, table, time } from './lib.mjs';
 import { readAndHash } from './read-and-hash.mjs';
 
-const arg = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+const arg = (name, fallback) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
 const docs = arg('--docs', 10_000);
 const kb = arg('--kb', 9);
 /** Rounds of the interleaved baseline and no-op measures. */
@@ -24,7 +25,10 @@ const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-incremental-'));
 const content = path.join(dir, 'content');
 await generateCorpus(content, docs, { kb });
 // A config file, as real projects have one: loading it is part of every run.
-await writeFile(path.join(dir, 'sync.config.ts'), "export default {\n  contentDir: 'content',\n  media: { defaultSize: 'medium' },\n  sync: { maxDeletes: 20 },\n};\n");
+await writeFile(
+  path.join(dir, 'sync.config.ts'),
+  "export default {\n  contentDir: 'content',\n  media: { defaultSize: 'medium' },\n  sync: { maxDeletes: 20 },\n};\n",
+);
 const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: 'bench-token' });
 const media = await serveContent(content);
 const env = { CMS_BASE_URL: cms.url, CMS_API_TOKEN: 'bench-token', CMS_MEDIA_BASE_URL: media.baseUrl };
@@ -38,10 +42,16 @@ try {
   // The baseline and the no-op runs are measured in interleaved rounds, best of each: on this
   // shared machine speed drifts over minutes, and a baseline taken once, before, drifts with it.
   const script = new URL('./read-and-hash.mjs', import.meta.url).pathname;
-  const noops = [['no-op `apply`', []], ['no-op `apply --refresh=false`', ['--refresh=false']]];
+  const noops = [
+    ['no-op `apply`', []],
+    ['no-op `apply --refresh=false`', ['--refresh=false']],
+  ];
   const measures = {
     hashing: () => readAndHash(content),
-    hashingProcess: () => ({ code: spawnSync(process.execPath, [script, content], { stdio: 'ignore' }).status, stderr: '' }),
+    hashingProcess: () => ({
+      code: spawnSync(process.execPath, [script, content], { stdio: 'ignore' }).status,
+      stderr: '',
+    }),
     ...Object.fromEntries(noops.map(([label, flags]) => [label, () => apply(...flags)])),
   };
   const fastest = {};
@@ -58,21 +68,45 @@ try {
   }
   const hashing = fastest.hashing;
   const rows = [['measure', 'time', 'ratio to baseline', 'calls', 'notes']];
-  rows.push([`baseline: read + sha256 of every file (best of ${ROUNDS})`, fmt(hashing.ms), '1.00', '', `${hashing.value.files} files, ${(hashing.value.bytes / 2 ** 20).toFixed(0)} MiB`]);
-  rows.push([`for reference: the same as a process, \`node bench/read-and-hash.mjs\` (best of ${ROUNDS})`, fmt(fastest.hashingProcess.ms), (fastest.hashingProcess.ms / hashing.ms).toFixed(2), '', 'Node start included']);
+  rows.push([
+    `baseline: read + sha256 of every file (best of ${ROUNDS})`,
+    fmt(hashing.ms),
+    '1.00',
+    '',
+    `${hashing.value.files} files, ${(hashing.value.bytes / 2 ** 20).toFixed(0)} MiB`,
+  ]);
+  rows.push([
+    `for reference: the same as a process, \`node bench/read-and-hash.mjs\` (best of ${ROUNDS})`,
+    fmt(fastest.hashingProcess.ms),
+    (fastest.hashingProcess.ms / hashing.ms).toFixed(2),
+    '',
+    'Node start included',
+  ]);
   for (const [label] of noops) {
     const run = fastest[label];
     const doc = JSON.parse(run.value.stdout);
     const stats = calls[label];
-    rows.push([`${label} (best of ${ROUNDS})`, fmt(run.ms), (run.ms / hashing.ms).toFixed(2), `${stats.requests} (${stats.writes} writes)`, `rendered ${doc.source.rendered}, files read ${doc.source.hashed}`]);
+    rows.push([
+      `${label} (best of ${ROUNDS})`,
+      fmt(run.ms),
+      (run.ms / hashing.ms).toFixed(2),
+      `${stats.requests} (${stats.writes} writes)`,
+      `rendered ${doc.source.rendered}, files read ${doc.source.hashed}`,
+    ]);
   }
 
-  for (const [label, flags] of [['one file changed, `apply`', []], ['one file changed, `apply --refresh=false`', ['--refresh=false']]]) {
+  for (const [label, flags] of [
+    ['one file changed, `apply`', []],
+    ['one file changed, `apply --refresh=false`', ['--refresh=false']],
+  ]) {
     // Best of 3, each after a new edit of the same file.
     const target = path.join(content, 'articles', 'story-4242.md');
     let run;
     for (let i = 0; i < 3; i++) {
-      await writeFile(target, `---\ntitle: Story 4242, edited at ${Date.now()}\ncategory: politics\n---\n\n${articleBody(4242, kb)}`);
+      await writeFile(
+        target,
+        `---\ntitle: Story 4242, edited at ${Date.now()}\ncategory: politics\n---\n\n${articleBody(4242, kb)}`,
+      );
       cms.resetStats();
       await settle();
       const attempt = await time(() => apply(...flags));
@@ -81,10 +115,23 @@ try {
     }
     const doc = JSON.parse(run.value.stdout);
     const { stats } = run;
-    rows.push([`${label} (best of 3)`, fmt(run.ms), (run.ms / hashing.ms).toFixed(2), `${stats.requests} (${stats.writes} writes)`, `rendered ${doc.source.rendered}, files read ${doc.source.hashed}`]);
+    rows.push([
+      `${label} (best of 3)`,
+      fmt(run.ms),
+      (run.ms / hashing.ms).toFixed(2),
+      `${stats.requests} (${stats.writes} writes)`,
+      `rendered ${doc.source.rendered}, files read ${doc.source.hashed}`,
+    ]);
   }
 
-  rows.push(['cold `apply` (creates everything)', fmt(cold.ms), (cold.ms / hashing.ms).toFixed(1), `${coldDoc.stats.requests}`, `created ${coldDoc.result.created}, uploaded ${coldDoc.result.uploaded}, peak RSS ${(cold.value.peakRssKb / 1024).toFixed(0)} MiB`]);
+  rows.push([
+    'cold `apply` (creates everything)',
+    fmt(cold.ms),
+    (cold.ms / hashing.ms).toFixed(1),
+    `${coldDoc.stats.requests}`,
+    `created ${coldDoc.result.created}, uploaded ${coldDoc.result.uploaded}, peak RSS ` +
+      `${(cold.value.peakRssKb / 1024).toFixed(0)} MiB`,
+  ]);
 
   console.log(`## Incremental sync, ${docs.toLocaleString('en')} documents of ~${kb} KiB\n`);
   console.log(table(rows));

@@ -12,7 +12,10 @@ export const BIN = fileURLToPath(new URL('../bin/cms-sync.js', import.meta.url))
 
 export function machine() {
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
-  return `${cpus().length} cores (${cpu.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+  return (
+    `${cpus().length} cores (${cpu.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ` +
+    `${process.platform}`
+  );
 }
 
 export async function time(fn) {
@@ -27,9 +30,14 @@ export async function time(fn) {
  */
 export function runCli(args, env, { measureRss = false } = {}) {
   const rssFile = measureRss ? path.join(tmpdir(), `cms-sync-rss-${process.pid}-${Date.now()}`) : undefined;
-  const [command, commandArgs] = rssFile ? ['/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+  const [command, commandArgs] = rssFile
+    ? ['/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args]]
+    : [process.execPath, [BIN, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, { env: { PATH: process.env.PATH, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, commandArgs, {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

@@ -25,4 +25,5 @@ export function readAndHash(root) {
   return { files, bytes };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(JSON.stringify(readAndHash(process.argv[2])));
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  console.log(JSON.stringify(readAndHash(process.argv[2])));

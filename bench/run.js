@@ -7,7 +7,11 @@ const benches = ['incremental.mjs', 'render.mjs', 'api-economy.mjs', 'watch-late
 let failed = false;
 for (const bench of benches) {
   console.log(`\n# bench/${bench}\n`);
-  const result = spawnSync(process.execPath, [fileURLToPath(new URL(bench, import.meta.url)), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const result = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL(bench, import.meta.url)), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   failed ||= result.status !== 0;
 }
 process.exitCode = failed ? 1 : 0;

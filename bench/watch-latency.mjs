@@ -19,14 +19,24 @@ const TOKEN = 'bench-token';
 const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-watch-'));
 const content = path.join(dir, 'content');
 await mkdir(path.join(content, 'articles'), { recursive: true });
-for (let i = 0; i < docs; i += 1) await writeFile(path.join(content, 'articles', `story-${i}.md`), `---\ntitle: Story ${i}\n---\n\nThe council met on Tuesday.\n`);
+for (let i = 0; i < docs; i += 1)
+  await writeFile(
+    path.join(content, 'articles', `story-${i}.md`),
+    `---\ntitle: Story ${i}\n---\n\nThe council met on Tuesday.\n`,
+  );
 const live = path.join(content, 'articles', 'live.md');
 await writeFile(live, liveBlog(0));
 const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: TOKEN });
 const media = await serveContent(content);
 
 const child = spawn(process.execPath, [BIN, '--cwd', dir, 'watch'], {
-  env: { PATH: process.env.PATH, NO_COLOR: '1', CMS_BASE_URL: cms.url, CMS_API_TOKEN: TOKEN, CMS_MEDIA_BASE_URL: media.baseUrl },
+  env: {
+    PATH: process.env.PATH,
+    NO_COLOR: '1',
+    CMS_BASE_URL: cms.url,
+    CMS_API_TOKEN: TOKEN,
+    CMS_MEDIA_BASE_URL: media.baseUrl,
+  },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let output = '';
@@ -35,7 +45,11 @@ child.stderr.on('data', (c) => (output += c));
 
 // The watcher alone, with the options watch uses: when does it report each save?
 const events = [];
-const probe = await watchContent({ contentDir: content, onChange: (c) => c.file === 'articles/live.md' && events.push(Date.now()), onError: () => {} });
+const probe = await watchContent({
+  contentDir: content,
+  onChange: (c) => c.file === 'articles/live.md' && events.push(Date.now()),
+  onError: () => {},
+});
 
 try {
   await until(() => output.includes('Watching content/'), 60_000, 'watch to start');
@@ -47,7 +61,11 @@ try {
     const eventsBefore = events.length;
     const savedAt = Date.now();
     await writeFile(live, liveBlog(i));
-    await until(() => cms.stats().writeLog.length > writesBefore && events.length > eventsBefore, 10_000, `save ${i} to reach the CMS`);
+    await until(
+      () => cms.stats().writeLog.length > writesBefore && events.length > eventsBefore,
+      10_000,
+      `save ${i} to reach the CMS`,
+    );
     server.push(cms.stats().writeLog[writesBefore].at - savedAt);
     watcherOnly.push(events[eventsBefore] - savedAt);
     // Saves a writer makes seconds apart, not a burst: each is its own sync.
@@ -55,7 +73,9 @@ try {
   }
   const watchWrites = cms.stats().writes - writesAtStart;
   const bare = [];
-  const id = (await api({ resource: 'article', action: 'get', limit: 100 })).items.find((r) => r.slug === 'live').id;
+  const id = (await api({ resource: 'article', action: 'get', limit: 100 })).items.find(
+    (r) => r.slug === 'live',
+  ).id;
   for (let i = 0; i < saves; i += 1) {
     const start = performance.now();
     await api({ resource: 'article', action: 'edit', id, data: { title: `Bare edit ${i}` } });
@@ -63,14 +83,22 @@ try {
   }
 
   console.log(`## Watch: save-to-write latency, ${saves} saves, ${docs + 1} documents in content/\n`);
-  console.log(table([
-    ['measure', 'p50', 'p95', 'max'],
-    ['baseline: one bare `edit` API call (fetch, loopback)', ...stats(bare)],
-    ['baseline: file watcher event alone (watchContent: atomic + awaitWriteFinish 50 ms)', ...stats(watcherOnly)],
-    ['`cms-sync watch`: save -> edit call received by the CMS', ...stats(server)],
-  ]));
+  console.log(
+    table([
+      ['measure', 'p50', 'p95', 'max'],
+      ['baseline: one bare `edit` API call (fetch, loopback)', ...stats(bare)],
+      [
+        'baseline: file watcher event alone (watchContent: atomic + awaitWriteFinish 50 ms)',
+        ...stats(watcherOnly),
+      ],
+      ['`cms-sync watch`: save -> edit call received by the CMS', ...stats(server)],
+    ]),
+  );
   const p95 = percentile(server, 0.95);
-  console.log(`\nGoal: p95 under 300 ms — ${p95 < 300 ? 'met' : 'NOT met'} (${fmt(p95)}). Write calls from watch: ${watchWrites} for ${saves} saves.`);
+  console.log(
+    `\nGoal: p95 under 300 ms — ${p95 < 300 ? 'met' : 'NOT met'} (${fmt(p95)}). Write calls from watch: ` +
+      `${watchWrites} for ${saves} saves.`,
+  );
   console.log(`\n${machine()}`);
 } finally {
   await probe.close();
@@ -86,7 +114,11 @@ function liveBlog(version) {
 }
 
 async function api(body) {
-  const response = await fetch(cms.apiUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
+  const response = await fetch(cms.apiUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+  });
   const json = await response.json();
   if (json.status !== 'success') throw new Error(`CMS said: ${json.message}`);
   return json.data;

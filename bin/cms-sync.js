@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
-  process.stderr.write('cms-sync is not built yet: run `npm run build` (or `npm ci`) in the cms-sync checkout.\n');
+  process.stderr.write(
+    'cms-sync is not built yet: run `npm run build` (or `npm ci`) in the cms-sync checkout.\n',
+  );
   process.exit(1);
 }
 const { main } = await import(entry.href);

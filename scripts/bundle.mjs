@@ -28,18 +28,29 @@ await build({
     if (log.code === 'EVAL' && /gray-matter/.test(log.id ?? log.message)) return;
     handle(level, log);
   },
-  output: { dir: outDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'chunk-[hash].js', sourcemap: true, cleanDir: true },
+  output: {
+    dir: outDir,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunk-[hash].js',
+    sourcemap: true,
+    cleanDir: true,
+  },
 });
 
 // A file the bundle finds by URL at run time must be in the bundle's folder: a worker file that is
 // not there would make every worker die at start, and rendering fall back to the main thread silently.
 const missing = [];
 for (const name of readdirSync(outDir).filter((f) => f.endsWith('.js'))) {
-  for (const [, file] of readFileSync(path.join(outDir, name), 'utf8').matchAll(/new URL\(["']\.\/([^"']+)["'],\s*import\.meta\.url\)/g)) {
+  for (const [, file] of readFileSync(path.join(outDir, name), 'utf8').matchAll(
+    /new URL\(["']\.\/([^"']+)["'],\s*import\.meta\.url\)/g,
+  )) {
     if (!existsSync(path.join(outDir, file))) missing.push(`${name} refers to ./${file}`);
   }
 }
 if (missing.length) {
-  console.error(`dist/bundle is incomplete:\n  ${missing.join('\n  ')}\nAdd each file as an input of scripts/bundle.mjs.`);
+  console.error(
+    `dist/bundle is incomplete:\n  ${missing.join('\n  ')}\nAdd each file as an input of scripts/bundle.mjs.`,
+  );
   process.exit(1);
 }

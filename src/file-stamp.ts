@@ -14,10 +14,16 @@ export function stampOf(stats: Stats): FileStamp {
 
 /** Whether `recorded` (a stamp, or a tuple that starts with one) is the stamp of `stats`. */
 export function sameStamp(recorded: readonly unknown[], stats: Stats): boolean {
-  return recorded[0] === stats.size && recorded[1] === stats.mtimeMs && recorded[2] === stats.ctimeMs && recorded[3] === stats.ino;
+  return (
+    recorded[0] === stats.size &&
+    recorded[1] === stats.mtimeMs &&
+    recorded[2] === stats.ctimeMs &&
+    recorded[3] === stats.ino
+  );
 }
 
-/** A file's bytes and the stat of the very file they were read from: one open file, so a rename in between cannot pair one file's stat with another's bytes. */
+/** A file's bytes and the stat of the very file they were read from: one open file, so a rename in between cannot ' +
+  'pair one file's stat with another's bytes. */
 export function readStamped(file: string): { bytes: Buffer; stats: Stats } {
   const fd = openSync(file, 'r');
   try {

@@ -76,7 +76,14 @@ export class NotStarted extends Error {
  */
 export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyResult> {
   const result: ApplyResult = { created: 0, updated: 0, deleted: 0, adopted: 0, uploaded: 0, failures: [] };
-  const writes = plan.changes.filter((c) => c.action === 'create' || c.action === 'update' || c.action === 'adopt' || c.action === 'forget' || c.action === 'unchanged');
+  const writes = plan.changes.filter(
+    (c) =>
+      c.action === 'create' ||
+      c.action === 'update' ||
+      c.action === 'adopt' ||
+      c.action === 'forget' ||
+      c.action === 'unchanged',
+  );
   const deletes = plan.changes.filter((c) => c.action === 'delete');
   const total = plan.uploads.length + writes.filter((c) => c.action !== 'unchanged').length + deletes.length;
   let done = 0;
@@ -90,7 +97,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   };
 
   // Media the CMS already had (found in its library when state did not know them).
-  for (const found of plan.knownMedia) await ctx.store.mediaUploaded(found.identity, { id: found.id, source: found.source });
+  for (const found of plan.knownMedia)
+    await ctx.store.mediaUploaded(found.identity, { id: found.id, source: found.source });
   const uploads = new Map<string, Promise<boolean>>();
   const library = mediaLibrary(ctx.client);
   // No more uploads wait in the client's queue than it sends at once, so that after an interrupt
@@ -113,7 +121,11 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
             notStarted += 1;
             return false;
           }
-          fail(upload.source.identity, upload.source.kind === 'file' ? upload.source.file : '', new Error(`upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`));
+          fail(
+            upload.source.identity,
+            upload.source.kind === 'file' ? upload.source.file : '',
+            new Error(`upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`),
+          );
           progress(`^ ${describeSource(upload.source)}`, false);
           return false;
         },
@@ -137,9 +149,17 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
       // Otherwise nothing at all, not even a task: a no-op run has 10,000 of these.
       const entry = ctx.store.state.records[change.key];
-      const inputMoved = change.input && (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
+      const inputMoved =
+        change.input &&
+        (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
       if (entry && (entry.file !== change.file || inputMoved)) {
-        tasks.push(ctx.store.recordWritten(change.key, { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) }));
+        tasks.push(
+          ctx.store.recordWritten(change.key, {
+            ...entry,
+            file: change.file,
+            ...(change.input ? { input: change.input } : {}),
+          }),
+        );
       }
       continue;
     }
@@ -156,8 +176,15 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       }
       const record = change.record;
       const waits: Promise<boolean>[] = [];
-      if (record.html) for (const m of record.html.media) { const w = uploads.get(m.identity); if (w) waits.push(w); }
-      if (record.categorySlug) { const w = categoryWrites.get(`category/${record.categorySlug.slug}`); if (w) waits.push(w); }
+      if (record.html)
+        for (const m of record.html.media) {
+          const w = uploads.get(m.identity);
+          if (w) waits.push(w);
+        }
+      if (record.categorySlug) {
+        const w = categoryWrites.get(`category/${record.categorySlug.slug}`);
+        if (w) waits.push(w);
+      }
       const ready = !(await Promise.all(waits)).includes(false);
       if (stopped()) {
         notStarted += 1;
@@ -192,7 +219,10 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // Deletes: one resource at a time, in the plan's (reverse dependency) order, and only after a
   // run without errors (as rclone does): a failure may mean the picture the plan had is wrong.
   if (deletes.length > 0 && result.failures.length > 0) {
-    result.deletesSkipped = `${deletes.length} delete${deletes.length === 1 ? '' : 's'} not done: ${result.failures.length} error${result.failures.length === 1 ? '' : 's'} earlier in this run. Fix them and run again.`;
+    result.deletesSkipped =
+      `${deletes.length} delete${deletes.length === 1 ? '' : 's'} not done: ` +
+      `${result.failures.length} error${result.failures.length === 1 ? '' : 's'} earlier in this run. Fix them and ` +
+      `run again.`;
   }
   for (const group of result.deletesSkipped ? [] : groupByResource(deletes)) {
     if (fatal) break;
@@ -235,11 +265,18 @@ export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf
  * id. A lost answer, or an upload a dead run sent, is looked up in the library before the file
  * is sent again.
  */
-export async function uploadSource(source: MediaSource, ctx: UploadContext, library: MediaLibraryView): Promise<number> {
+export async function uploadSource(
+  source: MediaSource,
+  ctx: UploadContext,
+  library: MediaLibraryView,
+): Promise<number> {
   if (source.kind === 'existing') return source.id;
   const url = ctx.uploadUrlOf(source);
   const done = async (id: number) => {
-    await ctx.store.mediaUploaded(source.identity, { id, source: source.kind === 'file' ? source.file : source.url });
+    await ctx.store.mediaUploaded(source.identity, {
+      id,
+      source: source.kind === 'file' ? source.file : source.url,
+    });
     return id;
   };
   // An earlier run died after sending this upload: the file may already be in the library.
@@ -275,7 +312,11 @@ export function mediaLibrary(client: CmsClient): MediaLibraryView {
   };
 }
 
-async function writeRecord(change: Extract<Change, { action: 'create' | 'update' | 'adopt' }>, ctx: ApplyContext, result: ApplyResult): Promise<void> {
+async function writeRecord(
+  change: Extract<Change, { action: 'create' | 'update' | 'adopt' }>,
+  ctx: ApplyContext,
+  result: ApplyResult,
+): Promise<void> {
   const record = change.record;
   const resource = ctx.config.resources[record.resource];
   const digests = sourceDigests(record);
@@ -291,7 +332,15 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
   });
 
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(change.key, { id: change.id, file: record.file, owner: change.owner, source: digests, remote: change.baseline, ...(change.marker !== undefined ? { marker: change.marker } : {}), ...(record.input ? { input: record.input } : {}) });
+    await ctx.store.recordWritten(change.key, {
+      id: change.id,
+      file: record.file,
+      owner: change.owner,
+      source: digests,
+      remote: change.baseline,
+      ...(change.marker !== undefined ? { marker: change.marker } : {}),
+      ...(record.input ? { input: record.input } : {}),
+    });
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;
@@ -306,11 +355,14 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
   if (change.action === 'update') {
     const idempotencyKey = randomUUID();
     const data = payload(change.fields);
-    const sent = Object.fromEntries(change.fields.map((f) => [f, comparableDigest(data[apiName(f, resource)])]));
+    const sent = Object.fromEntries(
+      change.fields.map((f) => [f, comparableDigest(data[apiName(f, resource)])]),
+    );
     await ctx.store.intend(change.key, 'edit', idempotencyKey, { source: digests, sent });
     const returned = await ctx.client.edit(record.resource, change.id, data, { idempotencyKey });
     // What the CMS holds after the write is the baseline, so a CMS that normalises stays quiet.
-    const held = (returned && hasFields(returned, fields, resource)) ? returned : await mustGet(ctx, record, change.id);
+    const held =
+      returned && hasFields(returned, fields, resource) ? returned : await mustGet(ctx, record, change.id);
     await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held));
     remember(record, change.id, ctx.book);
     result.updated += 1;
@@ -352,9 +404,15 @@ async function writeRecord(change: Extract<Change, { action: 'create' | 'update'
 
 async function findBySlug(ctx: ApplyContext, record: DesiredRecord): Promise<RemoteRecord | undefined> {
   const slugField = apiName('slug', ctx.config.resources[record.resource]);
-  const claimed = new Set(Object.entries(ctx.store.state.records).filter(([k]) => k.startsWith(`${record.resource}/`)).map(([, e]) => e.id));
+  const claimed = new Set(
+    Object.entries(ctx.store.state.records)
+      .filter(([k]) => k.startsWith(`${record.resource}/`))
+      .map(([, e]) => e.id),
+  );
   const { records } = await ctx.client.list(record.resource, { filters: { [slugField]: record.slug } });
-  return records.filter((r) => r[slugField] === record.slug && !claimed.has(r.id)).sort((a, b) => b.id - a.id)[0];
+  return records
+    .filter((r) => r[slugField] === record.slug && !claimed.has(r.id))
+    .sort((a, b) => b.id - a.id)[0];
 }
 
 async function mustGet(ctx: ApplyContext, record: DesiredRecord, id: number): Promise<RemoteRecord> {
@@ -363,7 +421,11 @@ async function mustGet(ctx: ApplyContext, record: DesiredRecord, id: number): Pr
   return held;
 }
 
-function hasFields(held: RemoteRecord, fields: string[], resource: Config['resources'][keyof Config['resources']]): boolean {
+function hasFields(
+  held: RemoteRecord,
+  fields: string[],
+  resource: Config['resources'][keyof Config['resources']],
+): boolean {
   return fields.every((f) => apiName(f, resource) in held);
 }
 
@@ -382,7 +444,13 @@ function groupByResource(changes: Change[]): Change[][] {
 }
 
 function symbol(change: Change): string {
-  return change.action === 'create' ? '+' : change.action === 'update' ? '~' : change.action === 'delete' ? '-' : '=';
+  return change.action === 'create'
+    ? '+'
+    : change.action === 'update'
+      ? '~'
+      : change.action === 'delete'
+        ? '-'
+        : '=';
 }
 
 function describeSource(source: MediaSource): string {

@@ -52,7 +52,9 @@ export function createUploadAhead(
     const outcome = (async () => {
       // Lost state: the library may hold this image already. Then the plan adopts it; no upload.
       // Not with --refresh=false, which trusts the state and reads nothing from the CMS.
-      const held = ctx.checkLibrary ? (await library()).find((m) => mediaIdentities(m).includes(source.identity)) : undefined;
+      const held = ctx.checkLibrary
+        ? (await library()).find((m) => mediaIdentities(m).includes(source.identity))
+        : undefined;
       if (held) return { id: held.id, uploaded: false };
       return slots(async () => {
         if (stopped()) throw new NotStarted();
@@ -80,7 +82,14 @@ export function createUploadAhead(
     started: (identity) => started.get(identity)?.then((outcome) => outcome.id),
     async settle() {
       if (gate === 'waiting') gate = 'closed';
-      return Promise.all([...started].map(([identity, outcome]) => outcome.then((o) => ({ identity, uploaded: o.uploaded }), () => ({ identity, uploaded: false }))));
+      return Promise.all(
+        [...started].map(([identity, outcome]) =>
+          outcome.then(
+            (o) => ({ identity, uploaded: o.uploaded }),
+            () => ({ identity, uploaded: false }),
+          ),
+        ),
+      );
     },
   };
 }

@@ -7,10 +7,20 @@ import { addSyncOptions, syncFlags } from './sync-options.js';
 
 export function registerApply(program: Command, io: CliIO, setExit: SetExit): void {
   addSyncOptions(program.command('apply'))
-    .description('make the CMS match content/: upload media, create, update and (with --prune) delete records')
-    .argument('[plan-file]', 'a plan saved by `cms-sync plan --out`: carried out exactly, or refused with no write if the files or the CMS changed since')
+    .description(
+      'make the CMS match content/: upload media, create, update and (with --prune) delete records',
+    )
+    .argument(
+      '[plan-file]',
+      'a plan saved by `cms-sync plan --out`: carried out exactly, or refused with no write if the files or the CMS ' +
+        'changed since',
+    )
     .option('--dry-run', 'only plan; the same as `cms-sync plan`')
-    .addHelpText('after', '\nExamples:\n  cms-sync apply\n  CMS_BASE_URL=https://cms.example.com CMS_API_TOKEN=... cms-sync apply --prune --rps 10\n  cms-sync plan --out plan.json && cms-sync apply plan.json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  cms-sync apply\n  CMS_BASE_URL=https://cms.example.com CMS_API_TOKEN=... cms-sync apply ' +
+        '--prune --rps 10\n  cms-sync plan --out plan.json && cms-sync apply plan.json',
+    )
     .action(async (planFile: string | undefined, options: Record<string, unknown>) => {
       const mode = options.dryRun ? 'plan' : 'apply';
       const projectDir = projectDirOf(io, program.opts().cwd);

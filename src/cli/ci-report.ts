@@ -25,7 +25,7 @@ export function registerCiReport(program: Command, io: CliIO, _setExit: SetExit)
     .command('ci-report')
     .description('turn `plan --json` output into GitHub Actions annotations and a job summary')
     .argument('<file>', 'the JSON that `cms-sync plan --json` or `apply --json` printed')
-    .option('--log <file>', 'the same run\'s stderr, for the file problems it lists (path:line:col: message)')
+    .option('--log <file>', "the same run's stderr, for the file problems it lists (path:line:col: message)")
     .addHelpText('after', HELP)
     .action(async (file: string, options: { log?: string }) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
@@ -33,7 +33,11 @@ export function registerCiReport(program: Command, io: CliIO, _setExit: SetExit)
       const summaryFile = io.env.GITHUB_STEP_SUMMARY;
       const summarize = async (markdown: string) => {
         if (summaryFile) await appendFile(summaryFile, markdown + '\n');
-        else writeLine(io.stderr, 'GITHUB_STEP_SUMMARY is not set: no job summary written (not an Actions step).');
+        else
+          writeLine(
+            io.stderr,
+            'GITHUB_STEP_SUMMARY is not set: no job summary written (not an Actions step).',
+          );
       };
       // The step that wrote these may have stopped early, or never run: a missing file is a
       // fact to report, not a reason to leave the summary empty.
@@ -42,7 +46,8 @@ export function registerCiReport(program: Command, io: CliIO, _setExit: SetExit)
       const text = await readInput(projectDir, file);
       let doc;
       try {
-        if (text === undefined) throw new Error(`${file} was not written: the step that writes it failed or was skipped.`);
+        if (text === undefined)
+          throw new Error(`${file} was not written: the step that writes it failed or was skipped.`);
         doc = report.parseSyncJson(text, file);
       } catch (error) {
         const failure = report.failureReport((error as Error).message, log);

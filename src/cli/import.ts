@@ -31,35 +31,53 @@ Examples:
 `;
 
 function absoluteUrl(value: string): string {
-  if (!/^https?:\/\/[^/]/i.test(value) || !URL.canParse(value)) throw new InvalidArgumentError(`Expected \`--ghost-url\` to be an http(s) URL, got \`${value}\`.`);
+  if (!/^https?:\/\/[^/]/i.test(value) || !URL.canParse(value))
+    throw new InvalidArgumentError(`Expected \`--ghost-url\` to be an http(s) URL, got \`${value}\`.`);
   return value;
 }
 
 export function registerImport(program: Command, io: CliIO, setExit: SetExit): void {
   program
     .command('import')
-    .description("convert a WordPress (WXR) or Ghost (JSON) export into content/ files")
+    .description('convert a WordPress (WXR) or Ghost (JSON) export into content/ files')
     .argument('<source>', 'wordpress or ghost')
     .argument('<file>', 'the export file')
     .option('--out <dir>', 'content folder to write into (default: the config contentDir, content/)')
     .option('--force', 'overwrite files that already exist')
-    .option('--ghost-url <url>', 'Ghost: the old site address, put where the export says __GHOST_URL__', absoluteUrl)
+    .option(
+      '--ghost-url <url>',
+      'Ghost: the old site address, put where the export says __GHOST_URL__',
+      absoluteUrl,
+    )
     .addHelpText('after', HELP)
     .action(async (source: string, file: string, flags: ImportFlags) => {
       if (source !== 'wordpress' && source !== 'ghost') {
-        throw new SyncError('CMS_SYNC_INPUT', `Unknown export type \`${source}\`: use \`cms-sync import wordpress FILE.xml\` or \`cms-sync import ghost FILE.json\`.`);
+        throw new SyncError(
+          'CMS_SYNC_INPUT',
+          `Unknown export type \`${source}\`: use \`cms-sync import wordpress FILE.xml\` or \`cms-sync import ghost ` +
+            `FILE.json\`.`,
+        );
       }
       const projectDir = projectDirOf(io, program.opts().cwd);
       const config = await loadConfig(projectDir, io.env);
       const contentDir = flags.out ? path.resolve(projectDir, flags.out) : config.contentDir;
       const absPath = path.resolve(projectDir, file);
       const info = await stat(absPath).catch(() => undefined);
-      if (!info?.isFile()) throw new SyncError('CMS_SYNC_INPUT', `${file}: no such file (looked in ${projectDir}).`);
+      if (!info?.isFile())
+        throw new SyncError('CMS_SYNC_INPUT', `${file}: no such file (looked in ${projectDir}).`);
 
       const { MigrationReport } = await import('../migrate/report.js');
       const report = new MigrationReport();
       const progress = progressLine(io.stderr);
-      const common = { file, absPath, projectDir, contentDir, force: flags.force === true, report, onProgress: progress.update };
+      const common = {
+        file,
+        absPath,
+        projectDir,
+        contentDir,
+        force: flags.force === true,
+        report,
+        onProgress: progress.update,
+      };
       const started = Date.now();
       if (source === 'wordpress') {
         const { importWordPress } = await import('../migrate/wordpress.js');
@@ -71,7 +89,12 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
       progress.finish();
       const where = path.relative(projectDir, contentDir) || '.';
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      writeLine(io.stdout, report.format(`Imported ${source === 'wordpress' ? 'WordPress' : 'Ghost'} export ${file} into ${where}/ in ${seconds}s:`));
+      writeLine(
+        io.stdout,
+        report.format(
+          `Imported ${source === 'wordpress' ? 'WordPress' : 'Ghost'} export ${file} into ${where}/ in ${seconds}s:`,
+        ),
+      );
       writeLine(io.stdout, 'Next: `cms-sync plan` shows what apply would send.');
       if (report.failures.length) setExit(1);
     });

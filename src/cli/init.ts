@@ -19,27 +19,44 @@ Examples:
   cms-sync init --cwd ../newsroom --force
 `;
 
-const MARK: Record<ScaffoldEntry['outcome'], string> = { created: '+', overwritten: '!', updated: '~', skipped: '-', unchanged: '=' };
+const MARK: Record<ScaffoldEntry['outcome'], string> = {
+  created: '+',
+  overwritten: '!',
+  updated: '~',
+  skipped: '-',
+  unchanged: '=',
+};
 
 export function registerInit(program: Command, io: CliIO, _setExit: SetExit): void {
   program
     .command('init')
     .description('scaffold sync.config.ts, a starter content/, .gitignore lines and a CI workflow')
-    .option('--force', 'rewrite sync.config.ts and the workflow, keeping a .bak copy of each (never content/)')
+    .option(
+      '--force',
+      'rewrite sync.config.ts and the workflow, keeping a .bak copy of each (never content/)',
+    )
     .addHelpText('after', HELP)
     .action(async (options: { force?: boolean }) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
       const { scaffold } = await import('../init/scaffold.js');
       const entries = await scaffold(projectDir, { force: options.force === true });
-      for (const e of entries) writeLine(io.stdout, `${MARK[e.outcome]} ${e.file} ${e.outcome}${e.note ? ` (${e.note})` : ''}`);
+      for (const e of entries)
+        writeLine(io.stdout, `${MARK[e.outcome]} ${e.file} ${e.outcome}${e.note ? ` (${e.note})` : ''}`);
       const forceable = entries.filter((e) => e.outcome === 'skipped' && e.rewritable).length;
       if (forceable) {
-        const [files, them] = forceable === 1 ? ['1 existing file', 'it'] : [`${forceable} existing files`, 'them'];
-        writeLine(io.stdout, `\n${files} kept; \`init --force\` rewrites ${them}, saving the old as <file>.<time>.bak`);
+        const [files, them] =
+          forceable === 1 ? ['1 existing file', 'it'] : [`${forceable} existing files`, 'them'];
+        writeLine(
+          io.stdout,
+          `\n${files} kept; \`init --force\` rewrites ${them}, saving the old as <file>.<time>.bak`,
+        );
       }
       // The installed binary, never a registry fetch: `npx cms-sync` alone would download any
       // package published under that name when the project does not have it.
-      writeLine(io.stdout, '\nNext: `npx --no-install cms-sync plan` shows what apply would send'
-        + ' (to the local CMS until CMS_BASE_URL is set).');
+      writeLine(
+        io.stdout,
+        '\nNext: `npx --no-install cms-sync plan` shows what apply would send' +
+          ' (to the local CMS until CMS_BASE_URL is set).',
+      );
     });
 }

@@ -43,7 +43,19 @@ async function runCommand(argv: string[], io: CliIO): Promise<number> {
     })
     .showHelpAfterError('(run `cms-sync --help` for usage)');
 
-  for (const register of [registerPlan, registerApply, registerImport, registerPull, registerServe, registerStart, registerUnlock, registerWatch, registerInit, registerCiReport]) register(program, io, setExit);
+  for (const register of [
+    registerPlan,
+    registerApply,
+    registerImport,
+    registerPull,
+    registerServe,
+    registerStart,
+    registerUnlock,
+    registerWatch,
+    registerInit,
+    registerCiReport,
+  ])
+    register(program, io, setExit);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

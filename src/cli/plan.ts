@@ -9,9 +9,15 @@ export function registerPlan(program: Command, io: CliIO, setExit: SetExit): voi
     .description('show what apply would do; writes nothing anywhere')
     .option('--detailed-exitcode', 'exit 2 when there are changes (0: none, 1: error)')
     .option('--out <file>', 'also save the plan, for `cms-sync apply <file>` to carry out exactly')
-    .addHelpText('after', '\nExamples:\n  cms-sync plan --only "articles/**" --detailed-exitcode\n  cms-sync plan --out plan.json && cms-sync apply plan.json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  cms-sync plan --only "articles/**" --detailed-exitcode\n  cms-sync plan --out plan.json && ' +
+        'cms-sync apply plan.json',
+    )
     .action(async (options: Record<string, unknown>) => {
-      const { exitCode } = await runSync('plan', syncFlags(options), io, { projectDir: projectDirOf(io, program.opts().cwd) });
+      const { exitCode } = await runSync('plan', syncFlags(options), io, {
+        projectDir: projectDirOf(io, program.opts().cwd),
+      });
       setExit(exitCode);
     });
 }

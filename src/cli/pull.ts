@@ -29,7 +29,10 @@ export function registerPull(program: Command, io: CliIO, setExit: SetExit): voi
   program
     .command('pull')
     .description("write the CMS's records into content/ files (bootstrap a repo from an existing CMS)")
-    .option('--out <dir>', 'content folder to write into (default: the config contentDir, content/); records are adopted only there')
+    .option(
+      '--out <dir>',
+      'content folder to write into (default: the config contentDir, content/); records are adopted only there',
+    )
     .option('--force', 'overwrite files that already exist')
     .addHelpText('after', HELP)
     .action(async (flags: PullFlags) => {
@@ -38,7 +41,14 @@ export function registerPull(program: Command, io: CliIO, setExit: SetExit): voi
       const contentDir = flags.out ? path.resolve(projectDir, flags.out) : config.contentDir;
       const adopting = path.resolve(contentDir) === path.resolve(config.contentDir);
       const target = await openTarget(config, io.env, { serveMedia: false, stderr: io.stderr });
-      const client = createClient({ baseUrl: target.baseUrl, token: target.token, wire: config.wire, concurrency: config.sync.concurrency, rps: config.sync.rps, timeoutMs: config.sync.timeoutMs });
+      const client = createClient({
+        baseUrl: target.baseUrl,
+        token: target.token,
+        wire: config.wire,
+        concurrency: config.sync.concurrency,
+        rps: config.sync.rps,
+        timeoutMs: config.sync.timeoutMs,
+      });
       let release: (() => Promise<void>) | undefined;
       let store: StateStore | undefined;
       try {
@@ -50,18 +60,37 @@ export function registerPull(program: Command, io: CliIO, setExit: SetExit): voi
         const report = new MigrationReport();
         const progress = progressLine(io.stderr);
         const { pullRecords } = await import('../migrate/pull.js');
-        const result = await pullRecords({ config, client, store, contentDir, force: flags.force === true, report, onProgress: progress.update });
+        const result = await pullRecords({
+          config,
+          client,
+          store,
+          contentDir,
+          force: flags.force === true,
+          report,
+          onProgress: progress.update,
+        });
         progress.finish();
         await store?.save();
         const where = path.relative(projectDir, contentDir) || '.';
         writeLine(io.stdout, report.format(`Pulled into ${where}/:`));
         if (!adopting) {
-          writeLine(io.stdout, `Not adopted: ${where}/ is not this project's content directory, so state was left alone.`);
+          writeLine(
+            io.stdout,
+            `Not adopted: ${where}/ is not this project's content directory, so state was left alone.`,
+          );
         } else {
-          writeLine(io.stdout, `Adopted ${result.adopted} record${result.adopted === 1 ? '' : 's'}; ${result.exact} round-trip exactly (their files render to what the CMS holds).`);
+          writeLine(
+            io.stdout,
+            `Adopted ${result.adopted} record${result.adopted === 1 ? '' : 's'}; ${result.exact} round-trip exactly ` +
+              `(their files render to what the CMS holds).`,
+          );
           if (result.differing.size) {
-            writeLine(io.stdout, `${result.differing.size} differ: the next apply updates them with what their files render to:`);
-            for (const [key, fields] of [...result.differing].sort(([a], [b]) => a.localeCompare(b))) writeLine(io.stdout, `  ${key} (${fields.join(', ')})`);
+            writeLine(
+              io.stdout,
+              `${result.differing.size} differ: the next apply updates them with what their files render to:`,
+            );
+            for (const [key, fields] of [...result.differing].sort(([a], [b]) => a.localeCompare(b)))
+              writeLine(io.stdout, `  ${key} (${fields.join(', ')})`);
           }
         }
         if (report.failures.length) setExit(1);

@@ -5,7 +5,16 @@ import { formatProblem, redactCredentials, SyncError, type FileProblem } from '.
 import type { CmsClient } from '../remote/client.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
-import { computePlan, idBook, mayAbort, markerOf, needsMediaLibrary, recordsToComplete, type Plan, type RemoteListing } from '../plan/compute-plan.js';
+import {
+  computePlan,
+  idBook,
+  mayAbort,
+  markerOf,
+  needsMediaLibrary,
+  recordsToComplete,
+  type Plan,
+  type RemoteListing,
+} from '../plan/compute-plan.js';
 import { apiName } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
@@ -75,7 +84,8 @@ export async function runSync(
 ): Promise<SyncOutcome> {
   const signal = interruptSignal(io);
   const what = mode === 'apply' ? 'writes start; those in flight finish and are saved' : 'requests';
-  const stopping = () => writeLine(io.stderr, `Stopping: no new ${what}. Press Ctrl-C again to quit at once.`);
+  const stopping = () =>
+    writeLine(io.stderr, `Stopping: no new ${what}. Press Ctrl-C again to quit at once.`);
   signal.addEventListener('abort', stopping, { once: true });
   const session = await openSession(mode, flags, io, { ...options, signal });
   try {
@@ -120,10 +130,13 @@ export async function syncOnce(
     await store?.save();
     const interrupted = (message: string) =>
       new SyncError('CMS_SYNC_INTERRUPTED', message, { cause: error, exitCode: 130 });
-    if (mode === 'plan') throw interrupted('Interrupted: the plan was not finished; nothing was written anywhere.');
+    if (mode === 'plan')
+      throw interrupted('Interrupted: the plan was not finished; nothing was written anywhere.');
     const images = `${uploaded} image${uploaded === 1 ? '' : 's'}`;
     const sent = uploaded ? `${images} uploaded (kept in state); no record written` : 'nothing was written';
-    throw interrupted(`Interrupted before apply began: ${sent}. Run \`cms-sync apply\` again to carry out the plan.`);
+    throw interrupted(
+      `Interrupted before apply began: ${sent}. Run \`cms-sync apply\` again to carry out the plan.`,
+    );
   } finally {
     // Nothing may still be in flight when the caller saves state and closes the client.
     await ahead?.settle();
@@ -145,7 +158,11 @@ async function syncPass(
   const { state, openIntents } = session.store ? session.store : await readOnlyState(config, target);
   const refresh = flags.refresh !== false;
   if (!refresh && Object.keys(state.records).length === 0) {
-    throw new SyncError('CMS_SYNC_STATE', '--refresh=false trusts the state, but there is none yet: run once with refresh so records are matched, not created twice.');
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      '--refresh=false trusts the state, but there is none yet: run once with refresh so records are matched, not ' +
+        'created twice.',
+    );
   }
   // The listing is network-bound and reading content/ CPU-bound: start both at once (not with
   // --strict, which promises no call before the files are known to be good).
@@ -162,7 +179,18 @@ async function syncPass(
       listed?.then(
         (remote) => {
           const protect = protectedKeys(keys.protectedKeys, state, flags.only);
-          ahead.open(!mayAbort({ ...planFlags(flags, config), state, remote, resources: config.resources, trustState: !refresh, claimed: keys.claimed, protectedKeys: protect, failedFiles: new Set(keys.failedFiles) }));
+          ahead.open(
+            !mayAbort({
+              ...planFlags(flags, config),
+              state,
+              remote,
+              resources: config.resources,
+              trustState: !refresh,
+              claimed: keys.claimed,
+              protectedKeys: protect,
+              failedFiles: new Set(keys.failedFiles),
+            }),
+          );
         },
         () => ahead.open(false),
       );
@@ -186,17 +214,34 @@ async function syncPass(
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   if (flags.strict && hasErrors) {
     writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
-    return { exitCode: 1, problems: source.problems, plan: undefined, result: undefined, source: source.counts };
+    return {
+      exitCode: 1,
+      problems: source.problems,
+      plan: undefined,
+      result: undefined,
+      source: source.counts,
+    };
   }
 
   const remote = refresh ? await (remotePending ?? listRemote()) : unread();
   if (refresh) {
     // The listing carried ids, slugs and change markers only: read in full what the plan must compare.
     const changeMarker = config.wire.changeMarker || undefined;
-    const wanted = recordsToComplete({ desired: source.desired, remote, state, resources: config.resources, pendingEdits: openIntents, ...(changeMarker ? { changeMarker } : {}) });
+    const wanted = recordsToComplete({
+      desired: source.desired,
+      remote,
+      state,
+      resources: config.resources,
+      pendingEdits: openIntents,
+      ...(changeMarker ? { changeMarker } : {}),
+    });
     for (const resource of RECORD_RESOURCES) {
       // A CMS without the marker field gets its every record read in full.
-      if (changeMarker && remote[resource].records.some((r) => markerOf(r, changeMarker) === undefined)) wanted.set(resource, remote[resource].records.map((r) => r.id));
+      if (changeMarker && remote[resource].records.some((r) => markerOf(r, changeMarker) === undefined))
+        wanted.set(
+          resource,
+          remote[resource].records.map((r) => r.id),
+        );
     }
     await completeRecords(client, remote, wanted, config.wire.pageSize);
   }
@@ -205,7 +250,12 @@ async function syncPass(
   // those uploads (applyPlan waits for them rather than starting them again).
   const planState: State = ahead ? { ...state, media: ahead.knownBefore } : state;
   // Only when state does not know some image (e.g. it was lost): the library has it, maybe.
-  const remoteMedia = refresh && needsMediaLibrary(source.desired, planState) ? (ahead ? await ahead.library() : (await client.list('media')).records) : undefined;
+  const remoteMedia =
+    refresh && needsMediaLibrary(source.desired, planState)
+      ? ahead
+        ? await ahead.library()
+        : (await client.list('media')).records
+      : undefined;
   const plan = computePlan({
     ...(remoteMedia ? { remoteMedia } : {}),
     trustState: !refresh,
@@ -222,11 +272,18 @@ async function syncPass(
   for (const p of plan.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
-  if (flags.out && mode === 'plan') await (await import('../plan/saved-plan.js')).writeSavedPlan(path.resolve(config.projectDir, flags.out), plan, state, planFlags(flags, config));
+  if (flags.out && mode === 'plan')
+    await (
+      await import('../plan/saved-plan.js')
+    ).writeSavedPlan(path.resolve(config.projectDir, flags.out), plan, state, planFlags(flags, config));
   if (flags.savedPlan) {
     const reason = (await import('../plan/saved-plan.js')).stalePlanReason(flags.savedPlan.plan, plan, state);
     if (reason) {
-      writeLine(io.stderr, `Refusing to apply ${flags.savedPlan.file}: ${reason}. Nothing was written. Make a new plan with \`cms-sync plan --out ${flags.savedPlan.file}\`.`);
+      writeLine(
+        io.stderr,
+        `Refusing to apply ${flags.savedPlan.file}: ${reason}. Nothing was written. Make a new plan with \`cms-sync ` +
+          `plan --out ${flags.savedPlan.file}\`.`,
+      );
       return { exitCode: 3, problems, plan, result: undefined, source: source.counts };
     }
   }
@@ -234,13 +291,28 @@ async function syncPass(
 
   if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color }));
   if (mode === 'plan' || plan.abort || !session.store) {
-    if (flags.json && !flags.quiet) writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan, problems), stats: client.stats }));
+    if (flags.json && !flags.quiet)
+      writeLine(
+        io.stdout,
+        JSON.stringify({
+          mode,
+          target: target.identity,
+          source: source.counts,
+          plan: planToJson(plan, problems),
+          stats: client.stats,
+        }),
+      );
     const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
     return { exitCode, problems, plan, result: undefined, source: source.counts };
   }
 
   checkpoint();
-  const book = idBook({ state: planState, remote, resources: config.resources, ...(remoteMedia ? { remoteMedia } : {}) });
+  const book = idBook({
+    state: planState,
+    remote,
+    resources: config.resources,
+    ...(remoteMedia ? { remoteMedia } : {}),
+  });
   const planned = Date.now() - started;
   const result = await carryOut(plan, {
     client,
@@ -259,13 +331,30 @@ async function syncPass(
   if (flags.json && !flags.quiet) {
     // When the pass began (epoch ms), then ms since: content read and rendered, plan made, applied.
     const timings = { startedAt: started, read, planned, applied: Date.now() - started };
-    writeLine(io.stdout, JSON.stringify({ mode, target: target.identity, source: source.counts, plan: planToJson(plan, problems), result, stats: client.stats, timings, exitCode }));
+    writeLine(
+      io.stdout,
+      JSON.stringify({
+        mode,
+        target: target.identity,
+        source: source.counts,
+        plan: planToJson(plan, problems),
+        result,
+        stats: client.stats,
+        timings,
+        exitCode,
+      }),
+    );
   }
   return { exitCode, problems, plan, result, source: source.counts };
 }
 
 function planFlags(flags: SyncFlags, config: Config): PlanFlags {
-  return { prune: flags.prune ?? config.sync.prune, maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes, overwriteDrift: flags.overwriteDrift ?? false, only: flags.only ?? [] };
+  return {
+    prune: flags.prune ?? config.sync.prune,
+    maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
+    overwriteDrift: flags.overwriteDrift ?? false,
+    only: flags.only ?? [],
+  };
 }
 
 /** With --only, records outside the selection are not looked at, so they are not deleted either. */
@@ -289,9 +378,10 @@ function lightFields(config: Config, resource: RecordResource): string[] | undef
 
 /** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */
 function unread(): Record<RecordResource, RemoteListing> {
-  return Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as unknown as Record<RecordResource, RemoteListing>;
+  return Object.fromEntries(
+    RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }]),
+  ) as unknown as Record<RecordResource, RemoteListing>;
 }
-
 
 async function carryOut(
   plan: Plan,
@@ -346,7 +436,10 @@ async function carryOut(
   const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
   writeLine(
     out,
-    `Applied: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} uploaded, ${result.adopted} adopted, ${counts.unchanged} unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''} in ${seconds}s (${ctx.client.stats.requests} requests).`,
+    `Applied: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} ` +
+      `uploaded, ${result.adopted} adopted, ${counts.unchanged} ` +
+      `unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''} in ${seconds}s ` +
+      `(${ctx.client.stats.requests} requests).`,
   );
   return result;
 }
@@ -355,7 +448,8 @@ async function carryOut(
 function uploadUrlFor(target: Target): (source: Exclude<MediaSource, { kind: 'existing' }>) => string {
   return (source) => {
     if (source.kind === 'url') return source.url;
-    if (!target.mediaBaseUrl) throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
+    if (!target.mediaBaseUrl)
+      throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
     return publicUrlOf(source.contentPath, target.mediaBaseUrl);
   };
 }

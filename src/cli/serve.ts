@@ -60,19 +60,53 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
     .option('--port <port>', 'port to listen on (0 = any free port)', integer('--port', 0, 65535), 4321)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', `data directory (default: ${DEFAULT_DATA_DIR} in the project directory)`)
-    .option('--token-file <file>', 'read the API token to require from this file (default: env CMS_API_TOKEN)')
+    .option(
+      '--token-file <file>',
+      'read the API token to require from this file (default: env CMS_API_TOKEN)',
+    )
     .option('--token <token>', 'API token to require; every user sees it in `ps`: prefer --token-file')
     .option('--api-disabled', 'refuse every API request with 403, as when the API is off in the dashboard')
     .option('--rps <n>', 'test aid: API requests per second before 429', positive('--rps'))
-    .option('--latency <ms>', 'test aid: delay before handling each API request', integer('--latency', 0, 600_000))
+    .option(
+      '--latency <ms>',
+      'test aid: delay before handling each API request',
+      integer('--latency', 0, 600_000),
+    )
     .option('--fail <p>', 'test aid: probability of a 500 before anything is applied', probability('--fail'))
-    .option('--drop <p>', 'test aid: probability that an applied write gets no response', probability('--drop'))
-    .option('--seed <n>', 'test aid: seed for --fail/--drop, for reproducible runs', integer('--seed', -(2 ** 31), 2 ** 32))
+    .option(
+      '--drop <p>',
+      'test aid: probability that an applied write gets no response',
+      probability('--drop'),
+    )
+    .option(
+      '--seed <n>',
+      'test aid: seed for --fail/--drop, for reproducible runs',
+      integer('--seed', -(2 ** 31), 2 ** 32),
+    )
     .option('--normalize-html', 'store body/content with whitespace between tags collapsed, as real CMSs do')
-    .option('--allow-host <host>', 'another name clients may use in the Host header (repeatable)', collect, [])
-    .option('--upload-allow <hosts>', 'upload_from_url fetches only from these hosts (comma-separated)', collect, [])
-    .option('--upload-deny <hosts>', 'upload_from_url never fetches from these hosts (comma-separated)', collect, [])
-    .option('--max-connections <n>', 'connections open at once (default 256)', integer('--max-connections', 1, 100_000))
+    .option(
+      '--allow-host <host>',
+      'another name clients may use in the Host header (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--upload-allow <hosts>',
+      'upload_from_url fetches only from these hosts (comma-separated)',
+      collect,
+      [],
+    )
+    .option(
+      '--upload-deny <hosts>',
+      'upload_from_url never fetches from these hosts (comma-separated)',
+      collect,
+      [],
+    )
+    .option(
+      '--max-connections <n>',
+      'connections open at once (default 256)',
+      integer('--max-connections', 1, 100_000),
+    )
     .addHelpText('after', HELP)
     .action(async (flags: ServeFlags) => {
       const cwd = resolve(io.cwd, (program.opts() as { cwd?: string }).cwd ?? '.');
@@ -106,7 +140,8 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
       const cms = await startLocalCms(options);
       const shownDir = relative(cwd, dataDir).startsWith('..') ? dataDir : relative(cwd, dataDir) || '.';
       const tokenSource = cms.tokenFile
-        ? `kept in ${relative(cwd, cms.tokenFile).startsWith('..') ? cms.tokenFile : relative(cwd, cms.tokenFile)} (mode 0600; other cms-sync commands read it there)`
+        ? `kept in ${relative(cwd, cms.tokenFile).startsWith('..') ? cms.tokenFile : relative(cwd, cms.tokenFile)} ` +
+          `(mode 0600; other cms-sync commands read it there)`
         : flags.token
           ? 'the one given with --token'
           : (flags.tokenFile ?? io.env.CMS_API_TOKEN_FILE)
@@ -118,7 +153,8 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
       writeLine(io.stdout, `See what it holds: ${cms.url}/`);
       const aids = testAids(flags);
       if (aids) writeLine(io.stdout, `Test aids on: ${aids}`);
-      if (flags.apiDisabled) writeLine(io.stdout, 'The API is disabled (--api-disabled): every API request gets 403.');
+      if (flags.apiDisabled)
+        writeLine(io.stdout, 'The API is disabled (--api-disabled): every API request gets 403.');
       writeLine(io.stdout, 'Press Ctrl-C to stop.');
       await io.interrupted;
       await cms.close();
@@ -150,7 +186,8 @@ function hostList(flags: string[], env: string | undefined): string[] {
 function integer(flag: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^-?\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be an integer from ${min} to ${max}, got "${value}".`);
+    if (!/^-?\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be an integer from ${min} to ${max}, got "${value}".`);
     return n;
   };
 }
@@ -158,7 +195,8 @@ function integer(flag: string, min: number, max: number) {
 function positive(flag: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a number > 0, got "${value}".`);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${flag} must be a number > 0, got "${value}".`);
     return n;
   };
 }
@@ -166,7 +204,8 @@ function positive(flag: string) {
 function probability(flag: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${flag} must be a probability from 0 to 1, got "${value}".`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+      throw new InvalidArgumentError(`${flag} must be a probability from 0 to 1, got "${value}".`);
     return n;
   };
 }

@@ -151,7 +151,8 @@ export async function readOnlyState(
   target: Target,
 ): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
   const stateDir = stateDirOf(config, target);
-  const notMovedYet = !existsSync(path.join(stateDir, STATE_FILE)) && existsSync(path.join(config.stateDir, STATE_FILE));
+  const notMovedYet =
+    !existsSync(path.join(stateDir, STATE_FILE)) && existsSync(path.join(config.stateDir, STATE_FILE));
   if (stateDir !== config.stateDir && notMovedYet) {
     const leftover = await StateStore.readOnly(config.stateDir, target.identity).catch(() => undefined);
     if (leftover) return leftover;

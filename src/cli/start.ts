@@ -26,7 +26,8 @@ export function registerStart(program: Command, io: CliIO, setExit: SetExit): vo
       }
       if (!target.local) {
         // Another process serves the local CMS (or the target is a real CMS): nothing to keep up.
-        if (target.identity === LOCAL_TARGET) writeLine(io.stdout, `\nOpen ${target.baseUrl}/ to see what the CMS holds.`);
+        if (target.identity === LOCAL_TARGET)
+          writeLine(io.stdout, `\nOpen ${target.baseUrl}/ to see what the CMS holds.`);
         await target.close();
         return;
       }

@@ -4,7 +4,8 @@ import type { SyncFlags } from './run-sync.js';
 function integer(name: string, min: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`Expected \`${name}\` to be an integer >= ${min}, got \`${value}\`.`);
+    if (!Number.isInteger(n) || n < min)
+      throw new InvalidArgumentError(`Expected \`${name}\` to be an integer >= ${min}, got \`${value}\`.`);
     return n;
   };
 }
@@ -12,7 +13,8 @@ function integer(name: string, min: number) {
 function positive(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`Expected \`${name}\` to be a number > 0, got \`${value}\`.`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`Expected \`${name}\` to be a number > 0, got \`${value}\`.`);
     return n;
   };
 }
@@ -21,19 +23,42 @@ function positive(name: string) {
 export function addSyncOptions(command: Command): Command {
   return command
     .option('--json', 'print one JSON document on stdout and nothing else there')
-    .option('--concurrency <n>', 'requests in flight at once (default 4, or sync.concurrency)', integer('--concurrency', 1))
+    .option(
+      '--concurrency <n>',
+      'requests in flight at once (default 4, or sync.concurrency)',
+      integer('--concurrency', 1),
+    )
     .option('--rps <n>', 'ceiling on requests per second (default none, or sync.rps)', positive('--rps'))
-    .option('--only <glob>', 'only files matching this glob under content/ (repeatable), e.g. "articles/**"', (value: string, previous: string[] = []) => [...previous, value])
+    .option(
+      '--only <glob>',
+      'only files matching this glob under content/ (repeatable), e.g. "articles/**"',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--prune', 'delete records whose file is gone (only records cms-sync created or adopted)')
-    .option('--max-deletes <n>', 'abort before any call if more deletes are planned (default 20)', integer('--max-deletes', 0))
+    .option(
+      '--max-deletes <n>',
+      'abort before any call if more deletes are planned (default 20)',
+      integer('--max-deletes', 0),
+    )
     .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
     .option('--strict', 'stop before any call when any file has an error')
-    .option('--local', 'sync to the embedded local CMS, even with CMS_BASE_URL set or in CI (or CMS_SYNC_LOCAL=1)')
-    .option('--token-file <file>', 'read the API token from this file, not the environment (or CMS_API_TOKEN_FILE)')
-    .option('--refresh <bool>', 'false: trust the state for what the CMS holds and read nothing from it (no deletes then)', (value: string) => {
-      if (value !== 'true' && value !== 'false') throw new InvalidArgumentError(`Expected \`--refresh\` to be true or false, got \`${value}\`.`);
-      return value === 'true';
-    });
+    .option(
+      '--local',
+      'sync to the embedded local CMS, even with CMS_BASE_URL set or in CI (or CMS_SYNC_LOCAL=1)',
+    )
+    .option(
+      '--token-file <file>',
+      'read the API token from this file, not the environment (or CMS_API_TOKEN_FILE)',
+    )
+    .option(
+      '--refresh <bool>',
+      'false: trust the state for what the CMS holds and read nothing from it (no deletes then)',
+      (value: string) => {
+        if (value !== 'true' && value !== 'false')
+          throw new InvalidArgumentError(`Expected \`--refresh\` to be true or false, got \`${value}\`.`);
+        return value === 'true';
+      },
+    );
 }
 
 export function syncFlags(options: Record<string, unknown>): SyncFlags {

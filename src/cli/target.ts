@@ -42,15 +42,27 @@ export interface TargetOptions {
  * the environment. Without one it starts the embedded local CMS in this process, on loopback,
  * with its data in `.cms-sync/local-cms/`, and serves content/ so that CMS can fetch images.
  */
-export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options: TargetOptions): Promise<Target> {
+export async function openTarget(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  options: TargetOptions,
+): Promise<Target> {
   const local = options.local ?? (truthy(env.CMS_SYNC_LOCAL) ? 'only' : undefined);
-  const tokenSources = { env, tokenEnv: config.target.tokenEnv, tokenFile: options.tokenFile, cwd: config.projectDir };
+  const tokenSources = {
+    env,
+    tokenEnv: config.target.tokenEnv,
+    tokenFile: options.tokenFile,
+    cwd: config.projectDir,
+  };
   if (config.target.baseUrl && local !== 'only') {
     const shown = redactCredentials(config.target.baseUrl);
     const token = await readToken(tokenSources);
     if (!token) {
       const where = `the token from the CMS dashboard (settings, API) to sync to ${shown}`;
-      throw new SyncError('CMS_SYNC_CONFIG', `No API token: set ${config.target.tokenEnv} (or --token-file) to ${where}.`);
+      throw new SyncError(
+        'CMS_SYNC_CONFIG',
+        `No API token: set ${config.target.tokenEnv} (or --token-file) to ${where}.`,
+      );
     }
     const url = new URL(config.target.baseUrl);
     if (url.protocol === 'http:' && !isLoopback(url.hostname) && options.stderr) {
@@ -79,23 +91,34 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
     );
   }
 
-  const { startLocalCms, findRunningLocalCms, readLocalToken, DEFAULT_DATA_DIR } = await import('../server/index.js');
+  const { startLocalCms, findRunningLocalCms, readLocalToken, DEFAULT_DATA_DIR } =
+    await import('../server/index.js');
   const dataDir = path.join(config.stateDir, path.relative('.cms-sync', DEFAULT_DATA_DIR));
   const envToken = await readToken(tokenSources);
   const where = path.relative(config.projectDir, dataDir) || '.';
-  const content = options.serveMedia && !config.media.publicBaseUrl ? await (await import('../media/serve-content.js')).serveContent(config.contentDir) : undefined;
+  const content =
+    options.serveMedia && !config.media.publicBaseUrl
+      ? await (await import('../media/serve-content.js')).serveContent(config.contentDir)
+      : undefined;
 
   // A `cms-sync serve` (or `npm start`) already running on this data: talk to it, since two
   // servers on one data directory would hand out the same ids.
   const running = await findRunningLocalCms(dataDir);
   if (running?.url) {
     const token = envToken ?? (await readLocalToken(dataDir))?.token;
-    if (!token) throw new SyncError('CMS_SYNC_CONFIG', `The local CMS at ${running.url} has no token file in ${where}: set ${config.target.tokenEnv} to the token it was started with.`);
+    if (!token)
+      throw new SyncError(
+        'CMS_SYNC_CONFIG',
+        `The local CMS at ${running.url} has no token file in ${where}: set ${config.target.tokenEnv} to the token ` +
+          `it was started with.`,
+      );
     return {
       baseUrl: running.url,
       token,
       identity: LOCAL_TARGET,
-      announcement: `Using the local CMS at ${running.url} (already running, pid ${running.pid}; data in ${where}). Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS.`,
+      announcement:
+        `Using the local CMS at ${running.url} (already running, pid ${running.pid}; data in ${where}). ` +
+        `Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS.`,
       mediaBaseUrl: config.media.publicBaseUrl ?? content?.baseUrl,
       local: undefined,
       close: async () => {
@@ -103,7 +126,11 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
       },
     };
   }
-  const started = await startLocalCms({ dataDir, port: options.port ?? 0, ...(envToken ? { token: envToken } : {}) }).catch(async (error: unknown) => {
+  const started = await startLocalCms({
+    dataDir,
+    port: options.port ?? 0,
+    ...(envToken ? { token: envToken } : {}),
+  }).catch(async (error: unknown) => {
     await content?.close();
     throw error;
   });
@@ -111,7 +138,9 @@ export async function openTarget(config: Config, env: NodeJS.ProcessEnv, options
     baseUrl: started.url,
     token: started.token,
     identity: LOCAL_TARGET,
-    announcement: `Using the local CMS at ${started.url} (embedded; data in ${where}). Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS.`,
+    announcement:
+      `Using the local CMS at ${started.url} (embedded; data in ${where}). Set CMS_BASE_URL and ` +
+      `CMS_API_TOKEN to sync to your CMS.`,
     mediaBaseUrl: config.media.publicBaseUrl ?? content?.baseUrl,
     local: started,
     close: async () => {
@@ -149,5 +178,7 @@ function truthy(value: string | undefined): boolean {
 
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
 }

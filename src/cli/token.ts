@@ -23,13 +23,17 @@ export async function readToken(sources: TokenSources): Promise<string | undefin
   const file = sources.tokenFile ?? nonEmpty(sources.env[fileVar]);
   if (file) {
     const where = path.resolve(sources.cwd, file);
-    const what = sources.tokenFile ? `The token file ${file} (--token-file)` : `The token file ${file} (${fileVar})`;
+    const what = sources.tokenFile
+      ? `The token file ${file} (--token-file)`
+      : `The token file ${file} (${fileVar})`;
     let text: string;
     try {
       text = await readFile(where, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new SyncError('CMS_SYNC_CONFIG', `${what} could not be read (${code}): check the path.`, { cause: error });
+      throw new SyncError('CMS_SYNC_CONFIG', `${what} could not be read (${code}): check the path.`, {
+        cause: error,
+      });
     }
     return checkToken(text.replace(/\r?\n$/, ''), what);
   }
@@ -41,7 +45,10 @@ export async function readToken(sources: TokenSources): Promise<string | undefin
 /** The token as given, or a SyncError that says what is wrong with it (never showing it). */
 export function checkToken(token: string, what: string): string {
   if (token.trim() === '') {
-    throw new SyncError('CMS_SYNC_CONFIG', `${what} is empty: put the token from the CMS dashboard (settings, API) in it.`);
+    throw new SyncError(
+      'CMS_SYNC_CONFIG',
+      `${what} is empty: put the token from the CMS dashboard (settings, API) in it.`,
+    );
   }
   if (token.trim() !== token) {
     const message = `${what} has spaces or line breaks before or after the token: remove them (a token has none).`;
@@ -50,7 +57,9 @@ export function checkToken(token: string, what: string): string {
   // Header values cannot carry control characters; undici would refuse the request.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(token)) {
-    const message = `${what} contains a line break or another control character, which cannot be sent in an HTTP header`;
+    const message =
+      `${what} contains a line break or another control character, which cannot be sent in an HTTP ` +
+      `header`;
     throw new SyncError('CMS_SYNC_CONFIG', `${message}: copy the token again, as one line.`);
   }
   return token;

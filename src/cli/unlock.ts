@@ -27,7 +27,10 @@ export function registerUnlock(program: Command, io: CliIO, setExit: SetExit): v
       if (result.outcome === 'none') result = await unlockState(dirs[1]!, { force: flags.force ?? false });
       if (result.outcome === 'none') return writeLine(io.stdout, 'There was no state lock.');
       if (result.outcome === 'changed') {
-        writeLine(io.stderr, 'The state lock changed while it was being removed (another cms-sync took it): kept.');
+        writeLine(
+          io.stderr,
+          'The state lock changed while it was being removed (another cms-sync took it): kept.',
+        );
         return setExit(3);
       }
       const { found } = result;

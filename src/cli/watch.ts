@@ -15,7 +15,11 @@ import { addSyncOptions, syncFlags } from './sync-options.js';
 export function registerWatch(program: Command, io: CliIO, setExit: SetExit): void {
   addSyncOptions(program.command('watch'))
     .description('apply once, then apply each change to content/ as files are saved (Ctrl-C to stop)')
-    .addHelpText('after', '\nEach sync prints one line; with --json, one JSON object per line (NDJSON).\n\nExamples:\n  cms-sync watch\n  cms-sync watch --prune --only "articles/**"')
+    .addHelpText(
+      'after',
+      '\nEach sync prints one line; with --json, one JSON object per line (NDJSON).\n\nExamples:\n  cms-sync watch\n ' +
+        ' cms-sync watch --prune --only "articles/**"',
+    )
     .action(async (options: Record<string, unknown>) => {
       setExit(await watch(syncFlags(options), io, projectDirOf(io, program.opts().cwd)));
     });
@@ -51,13 +55,20 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
       contentDir: session.config.contentDir,
       only: flags.only,
       onChange: (change) => loop.notify(change),
-      onError: (error) => writeLine(io.stderr, `The file watcher reported a problem (watching goes on): ${error.message}`),
+      onError: (error) =>
+        writeLine(io.stderr, `The file watcher reported a problem (watching goes on): ${error.message}`),
     });
     try {
       await Promise.race([loop.runNow(), stop]);
-      if (!interrupted && !fatal) writeLine(info, `Watching ${path.relative(session.config.projectDir, session.config.contentDir) || '.'}/ for changes. Press Ctrl-C to stop.`);
+      if (!interrupted && !fatal)
+        writeLine(
+          info,
+          `Watching ${path.relative(session.config.projectDir, session.config.contentDir) || '.'}/ for changes. ` +
+            `Press Ctrl-C to stop.`,
+        );
       await stop;
-      if (interrupted && !fatal) writeLine(info, 'Stopping: finishing the sync in flight… (Ctrl-C again to quit at once)');
+      if (interrupted && !fatal)
+        writeLine(info, 'Stopping: finishing the sync in flight… (Ctrl-C again to quit at once)');
       await loop.stop();
       return fatal ? 1 : 0;
     } finally {

@@ -50,7 +50,10 @@ export type ClientFactoryOptions = { readonly baseUrl: string } & Readonly<Recor
 export interface ConfigClient {
   /** One API call; resolves with the envelope's `data`. Retries and the rate limit apply. */
   call(request: ApiRequest, options?: { idempotencyKey?: string }): Promise<unknown>;
-  list(resource: string, options?: object): Promise<{ records: RemoteRecord[]; complete: boolean; total?: number }>;
+  list(
+    resource: string,
+    options?: object,
+  ): Promise<{ records: RemoteRecord[]; complete: boolean; total?: number }>;
   get(resource: string, id: number): Promise<RemoteRecord | undefined>;
   add(
     resource: string,

@@ -12,7 +12,12 @@ import { resolveLimits } from '../source/limits.js';
 
 const jitiModule = requireLater<typeof import('jiti')>('jiti');
 
-export const CONFIG_FILES = ['sync.config.ts', 'sync.config.mts', 'sync.config.js', 'sync.config.mjs'] as const;
+export const CONFIG_FILES = [
+  'sync.config.ts',
+  'sync.config.mts',
+  'sync.config.js',
+  'sync.config.mjs',
+] as const;
 
 /** How long a config may take to load before cms-sync gives up on it. */
 export const CONFIG_LOAD_TIMEOUT_MS = 10_000;
@@ -45,7 +50,13 @@ export async function loadConfig(
 
 /** No options at all: valid by definition (every option is optional). */
 function isEmpty(raw: unknown): boolean {
-  return raw === undefined || raw === null || (typeof raw === 'object' && Object.getPrototypeOf(raw) === Object.prototype && Object.keys(raw).length === 0);
+  return (
+    raw === undefined ||
+    raw === null ||
+    (typeof raw === 'object' &&
+      Object.getPrototypeOf(raw) === Object.prototype &&
+      Object.keys(raw).length === 0)
+  );
 }
 
 async function importConfigFile(file: string, timeoutMs: number): Promise<unknown> {
@@ -148,7 +159,10 @@ function escapeRegExp(text: string): string {
 }
 
 /** Validates a config object and fills in defaults; messages name the key and the file. */
-export function resolveConfig(raw: unknown, options: { projectDir: string; configFile?: string | undefined; env: ConfigEnv; validated?: boolean }): Config {
+export function resolveConfig(
+  raw: unknown,
+  options: { projectDir: string; configFile?: string | undefined; env: ConfigEnv; validated?: boolean },
+): Config {
   const fileName = options.configFile ? path.basename(options.configFile) : 'the config';
   let user: UserConfig;
   if (options.validated) {
@@ -157,15 +171,24 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
   } else {
     const parsed = configSchema().safeParse(raw ?? {});
     if (!parsed.success) {
-      throw new SyncError('CMS_SYNC_CONFIG', `${fileName} is not valid:\n${formatIssues(parsed.error.issues)}`);
+      throw new SyncError(
+        'CMS_SYNC_CONFIG',
+        `${fileName} is not valid:\n${formatIssues(parsed.error.issues)}`,
+      );
     }
     user = parsed.data;
   }
   const baseUrl = nonEmpty(options.env.CMS_BASE_URL) ?? user.target?.baseUrl;
   const publicBaseUrl = nonEmpty(options.env.CMS_MEDIA_BASE_URL) ?? user.media?.publicBaseUrl;
-  for (const [name, value] of [['CMS_BASE_URL', options.env.CMS_BASE_URL], ['CMS_MEDIA_BASE_URL', options.env.CMS_MEDIA_BASE_URL]] as const) {
+  for (const [name, value] of [
+    ['CMS_BASE_URL', options.env.CMS_BASE_URL],
+    ['CMS_MEDIA_BASE_URL', options.env.CMS_MEDIA_BASE_URL],
+  ] as const) {
     if (nonEmpty(value) && !URL.canParse(value!)) {
-      throw new SyncError('CMS_SYNC_CONFIG', `The environment variable ${name} is not a URL: set it to something like https://cms.example.com.`);
+      throw new SyncError(
+        'CMS_SYNC_CONFIG',
+        `The environment variable ${name} is not a URL: set it to something like https://cms.example.com.`,
+      );
     }
   }
   return {
@@ -194,7 +217,9 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
     timezone: user.timezone ?? 'UTC',
     statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
     limits: resolveLimits(user.limits),
-    resources: Object.fromEntries(RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)])) as Record<RecordResource, ResolvedResource>,
+    resources: Object.fromEntries(
+      RECORD_RESOURCES.map((r) => [r, resolveResource(r, user.resources?.[r], fileName)]),
+    ) as Record<RecordResource, ResolvedResource>,
     markdown: {
       templates: user.markdown?.templates ?? 'auto',
       shortcodes: { ...user.markdown?.shortcodes },
@@ -215,11 +240,19 @@ export function resolveConfig(raw: unknown, options: { projectDir: string; confi
   };
 }
 
-function resolveResource(resource: RecordResource, options: ResourceOptions | undefined, fileName: string): ResolvedResource {
+function resolveResource(
+  resource: RecordResource,
+  options: ResourceOptions | undefined,
+  fileName: string,
+): ResolvedResource {
   const managed = MANAGED_FIELDS[resource];
   for (const key of Object.keys(options?.fields ?? {})) {
     if (!managed.includes(key)) {
-      throw new SyncError('CMS_SYNC_CONFIG', `${fileName} is not valid:\n  resources.${resource}.fields.${key}: \`${key}\` is not a field cms-sync manages for ${resource}; expected one of ${managed.join(', ')}`);
+      throw new SyncError(
+        'CMS_SYNC_CONFIG',
+        `${fileName} is not valid:\n  resources.${resource}.fields.${key}: \`${key}\` is not a field cms-sync ` +
+          `manages for ${resource}; expected one of ${managed.join(', ')}`,
+      );
     }
   }
   return {
@@ -233,7 +266,11 @@ function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .map((issue) => {
       const key = issue.path.map(String).join('.') || '(root)';
-      const message = issue.code === 'unrecognized_keys' ? `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}: check the spelling against the README's configuration reference` : issue.message;
+      const message =
+        issue.code === 'unrecognized_keys'
+          ? `unknown option${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}: ` +
+            `check the spelling against the README's configuration reference`
+          : issue.message;
       return `  ${key}: ${message}`;
     })
     .join('\n');

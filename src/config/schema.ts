@@ -28,9 +28,16 @@ export const CONFIG_SCHEMA_VERSION = 2;
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
   const positiveInt = (name: string, min: number) =>
-    z.number({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
-      .int({ error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` })
-      .min(min, { error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}` });
+    z
+      .number({
+        error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}`,
+      })
+      .int({
+        error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}`,
+      })
+      .min(min, {
+        error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}`,
+      });
 
   const resourceOptions = z.strictObject({
     fields: z.record(z.string(), z.string().min(1)).optional(),
@@ -77,7 +84,9 @@ function buildConfigSchema(z: typeof Z) {
     timezone: z
       .string()
       .refine((zone) => isTimeZone(zone), {
-        error: (issue) => `Expected \`timezone\` to be an IANA time zone name such as UTC or Europe/Madrid, got ${describe(issue.input)}`,
+        error: (issue) =>
+          `Expected \`timezone\` to be an IANA time zone name such as UTC or Europe/Madrid, got ` +
+          `${describe(issue.input)}`,
       })
       .optional(),
     limits: z
@@ -91,7 +100,9 @@ function buildConfigSchema(z: typeof Z) {
         renderBudgetMs: positiveInt('limits.renderBudgetMs', 1).optional(),
       })
       .optional(),
-    statusMap: z.strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() }).optional(),
+    statusMap: z
+      .strictObject({ draft: z.number().int().optional(), published: z.number().int().optional() })
+      .optional(),
     resources: z.partialRecord(z.enum(RECORD_RESOURCES), resourceOptions).optional(),
     markdown: z
       .strictObject({
@@ -116,7 +127,14 @@ function buildConfigSchema(z: typeof Z) {
     wire: z
       .strictObject({
         endpointPath: z.string().startsWith('/').optional(),
-        pageSize: z.number().int().min(1).max(100, { error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less' }).optional(),
+        pageSize: z
+          .number()
+          .int()
+          .min(1)
+          .max(100, {
+            error: 'The API never serves more than 100 per page: set `wire.pageSize` to 100 or less',
+          })
+          .optional(),
         listKeys: z.array(z.string()).optional(),
         idPaths: z.array(z.string()).optional(),
         recordPaths: z.array(z.string().min(1)).optional(),
@@ -137,7 +155,9 @@ export function configSchema(): ReturnType<typeof buildConfigSchema> {
 
 // Keeps the hand-written, documented `UserConfig` and the schema in step.
 type Assert<T extends true> = T;
-export type _SchemaMatchesUserConfig = Assert<UserConfig extends Z.input<ReturnType<typeof buildConfigSchema>> ? true : false>;
+export type _SchemaMatchesUserConfig = Assert<
+  UserConfig extends Z.input<ReturnType<typeof buildConfigSchema>> ? true : false
+>;
 
 export interface ResolvedResource {
   /** cms-sync field name -> API field name. */
@@ -156,7 +176,14 @@ export interface Config {
   stateDir: string;
   target: { baseUrl: string | undefined; tokenEnv: string; client: ClientFactory | undefined };
   media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
-  sync: { concurrency: number; rps: number; timeoutMs: number; prune: boolean; maxDeletes: number; retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number } };
+  sync: {
+    concurrency: number;
+    rps: number;
+    timeoutMs: number;
+    prune: boolean;
+    maxDeletes: number;
+    retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number };
+  };
   /** IANA zone in which dates without an offset are read. */
   timezone: string;
   statusMap: { draft: number; published: number };

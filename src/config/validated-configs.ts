@@ -18,7 +18,8 @@ export interface ValidatedConfigs {
 }
 
 export function validatedConfigs(folder: string = defaultFolder()): ValidatedConfigs {
-  const fileOf = (raw: unknown) => (isPlainData(raw) ? path.join(folder, sha256(`${CONFIG_SCHEMA_VERSION}\n${stableJson(raw)}`)) : undefined);
+  const fileOf = (raw: unknown) =>
+    isPlainData(raw) ? path.join(folder, sha256(`${CONFIG_SCHEMA_VERSION}\n${stableJson(raw)}`)) : undefined;
   return {
     has(raw) {
       const file = fileOf(raw);
@@ -58,5 +59,8 @@ function isPlainData(value: unknown): boolean {
   if (Array.isArray(value)) return value.every(isPlainData);
   if (typeof value !== 'object') return false;
   const proto = Object.getPrototypeOf(value) as unknown;
-  return (proto === Object.prototype || proto === null) && Object.values(value as Record<string, unknown>).every(isPlainData);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    Object.values(value as Record<string, unknown>).every(isPlainData)
+  );
 }

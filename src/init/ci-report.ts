@@ -54,7 +54,13 @@ export function problemsFromLog(text: string): ReportProblem[] {
   for (const line of text.split(/\r?\n/)) {
     const m = /^([^\s:][^:]*):(\d+):(\d+): (warning: )?(.+)$/.exec(line);
     if (!m || /^https?$/i.test(m[1]!)) continue;
-    out.push({ file: m[1]!, line: Number(m[2]), column: Number(m[3]), severity: m[4] ? 'warning' : 'error', message: m[5]! });
+    out.push({
+      file: m[1]!,
+      line: Number(m[2]),
+      column: Number(m[3]),
+      severity: m[4] ? 'warning' : 'error',
+      message: m[5]!,
+    });
   }
   return out;
 }
@@ -74,17 +80,24 @@ export function parseSyncJson(text: string, file: string): SyncJson {
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    const why = text.trim() === '' ? 'it is empty (did the command fail before writing its JSON? see its log)' : (error as Error).message;
+    const why =
+      text.trim() === ''
+        ? 'it is empty (did the command fail before writing its JSON? see its log)'
+        : (error as Error).message;
     throw new Error(`${file} is not the JSON of \`cms-sync plan --json\`: ${why}`, { cause: error });
   }
   const plan = (doc as { plan?: { changes?: unknown; problems?: unknown } } | null)?.plan;
   if (!plan || !Array.isArray(plan.changes) || !Array.isArray(plan.problems)) {
-    throw new Error(`${file} is not the JSON of \`cms-sync plan --json\` or \`apply --json\`: it has no plan.changes and plan.problems.`);
+    throw new Error(
+      `${file} is not the JSON of \`cms-sync plan --json\` or \`apply --json\`: it has no plan.changes and ` +
+        `plan.problems.`,
+    );
   }
   return doc as SyncJson;
 }
 
 // C0 and C1 controls except tab, LF and CR (which the escaping below turns into %0A and %0D).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
 /** Text without terminal escapes (colours, cursor moves, titles); any other control shown as U+FFFD. */
@@ -105,7 +118,9 @@ export function escapeProperty(s: string): string {
  * at the start get a backslash, which a reader still understands.
  */
 export function defuseLine(line: string): string {
-  const text = plainText(line).replace(/[\r\n]/g, '\uFFFD').replace(/##\[/g, '##\\[');
+  const text = plainText(line)
+    .replace(/[\r\n]/g, '\uFFFD')
+    .replace(/##\[/g, '##\\[');
   return /^\s*::/.test(text) ? `\\${text}` : text;
 }
 
@@ -138,7 +153,10 @@ export function annotations(doc: SyncJson): string[] {
   return lines;
 }
 
-const cell = (s: string) => plainText(s).replace(/\|/g, '\\|').replace(/\r\n|\r|\n/g, ' ');
+const cell = (s: string) =>
+  plainText(s)
+    .replace(/\|/g, '\\|')
+    .replace(/\r\n|\r|\n/g, ' ');
 
 /** Backticks enough to open a code span or block that no run of backticks in `texts` closes. */
 function fenceFor(texts: string[], least: number): string {
@@ -160,7 +178,11 @@ export function summaryMarkdown(doc: SyncJson): string {
   const out = [`### ${title}${doc.target ? ` (${cell(doc.target)})` : ''}`, ''];
   const counts = Object.entries(doc.plan.counts ?? {}).filter(([, n]) => n > 0);
   out.push(counts.length ? counts.map(([name, n]) => `**${n}** ${name}`).join(' · ') : 'Nothing to do.', '');
-  if (doc.plan.abort) out.push(`> **Aborted:** ${cell(typeof doc.plan.abort === 'string' ? doc.plan.abort : JSON.stringify(doc.plan.abort))}`, '');
+  if (doc.plan.abort)
+    out.push(
+      `> **Aborted:** ${cell(typeof doc.plan.abort === 'string' ? doc.plan.abort : JSON.stringify(doc.plan.abort))}`,
+      '',
+    );
   const changes = doc.plan.changes.filter((c) => c.action !== 'unchanged');
   if (changes.length) {
     out.push('| action | record | file | fields / note |', '| --- | --- | --- | --- |');
@@ -181,7 +203,8 @@ export function summaryMarkdown(doc: SyncJson): string {
   const failures = doc.result?.failures ?? [];
   if (failures.length) {
     out.push(`**Failed (${failures.length})**`, '');
-    for (const f of failures) out.push(`- ${code(f.key)}${f.file ? ` (${code(f.file)})` : ''}: ${cell(f.message)}`);
+    for (const f of failures)
+      out.push(`- ${code(f.key)}${f.file ? ` (${code(f.file)})` : ''}: ${cell(f.message)}`);
     out.push('');
   }
   return out.join('\n');
@@ -191,7 +214,10 @@ export function summaryMarkdown(doc: SyncJson): string {
  * When the run stopped before it wrote its JSON (a bad config, a refused token, a crash): an
  * annotation and a summary that say why, from the last lines of its stderr.
  */
-export function failureReport(reason: string, log: string | undefined): { annotation: string; summary: string } {
+export function failureReport(
+  reason: string,
+  log: string | undefined,
+): { annotation: string; summary: string } {
   const lines = safeLogLines(log ?? '').filter((line) => line.trim() !== '');
   const why = lines.length ? lines.slice(-10).join('\n') : reason;
   const out = ['### cms-sync stopped before its report', '', cell(reason), ''];

@@ -11,7 +11,16 @@ import { WORKFLOW_TEMPLATE } from './workflow-template.js';
  * journal of a run in flight, and this checkout's own copy of the last state it saved.
  * `.cms-sync/state.json` is deliberately absent: it is committed.
  */
-export const GITIGNORE_LINES = ['.cms-sync/local-cms/', '.cms-sync/lock', '.cms-sync/lock.break-*', '.cms-sync/.lock.*.tmp', '.cms-sync/journal.jsonl', '.cms-sync/last-state.json', '.cms-sync/file-hashes.json', '.cms-sync/state-index.json'] as const;
+export const GITIGNORE_LINES = [
+  '.cms-sync/local-cms/',
+  '.cms-sync/lock',
+  '.cms-sync/lock.break-*',
+  '.cms-sync/.lock.*.tmp',
+  '.cms-sync/journal.jsonl',
+  '.cms-sync/last-state.json',
+  '.cms-sync/file-hashes.json',
+  '.cms-sync/state-index.json',
+] as const;
 
 export type ScaffoldOutcome = 'created' | 'overwritten' | 'skipped' | 'updated' | 'unchanged';
 
@@ -46,10 +55,16 @@ export async function scaffold(projectDir: string, options: ScaffoldOptions): Pr
     '.github/workflows/cms-sync.yml': WORKFLOW_TEMPLATE,
   };
   // A sync.config.ts beside the user's sync.config.js would be the one cms-sync loads.
-  const otherConfig = CONFIG_FILES.find((name) => name !== 'sync.config.ts' && existsSync(path.join(projectDir, name)));
+  const otherConfig = CONFIG_FILES.find(
+    (name) => name !== 'sync.config.ts' && existsSync(path.join(projectDir, name)),
+  );
   for (const [file, text] of Object.entries(managed)) {
     if (file === 'sync.config.ts' && otherConfig && !existsSync(path.join(projectDir, file))) {
-      entries.push({ file, outcome: 'skipped', note: `${otherConfig} is the config: init leaves it as it is` });
+      entries.push({
+        file,
+        outcome: 'skipped',
+        note: `${otherConfig} is the config: init leaves it as it is`,
+      });
     } else {
       entries.push(await writeManaged(projectDir, file, text, options.force, stamp));
     }
@@ -57,7 +72,8 @@ export async function scaffold(projectDir: string, options: ScaffoldOptions): Pr
   const contentInUse = await holdsAnything(path.join(projectDir, 'content'));
   for (const [file, text] of Object.entries(STARTER_CONTENT)) {
     if (!contentInUse) entries.push(await writeNew(projectDir, file, text));
-    else entries.push({ file, outcome: 'skipped', note: 'content/ already has files: init never writes there' });
+    else
+      entries.push({ file, outcome: 'skipped', note: 'content/ already has files: init never writes there' });
   }
   entries.push(await mergeGitignore(projectDir));
   return entries.sort((a, b) => a.file.localeCompare(b.file));
@@ -90,7 +106,8 @@ async function writeNew(projectDir: string, file: string, text: string): Promise
   try {
     await writeFile(abs, text, { flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { file, outcome: 'skipped', note: 'already exists' };
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return { file, outcome: 'skipped', note: 'already exists' };
     throw error;
   }
   return { file, outcome: 'created' };
@@ -130,7 +147,10 @@ async function replace(abs: string, text: string): Promise<void> {
 
 /** `20261126T064510Z`: sorts by time and has no character a file system or shell dislikes. */
 function backupStamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /** Appends only the ignore lines that are missing; never rewrites what the user wrote. */
@@ -142,7 +162,8 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
   // A blanket `.cms-sync/` would also hide state.json, which must be committed: say so.
   const blanket = ['.cms-sync', '.cms-sync/', '/.cms-sync', '/.cms-sync/'].find((line) => present.has(line));
   const missing = GITIGNORE_LINES.filter((line) => !present.has(line) && !present.has(`/${line}`));
-  if (missing.length === 0) return { file, outcome: 'unchanged', ...(blanket ? { note: blanketNote(blanket) } : {}) };
+  if (missing.length === 0)
+    return { file, outcome: 'unchanged', ...(blanket ? { note: blanketNote(blanket) } : {}) };
   const block = `# cms-sync: commit .cms-sync/state.json, ignore the rest of .cms-sync/\n${missing.join('\n')}\n`;
   const separator = current === undefined || current === '' ? '' : current.endsWith('\n') ? '\n' : '\n\n';
   await writeFile(abs, (current ?? '') + separator + block);

@@ -31,7 +31,12 @@ export interface MediaResolver {
  * Resolves image references of documents. Local files are hashed once per run (many records
  * share an image), which is also what makes "one upload per distinct content" possible.
  */
-export function createMediaResolver(options: { projectDir: string; contentDir: string; canServeLocalFiles: boolean; hashCache?: HashCache }): MediaResolver {
+export function createMediaResolver(options: {
+  projectDir: string;
+  contentDir: string;
+  canServeLocalFiles: boolean;
+  hashCache?: HashCache;
+}): MediaResolver {
   const { hashCache } = options;
   // content/ itself may be a link; what is inside is judged against where it really is.
   const root = realpath(options.contentDir).catch(() => path.resolve(options.contentDir));
@@ -68,14 +73,24 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
     async resolve(src, documentAbsPath) {
       const trimmed = src.trim();
       const existing = /^cms-media:(\d+)$/.exec(trimmed);
-      if (existing) return { ok: true, source: { kind: 'existing', id: Number(existing[1]), identity: `id:${existing[1]}` } };
+      if (existing)
+        return {
+          ok: true,
+          source: { kind: 'existing', id: Number(existing[1]), identity: `id:${existing[1]}` },
+        };
       if (/^https?:\/\//i.test(trimmed)) {
-        if (!URL.canParse(trimmed)) return { ok: false, message: `image URL \`${trimmed}\` is not a valid URL` };
+        if (!URL.canParse(trimmed))
+          return { ok: false, message: `image URL \`${trimmed}\` is not a valid URL` };
         const url = new URL(trimmed).href;
         return { ok: true, source: { kind: 'url', url, identity: `url:${url}` } };
       }
       if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || trimmed.startsWith('//')) {
-        return { ok: false, message: `image \`${trimmed}\` has a scheme cms-sync cannot upload from: use a file under content/, an http(s) URL, or cms-media:<id>` };
+        return {
+          ok: false,
+          message:
+            `image \`${trimmed}\` has a scheme cms-sync cannot upload from: use a file under content/, an ` +
+            `http(s) URL, or cms-media:<id>`,
+        };
       }
       if (trimmed === '') return { ok: false, message: 'image has an empty source' };
 
@@ -87,32 +102,54 @@ export function createMediaResolver(options: { projectDir: string; contentDir: s
         decoded = withoutSuffix;
       }
       // "/images/a.png" is taken from the root of content/, anything else from the document's folder.
-      const absPath = decoded.startsWith('/') ? path.join(options.contentDir, decoded) : path.resolve(path.dirname(documentAbsPath), decoded);
+      const absPath = decoded.startsWith('/')
+        ? path.join(options.contentDir, decoded)
+        : path.resolve(path.dirname(documentAbsPath), decoded);
       const contentPath = path.relative(options.contentDir, absPath);
       if (contentPath.startsWith('..') || path.isAbsolute(contentPath)) {
-        return { ok: false, message: `image \`${trimmed}\` is outside content/: move the file under content/ so it can be published` };
+        return {
+          ok: false,
+          message: `image \`${trimmed}\` is outside content/: move the file under content/ so it can be published`,
+        };
       }
       const real = await insideReal(absPath);
       if (real === 'outside') {
         return {
           ok: false,
           message:
-            `image \`${trimmed}\` is a symbolic link to ${await realOf(absPath)}, outside content/: cms-sync never uploads ` +
+            `image \`${trimmed}\` is a symbolic link to ${await realOf(absPath)}, outside content/: cms-sync never ` +
+            `uploads ` +
             'anything from outside content/; copy the file into content/ instead of linking to it',
         };
       }
       const info = real === undefined ? undefined : await statOf(real);
       if (!info?.isFile()) {
-        return { ok: false, message: `image \`${trimmed}\` not found (looked for ${toPosix(path.relative(options.projectDir, absPath))}): fix the path or add the file` };
+        return {
+          ok: false,
+          message:
+            `image \`${trimmed}\` not found (looked for ` +
+            `${toPosix(path.relative(options.projectDir, absPath))}): fix the path or add the file`,
+        };
       }
       if (!options.canServeLocalFiles) {
-        return { ok: false, message: `image \`${trimmed}\` is a local file, but no public URL is configured for content/: set media.publicBaseUrl in sync.config.ts or CMS_MEDIA_BASE_URL so the CMS can fetch it` };
+        return {
+          ok: false,
+          message:
+            `image \`${trimmed}\` is a local file, but no public URL is configured for content/: set ` +
+            `media.publicBaseUrl in sync.config.ts or CMS_MEDIA_BASE_URL so the CMS can fetch it`,
+        };
       }
       const sha256 = await hashOf(absPath);
       if (!sha256) return { ok: false, message: `image \`${trimmed}\` could not be read` };
       return {
         ok: true,
-        source: { kind: 'file', contentPath: toPosix(contentPath), file: toPosix(path.relative(options.projectDir, absPath)), sha256, identity: `sha256:${sha256}` },
+        source: {
+          kind: 'file',
+          contentPath: toPosix(contentPath),
+          file: toPosix(path.relative(options.projectDir, absPath)),
+          sha256,
+          identity: `sha256:${sha256}`,
+        },
       };
     },
   };

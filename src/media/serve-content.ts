@@ -6,8 +6,15 @@ import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 
 const TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-  svg: 'image/svg+xml', avif: 'image/avif', pdf: 'application/pdf', mp4: 'video/mp4',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  avif: 'image/avif',
+  pdf: 'application/pdf',
+  mp4: 'video/mp4',
 };
 
 /**
@@ -19,7 +26,9 @@ const TYPES: Record<string, string> = {
  * answered with a status and never thrown, since an error escaping the handler would end the
  * whole process and leave its lock behind.
  */
-export async function serveContent(contentDir: string): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+export async function serveContent(
+  contentDir: string,
+): Promise<{ baseUrl: string; close: () => Promise<void> }> {
   const root = await realpath(contentDir).catch(() => path.resolve(contentDir));
   const server = createServer((req, res) => {
     handle(root, req, res).catch(() => answer(res, 500, 'could not serve the file'));
@@ -46,7 +55,11 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
   }
   const file = path.resolve(root, `.${requested}`);
   const ext = path.extname(file).slice(1).toLowerCase();
-  if (requested.includes('\0') || !isInside(root, file) || !(MEDIA_EXTENSIONS as readonly string[]).includes(ext)) {
+  if (
+    requested.includes('\0') ||
+    !isInside(root, file) ||
+    !(MEDIA_EXTENSIONS as readonly string[]).includes(ext)
+  ) {
     return answer(res, 404, 'not found');
   }
   // The real path decides: a link under content/ to a file elsewhere is not served.
@@ -67,7 +80,10 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
       await handle.close();
       return answer(res, 404, 'not found');
     }
-    res.writeHead(200, { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'content-length': info.size });
+    res.writeHead(200, {
+      'content-type': TYPES[ext] ?? 'application/octet-stream',
+      'content-length': info.size,
+    });
   } catch {
     await handle.close().catch(() => {});
     return answer(res, 500, 'could not read the file');

@@ -29,11 +29,23 @@ export async function importGhost(options: GhostImportOptions): Promise<void> {
     json = JSON.parse(text);
   } catch (error) {
     const at = jsonErrorPosition(text);
-    throw new SyncError('CMS_SYNC_INPUT', `${options.file}:${at.line}:${at.column}: ${at.message} (the export is not valid JSON; nothing was written)`, { cause: error });
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${options.file}:${at.line}:${at.column}: ${at.message} (the export is not valid JSON; nothing was written)`,
+      { cause: error },
+    );
   }
   const data = exportData(json);
-  if (!data) throw new SyncError('CMS_SYNC_INPUT', `${options.file}:1:1: no \`db[0].data\` (or \`data\`) object: is this a Ghost export (Settings > Labs > Export content)?`);
-  const rows = (name: string): Row[] => (Array.isArray(data[name]) ? (data[name] as unknown[]).filter((r): r is Row => !!r && typeof r === 'object') : []);
+  if (!data)
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${options.file}:1:1: no \`db[0].data\` (or \`data\`) object: is this a Ghost export (Settings > Labs > Export ` +
+        `content)?`,
+    );
+  const rows = (name: string): Row[] =>
+    Array.isArray(data[name])
+      ? (data[name] as unknown[]).filter((r): r is Row => !!r && typeof r === 'object')
+      : [];
 
   const base = options.ghostUrl?.replace(/\/+$/, '');
   let relativeWarned = false;
@@ -41,16 +53,26 @@ export async function importGhost(options: GhostImportOptions): Promise<void> {
     if (!value.includes('__GHOST_URL__')) return value;
     if (base) return value.replace(GHOST_URL, base);
     if (!relativeWarned) {
-      report.warnOnce('links to the old site (__GHOST_URL__) were left relative: rerun with --ghost-url https://your-old-site to make them absolute (images with relative URLs are written as links)');
+      report.warnOnce(
+        'links to the old site (__GHOST_URL__) were left relative: rerun with --ghost-url https://your-old-site to ' +
+          'make them absolute (images with relative URLs are written as links)',
+      );
       relativeWarned = true;
     }
     return value.replace(GHOST_URL, '');
   };
 
   // Root-relative URLs (older exports write `/content/images/...`) belong to the old site too.
-  const resolveUrl = (url: string) => (base && url.startsWith('/') && !url.startsWith('//') ? `${base}${url}` : url);
+  const resolveUrl = (url: string) =>
+    base && url.startsWith('/') && !url.startsWith('//') ? `${base}${url}` : url;
 
-  const writer = new ContentWriter({ projectDir: options.projectDir, contentDir: options.contentDir, force: options.force, report, exists: existsSync });
+  const writer = new ContentWriter({
+    projectDir: options.projectDir,
+    contentDir: options.contentDir,
+    force: options.force,
+    report,
+    exists: existsSync,
+  });
 
   const tagsById = new Map<string, Row>();
   for (const tag of rows('tags')) {
@@ -86,7 +108,17 @@ export async function importGhost(options: GhostImportOptions): Promise<void> {
     done++;
     const label = `${str(post.type) || 'post'} ${str(post.id)} "${str(post.title)}"`;
     try {
-      await importPost(post, { writer, report, resolve, resolveUrl, label, tagsById, usersById, tags: tagsOfPost.get(str(post.id)) ?? [], authors: authorsOfPost.get(str(post.id)) ?? [] });
+      await importPost(post, {
+        writer,
+        report,
+        resolve,
+        resolveUrl,
+        label,
+        tagsById,
+        usersById,
+        tags: tagsOfPost.get(str(post.id)) ?? [],
+        authors: authorsOfPost.get(str(post.id)) ?? [],
+      });
     } catch (error) {
       report.failures.push(`${options.file}: ${label} could not be converted: ${(error as Error).message}`);
     }
@@ -132,14 +164,19 @@ async function importPost(post: Row, ctx: PostContext): Promise<void> {
   const [category, ...tags] = tagSlugs;
   const published = str(post.published_at) || str(post.created_at);
   const date = published ? new Date(published) : undefined;
-  const fm: Record<string, unknown> = { title: title || slug, date: date && !Number.isNaN(date.getTime()) ? date : undefined };
+  const fm: Record<string, unknown> = {
+    title: title || slug,
+    date: date && !Number.isNaN(date.getTime()) ? date : undefined,
+  };
   if (draft) fm.draft = true;
   if (category) fm.category = category;
   if (tags.length) fm.tags = tags;
   if (str(post.custom_excerpt)) fm.excerpt = str(post.custom_excerpt);
   if (str(post.feature_image)) fm.featured_image = ctx.resolve(str(post.feature_image));
   const author = [...ctx.authors].sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))[0];
-  const authorSlug = author ? ctx.usersById.get(str(author.author_id)) : ctx.usersById.get(str(post.author_id));
+  const authorSlug = author
+    ? ctx.usersById.get(str(author.author_id))
+    : ctx.usersById.get(str(post.author_id));
   if (authorSlug) fm.author = authorSlug;
   await ctx.writer.write('articles', slug, fm, body, ctx.label);
 }
@@ -154,7 +191,8 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
   if (html.trim()) {
     return htmlToMarkdown(ctx.resolve(html), {
       resolveUrl: ctx.resolveUrl,
-      onRelativeImage: (src) => ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has no absolute URL; written as a link`),
+      onRelativeImage: (src) =>
+        ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has no absolute URL; written as a link`),
     });
   }
   const editor = str(post.lexical) ? 'lexical' : str(post.mobiledoc) ? 'mobiledoc' : undefined;
@@ -162,9 +200,14 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
   const plaintext = str(post.plaintext).trim();
   if (plaintext) {
     ctx.report.skip(`formatting of posts with ${editor} content and no html (written from their plain text)`);
-    return `${plaintext.split(/\n\s*\n/).map((p) => p.trim().replace(/([\\`*_[\]<>#])/g, '\\$1')).join('\n\n')}\n`;
+    return `${plaintext
+      .split(/\n\s*\n/)
+      .map((p) => p.trim().replace(/([\\`*_[\]<>#])/g, '\\$1'))
+      .join('\n\n')}\n`;
   }
-  ctx.report.skip(`posts with ${editor} content and neither html nor plaintext (export again from Ghost 4 or later)`);
+  ctx.report.skip(
+    `posts with ${editor} content and neither html nor plaintext (export again from Ghost 4 or later)`,
+  );
   return undefined;
 }
 

@@ -23,7 +23,12 @@ function isUploadable(url: string): boolean {
 }
 
 const IMAGE_FILE = /\.(?:png|jpe?g|gif|webp|svg|avif)(?:[?#].*)?$/i;
-const WP_SIZES: Record<string, string> = { 'size-thumbnail': 'small', 'size-medium': 'medium', 'size-large': 'large', 'size-full': 'large' };
+const WP_SIZES: Record<string, string> = {
+  'size-thumbnail': 'small',
+  'size-medium': 'medium',
+  'size-large': 'large',
+  'size-full': 'large',
+};
 
 /**
  * Before HTML becomes Markdown: URLs made absolute, the "link to media file" wrapper around an
@@ -48,7 +53,14 @@ function rehypePrepare() {
         node.properties.href = resolve(node.properties.href);
         const only = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
         const img = only[0];
-        if (only.length === 1 && img?.type === 'element' && img.tagName === 'img' && IMAGE_FILE.test(node.properties.href) && parent && index !== undefined) {
+        if (
+          only.length === 1 &&
+          img?.type === 'element' &&
+          img.tagName === 'img' &&
+          IMAGE_FILE.test(node.properties.href) &&
+          parent &&
+          index !== undefined
+        ) {
           parent.children[index] = img;
           // Look at the image in the link's place next.
           return [CONTINUE, index];
@@ -68,8 +80,14 @@ function rehypePrepare() {
       if (size && node.properties.title === undefined) node.properties.title = size;
       if (!isUploadable(src) && parent && index !== undefined) {
         options.onRelativeImage?.(src);
-        const alt = typeof node.properties.alt === 'string' && node.properties.alt ? node.properties.alt : src;
-        const link: Element = { type: 'element', tagName: 'a', properties: { href: src }, children: [{ type: 'text', value: alt }] };
+        const alt =
+          typeof node.properties.alt === 'string' && node.properties.alt ? node.properties.alt : src;
+        const link: Element = {
+          type: 'element',
+          tagName: 'a',
+          properties: { href: src },
+          children: [{ type: 'text', value: alt }],
+        };
         parent.children[index] = link as ElementContent;
       }
       return undefined;
@@ -86,21 +104,36 @@ const processor = unified()
       'dynamic-block'(state, node: Element) {
         const id = String(node.properties.dataId ?? '');
         const size = String(node.properties.dataSize ?? '');
-        const image: Image = { type: 'image', url: `cms-media:${id}`, alt: '', ...(size ? { title: size } : {}) };
+        const image: Image = {
+          type: 'image',
+          url: `cms-media:${id}`,
+          alt: '',
+          ...(size ? { title: size } : {}),
+        };
         state.patch(node, image);
         return image;
       },
       // A caption (Ghost's image cards, <figure>s) reads as an italic line under its image.
       figcaption(state, node: Element) {
         const children = state.all(node) as PhrasingContent[];
-        const paragraph: Paragraph = { type: 'paragraph', children: children.length ? [{ type: 'emphasis', children }] : [] };
+        const paragraph: Paragraph = {
+          type: 'paragraph',
+          children: children.length ? [{ type: 'emphasis', children }] : [],
+        };
         state.patch(node, paragraph);
         return paragraph;
       },
     },
   })
   .use(remarkGfm)
-  .use(remarkStringify, { bullet: '-', emphasis: '_', strong: '*', rule: '-', fences: true, listItemIndent: 'one' })
+  .use(remarkStringify, {
+    bullet: '-',
+    emphasis: '_',
+    strong: '*',
+    rule: '-',
+    fences: true,
+    listItemIndent: 'one',
+  })
   .freeze();
 
 /** HTML -> Markdown (GFM), ending in one newline; empty HTML gives an empty string. */

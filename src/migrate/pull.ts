@@ -14,7 +14,13 @@ import type { MigrationReport } from './report.js';
 import { slugify } from './slug.js';
 import { ContentWriter, type ContentFolder } from './write-content.js';
 
-const FOLDER: Record<RecordResource, ContentFolder> = { article: 'articles', page: 'pages', category: 'categories', breaking: 'breaking', user: 'users' };
+const FOLDER: Record<RecordResource, ContentFolder> = {
+  article: 'articles',
+  page: 'pages',
+  category: 'categories',
+  breaking: 'breaking',
+  user: 'users',
+};
 
 /** Stands in for the source digest of a field whose file does not reproduce the CMS value. */
 export const PULL_MISMATCH = 'pulled-value-differs';
@@ -56,8 +62,15 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
   const listings = new Map<RecordResource, RemoteRecord[]>();
   for (const resource of RECORD_RESOURCES) {
     const { records, complete } = await options.client.list(resource);
-    if (!complete) report.warnOnce(`the CMS listing of ${resource} records was incomplete (it changed while being read): run pull again to get the rest`);
-    listings.set(resource, [...records].sort((a, b) => a.id - b.id));
+    if (!complete)
+      report.warnOnce(
+        `the CMS listing of ${resource} records was incomplete (it changed while being read): run pull again to get ` +
+          `the rest`,
+      );
+    listings.set(
+      resource,
+      [...records].sort((a, b) => a.id - b.id),
+    );
   }
   const field = (resource: RecordResource, name: string) => apiName(name, config.resources[resource]);
   const categorySlugById = new Map<number, string>();
@@ -66,7 +79,13 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
     if (typeof slug === 'string' && slug) categorySlugById.set(c.id, slug.normalize('NFC'));
   }
 
-  const writer = new ContentWriter({ projectDir: config.projectDir, contentDir: options.contentDir, force: options.force, report, exists: existsSync });
+  const writer = new ContentWriter({
+    projectDir: config.projectDir,
+    contentDir: options.contentDir,
+    force: options.force,
+    report,
+    exists: existsSync,
+  });
   const pulled: Pulled[] = [];
   const total = [...listings.values()].reduce((n, l) => n + l.length, 0);
   let done = 0;
@@ -76,7 +95,13 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
       const label = `${resource} ${remote.id}`;
       try {
         const doc = toDocument(resource, get, { categorySlugById, report, label });
-        const file = await writer.write(FOLDER[resource], slugOf(get, `${resource}-${remote.id}`), doc.frontMatter, doc.body, label);
+        const file = await writer.write(
+          FOLDER[resource],
+          slugOf(get, `${resource}-${remote.id}`),
+          doc.frontMatter,
+          doc.body,
+          label,
+        );
         if (file) pulled.push({ resource, remote, file });
       } catch (error) {
         report.failures.push(`${label} could not be converted: ${(error as Error).message}`);
@@ -99,27 +124,53 @@ function slugOf(get: (name: string) => unknown, fallback: string): string {
 }
 
 /** Reads the written files back through plan's own code path and records them in state. */
-async function adopt(pulled: Pulled[], store: StateStore, config: Config, categorySlugById: Map<number, string>, result: PullResult, report: MigrationReport): Promise<void> {
+async function adopt(
+  pulled: Pulled[],
+  store: StateStore,
+  config: Config,
+  categorySlugById: Map<number, string>,
+  result: PullResult,
+  report: MigrationReport,
+): Promise<void> {
   const { renderMarkdown } = await import('../render/render-markdown.js');
   const render = (markdown: string) => renderMarkdown(markdown, { defaultSize: config.media.defaultSize });
-  const media = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: false });
-  const book = { categoryIdBySlug: new Map([...categorySlugById].map(([id, slug]) => [slug, id])), mediaIdByIdentity: new Map<string, number>() };
+  const media = createMediaResolver({
+    projectDir: config.projectDir,
+    contentDir: config.contentDir,
+    canServeLocalFiles: false,
+  });
+  const book = {
+    categoryIdBySlug: new Map([...categorySlugById].map(([id, slug]) => [slug, id])),
+    mediaIdByIdentity: new Map<string, number>(),
+  };
   for (const { resource, remote, file } of pulled) {
-    const doc = await readDocument(path.join(config.projectDir, file), { projectDir: config.projectDir, resource });
+    const doc = await readDocument(path.join(config.projectDir, file), {
+      projectDir: config.projectDir,
+      resource,
+    });
     if (isDocumentFailure(doc)) {
-      report.failures.push(`${file}: written but cannot be read back (${doc.problems[0]?.message}); not adopted`);
+      report.failures.push(
+        `${file}: written but cannot be read back (${doc.problems[0]?.message}); not adopted`,
+      );
       continue;
     }
     const built = await buildRecord(doc, { config, render, media });
     if (!built.record) {
-      report.failures.push(`${file}: written but ${built.problems.find((p) => p.severity === 'error')?.message ?? 'does not build'}; not adopted`);
+      report.failures.push(
+        `${file}: written but ${built.problems.find((p) => p.severity === 'error')?.message ?? 'does not build'}; ` +
+          `not adopted`,
+      );
       continue;
     }
     const resourceConfig = config.resources[resource];
     const source = sourceDigests(built.record);
     const fields = Object.keys(source).sort();
     const { data, unresolved } = resolveFields(built.record, fields, book, resourceConfig);
-    const differing = fields.filter((f) => unresolved.includes(f) || !sameValue(data[apiName(f, resourceConfig)], remote[apiName(f, resourceConfig)]));
+    const differing = fields.filter(
+      (f) =>
+        unresolved.includes(f) ||
+        !sameValue(data[apiName(f, resourceConfig)], remote[apiName(f, resourceConfig)]),
+    );
     for (const f of differing) source[f] = PULL_MISMATCH;
     await store.recordWritten(doc.key, {
       id: remote.id,
@@ -150,7 +201,10 @@ function toDocument(
   const text = (name: string) => (typeof get(name) === 'string' ? (get(name) as string) : undefined);
   const required = (name: string) => {
     const value = text(name)?.trim() ? text(name) : undefined;
-    if (value === undefined) ctx.report.warnings.push(`${ctx.label} has no ${name}; written as "(untitled)" (the CMS gets that title on the next apply)`);
+    if (value === undefined)
+      ctx.report.warnings.push(
+        `${ctx.label} has no ${name}; written as "(untitled)" (the CMS gets that title on the next apply)`,
+      );
     return value ?? '(untitled)';
   };
   const number = (name: string) => {
@@ -159,15 +213,22 @@ function toDocument(
     return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
   };
   const html = (name: string) =>
-    htmlToMarkdown(text(name) ?? '', { onRelativeImage: (src) => ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has a relative URL; written as a link`) });
+    htmlToMarkdown(text(name) ?? '', {
+      onRelativeImage: (src) =>
+        ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has a relative URL; written as a link`),
+    });
   switch (resource) {
     case 'article': {
       const created = text('created_at');
       const date = created && !Number.isNaN(Date.parse(created)) ? new Date(created) : undefined;
       const categoryId = number('category_id');
       const category = categoryId === undefined ? undefined : ctx.categorySlugById.get(categoryId);
-      if (categoryId !== undefined && category === undefined) ctx.report.warnings.push(`${ctx.label}: category ${categoryId} has no slug in the CMS; left out`);
-      return { frontMatter: { title: required('title'), date, status: number('status'), category }, body: html('body') };
+      if (categoryId !== undefined && category === undefined)
+        ctx.report.warnings.push(`${ctx.label}: category ${categoryId} has no slug in the CMS; left out`);
+      return {
+        frontMatter: { title: required('title'), date, status: number('status'), category },
+        body: html('body'),
+      };
     }
     case 'page':
       return { frontMatter: { title: required('title'), status: number('status') }, body: html('content') };
@@ -178,14 +239,27 @@ function toDocument(
     case 'breaking': {
       const url = text('url');
       const valid = url !== undefined && URL.canParse(url);
-      if (url && !valid) ctx.report.warnings.push(`${ctx.label}: url \`${url}\` is not an absolute URL; left out`);
-      return { frontMatter: { title: required('title'), url: valid ? url : undefined, status: number('status') }, body: '' };
+      if (url && !valid)
+        ctx.report.warnings.push(`${ctx.label}: url \`${url}\` is not an absolute URL; left out`);
+      return {
+        frontMatter: { title: required('title'), url: valid ? url : undefined, status: number('status') },
+        body: '',
+      };
     }
     case 'user': {
       const email = text('email');
       const valid = email !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email);
-      if (email && !valid) ctx.report.warnings.push(`${ctx.label}: email \`${email}\` is not an address; left out`);
-      return { frontMatter: { name: required('name'), email: valid ? email : undefined, role: text('role'), bio: text('bio') }, body: '' };
+      if (email && !valid)
+        ctx.report.warnings.push(`${ctx.label}: email \`${email}\` is not an address; left out`);
+      return {
+        frontMatter: {
+          name: required('name'),
+          email: valid ? email : undefined,
+          role: text('role'),
+          bio: text('bio'),
+        },
+        body: '',
+      };
     }
   }
 }

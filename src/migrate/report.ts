@@ -33,21 +33,37 @@ export class MigrationReport {
   format(title: string): string {
     const lines = [title];
     const folders = ['articles', 'pages', 'categories', 'breaking', 'users'];
-    for (const folder of folders) lines.push(`  ${folder.padEnd(11)}${String(this.written.get(folder) ?? 0).padStart(6)} written`);
+    for (const folder of folders)
+      lines.push(`  ${folder.padEnd(11)}${String(this.written.get(folder) ?? 0).padStart(6)} written`);
     if (this.skipped.size) {
       lines.push('Skipped:');
       for (const [reason, count] of this.skipped) lines.push(`  ${String(count).padStart(6)}  ${reason}`);
     }
     if (this.existing.length) {
-      lines.push(`Not overwritten (${this.existing.length} existing file${this.existing.length === 1 ? '' : 's'}; --force overwrites):`);
-      lines.push(...capped(this.existing.map((file) => `  ${file}`), 'files'));
+      lines.push(
+        `Not overwritten (${this.existing.length} existing file${this.existing.length === 1 ? '' : 's'}; --force ` +
+          `overwrites):`,
+      );
+      lines.push(
+        ...capped(
+          this.existing.map((file) => `  ${file}`),
+          'files',
+        ),
+      );
     }
     if (this.keptShortcodes.size) {
       const total = [...this.keptShortcodes.values()].reduce((a, b) => a + b, 0);
-      const names = [...this.keptShortcodes].sort(([a], [b]) => a.localeCompare(b)).map(([name, n]) => `[${name}] x${n}`);
+      const names = [...this.keptShortcodes]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, n]) => `[${name}] x${n}`);
       lines.push(`Kept verbatim: ${total} unknown shortcode${total === 1 ? '' : 's'} (${names.join(', ')})`);
     }
-    lines.push(...capped(this.warnings.map((warning) => `Warning: ${warning}`), 'warnings'));
+    lines.push(
+      ...capped(
+        this.warnings.map((warning) => `Warning: ${warning}`),
+        'warnings',
+      ),
+    );
     if (this.failures.length) {
       lines.push(`Failed (${this.failures.length}):`);
       for (const failure of this.failures) lines.push(`  ${failure}`);

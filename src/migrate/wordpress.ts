@@ -12,7 +12,6 @@ import type { ImportOptions } from './import-options.js';
 
 export type { ImportOptions } from './import-options.js';
 
-
 const DRAFT_STATUSES = new Set(['draft', 'pending', 'private', 'future', 'auto-draft']);
 /** Item types that are not content records, and why they are skipped. */
 const SKIPPED_TYPES: Record<string, string> = {
@@ -60,13 +59,26 @@ export async function importWordPress(options: ImportOptions): Promise<void> {
     const attachment = parseItem(item.text);
     if (!attachment.attachmentUrl) continue;
     attachments.set(attachment.id, attachment.attachmentUrl);
-    if (attachment.parent && attachment.parent !== '0') childAttachments.set(attachment.parent, [...(childAttachments.get(attachment.parent) ?? []), attachment.id]);
+    if (attachment.parent && attachment.parent !== '0')
+      childAttachments.set(attachment.parent, [
+        ...(childAttachments.get(attachment.parent) ?? []),
+        attachment.id,
+      ]);
   }
   validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
   const channel = parseChannel(scan.skeleton);
-  if (!channel.version && total === 0) report.warnOnce(`${options.file} has no wp:wxr_version and no items: is it a WordPress export (Tools > Export)?`);
+  if (!channel.version && total === 0)
+    report.warnOnce(
+      `${options.file} has no wp:wxr_version and no items: is it a WordPress export (Tools > Export)?`,
+    );
 
-  const writer = new ContentWriter({ projectDir: options.projectDir, contentDir: options.contentDir, force: options.force, report, exists: existsSync });
+  const writer = new ContentWriter({
+    projectDir: options.projectDir,
+    contentDir: options.contentDir,
+    force: options.force,
+    report,
+    exists: existsSync,
+  });
   const base = channel.baseUrl.replace(/\/+$/, '');
   const resolveUrl = (url: string): string | undefined => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('#') || !base) return url;
@@ -92,10 +104,14 @@ export async function importWordPress(options: ImportOptions): Promise<void> {
   }
   for (const author of channel.authors) {
     if (!author.login) continue;
-    const name = decodeEntities(author.displayName) || [author.firstName, author.lastName].filter(Boolean).join(' ') || author.login;
+    const name =
+      decodeEntities(author.displayName) ||
+      [author.firstName, author.lastName].filter(Boolean).join(' ') ||
+      author.login;
     const fm: Record<string, unknown> = { name };
     if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(author.email)) fm.email = author.email;
-    else if (author.email) report.warnings.push(`author ${author.login}: email \`${author.email}\` is not an address; left out`);
+    else if (author.email)
+      report.warnings.push(`author ${author.login}: email \`${author.email}\` is not an address; left out`);
     await writer.write('users', author.login.normalize('NFC'), fm, '', `author ${author.login}`);
   }
 
@@ -106,10 +122,19 @@ export async function importWordPress(options: ImportOptions): Promise<void> {
     let parsed: WxrItem | undefined;
     try {
       parsed = parseItem(item.text);
-      await importItem(parsed, { writer, report, attachments, childAttachments, resolveUrl, knownCategories });
+      await importItem(parsed, {
+        writer,
+        report,
+        attachments,
+        childAttachments,
+        resolveUrl,
+        knownCategories,
+      });
     } catch (error) {
       const label = parsed ? `${parsed.type || 'item'} ${parsed.id} "${parsed.title}"` : 'item';
-      report.failures.push(`${options.file}:${item.line}:${item.column}: ${label} could not be converted: ${(error as Error).message}`);
+      report.failures.push(
+        `${options.file}:${item.line}:${item.column}: ${label} could not be converted: ${(error as Error).message}`,
+      );
     }
     options.onProgress?.(done, total);
   }
@@ -130,11 +155,15 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
   const { report } = ctx;
   if (item.comments) report.skip('comments (cms-sync has no comment records)', item.comments);
   if (item.type !== 'post' && item.type !== 'page') {
-    report.skip(SKIPPED_TYPES[item.type] ?? `items of type \`${item.type || '(none)'}\` (not posts or pages)`);
+    report.skip(
+      SKIPPED_TYPES[item.type] ?? `items of type \`${item.type || '(none)'}\` (not posts or pages)`,
+    );
     return;
   }
   if (item.status === 'trash' || item.status === 'auto-draft') {
-    report.skip(item.status === 'trash' ? 'posts and pages in the trash' : 'auto-drafts (never saved by an author)');
+    report.skip(
+      item.status === 'trash' ? 'posts and pages in the trash' : 'auto-drafts (never saved by an author)',
+    );
     return;
   }
   const title = decodeEntities(item.title).trim();
@@ -143,7 +172,8 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
   const body = convertBody(item, ctx);
   // A password-protected post must not become public by being imported.
   const draft = DRAFT_STATUSES.has(item.status) || item.password !== '';
-  if (item.password && !DRAFT_STATUSES.has(item.status)) report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
+  if (item.password && !DRAFT_STATUSES.has(item.status))
+    report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
 
   if (item.type === 'page') {
     const fm: Record<string, unknown> = { title: title || slug };
@@ -162,7 +192,13 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
   const first = item.terms.find((t) => t.domain === 'category');
   if (category && first && !ctx.knownCategories.has(category)) {
     ctx.knownCategories.add(category);
-    await ctx.writer.write('categories', category, { name: decodeEntities(first.name) || category }, '', `category \`${category}\``);
+    await ctx.writer.write(
+      'categories',
+      category,
+      { name: decodeEntities(first.name) || category },
+      '',
+      `category \`${category}\``,
+    );
   }
   const fm: Record<string, unknown> = { title: title || slug, date: dateOf(item) };
   if (draft) fm.draft = true;
@@ -175,7 +211,10 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
   if (thumbnail) {
     const url = ctx.attachments.get(thumbnail);
     if (url) fm.featured_image = ctx.resolveUrl(url) ?? url;
-    else report.warnings.push(`${label}: featured image ${thumbnail} is not an attachment in the export; left out`);
+    else
+      report.warnings.push(
+        `${label}: featured image ${thumbnail} is not an attachment in the export; left out`,
+      );
   }
   if (item.creator) fm.author = item.creator.normalize('NFC');
   await ctx.writer.write('articles', slug, fm, body, label);
@@ -203,7 +242,9 @@ function convertBody(item: WxrItem, ctx: ItemContext): string {
   if (!block) html = wpautop(html);
   return htmlToMarkdown(html, {
     resolveUrl: ctx.resolveUrl,
-    onRelativeImage: (src) => ctx.report.warnings.push(`${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`),
+    onRelativeImage: (src) =>
+      ctx.report.warnings.push(
+        `${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`,
+      ),
   });
 }
-

@@ -32,14 +32,26 @@ export class ContentWriter {
   readonly #pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly options: { projectDir: string; contentDir: string; force: boolean; report: MigrationReport; exists: (file: string) => boolean },
+    private readonly options: {
+      projectDir: string;
+      contentDir: string;
+      force: boolean;
+      report: MigrationReport;
+      exists: (file: string) => boolean;
+    },
   ) {}
 
   /**
    * Returns the file (relative to the project) that is being written, or undefined when it will
    * not be; `flush()` waits until every file is on disk.
    */
-  async write(folder: ContentFolder, slug: string, frontMatter: Record<string, unknown>, body: string, what: string): Promise<string | undefined> {
+  async write(
+    folder: ContentFolder,
+    slug: string,
+    frontMatter: Record<string, unknown>,
+    body: string,
+    what: string,
+  ): Promise<string | undefined> {
     const { report } = this.options;
     const invalid = fileNameProblem(slug);
     if (invalid) {
@@ -48,7 +60,9 @@ export class ContentWriter {
     }
     const key = `${folder}/${slug}`;
     if (this.#claimed.has(key)) {
-      report.failures.push(`${what}: another item already has the slug \`${slug}\` in ${folder}/; not written`);
+      report.failures.push(
+        `${what}: another item already has the slug \`${slug}\` in ${folder}/; not written`,
+      );
       return undefined;
     }
     this.#claimed.add(key);
@@ -66,7 +80,8 @@ export class ContentWriter {
     const job: Promise<void> = writeFile(abs, serializeDocument(frontMatter, body), 'utf8')
       .then(
         () => report.wrote(folder),
-        (error: NodeJS.ErrnoException) => void report.failures.push(`${what}: ${rel} could not be written (${error.code ?? error.message})`),
+        (error: NodeJS.ErrnoException) =>
+          void report.failures.push(`${what}: ${rel} could not be written (${error.code ?? error.message})`),
       )
       .finally(() => this.#pending.delete(job));
     this.#pending.add(job);

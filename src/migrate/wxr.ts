@@ -47,7 +47,16 @@ export interface WxrChannel {
   otherTerms: number;
 }
 
-const REPEATED = new Set(['category', 'wp:postmeta', 'wp:comment', 'wp:author', 'wp:category', 'wp:tag', 'wp:term', 'item']);
+const REPEATED = new Set([
+  'category',
+  'wp:postmeta',
+  'wp:comment',
+  'wp:author',
+  'wp:category',
+  'wp:tag',
+  'wp:term',
+  'item',
+]);
 
 // Values stay text (`parseTagValue: false`): a slug `2024` or an id `007` must not become a
 // number. Entities are decoded in text and attributes (`&amp;`, `&#8217;`, and HTML's named
@@ -68,13 +77,19 @@ export function validateXml(text: string, where: { file: string; line: number; c
   const result = XMLValidator.validate(text);
   if (result === true) return;
   // The validator counts from the start of the text it was given (one item): back to the file.
-  const inFile = (line: number, col: number) => ({ line: where.line + line - 1, column: line === 1 ? where.column + col - 1 : col });
+  const inFile = (line: number, col: number) => ({
+    line: where.line + line - 1,
+    column: line === 1 ? where.column + col - 1 : col,
+  });
   const at = inFile(result.err.line, result.err.col);
   const msg = result.err.msg.replace(/\(opened in line (\d+), col (\d+)\)/, (_m, l: string, c: string) => {
     const opened = inFile(Number(l), Number(c));
     return `(opened in line ${opened.line}, col ${opened.column})`;
   });
-  throw new SyncError('CMS_SYNC_INPUT', `${where.file}:${at.line}:${at.column}: ${msg} (the export is not well-formed XML; nothing was written)`);
+  throw new SyncError(
+    'CMS_SYNC_INPUT',
+    `${where.file}:${at.line}:${at.column}: ${msg} (the export is not well-formed XML; nothing was written)`,
+  );
 }
 
 type Node = Record<string, unknown>;
@@ -108,7 +123,11 @@ export function parseItem(xml: string): WxrItem {
     excerpt: text(item['excerpt:encoded']),
     attachmentUrl: text(item['wp:attachment_url']),
     password: text(item['wp:post_password']),
-    terms: list(item.category).map((c) => ({ domain: text(c.domain), slug: text(c.nicename), name: text(c) })),
+    terms: list(item.category).map((c) => ({
+      domain: text(c.domain),
+      slug: text(c.nicename),
+      name: text(c),
+    })),
     meta,
     comments: list(item['wp:comment']).length,
   };

@@ -19,7 +19,11 @@ export interface ItemScan {
  * Whatever is not an item (the channel: site, authors, categories, tags) is collected into
  * `scan.skeleton`, complete once the generator is done.
  */
-export async function* readXmlItems(file: string, scan: ItemScan, options: { chunkSize?: number } = {}): AsyncGenerator<XmlItem> {
+export async function* readXmlItems(
+  file: string,
+  scan: ItemScan,
+  options: { chunkSize?: number } = {},
+): AsyncGenerator<XmlItem> {
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: options.chunkSize ?? 1 << 20 });
   let buffer = '';
   // Position of buffer[0] in the file.

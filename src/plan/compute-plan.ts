@@ -48,10 +48,29 @@ interface Base {
 }
 export type Change =
   | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
-  | (Base & { action: 'update'; id: number; record: DesiredRecord; fields: string[]; owner: StateRecord['owner']; overwrite?: 'drift' | 'conflict' })
-  | (Base & { action: 'adopt'; id: number; record: DesiredRecord; baseline: Record<string, string>; owner: StateRecord['owner']; marker?: string })
+  | (Base & {
+      action: 'update';
+      id: number;
+      record: DesiredRecord;
+      fields: string[];
+      owner: StateRecord['owner'];
+      overwrite?: 'drift' | 'conflict';
+    })
+  | (Base & {
+      action: 'adopt';
+      id: number;
+      record: DesiredRecord;
+      baseline: Record<string, string>;
+      owner: StateRecord['owner'];
+      marker?: string;
+    })
   | (Base & { action: 'unchanged'; id: number; input?: RecordInput })
-  | (Base & { action: 'drift'; id: number; kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms'; fields: string[] })
+  | (Base & {
+      action: 'drift';
+      id: number;
+      kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms';
+      fields: string[];
+    })
   | (Base & { action: 'delete'; id: number })
   | (Base & { action: 'forget'; id: number })
   | (Base & { action: 'keep'; id: number; reason: string });
@@ -74,7 +93,9 @@ export interface Plan {
   deletesHeld?: string;
 }
 
-const ORDER: Record<RecordResource, number> = Object.fromEntries(RECORD_RESOURCES.map((r, i) => [r, i])) as Record<RecordResource, number>;
+const ORDER: Record<RecordResource, number> = Object.fromEntries(
+  RECORD_RESOURCES.map((r, i) => [r, i]),
+) as Record<RecordResource, number>;
 
 /**
  * Pure: desired records x what the CMS holds x state -> what to do, per record. Three-way per
@@ -95,13 +116,19 @@ export function computePlan(input: PlanInput): Plan {
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
     const base = { key: record.key, resource: record.resource, file: record.file };
-    if (record.categorySlug && !desiredKeys.has(`category/${record.categorySlug.slug}`) && !book.categoryIdBySlug.has(record.categorySlug.slug)) {
+    if (
+      record.categorySlug &&
+      !desiredKeys.has(`category/${record.categorySlug.slug}`) &&
+      !book.categoryIdBySlug.has(record.categorySlug.slug)
+    ) {
       problems.push({
         file: record.file,
         line: record.categorySlug.line,
         column: 1,
         severity: 'error',
-        message: `category \`${record.categorySlug.slug}\` does not exist in content/categories/ or in the CMS: add content/categories/${record.categorySlug.slug}.md or fix the slug`,
+        message:
+          `category \`${record.categorySlug.slug}\` does not exist in content/categories/ or in the CMS: add ` +
+          `content/categories/${record.categorySlug.slug}.md or fix the slug`,
       });
       const entry = state.records[record.key];
       if (entry) changes.push({ ...base, action: 'keep', id: entry.id, reason: 'file has errors' });
@@ -117,32 +144,83 @@ export function computePlan(input: PlanInput): Plan {
 
     if (entry && input.trustState) {
       const changed = sameAsEntry ? [] : changedFields(digests(), entry.source);
-      changes.push(changed.length === 0 ? unchanged(base, entry.id, record.input) : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+      changes.push(
+        changed.length === 0
+          ? unchanged(base, entry.id, record.input)
+          : { ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner },
+      );
       continue;
     }
     if (entry && remote) {
-      const baseline = landedEdit(entry, remote, input.pendingEdits?.get(record.key) ?? [], resource) ?? entry;
+      const baseline =
+        landedEdit(entry, remote, input.pendingEdits?.get(record.key) ?? [], resource) ?? entry;
       const changed = sameAsEntry && baseline === entry ? [] : changedFields(digests(), baseline.source);
-      const inCms = baseline === entry && markerUnchanged(entry, remote, input.changeMarker) ? [] : changedFields(remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)), baseline.remote);
+      const inCms =
+        baseline === entry && markerUnchanged(entry, remote, input.changeMarker)
+          ? []
+          : changedFields(
+              remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)),
+              baseline.remote,
+            );
       if (inCms.length > 0 && !record.unchangedSince && holdsAlready(record, remote, book, resource)) {
         // The CMS already holds exactly what the file says: a write whose answer was lost
         // (or a run killed after sending it), or the same edit made by hand. Nothing to send.
-        changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests()), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
+        changes.push({
+          ...base,
+          action: 'adopt',
+          id: entry.id,
+          record,
+          owner: entry.owner,
+          baseline: remoteDigests(remote, Object.keys(digests()), (f) => apiName(f, resource)),
+          ...markerField(remote, input.changeMarker),
+        });
       } else if (inCms.length === 0) {
-        if (changed.length > 0) changes.push({ ...base, action: 'update', id: entry.id, record, fields: changed, owner: entry.owner });
+        if (changed.length > 0)
+          changes.push({
+            ...base,
+            action: 'update',
+            id: entry.id,
+            record,
+            fields: changed,
+            owner: entry.owner,
+          });
         else if (baseline === entry) changes.push(unchanged(base, entry.id, record.input));
         // A lost-answer edit that landed and is what the file says: only state has to learn it.
-        else changes.push({ ...base, action: 'adopt', id: entry.id, record, owner: entry.owner, baseline: remoteDigests(remote, Object.keys(digests()), (f) => apiName(f, resource)), ...markerField(remote, input.changeMarker) });
+        else
+          changes.push({
+            ...base,
+            action: 'adopt',
+            id: entry.id,
+            record,
+            owner: entry.owner,
+            baseline: remoteDigests(remote, Object.keys(digests()), (f) => apiName(f, resource)),
+            ...markerField(remote, input.changeMarker),
+          });
       } else if (input.overwriteDrift) {
         const all = union(Object.keys(digests()), Object.keys(entry.source));
-        changes.push({ ...base, action: 'update', id: entry.id, record, fields: all, owner: entry.owner, overwrite: changed.length ? 'conflict' : 'drift' });
+        changes.push({
+          ...base,
+          action: 'update',
+          id: entry.id,
+          record,
+          fields: all,
+          owner: entry.owner,
+          overwrite: changed.length ? 'conflict' : 'drift',
+        });
       } else {
-        changes.push({ ...base, action: 'drift', id: entry.id, kind: changed.length ? 'conflict' : 'changed-in-cms', fields: inCms });
+        changes.push({
+          ...base,
+          action: 'drift',
+          id: entry.id,
+          kind: changed.length ? 'conflict' : 'changed-in-cms',
+          fields: inCms,
+        });
       }
       continue;
     }
     if (entry && !remote && input.remote[record.resource].complete) {
-      if (input.overwriteDrift) changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
+      if (input.overwriteDrift)
+        changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
       else changes.push({ ...base, action: 'drift', id: entry.id, kind: 'deleted-in-cms', fields: [] });
       continue;
     }
@@ -160,14 +238,31 @@ export function computePlan(input: PlanInput): Plan {
       idsOf(claimed, record.resource).set(match.id, record.key);
       const fields = Object.keys(digests()).sort();
       const differing = differingFields(record, match, book, resource);
-      changes.push(differing.length === 0 ? { ...base, action: 'adopt', id: match.id, record, owner: 'adopted', baseline: remoteDigests(match, fields, (f) => apiName(f, resource)), ...markerField(match, input.changeMarker) } : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' });
+      changes.push(
+        differing.length === 0
+          ? {
+              ...base,
+              action: 'adopt',
+              id: match.id,
+              record,
+              owner: 'adopted',
+              baseline: remoteDigests(match, fields, (f) => apiName(f, resource)),
+              ...markerField(match, input.changeMarker),
+            }
+          : { ...base, action: 'update', id: match.id, record, fields: differing, owner: 'adopted' },
+      );
       continue;
     }
     changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
   }
 
   const isListed = (resource: RecordResource, id: number) => remoteById.get(resource)!.has(id);
-  const removals = planRemovals({ ...input, desiredKeys, isListed, emptyContent: input.desired.length === 0 && input.protectedKeys.size === 0 });
+  const removals = planRemovals({
+    ...input,
+    desiredKeys,
+    isListed,
+    emptyContent: input.desired.length === 0 && input.protectedKeys.size === 0,
+  });
   changes.push(...removals.kept, ...removals.deletes);
   const { deletes, deletesHeld } = removals;
 
@@ -176,14 +271,19 @@ export function computePlan(input: PlanInput): Plan {
   const plan: Plan = { changes, uploads, problems, knownMedia: knownMedia(input, book) };
   if (deletesHeld) plan.deletesHeld = deletesHeld;
   if (deletes.length > input.maxDeletes) {
-    plan.abort = `The plan deletes ${deletes.length} records, more than --max-deletes ${input.maxDeletes}. Nothing was changed. If that is intended, rerun with --max-deletes ${deletes.length}.`;
+    plan.abort =
+      `The plan deletes ${deletes.length} records, more than --max-deletes ${input.maxDeletes}. Nothing ` +
+      `was changed. If that is intended, rerun with --max-deletes ${deletes.length}.`;
   }
   return plan;
 }
 
 /** What the plan does with records in state whose file is gone (or failed): keep, forget or delete. */
 function planRemovals(
-  input: Pick<PlanInput, 'state' | 'protectedKeys' | 'failedFiles' | 'remote' | 'resources' | 'prune' | 'trustState'> & {
+  input: Pick<
+    PlanInput,
+    'state' | 'protectedKeys' | 'failedFiles' | 'remote' | 'resources' | 'prune' | 'trustState'
+  > & {
     desiredKeys: ReadonlySet<string>;
     /** Whether the CMS's listing holds this record. */
     isListed: (resource: RecordResource, id: number) => boolean;
@@ -207,7 +307,9 @@ function planRemovals(
     }
     const listing = input.remote[resource];
     if (!listing.complete) {
-      deletesHeld = input.trustState ? 'with --refresh=false the CMS is not read, and deletes need a fresh listing' : `the CMS listing of ${resource} was incomplete`;
+      deletesHeld = input.trustState
+        ? 'with --refresh=false the CMS is not read, and deletes need a fresh listing'
+        : `the CMS listing of ${resource} was incomplete`;
       kept.push({ ...base, action: 'keep', reason: deletesHeld });
       continue;
     }
@@ -216,12 +318,21 @@ function planRemovals(
       continue;
     }
     if (input.emptyContent) {
-      deletesHeld = 'content/ has no records at all: cms-sync never deletes everything (check the content directory)';
+      deletesHeld =
+        'content/ has no records at all: cms-sync never deletes everything (check the content directory)';
       kept.push({ ...base, action: 'keep', reason: deletesHeld });
     } else if (!input.resources[resource].allowDelete) {
-      kept.push({ ...base, action: 'keep', reason: `deleting ${resource} records is off (resources.${resource}.allowDelete)` });
+      kept.push({
+        ...base,
+        action: 'keep',
+        reason: `deleting ${resource} records is off (resources.${resource}.allowDelete)`,
+      });
     } else if (!input.prune) {
-      kept.push({ ...base, action: 'keep', reason: 'file removed; run with --prune to delete it from the CMS' });
+      kept.push({
+        ...base,
+        action: 'keep',
+        reason: 'file removed; run with --prune to delete it from the CMS',
+      });
     } else {
       deletes.push({ ...base, action: 'delete' });
     }
@@ -234,11 +345,24 @@ function planRemovals(
  * (before rendering): rendering only fails more files, and a failed file's record is kept, so
  * the final plan deletes no more than this. false means no abort can come.
  */
-export function mayAbort(input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'prune' | 'maxDeletes' | 'trustState'> & { claimed: ReadonlySet<string>; protectedKeys: ReadonlySet<string>; failedFiles: ReadonlySet<string> }): boolean {
+export function mayAbort(
+  input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'prune' | 'maxDeletes' | 'trustState'> & {
+    claimed: ReadonlySet<string>;
+    protectedKeys: ReadonlySet<string>;
+    failedFiles: ReadonlySet<string>;
+  },
+): boolean {
   if (!input.prune) return false;
-  const listed = new Map(RECORD_RESOURCES.map((r) => [r, new Set(input.remote[r].records.map((record) => record.id))]));
+  const listed = new Map(
+    RECORD_RESOURCES.map((r) => [r, new Set(input.remote[r].records.map((record) => record.id))]),
+  );
   const isListed = (resource: RecordResource, id: number) => listed.get(resource)!.has(id);
-  const { deletes } = planRemovals({ ...input, desiredKeys: input.claimed, isListed, emptyContent: input.claimed.size === 0 && input.protectedKeys.size === 0 });
+  const { deletes } = planRemovals({
+    ...input,
+    desiredKeys: input.claimed,
+    isListed,
+    emptyContent: input.claimed.size === 0 && input.protectedKeys.size === 0,
+  });
   return deletes.length > input.maxDeletes;
 }
 
@@ -250,14 +374,16 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
     if (typeof category[slugField] === 'string') categoryIdBySlug.set(category[slugField], category.id);
   }
   for (const key in input.state.records) {
-    if (key.startsWith('category/')) categoryIdBySlug.set(key.slice('category/'.length), input.state.records[key]!.id);
+    if (key.startsWith('category/'))
+      categoryIdBySlug.set(key.slice('category/'.length), input.state.records[key]!.id);
   }
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
     for (const identity of mediaIdentities(media)) mediaIdByIdentity.set(identity, media.id);
   }
-  for (const [identity, entry] of Object.entries(input.state.media)) mediaIdByIdentity.set(identity, entry.id);
+  for (const [identity, entry] of Object.entries(input.state.media))
+    mediaIdByIdentity.set(identity, entry.id);
   return { categoryIdBySlug, mediaIdByIdentity };
 }
 
@@ -268,7 +394,12 @@ function knownMedia(input: PlanInput, book: IdBook): Plan['knownMedia'] {
     for (const source of record.html?.media ?? []) {
       if (source.kind === 'existing' || input.state.media[source.identity]) continue;
       const id = book.mediaIdByIdentity.get(source.identity);
-      if (id !== undefined) out.set(source.identity, { identity: source.identity, id, source: source.kind === 'file' ? source.file : source.url });
+      if (id !== undefined)
+        out.set(source.identity, {
+          identity: source.identity,
+          id,
+          source: source.kind === 'file' ? source.file : source.url,
+        });
     }
   }
   return [...out.values()].sort((a, b) => byCodeUnit(a.identity, b.identity));
@@ -315,7 +446,9 @@ function markerUnchanged(entry: StateRecord, remote: RemoteRecord, marker: strin
  * change markers: records changed since our last write (or never seen with a marker), records
  * that a file without state may adopt, and records with an unconfirmed edit of ours.
  */
-export function recordsToComplete(input: Pick<PlanInput, 'desired' | 'remote' | 'state' | 'resources' | 'changeMarker' | 'pendingEdits'>): Map<RecordResource, number[]> {
+export function recordsToComplete(
+  input: Pick<PlanInput, 'desired' | 'remote' | 'state' | 'resources' | 'changeMarker' | 'pendingEdits'>,
+): Map<RecordResource, number[]> {
   const wanted = new Map<RecordResource, Set<number>>(RECORD_RESOURCES.map((r) => [r, new Set()]));
   const byKey = new Map(input.desired.map((d) => [d.key, d]));
   const claimedIds = managedIds(input.state);
@@ -328,8 +461,10 @@ export function recordsToComplete(input: Pick<PlanInput, 'desired' | 'remote' | 
       const key = claimed.get(record.id);
       const entry = key ? input.state.records[key] : undefined;
       const ours = entry && byKey.has(key!);
-      if (ours && (!markerUnchanged(entry, record, input.changeMarker) || input.pendingEdits?.has(key!))) wanted.get(resource)!.add(record.id);
-      if (!key && typeof record[slugField] === 'string' && byKey.has(`${resource}/${record[slugField]}`)) wanted.get(resource)!.add(record.id);
+      if (ours && (!markerUnchanged(entry, record, input.changeMarker) || input.pendingEdits?.has(key!)))
+        wanted.get(resource)!.add(record.id);
+      if (!key && typeof record[slugField] === 'string' && byKey.has(`${resource}/${record[slugField]}`))
+        wanted.get(resource)!.add(record.id);
     }
   }
   return new Map([...wanted].map(([r, ids]) => [r, [...ids].sort((a, b) => a - b)]));
@@ -340,35 +475,64 @@ export function recordsToComplete(input: Pick<PlanInput, 'desired' | 'remote' | 
  * in those fields, it landed: the baseline is then what it sent, not an older state. Otherwise
  * a run killed mid-edit would make the next run report its own write as someone else's change.
  */
-function landedEdit(entry: StateRecord, remote: RemoteRecord, pending: readonly IntentDetail[], resource: ResolvedResource): Pick<StateRecord, 'source' | 'remote'> | undefined {
+function landedEdit(
+  entry: StateRecord,
+  remote: RemoteRecord,
+  pending: readonly IntentDetail[],
+  resource: ResolvedResource,
+): Pick<StateRecord, 'source' | 'remote'> | undefined {
   // Newest first: of several runs that died mid-edit, the CMS holds what the last landed one sent.
   for (const intent of [...pending].reverse()) {
     if (!intent.sent || !intent.source) continue;
     const sent = Object.entries(intent.sent);
-    if (sent.length === 0 || !sent.every(([field, d]) => comparableDigest(remote[apiName(field, resource)]) === d)) continue;
+    if (
+      sent.length === 0 ||
+      !sent.every(([field, d]) => comparableDigest(remote[apiName(field, resource)]) === d)
+    )
+      continue;
     return {
       source: { ...entry.source, ...intent.source },
-      remote: { ...entry.remote, ...remoteDigests(remote, sent.map(([f]) => f), (f) => apiName(f, resource)) },
+      remote: {
+        ...entry.remote,
+        ...remoteDigests(
+          remote,
+          sent.map(([f]) => f),
+          (f) => apiName(f, resource),
+        ),
+      },
     };
   }
   return undefined;
 }
 
 /** Fields whose value the CMS holds differs from what the record would send (or cannot be known yet). */
-function differingFields(record: DesiredRecord, remote: RemoteRecord, book: IdBook, resource: ResolvedResource): string[] {
+function differingFields(
+  record: DesiredRecord,
+  remote: RemoteRecord,
+  book: IdBook,
+  resource: ResolvedResource,
+): string[] {
   const fields = Object.keys(sourceDigests(record)).sort();
   const { data, unresolved } = resolveFields(record, fields, book, resource);
-  return fields.filter((f) => unresolved.includes(f) || !sameValue(data[apiName(f, resource)], remote[apiName(f, resource)]));
+  return fields.filter(
+    (f) => unresolved.includes(f) || !sameValue(data[apiName(f, resource)], remote[apiName(f, resource)]),
+  );
 }
 
-function holdsAlready(record: DesiredRecord, remote: RemoteRecord, book: IdBook, resource: ResolvedResource): boolean {
+function holdsAlready(
+  record: DesiredRecord,
+  remote: RemoteRecord,
+  book: IdBook,
+  resource: ResolvedResource,
+): boolean {
   return differingFields(record, remote, book, resource).length === 0;
 }
 
 /** State's records by resource, then CMS id -> key: the records this project manages. */
 function managedIds(state: State): Map<string, Map<number, string>> {
   const byResource = new Map<string, Map<number, string>>();
-  for (const key in state.records) idsOf(byResource, key.slice(0, key.indexOf('/'))).set(state.records[key]!.id, key);
+  for (const key in state.records)
+    idsOf(byResource, key.slice(0, key.indexOf('/'))).set(state.records[key]!.id, key);
   return byResource;
 }
 
@@ -380,7 +544,9 @@ function idsOf(byResource: Map<string, Map<number, string>>, resource: string): 
 
 /** An unchanged record, built as a plain literal: a spread per record adds up over a large site. */
 function unchanged(base: Base, id: number, input: RecordInput | undefined): Change {
-  return input ? { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id, input } : { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id };
+  return input
+    ? { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id, input }
+    : { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id };
 }
 
 function changedFields(now: Record<string, string>, before: Record<string, string>): string[] {

@@ -8,10 +8,10 @@ import type { RemoteRecord } from '../resources.js';
 export function digest(value: unknown): string {
   // Plain values (most fields, and every body) need no key sorting: skip the replacer, which
   // costs more than the hash on a no-op run over thousands of records.
-  const text = value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
+  const text =
+    value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
   return sha256(text).slice(0, 20);
 }
-
 
 /**
  * Digest of each field a record sends, in symbolic form: a category by slug and media by
@@ -22,7 +22,8 @@ export function sourceDigests(record: DesiredRecord): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
   if (record.categorySlug) out.category_id = digest(`category:${record.categorySlug.slug}`);
-  if (record.html) out[record.html.field] = record.html.digest ?? htmlDigest(record.html.template, record.html.media);
+  if (record.html)
+    out[record.html.field] = record.html.digest ?? htmlDigest(record.html.template, record.html.media);
   return out;
 }
 
@@ -35,7 +36,11 @@ export function htmlDigest(template: string, media: readonly MediaSource[]): str
  * Digest of each field as the CMS holds it (keyed by cms-sync field name): the baseline that
  * drift is measured against.
  */
-export function remoteDigests(remote: RemoteRecord, fields: Iterable<string>, apiName: (field: string) => string): Record<string, string> {
+export function remoteDigests(
+  remote: RemoteRecord,
+  fields: Iterable<string>,
+  apiName: (field: string) => string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const field of fields) out[field] = digest(remote[apiName(field)] ?? null);
   return out;

@@ -15,7 +15,17 @@ export interface PlanCounts {
 }
 
 export function countPlan(plan: Plan): PlanCounts {
-  const counts: PlanCounts = { create: 0, update: 0, delete: 0, upload: plan.uploads.length, adopt: 0, unchanged: 0, drift: 0, conflict: 0, kept: 0 };
+  const counts: PlanCounts = {
+    create: 0,
+    update: 0,
+    delete: 0,
+    upload: plan.uploads.length,
+    adopt: 0,
+    unchanged: 0,
+    drift: 0,
+    conflict: 0,
+    kept: 0,
+  };
   for (const change of plan.changes) {
     if (change.action === 'create') counts.create += 1;
     else if (change.action === 'update') counts.update += 1;
@@ -30,7 +40,17 @@ export function countPlan(plan: Plan): PlanCounts {
 
 /** Whether applying the plan would write anything (to the CMS or to state). */
 export function hasChanges(plan: Plan): boolean {
-  return plan.uploads.length > 0 || plan.changes.some((c) => c.action === 'create' || c.action === 'update' || c.action === 'delete' || c.action === 'adopt' || c.action === 'forget');
+  return (
+    plan.uploads.length > 0 ||
+    plan.changes.some(
+      (c) =>
+        c.action === 'create' ||
+        c.action === 'update' ||
+        c.action === 'delete' ||
+        c.action === 'adopt' ||
+        c.action === 'forget',
+    )
+  );
 }
 
 /** Terraform-like text: one line per record that is not unchanged, then the counts. */
@@ -38,7 +58,12 @@ export function formatPlan(plan: Plan, options: { color: boolean }): string {
   const c = options.color ? pc : pc.createColors(false);
   const lines: string[] = [];
   for (const upload of plan.uploads) {
-    const source = upload.source.kind === 'file' ? upload.source.file : upload.source.kind === 'url' ? upload.source.url : '';
+    const source =
+      upload.source.kind === 'file'
+        ? upload.source.file
+        : upload.source.kind === 'url'
+          ? upload.source.url
+          : '';
     lines.push(`  ${c.green('^')} upload ${source}  ${c.dim(`(used by ${upload.usedBy.length})`)}`);
   }
   for (const change of plan.changes) {
@@ -68,8 +93,12 @@ function formatChange(change: Change, c: ReturnType<typeof pc.createColors>): st
   switch (change.action) {
     case 'create':
       return `  ${c.green('+')} ${change.key}  ${where}`;
-    case 'update':
-      return `  ${c.yellow('~')} ${change.key}  ${c.dim(`(${change.fields.join(', ')})`)}${change.owner === 'adopted' && !change.overwrite ? c.dim(' adopting') : ''}${change.overwrite ? c.red(` overwriting ${change.overwrite} in the CMS`) : ''}  ${where}`;
+    case 'update': {
+      const fields = c.dim(`(${change.fields.join(', ')})`);
+      const adopting = change.owner === 'adopted' && !change.overwrite ? c.dim(' adopting') : '';
+      const overwriting = change.overwrite ? c.red(` overwriting ${change.overwrite} in the CMS`) : '';
+      return `  ${c.yellow('~')} ${change.key}  ${fields}${adopting}${overwriting}  ${where}`;
+    }
     case 'adopt':
       return `  ${c.cyan('=')} ${change.key}  ${c.dim(`adopt id ${change.id}: the CMS already holds it`)}`;
     case 'delete':
@@ -87,11 +116,20 @@ export function driftMessage(change: Extract<Change, { action: 'drift' }>): stri
   const fields = change.fields.length ? ` (${change.fields.join(', ')})` : '';
   switch (change.kind) {
     case 'changed-in-cms':
-      return `changed in the CMS since cms-sync last wrote it${fields}. Left alone: run with --overwrite-drift to replace it with ${change.file}, or copy the CMS's version into the file.`;
+      return (
+        `changed in the CMS since cms-sync last wrote it${fields}. Left alone: run with --overwrite-drift to ` +
+        `replace it with ${change.file}, or copy the CMS's version into the file.`
+      );
     case 'conflict':
-      return `changed both in ${change.file} and in the CMS${fields}. Left alone: run with --overwrite-drift to keep the file's version, or merge the CMS's version into the file.`;
+      return (
+        `changed both in ${change.file} and in the CMS${fields}. Left alone: run with --overwrite-drift to keep ` +
+        `the file's version, or merge the CMS's version into the file.`
+      );
     case 'deleted-in-cms':
-      return `deleted in the CMS (id ${change.id}) after cms-sync wrote it. Left alone: run with --overwrite-drift to create it again, or delete ${change.file}.`;
+      return (
+        `deleted in the CMS (id ${change.id}) after cms-sync wrote it. Left alone: run with --overwrite-drift ` +
+        `to create it again, or delete ${change.file}.`
+      );
   }
 }
 
@@ -101,9 +139,18 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
     counts: countPlan(plan),
     abort: plan.abort ?? null,
     deletesHeld: plan.deletesHeld ?? null,
-    uploads: plan.uploads.map((u) => ({ identity: u.source.identity, source: u.source.kind === 'file' ? u.source.file : u.source.kind === 'url' ? u.source.url : null, usedBy: u.usedBy })),
+    uploads: plan.uploads.map((u) => ({
+      identity: u.source.identity,
+      source: u.source.kind === 'file' ? u.source.file : u.source.kind === 'url' ? u.source.url : null,
+      usedBy: u.usedBy,
+    })),
     changes: plan.changes.map((change) => {
-      const out: Record<string, unknown> = { action: change.action, key: change.key, resource: change.resource, file: change.file };
+      const out: Record<string, unknown> = {
+        action: change.action,
+        key: change.key,
+        resource: change.resource,
+        file: change.file,
+      };
       if ('id' in change) out.id = change.id;
       if ('fields' in change) out.fields = change.fields;
       if (change.action === 'drift') {

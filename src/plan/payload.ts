@@ -23,7 +23,12 @@ export function apiFieldsOf(fields: Iterable<string>, resource: ResolvedResource
  * Resolves the named fields of a record to the values the API receives, keyed by API field
  * name. Fields that need an id the CMS has not given out yet are listed in `unresolved`.
  */
-export function resolveFields(record: DesiredRecord, fields: Iterable<string>, book: IdBook, resource: ResolvedResource): { data: Record<string, unknown>; unresolved: string[] } {
+export function resolveFields(
+  record: DesiredRecord,
+  fields: Iterable<string>,
+  book: IdBook,
+  resource: ResolvedResource,
+): { data: Record<string, unknown>; unresolved: string[] } {
   const data: Record<string, unknown> = {};
   const unresolved: string[] = [];
   for (const field of fields) {
@@ -33,7 +38,9 @@ export function resolveFields(record: DesiredRecord, fields: Iterable<string>, b
       if (id === undefined) unresolved.push(field);
       else data[name] = id;
     } else if (record.html && field === record.html.field) {
-      const ids = record.html.media.map((m) => (m.kind === 'existing' ? m.id : book.mediaIdByIdentity.get(m.identity)));
+      const ids = record.html.media.map((m) =>
+        m.kind === 'existing' ? m.id : book.mediaIdByIdentity.get(m.identity),
+      );
       if (ids.some((id) => id === undefined)) unresolved.push(field);
       else data[name] = bindMedia(record.html.template, ids as number[]);
     } else if (field in record.values) {
@@ -50,7 +57,8 @@ export function resolveFields(record: DesiredRecord, fields: Iterable<string>, b
 export function sameValue(sent: unknown, held: unknown): boolean {
   if (sent === held) return true;
   if (sent === null || sent === undefined) return held === null || held === undefined || held === '';
-  if (typeof sent === 'number' && typeof held === 'string') return held.trim() !== '' && Number(held) === sent;
+  if (typeof sent === 'number' && typeof held === 'string')
+    return held.trim() !== '' && Number(held) === sent;
   if (typeof sent === 'string' && typeof held === 'string') {
     if (normalizeHtml(sent) === normalizeHtml(held)) return true;
     const a = Date.parse(sent);

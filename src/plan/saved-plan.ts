@@ -47,7 +47,12 @@ export function planFingerprint(plan: Plan): string {
   });
 }
 
-export async function writeSavedPlan(file: string, plan: Plan, state: State, flags: PlanFlags): Promise<void> {
+export async function writeSavedPlan(
+  file: string,
+  plan: Plan,
+  state: State,
+  flags: PlanFlags,
+): Promise<void> {
   const saved: SavedPlan = {
     kind: 'cms-sync-plan',
     version: 1,
@@ -67,13 +72,22 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new SyncError('CMS_SYNC_INPUT', `The plan file ${file} could not be read: ${(error as Error).message}`, { cause: error });
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `The plan file ${file} could not be read: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   let saved: SavedPlan;
   try {
     saved = JSON.parse(text) as SavedPlan;
   } catch (error) {
-    throw new SyncError('CMS_SYNC_INPUT', `${file} is not valid JSON (${(error as Error).message}): write it again with \`cms-sync plan --out ${path.basename(file)}\`.`, { cause: error });
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${file} is not valid JSON (${(error as Error).message}): write it again with \`cms-sync plan --out ` +
+        `${path.basename(file)}\`.`,
+      { cause: error },
+    );
   }
   if (saved?.kind !== 'cms-sync-plan' || saved.version !== 1) {
     throw new SyncError('CMS_SYNC_INPUT', `${file} is not a plan written by \`cms-sync plan --out\`.`);
@@ -84,9 +98,11 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
 /** Why a saved plan no longer holds, or undefined when it does. */
 export function stalePlanReason(saved: SavedPlan, fresh: Plan, state: State): string | undefined {
   if (saved.target !== state.target) return `it was made for the CMS at ${saved.target}, not ${state.target}`;
-  if (saved.serial !== state.serial) return `the state changed since (serial ${saved.serial} then, ${state.serial} now): another apply ran`;
+  if (saved.serial !== state.serial)
+    return `the state changed since (serial ${saved.serial} then, ${state.serial} now): another apply ran`;
   // Serial 0 is a state never saved: it has no history to compare yet.
-  if (saved.serial > 0 && saved.lineage !== state.lineage) return 'it was made from another state (another project, or state.json was replaced)';
+  if (saved.serial > 0 && saved.lineage !== state.lineage)
+    return 'it was made from another state (another project, or state.json was replaced)';
   if (saved.fingerprint !== planFingerprint(fresh)) return 'the files or the CMS changed since it was made';
   return undefined;
 }

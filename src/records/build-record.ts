@@ -47,7 +47,13 @@ export async function buildRecord(
 ): Promise<{ record?: DesiredRecord; problems: FileProblem[] }> {
   const problems: FileProblem[] = [];
   const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
-    problems.push({ file: doc.file, line: (key && doc.frontMatterLines[key]) || 1, column: 1, message, severity });
+    problems.push({
+      file: doc.file,
+      line: (key && doc.frontMatterLines[key]) || 1,
+      column: 1,
+      message,
+      severity,
+    });
 
   const parsed = frontMatterSchema(doc.resource).safeParse(doc.frontMatter);
   if (!parsed.success) {
@@ -110,7 +116,13 @@ export async function buildRecord(
       break;
   }
 
-  const record: DesiredRecord = { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values };
+  const record: DesiredRecord = {
+    key: doc.key,
+    resource: doc.resource,
+    slug: doc.slug,
+    file: doc.file,
+    values,
+  };
   if (doc.resource === 'article' && typeof fm.category === 'string') {
     record.categorySlug = { slug: fm.category.normalize('NFC'), line: doc.frontMatterLines.category ?? 1 };
   }
@@ -133,7 +145,12 @@ export async function buildRecord(
     if (passThrough === true || (Array.isArray(passThrough) && passThrough.includes(key))) {
       values[key] = passedThrough(value, context.config.timezone);
     } else {
-      at(key, `front matter \`${key}\` is not sent to the CMS: list it in resources.${doc.resource}.passThrough in sync.config.ts to send it`, 'warning');
+      at(
+        key,
+        `front matter \`${key}\` is not sent to the CMS: list it in resources.${doc.resource}.passThrough in ` +
+          `sync.config.ts to send it`,
+        'warning',
+      );
     }
   }
 
@@ -144,7 +161,13 @@ export async function buildRecord(
     // syntax: most have none, and a run that renders nothing loads no Markdown code at all.
     if (templates !== false && (body.includes('{{') || body.includes('{%'))) {
       const { expandTemplates } = await import('../render/templates/expand-templates.js');
-      const expanded = expandTemplates(body, { file: doc.file, bodyLine: doc.bodyLine, site, shortcodes, dialect: templates });
+      const expanded = expandTemplates(body, {
+        file: doc.file,
+        bodyLine: doc.bodyLine,
+        site,
+        shortcodes,
+        dialect: templates,
+      });
       problems.push(...expanded.problems);
       body = expanded.text;
     }
@@ -154,23 +177,46 @@ export async function buildRecord(
     } catch (error) {
       // Over the time budget, or a worker's failure: this document fails, the run goes on.
       const message = error instanceof Error ? error.message : String(error);
-      problems.push({ file: doc.file, line: doc.bodyLine, column: 1, message: `the body could not be rendered: ${message}`, severity: 'error' });
+      problems.push({
+        file: doc.file,
+        line: doc.bodyLine,
+        column: 1,
+        message: `the body could not be rendered: ${message}`,
+        severity: 'error',
+      });
       return { problems };
     }
     for (const p of rendered.problems) {
-      problems.push({ file: doc.file, line: doc.bodyLine + p.line - 1, column: p.column, message: p.message, severity: p.severity });
+      problems.push({
+        file: doc.file,
+        line: doc.bodyLine + p.line - 1,
+        column: p.column,
+        message: p.message,
+        severity: p.severity,
+      });
     }
     const media: MediaSource[] = [];
     for (const image of rendered.images) {
       const resolved = await context.media.resolve(image.src, doc.absPath);
       if (resolved.ok) media.push(resolved.source);
-      else problems.push({ file: doc.file, line: doc.bodyLine + image.line - 1, column: image.column, message: resolved.message, severity: 'error' });
+      else
+        problems.push({
+          file: doc.file,
+          line: doc.bodyLine + image.line - 1,
+          column: image.column,
+          message: resolved.message,
+          severity: 'error',
+        });
     }
     record.html = packHtml(htmlField, rendered.html, media);
   }
   const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];
   record.input = {
-    hash: inputHash(doc.hash, pipelineFingerprint(context.config), local.map((m) => m.sha256)),
+    hash: inputHash(
+      doc.hash,
+      pipelineFingerprint(context.config),
+      local.map((m) => m.sha256),
+    ),
     media: local.map((m) => m.contentPath),
     fileSha: doc.hash,
   };
@@ -198,12 +244,15 @@ export function likelyTypo(key: string, known: ReadonlySet<string>): string | un
 /** Optimal string alignment distance (adjacent swaps count as one edit), capped above `limit`. */
 function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = d;
     }
   }
@@ -216,7 +265,12 @@ function editDistance(a: string, b: string, limit: number): number {
  */
 function passedThrough(value: unknown, timeZone: string): unknown {
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/.test(value)) {
+  if (
+    typeof value === 'string' &&
+    /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/.test(
+      value,
+    )
+  ) {
     const parsed = parseDate(value, timeZone);
     if ('iso' in parsed) return parsed.iso;
   }
@@ -229,7 +283,8 @@ function passedThrough(value: unknown, timeZone: string): unknown {
  */
 function dateOf(value: unknown, file: string, timeZone: string): string | undefined {
   const fromName = value === undefined ? dateFromFileName(path.posix.basename(file)) : undefined;
-  const parsed = value !== undefined ? parseDate(value, timeZone) : fromName && parseDate(fromName.date, timeZone);
+  const parsed =
+    value !== undefined ? parseDate(value, timeZone) : fromName && parseDate(fromName.date, timeZone);
   return parsed && 'iso' in parsed ? parsed.iso : undefined;
 }
 
@@ -242,8 +297,14 @@ const fingerprints = new WeakMap<Config, string>();
 export function pipelineFingerprint(config: Config): string {
   let fingerprint = fingerprints.get(config);
   if (!fingerprint) {
-    fingerprint = digest({ v: PIPELINE_VERSION, resources: config.resources, statusMap: config.statusMap, defaultSize: config.media.defaultSize, timezone: config.timezone,
-      markdown: templatesFingerprint(config) });
+    fingerprint = digest({
+      v: PIPELINE_VERSION,
+      resources: config.resources,
+      statusMap: config.statusMap,
+      defaultSize: config.media.defaultSize,
+      timezone: config.timezone,
+      markdown: templatesFingerprint(config),
+    });
     fingerprints.set(config, fingerprint);
   }
   return fingerprint;
@@ -256,7 +317,9 @@ export function pipelineFingerprint(config: Config): string {
 function templatesFingerprint(config: Config): unknown {
   const { templates, shortcodes, site } = config.markdown;
   const handlers = Object.entries(shortcodes).map(([name, fn]) => [name, digest(String(fn))]);
-  return templates === 'auto' && handlers.length === 0 && Object.keys(site).length === 0 ? undefined : { templates, handlers, site };
+  return templates === 'auto' && handlers.length === 0 && Object.keys(site).length === 0
+    ? undefined
+    : { templates, handlers, site };
 }
 
 /** The digest of a record's inputs (RecordInput.hash): file bytes, pipeline, images. */
@@ -277,6 +340,15 @@ export function reuseRecord(
   if (!entry?.input || entry.file !== doc.file) return undefined;
   const hashes = context.imageHashes;
   if (hashes.length !== entry.input.media.length || hashes.some((h) => h === undefined)) return undefined;
-  if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash) return undefined;
-  return { key: doc.key, resource: doc.resource, slug: doc.slug, file: doc.file, values: {}, input: { ...entry.input, fileSha: doc.hash }, unchangedSince: entry };
+  if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash)
+    return undefined;
+  return {
+    key: doc.key,
+    resource: doc.resource,
+    slug: doc.slug,
+    file: doc.file,
+    values: {},
+    input: { ...entry.input, fileSha: doc.hash },
+    unchangedSince: entry,
+  };
 }

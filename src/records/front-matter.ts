@@ -21,7 +21,8 @@ function buildSchemas(z: typeof Z): Schemas {
     const parsed = parseDate(value, 'UTC');
     if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
   });
-  const text = (name: string) => z.string({ error: (issue) => `\`${name}\` must be text, got ${got(issue.input)}` });
+  const text = (name: string) =>
+    z.string({ error: (issue) => `\`${name}\` must be text, got ${got(issue.input)}` });
   // Only a missing key is "required": `title: 5` is there, and is reported as what it is.
   const required = (name: string) =>
     z
@@ -33,7 +34,9 @@ function buildSchemas(z: typeof Z): Schemas {
       })
       .trim()
       .min(1, { error: `\`${name}\` must not be empty` });
-  const status = z.number({ error: '`status` must be a number (see statusMap in the config for draft/published)' }).int({ error: '`status` must be a whole number' });
+  const status = z
+    .number({ error: '`status` must be a number (see statusMap in the config for draft/published)' })
+    .int({ error: '`status` must be a whole number' });
   const draft = z.boolean({ error: '`draft` must be true or false' });
   /** Jekyll's `published: false` is a draft too. */
   const published = z.boolean({ error: '`published` must be true or false' });
@@ -82,10 +85,12 @@ function buildSchemas(z: typeof Z): Schemas {
 /** What a front matter value is, for messages: `a number (5)`, `a list`, `nothing`. */
 function got(value: unknown): string {
   if (value === null || value === undefined) return 'nothing (the key has no value)';
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'a date' : `a date (${value.toISOString().slice(0, 10)})`;
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? 'a date' : `a date (${value.toISOString().slice(0, 10)})`;
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping of keys';
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `a ${typeof value} (${String(value)})`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return `a ${typeof value} (${String(value)})`;
   return `a ${typeof value}`;
 }
 

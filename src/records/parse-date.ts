@@ -17,12 +17,16 @@ export const DATE_FORMATS_HINT =
 
 export function parseDate(value: unknown, timeZone: string): ParsedDate {
   if (value instanceof Date) {
-    return Number.isNaN(value.getTime()) ? { error: `is not a date: ${DATE_FORMATS_HINT}` } : { iso: value.toISOString() };
+    return Number.isNaN(value.getTime())
+      ? { error: `is not a date: ${DATE_FORMATS_HINT}` }
+      : { iso: value.toISOString() };
   }
-  if (typeof value !== 'string') return { error: `must be a date, got ${describe(value)}: ${DATE_FORMATS_HINT}` };
+  if (typeof value !== 'string')
+    return { error: `must be a date, got ${describe(value)}: ${DATE_FORMATS_HINT}` };
   const text = value.trim();
   const m = DATE_TIME.exec(text);
-  if (!m) return { error: `\`${text}\` is not a date cms-sync can read without guessing: ${DATE_FORMATS_HINT}` };
+  if (!m)
+    return { error: `\`${text}\` is not a date cms-sync can read without guessing: ${DATE_FORMATS_HINT}` };
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
   const year = Number(y);
   const month = Number(mo);
@@ -32,9 +36,14 @@ export function parseDate(value: unknown, timeZone: string): ParsedDate {
   const second = Number(s);
   if (month < 1 || month > 12) return { error: `\`${text}\` has no month ${month}: ${DATE_FORMATS_HINT}` };
   if (day < 1 || day > daysInMonth(year, month)) {
-    return { error: `\`${text}\` is not a day of the calendar (${monthName(month)} ${year} has ${daysInMonth(year, month)} days)` };
+    return {
+      error:
+        `\`${text}\` is not a day of the calendar (${monthName(month)} ${year} has ${daysInMonth(year, month)} ` +
+        `days)`,
+    };
   }
-  if (hour > 23 || minute > 59 || second > 59) return { error: `\`${text}\` is not a time of day: hours 00-23, minutes and seconds 00-59` };
+  if (hour > 23 || minute > 59 || second > 59)
+    return { error: `\`${text}\` is not a time of day: hours 00-23, minutes and seconds 00-59` };
   const ms = Math.floor(Number(`0.${frac || '0'}`) * 1000);
   const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
   if (zone !== undefined) {

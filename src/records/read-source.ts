@@ -5,7 +5,12 @@ import type { FileProblem } from '../errors.js';
 import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
-import { isDocumentFailure, readDocument, type KnownFiles, type SourceDocument } from '../source/read-document.js';
+import {
+  isDocumentFailure,
+  readDocument,
+  type KnownFiles,
+  type SourceDocument,
+} from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
@@ -50,19 +55,41 @@ export interface ScannedKeys {
  * content/ -> desired records. Files with errors are skipped and protected, never taken as
  * deleted; files whose inputs are those of the last write are taken from state unrendered.
  */
-export async function readSource(config: Config, options: ReadSourceOptions, state: State): Promise<SourceRead> {
+export async function readSource(
+  config: Config,
+  options: ReadSourceOptions,
+  state: State,
+): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
   const keyOfFile = new Map<string, string>();
   for (const key in state.records) keyOfFile.set(state.records[key]!.file, key);
   const known: KnownFiles = (file, hash) => {
     const key = keyOfFile.get(file);
-    return key !== undefined && state.records[key]!.input?.fileSha === hash ? { key, slug: key.slice(key.indexOf('/') + 1) } : undefined;
+    return key !== undefined && state.records[key]!.input?.fileSha === hash
+      ? { key, slug: key.slice(key.indexOf('/') + 1) }
+      : undefined;
   };
   const hashCache = openHashCache(config.stateDir);
-  const scan = await scanContent({ projectDir: config.projectDir, contentDir: config.contentDir, hashCache, limits: config.limits, ...(options.only ? { only: options.only } : {}), ...(options.overwriteDrift ? {} : { known }) });
-  options.onScanned?.({ claimed: new Set([...scan.documents, ...scan.unchanged].map((d) => d.key)), protectedKeys: scan.protectedKeys, failedFiles: scan.failedFiles });
-  const resolver = createMediaResolver({ projectDir: config.projectDir, contentDir: config.contentDir, canServeLocalFiles: options.canServeLocalFiles, hashCache });
+  const scan = await scanContent({
+    projectDir: config.projectDir,
+    contentDir: config.contentDir,
+    hashCache,
+    limits: config.limits,
+    ...(options.only ? { only: options.only } : {}),
+    ...(options.overwriteDrift ? {} : { known }),
+  });
+  options.onScanned?.({
+    claimed: new Set([...scan.documents, ...scan.unchanged].map((d) => d.key)),
+    protectedKeys: scan.protectedKeys,
+    failedFiles: scan.failedFiles,
+  });
+  const resolver = createMediaResolver({
+    projectDir: config.projectDir,
+    contentDir: config.contentDir,
+    canServeLocalFiles: options.canServeLocalFiles,
+    hashCache,
+  });
   const { onMedia } = options;
   const media: MediaResolver = onMedia
     ? {
@@ -82,18 +109,32 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
   const reused: DesiredRecord[] = [];
   // The record as state has it, if its file, images and pipeline are unchanged. Most records have
   // no local image: those are checked without waiting on anything (an await per record adds up).
-  const reuse = async (doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>): Promise<DesiredRecord | undefined> => {
+  const reuse = async (
+    doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
+  ): Promise<DesiredRecord | undefined> => {
     const entry = state.records[doc.key];
-    return reuseRecord(doc, entry, { config, imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))) });
+    return reuseRecord(doc, entry, {
+      config,
+      imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))),
+    });
   };
   for (const stub of scan.unchanged) {
     const entry = state.records[stub.key];
-    const record = entry?.input?.media.length ? await reuse(stub) : reuseRecord(stub, entry, { config, imageHashes: [] });
+    const record = entry?.input?.media.length
+      ? await reuse(stub)
+      : reuseRecord(stub, entry, { config, imageHashes: [] });
     if (record) {
       reused.push(record);
       continue;
     }
-    const doc = readDocument(stub.absPath, { projectDir: config.projectDir, resource: stub.resource, file: stub.file, hashCache, limits: config.limits, readPath: stub.readPath });
+    const doc = readDocument(stub.absPath, {
+      projectDir: config.projectDir,
+      resource: stub.resource,
+      file: stub.file,
+      hashCache,
+      limits: config.limits,
+      readPath: stub.readPath,
+    });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
       failedFiles.push(stub.file);
@@ -110,10 +151,21 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
     }
   }
   const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
-  const toRender = toBuild.filter((i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page').length;
-  const renderer = await createRenderer({ defaultSize: config.media.defaultSize, limits: config.limits, documents: toRender });
+  const toRender = toBuild.filter(
+    (i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page',
+  ).length;
+  const renderer = await createRenderer({
+    defaultSize: config.media.defaultSize,
+    limits: config.limits,
+    documents: toRender,
+  });
   const limit = pLimit(32);
-  const built: Array<{ key: string; file: string; record: DesiredRecord | undefined; problems: FileProblem[] }> = [];
+  const built: Array<{
+    key: string;
+    file: string;
+    record: DesiredRecord | undefined;
+    problems: FileProblem[];
+  }> = [];
   for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });
   await Promise.all(
     toBuild.map((i) =>
@@ -140,6 +192,11 @@ export async function readSource(config: Config, options: ReadSourceOptions, sta
   if (options.saveHashes) hashCache.save({ complete: !options.only?.length });
   desired.sort((a, b) => byCodeUnit(a.key, b.key));
   problems.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line);
-  return { counts: { documents: documentCount, rendered: renderer.count, hashed: hashCache.hashed }, desired, problems, failedFiles, protectedKeys: keys };
+  return {
+    counts: { documents: documentCount, rendered: renderer.count, hashed: hashCache.hashed },
+    desired,
+    problems,
+    failedFiles,
+    protectedKeys: keys,
+  };
 }
-

@@ -111,7 +111,10 @@ export function createClient(options: ClientOptions): CmsClient {
   };
   let ready: ExchangeContext | undefined;
   const contextOf = (): ExchangeContext =>
-    (ready ??= { ...base, ...(options.dispatcher ? { dispatcher: options.dispatcher, request: requestOnDispatcher } : openPool()) });
+    (ready ??= {
+      ...base,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher, request: requestOnDispatcher } : openPool()),
+    });
   const where = `The CMS at ${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   const slots = pLimit(settings.concurrency);
   const throttle = new Throttle({ rps: settings.rps, now, sleep: (ms) => sleep(ms) });
@@ -139,7 +142,12 @@ export function createClient(options: ClientOptions): CmsClient {
   // body; taking the token inside the slot means a token is spent only when the request really
   // goes out, so sends stay spaced even when slots free up in a burst. Backoff waits happen
   // outside the slot (in withRetries) so a sleeping retry does not block other calls.
-  const attempt = (request: ApiRequest, key: string | undefined, signal: AbortSignal | undefined, n: number) =>
+  const attempt = (
+    request: ApiRequest,
+    key: string | undefined,
+    signal: AbortSignal | undefined,
+    n: number,
+  ) =>
     slots(async () => {
       const action = `${request.resource}.${request.action}`;
       const ctx = contextOf();
@@ -158,7 +166,13 @@ export function createClient(options: ClientOptions): CmsClient {
       }
       stats.bytesSent += result.bytesSent;
       stats.bytesReceived += Buffer.byteLength(result.text);
-      emit({ type: 'response', action, attempt: n, httpStatus: result.statusCode, durationMs: now() - started });
+      emit({
+        type: 'response',
+        action,
+        attempt: n,
+        httpStatus: result.statusCode,
+        durationMs: now() - started,
+      });
       try {
         const data = interpret(result, request, ctx);
         throttle.speedUp();
@@ -206,7 +220,10 @@ export function createClient(options: ClientOptions): CmsClient {
   };
 
   // add, edit and upload carry their fields under `data` unless the CMS names it otherwise.
-  const withPayload = (request: ApiRequest, data: Record<string, unknown>): ApiRequest => ({ ...request, [wire.payloadKey]: data });
+  const withPayload = (request: ApiRequest, data: Record<string, unknown>): ApiRequest => ({
+    ...request,
+    [wire.payloadKey]: data,
+  });
 
   const isNotFound = (error: unknown) => error instanceof CmsRejectedError && error.httpStatus === 404;
 
@@ -224,7 +241,10 @@ export function createClient(options: ClientOptions): CmsClient {
       }
       const record = readRecord(data, resource, wire, id);
       if (record || isEmpty(data, resource, wire)) return record;
-      throw new CmsProtocolError(`Could not read the ${resource} record ${id} in the CMS's answer.`, undefined);
+      throw new CmsProtocolError(
+        `Could not read the ${resource} record ${id} in the CMS's answer.`,
+        undefined,
+      );
     },
 
     async add(resource, data, writeOptions = {}) {
@@ -254,7 +274,13 @@ export function createClient(options: ClientOptions): CmsClient {
     },
 
     async uploadFromUrl(fileUrl, extra = {}, writeOptions = {}) {
-      const answer = await call(withPayload({ resource: 'media', action: 'upload_from_url' }, { ...extra, [wire.uploadUrlField]: fileUrl }), writeOptions);
+      const answer = await call(
+        withPayload(
+          { resource: 'media', action: 'upload_from_url' },
+          { ...extra, [wire.uploadUrlField]: fileUrl },
+        ),
+        writeOptions,
+      );
       const id = readMediaId(answer, wire);
       if (id === undefined) {
         throw new CmsProtocolError(

@@ -7,7 +7,8 @@ export class CmsAuthError extends SyncError {
   constructor(httpStatus: number, serverMessage: string | undefined, options: { cause?: unknown } = {}) {
     super(
       'CMS_SYNC_AUTH',
-      `The CMS refused the request (HTTP ${httpStatus}): check the API token (CMS_API_TOKEN) and that the API is enabled in the dashboard settings.` +
+      `The CMS refused the request (HTTP ${httpStatus}): check the API token (CMS_API_TOKEN) and that the API is ` +
+        `enabled in the dashboard settings.` +
         quoteServer(serverMessage),
       options,
     );
@@ -27,7 +28,11 @@ export class CmsRejectedError extends SyncError {
     serverMessage: string | undefined,
     options: { cause?: unknown } = {},
   ) {
-    super('CMS_SYNC_REJECTED', `The CMS rejected ${what} (HTTP ${httpStatus}).${quoteServer(serverMessage)}`, options);
+    super(
+      'CMS_SYNC_REJECTED',
+      `The CMS rejected ${what} (HTTP ${httpStatus}).${quoteServer(serverMessage)}`,
+      options,
+    );
     this.name = 'CmsRejectedError';
     this.httpStatus = httpStatus;
     this.serverMessage = serverMessage;
@@ -74,7 +79,12 @@ export class CmsRetryBudgetError extends CmsRetryableError {
 export class CmsAmbiguousError extends SyncError {
   readonly idempotencyKey: string | undefined;
 
-  constructor(what: string, reason: string, idempotencyKey: string | undefined, options: { cause?: unknown } = {}) {
+  constructor(
+    what: string,
+    reason: string,
+    idempotencyKey: string | undefined,
+    options: { cause?: unknown } = {},
+  ) {
     super(
       'CMS_SYNC_AMBIGUOUS',
       `The connection to the CMS failed after ${what} was sent (${reason}): it may or may not have been carried out. ` +

@@ -88,7 +88,12 @@ export async function exchange(
       bodyTimeout: ctx.timeoutMs,
     });
     const text = await response.body.text();
-    return { statusCode: response.statusCode, headers: response.headers, text, bytesSent: Buffer.byteLength(body) };
+    return {
+      statusCode: response.statusCode,
+      headers: response.headers,
+      text,
+      bytesSent: Buffer.byteLength(body),
+    };
   } catch (error) {
     throw classifyTransportError(error, request, idempotencyKey, ctx.origin, signal);
   }
@@ -106,10 +111,14 @@ function classifyTransportError(
   if (code === undefined) return error;
   const what = describe(request);
   if (NOT_SENT.has(code)) {
-    return new CmsRetryableError(`Could not connect to the CMS at ${origin} (${code}).`, { reason: code, cause: error });
+    return new CmsRetryableError(`Could not connect to the CMS at ${origin} (${code}).`, {
+      reason: code,
+      cause: error,
+    });
   }
   if (MAYBE_SENT.has(code) || code.startsWith('HPE_')) {
-    if (NON_IDEMPOTENT.has(request.action)) return new CmsAmbiguousError(what, code, idempotencyKey, { cause: error });
+    if (NON_IDEMPOTENT.has(request.action))
+      return new CmsAmbiguousError(what, code, idempotencyKey, { cause: error });
     return new CmsRetryableError(`The connection to the CMS at ${origin} failed during ${what} (${code}).`, {
       reason: code,
       cause: error,
@@ -127,13 +136,16 @@ export function interpret(
   const { statusCode } = result;
   const envelope = parseJson(result.text);
   const serverMessage =
-    isObject(envelope) && typeof envelope.message === 'string' ? clip(redact(envelope.message, ctx.token)) : undefined;
+    isObject(envelope) && typeof envelope.message === 'string'
+      ? clip(redact(envelope.message, ctx.token))
+      : undefined;
   const what = describe(request);
 
   if (statusCode === 401 || statusCode === 403) throw new CmsAuthError(statusCode, serverMessage);
   if (RETRYABLE_STATUS.has(statusCode) || statusCode >= 500) {
     const statusText = STATUS_CODES[statusCode] ?? '';
-    const reason = `HTTP ${statusCode}${statusText ? ` ${statusText}` : ''}${serverMessage ? `: ${serverMessage}` : ''}`;
+    const said = serverMessage ? `: ${serverMessage}` : '';
+    const reason = `HTTP ${statusCode}${statusText ? ` ${statusText}` : ''}${said}`;
     const retryAfterMs = parseRetryAfter(result.headers['retry-after'], ctx.now());
     throw new CmsRetryableError(`The CMS answered ${what} with ${reason}.`, {
       reason,
@@ -144,7 +156,8 @@ export function interpret(
   if (envelope === undefined) {
     const snippet = clip(redact(result.text.trim(), ctx.token).replace(/\s+/g, ' '), 80);
     throw new CmsProtocolError(
-      `The CMS answered ${what} with HTTP ${statusCode} and a body that is not JSON (${snippet ? `"${snippet}"` : 'empty'}). ` +
+      `The CMS answered ${what} with HTTP ${statusCode} and a body that is not JSON ` +
+        `(${snippet ? `"${snippet}"` : 'empty'}). ` +
         `Check CMS_BASE_URL and that the API lives at ${ctx.path} (wire.endpointPath).`,
       statusCode,
     );
@@ -155,7 +168,8 @@ export function interpret(
       statusCode,
     );
   }
-  if (envelope.status === 'error' || statusCode >= 300) throw new CmsRejectedError(what, statusCode, serverMessage);
+  if (envelope.status === 'error' || statusCode >= 300)
+    throw new CmsRejectedError(what, statusCode, serverMessage);
   return envelope.data;
 }
 

@@ -9,7 +9,15 @@ export {
   type ListResult,
 } from './client.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
-export { DEFAULT_WIRE, MAX_PAGE_SIZE, readId, readListData, readMediaId, readRecord, type WireOptions } from './wire.js';
+export {
+  DEFAULT_WIRE,
+  MAX_PAGE_SIZE,
+  readId,
+  readListData,
+  readMediaId,
+  readRecord,
+  type WireOptions,
+} from './wire.js';
 export {
   CmsAmbiguousError,
   CmsAuthError,

@@ -1,13 +1,19 @@
 import type { Dispatcher, Pool } from 'undici';
 import { requireLater } from '../require-later.js';
 
-type RequestFunction = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+type RequestFunction = (
+  this: Dispatcher,
+  options: Dispatcher.RequestOptions,
+) => Promise<Dispatcher.ResponseData>;
 const poolFile = requireLater<typeof Pool>('undici/lib/dispatcher/pool.js');
 const requestFile = requireLater<RequestFunction>('undici/lib/api/api-request.js');
 const undici = requireLater<typeof import('undici')>('undici');
 
 /** undici's `request`, called on a dispatcher: what the client sends every exchange with. */
-export type RequestOn = (dispatcher: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+export type RequestOn = (
+  dispatcher: Dispatcher,
+  options: Dispatcher.RequestOptions,
+) => Promise<Dispatcher.ResponseData>;
 
 /** A dispatcher given by the caller (tests, a proxy), or undici loaded whole, brings its own `request`. */
 export const requestOnDispatcher: RequestOn = (dispatcher, options) => dispatcher.request(options);
@@ -30,8 +36,13 @@ export function loadPool(): LoadedPool {
   try {
     const PoolClass = poolFile();
     const request = requestFile();
-    if (typeof PoolClass !== 'function' || typeof request !== 'function') throw new TypeError('undici layout changed');
-    return { Pool: PoolClass, request: (dispatcher, options) => request.call(dispatcher, options), direct: true };
+    if (typeof PoolClass !== 'function' || typeof request !== 'function')
+      throw new TypeError('undici layout changed');
+    return {
+      Pool: PoolClass,
+      request: (dispatcher, options) => request.call(dispatcher, options),
+      direct: true,
+    };
   } catch {
     return { Pool: undici().Pool, request: requestOnDispatcher, direct: false };
   }

@@ -34,7 +34,12 @@ export type ClientEvent =
   | { type: 'request'; action: string; attempt: number }
   | { type: 'response'; action: string; attempt: number; httpStatus: number; durationMs: number }
   | { type: 'retry'; action: string; attempt: number; delayMs: number; reason: string }
-  | { type: 'rate-limited'; action: string; retryAfterMs: number | undefined; pausedUntil: number | undefined };
+  | {
+      type: 'rate-limited';
+      action: string;
+      retryAfterMs: number | undefined;
+      pausedUntil: number | undefined;
+    };
 
 export interface Settings {
   url: URL;
@@ -60,13 +65,15 @@ export function resolveOptions(options: ClientOptions): Settings {
       cause: error,
     });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('baseUrl', 'an http(s) URL', url.protocol);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid('baseUrl', 'an http(s) URL', url.protocol);
   if (typeof options.token !== 'string' || options.token === '') {
     // The value is not shown: it may be a token with a typo.
     throw new SyncError('CMS_SYNC_CONFIG', 'Expected `token` to be a non-empty string (set CMS_API_TOKEN).');
   }
   const concurrency = options.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw invalid('concurrency', 'an integer >= 1', concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw invalid('concurrency', 'an integer >= 1', concurrency);
   const rps = options.rps ?? 0;
   if (!Number.isFinite(rps) || rps < 0) throw invalid('rps', 'a number >= 0 (0 for no limit)', rps);
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -100,4 +107,3 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-

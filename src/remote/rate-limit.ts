@@ -67,7 +67,8 @@ export class Throttle {
 
   /** A request went through: creep back towards the ceiling. */
   speedUp(): void {
-    if (this.#rate < this.#ceiling) this.#setRate(this.#rate + RECOVERY_STEP > this.#ceiling ? this.#ceiling : this.#rate + RECOVERY_STEP);
+    if (this.#rate < this.#ceiling)
+      this.#setRate(this.#rate + RECOVERY_STEP > this.#ceiling ? this.#ceiling : this.#rate + RECOVERY_STEP);
   }
 
   /** Current requests-per-second ceiling (Infinity when none). */
@@ -122,7 +123,8 @@ export class Throttle {
     this.#nextAt = now + this.#intervalMs;
     if (this.#ceiling === Infinity) {
       this.#recentSends.push(now);
-      if (this.#recentSends.length > 4096) this.#recentSends = this.#recentSends.filter((t) => t >= now - OBSERVE_MS);
+      if (this.#recentSends.length > 4096)
+        this.#recentSends = this.#recentSends.filter((t) => t >= now - OBSERVE_MS);
     }
   }
 

@@ -32,7 +32,8 @@ export async function readAll(
   wire: WireOptions,
 ): Promise<ListResult> {
   const limit = wire.pageSize;
-  const fields = options.fields && !options.fields.includes('id') ? ['id', ...options.fields] : options.fields;
+  const fields =
+    options.fields && !options.fields.includes('id') ? ['id', ...options.fields] : options.fields;
   const records: RemoteRecord[] = [];
   const seen = new Set<number>();
   let total: number | undefined;

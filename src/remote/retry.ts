@@ -85,7 +85,10 @@ export interface RetryLoopOptions {
 }
 
 /** Runs `attempt` until it succeeds, throws something not retryable, or the policy gives up. */
-export async function withRetries<T>(attempt: (n: number) => Promise<T>, options: RetryLoopOptions): Promise<T> {
+export async function withRetries<T>(
+  attempt: (n: number) => Promise<T>,
+  options: RetryLoopOptions,
+): Promise<T> {
   const started = options.now();
   for (let n = 1; ; n++) {
     try {
@@ -115,10 +118,14 @@ function giveUp(
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'} over ${seconds(elapsedMs)}`;
   switch (decision.why) {
     case 'attempts':
-      return new CmsRetryBudgetError(`${target} did not answer successfully after ${tries} (last: ${last.reason}).`, last);
+      return new CmsRetryBudgetError(
+        `${target} did not answer successfully after ${tries} (last: ${last.reason}).`,
+        last,
+      );
     case 'retry-after-too-long':
       return new CmsRetryBudgetError(
-        `${target} asked to wait ${seconds(decision.delayMs ?? 0)} before trying again (Retry-After, ${last.reason}), ` +
+        `${target} asked to wait ${seconds(decision.delayMs ?? 0)} before trying again (Retry-After, ` +
+          `${last.reason}), ` +
           `longer than the ${seconds(policy.maxRetryAfterMs)} this client waits (sync.retry.maxRetryAfterMs). ` +
           'Try again later, or raise sync.retry.maxRetryAfterMs in sync.config.ts.',
         last,
@@ -126,7 +133,8 @@ function giveUp(
     case 'budget':
       return new CmsRetryBudgetError(
         `${target} did not answer successfully after ${tries} (last: ${last.reason}); ` +
-          `waiting another ${seconds(decision.delayMs ?? 0)} would exceed the retry budget of ${seconds(policy.budgetMs)} (sync.retry.budgetMs in sync.config.ts).`,
+          `waiting another ${seconds(decision.delayMs ?? 0)} would exceed the retry budget of ` +
+          `${seconds(policy.budgetMs)} (sync.retry.budgetMs in sync.config.ts).`,
         last,
       );
   }

@@ -17,7 +17,10 @@ export type Listings = Record<RecordResource, RemoteListing>;
  * Lists every record resource, page by page, all at once. With `fields`, only those fields are
  * asked for (a CMS that ignores `fields` just sends more).
  */
-export async function listAll(client: CmsClient, fieldsOf: (resource: RecordResource) => string[] | undefined = () => undefined): Promise<Listings> {
+export async function listAll(
+  client: CmsClient,
+  fieldsOf: (resource: RecordResource) => string[] | undefined = () => undefined,
+): Promise<Listings> {
   const listings = await Promise.all(
     RECORD_RESOURCES.map(async (resource) => {
       const fields = fieldsOf(resource);
@@ -27,10 +30,18 @@ export async function listAll(client: CmsClient, fieldsOf: (resource: RecordReso
         // Records added or removed while paging shift the pages: one re-read usually settles
         // it. If not, the listing stays incomplete and the plan deletes nothing.
         if (!listing.complete) listing = await read();
-        return [resource, { records: listing.records, complete: listing.complete, ...(fields ? { fields } : {}) }] as const;
+        return [
+          resource,
+          { records: listing.records, complete: listing.complete, ...(fields ? { fields } : {}) },
+        ] as const;
       } catch (error) {
         if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') throw error;
-        throw new SyncError('CMS_SYNC_RETRYABLE', `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ${(error as Error).message}`, { cause: error });
+        throw new SyncError(
+          'CMS_SYNC_RETRYABLE',
+          `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ` +
+            `${(error as Error).message}`,
+          { cause: error },
+        );
       }
     }),
   );
@@ -41,7 +52,12 @@ export async function listAll(client: CmsClient, fieldsOf: (resource: RecordReso
  * Replaces listed records by their full version where the plan needs every field: one `get`
  * each, or a full listing of the resource when that takes fewer requests.
  */
-export async function completeRecords(client: CmsClient, listings: Listings, wanted: ReadonlyMap<RecordResource, readonly number[]>, pageSize: number): Promise<void> {
+export async function completeRecords(
+  client: CmsClient,
+  listings: Listings,
+  wanted: ReadonlyMap<RecordResource, readonly number[]>,
+  pageSize: number,
+): Promise<void> {
   await Promise.all(
     [...wanted].map(async ([resource, ids]) => {
       const listing = listings[resource];

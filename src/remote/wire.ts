@@ -64,7 +64,11 @@ export const DEFAULT_WIRE: WireOptions = Object.freeze({
 export function resolveWire(partial: Partial<WireOptions> = {}): WireOptions {
   const wire: WireOptions = { ...DEFAULT_WIRE, ...stripUndefined(partial) };
   if (!Number.isInteger(wire.pageSize) || wire.pageSize < 1 || wire.pageSize > MAX_PAGE_SIZE) {
-    throw invalid('wire.pageSize', `an integer between 1 and ${MAX_PAGE_SIZE} (the API's maximum limit)`, wire.pageSize);
+    throw invalid(
+      'wire.pageSize',
+      `an integer between 1 and ${MAX_PAGE_SIZE} (the API's maximum limit)`,
+      wire.pageSize,
+    );
   }
   if (typeof wire.endpointPath !== 'string' || !wire.endpointPath.startsWith('/')) {
     throw invalid('wire.endpointPath', 'a path starting with `/`', wire.endpointPath);
@@ -83,11 +87,18 @@ export function resolveWire(partial: Partial<WireOptions> = {}): WireOptions {
 
 export function invalid(name: string, expected: string, got: unknown): SyncError {
   const shown = typeof got === 'string' ? got : JSON.stringify(got);
-  return new SyncError('CMS_SYNC_CONFIG', `Expected \`${name}\` to be ${expected}, got \`${shown}\` (${typeof got}).`);
+  return new SyncError(
+    'CMS_SYNC_CONFIG',
+    `Expected \`${name}\` to be ${expected}, got \`${shown}\` (${typeof got}).`,
+  );
 }
 
 /** Tolerant reading of a list's `data`: an array, or an object in which one property holds the array. */
-export function readListData(data: unknown, resource: string, wire: WireOptions): { items: unknown[]; total?: number } {
+export function readListData(
+  data: unknown,
+  resource: string,
+  wire: WireOptions,
+): { items: unknown[]; total?: number } {
   if (data === null || data === undefined) return { items: [] };
   if (Array.isArray(data)) return { items: data };
   if (!isObject(data)) throw unreadableList(data, resource, wire);

@@ -13,7 +13,8 @@ const PLACEHOLDER = new RegExp(`(<dynamic-block data-id=")${PLACEHOLDER_PREFIX}(
 export function bindMedia(html: string, ids: readonly number[]): string {
   return html.replace(PLACEHOLDER, (_match, open: string, index: string, close: string) => {
     const id = ids[Number(index)];
-    if (id === undefined) throw new RangeError(`bindMedia: no media id for image ${index} (${ids.length} ids given)`);
+    if (id === undefined)
+      throw new RangeError(`bindMedia: no media id for image ${index} (${ids.length} ids given)`);
     return `${open}${id}${close}`;
   });
 }

@@ -20,7 +20,7 @@ export function checkMarkdownLimits(markdown: string, limits: MarkdownLimits): R
   let paragraphLine = 0;
   let markers = 0;
   let line = 0;
-  for (let start = 0; start <= markdown.length; ) {
+  for (let start = 0; start <= markdown.length;) {
     let end = markdown.indexOf('\n', start);
     if (end === -1) end = markdown.length;
     const text = markdown.slice(start, end);

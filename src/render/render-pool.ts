@@ -12,7 +12,8 @@ export interface RenderJob {
   limits?: MarkdownLimits | undefined;
 }
 
-export type RenderReply = { id: number; result: RenderResult } | { id: number; error: string } | { ready: true };
+export type RenderReply =
+  { id: number; result: RenderResult } | { id: number; error: string } | { ready: true };
 
 export interface RenderPool {
   render(markdown: string): Promise<RenderResult>;
@@ -100,7 +101,10 @@ export function createRenderPool(options: {
   };
 
   const spawn = (): Slot => {
-    const worker = new Worker(workerUrl, options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {});
+    const worker = new Worker(
+      workerUrl,
+      options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {},
+    );
     const slot: Slot = { worker, queue: [], ready: false, gone: false };
     worker.on('message', (reply: RenderReply) => {
       if (slot.gone) return;
@@ -166,7 +170,9 @@ export class WorkerDiedError extends Error {
 /** A document that took longer to render than the budget allows; its worker was replaced. */
 export class RenderBudgetError extends Error {
   constructor(readonly budgetMs: number) {
-    super(`rendering took longer than the budget of ${budgetMs} ms and was stopped; ${raiseHint('renderBudgetMs')}`);
+    super(
+      `rendering took longer than the budget of ${budgetMs} ms and was stopped; ${raiseHint('renderBudgetMs')}`,
+    );
     this.name = 'RenderBudgetError';
   }
 }

@@ -6,7 +6,10 @@ import type { RenderJob, RenderReply } from './render-pool.js';
 parentPort?.on('message', (job: RenderJob) => {
   let reply: RenderReply;
   try {
-    reply = { id: job.id, result: renderMarkdown(job.markdown, { defaultSize: job.defaultSize, limits: job.limits }) };
+    reply = {
+      id: job.id,
+      result: renderMarkdown(job.markdown, { defaultSize: job.defaultSize, limits: job.limits }),
+    };
   } catch (error) {
     reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };
   }

@@ -42,7 +42,12 @@ export async function createRenderer(options: {
   let pool: Promise<{ pool: RenderPool; WorkerDiedError: PoolModule['WorkerDiedError'] }> | undefined;
   const openPool = (size?: number) =>
     (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => ({
-      pool: createRenderPool({ defaultSize, limits, budgetMs: limits.renderBudgetMs, ...(size ? { size } : {}) }),
+      pool: createRenderPool({
+        defaultSize,
+        limits,
+        budgetMs: limits.renderBudgetMs,
+        ...(size ? { size } : {}),
+      }),
       WorkerDiedError,
     })));
   const pooled = async (md: string) => {

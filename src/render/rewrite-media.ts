@@ -79,7 +79,12 @@ function readImage(node: Element, media: MediaCollector): ImageRef | undefined {
   const src = stringProperty(node, 'src');
   if (!src) {
     const what = kind === 'html' ? '<img> has no src attribute' : 'image has no source';
-    media.problems.push({ line, column, message: `${what}; give it the path or URL of the image`, severity: 'error' });
+    media.problems.push({
+      line,
+      column,
+      message: `${what}; give it the path or URL of the image`,
+      severity: 'error',
+    });
     return undefined;
   }
   const alt = stringProperty(node, 'alt') ?? '';
@@ -109,7 +114,12 @@ function mediaBlock(index: number, size: ImageSize): Element {
   return {
     type: 'element',
     tagName: 'dynamic-block',
-    properties: { dataId: `${PLACEHOLDER_PREFIX}${index}`, dataType: 'media', dataSize: size, contentEditable: 'false' },
+    properties: {
+      dataId: `${PLACEHOLDER_PREFIX}${index}`,
+      dataType: 'media',
+      dataSize: size,
+      contentEditable: 'false',
+    },
     children: [],
   };
 }

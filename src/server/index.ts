@@ -100,7 +100,9 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
   checkOptions(options);
   const log = options.log ?? (() => {});
   const host = options.host ?? '127.0.0.1';
-  const { token, tokenFile } = options.token ? { token: options.token, tokenFile: undefined } : await ensureLocalToken(options.dataDir);
+  const { token, tokenFile } = options.token
+    ? { token: options.token, tokenFile: undefined }
+    : await ensureLocalToken(options.dataDir);
 
   const claim = await claimDataDir(options.dataDir);
   let store: RecordStore;
@@ -160,12 +162,18 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
       stats: () => stats,
       resetStats,
       authorize: (req) => checkBearer(req.headers.authorization, token),
-      checkHost: createHostCheck({ boundHost: host, port: () => port, allowedHosts: options.allowedHosts ?? [] }),
+      checkHost: createHostCheck({
+        boundHost: host,
+        port: () => port,
+        allowedHosts: options.allowedHosts ?? [],
+      }),
       log,
     }),
   );
   guardConnections(server, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS, timeouts);
-  server.on('checkExpectation', (_req, res) => sendError(res, 417, 'Only "Expect: 100-continue" is supported.'));
+  server.on('checkExpectation', (_req, res) =>
+    sendError(res, 417, 'Only "Expect: 100-continue" is supported.'),
+  );
 
   try {
     port = await listen(server, options.port ?? 0, host);
@@ -200,8 +208,15 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const hint = error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use; pick another with --port (0 = any free port)` : error.message;
-      reject(new SyncError('CMS_SYNC_SERVER', `The local CMS could not listen on ${host}:${port}: ${hint}.`, { cause: error }));
+      const hint =
+        error.code === 'EADDRINUSE'
+          ? `port ${port} on ${host} is already in use; pick another with --port (0 = any free port)`
+          : error.message;
+      reject(
+        new SyncError('CMS_SYNC_SERVER', `The local CMS could not listen on ${host}:${port}: ${hint}.`, {
+          cause: error,
+        }),
+      );
     });
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
@@ -210,9 +225,15 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 function checkOptions(options: LocalCmsOptions): void {
   const problems: string[] = [];
   const check = (name: string, value: number | undefined, ok: (v: number) => boolean, expected: string) => {
-    if (value !== undefined && !(Number.isFinite(value) && ok(value))) problems.push(`Expected \`${name}\` to be ${expected}, got \`${value}\` (${typeof value})`);
+    if (value !== undefined && !(Number.isFinite(value) && ok(value)))
+      problems.push(`Expected \`${name}\` to be ${expected}, got \`${value}\` (${typeof value})`);
   };
-  check('port', options.port, (v) => Number.isInteger(v) && v >= 0 && v <= 65535, 'an integer from 0 to 65535');
+  check(
+    'port',
+    options.port,
+    (v) => Number.isInteger(v) && v >= 0 && v <= 65535,
+    'an integer from 0 to 65535',
+  );
   check('rps', options.rps, (v) => v > 0, 'a number > 0');
   check('latencyMs', options.latencyMs, (v) => v >= 0, 'a number >= 0');
   check('failRate', options.failRate, (v) => v >= 0 && v <= 1, 'a probability from 0 to 1');
@@ -226,7 +247,10 @@ function checkOptions(options: LocalCmsOptions): void {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   if (timeouts.headersMs > timeouts.requestMs) {
     const [headers, request] = [timeouts.headersMs, timeouts.requestMs];
-    problems.push(`Expected \`timeouts.headersMs\` (${headers}) to be at most \`timeouts.requestMs\` (${request})`);
+    problems.push(
+      `Expected \`timeouts.headersMs\` (${headers}) to be at most \`timeouts.requestMs\` (${request})`,
+    );
   }
-  if (problems.length > 0) throw new SyncError('CMS_SYNC_CONFIG', `Invalid local CMS options: ${problems.join('; ')}.`);
+  if (problems.length > 0)
+    throw new SyncError('CMS_SYNC_CONFIG', `Invalid local CMS options: ${problems.join('; ')}.`);
 }

@@ -32,5 +32,14 @@ export function logWrite(stats: ServerStats, entry: WriteLogEntry, limit = WRITE
 }
 
 export function emptyStats(): ServerStats {
-  return { requests: 0, byAction: {}, writes: 0, rateLimited: 0, earlyAfterRetryAfter: 0, failed: 0, dropped: 0, writeLog: [] };
+  return {
+    requests: 0,
+    byAction: {},
+    writes: 0,
+    rateLimited: 0,
+    earlyAfterRetryAfter: 0,
+    failed: 0,
+    dropped: 0,
+    writeLog: [],
+  };
 }

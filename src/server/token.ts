@@ -6,7 +6,9 @@ import { fsyncDirectory, tempPathFor } from './storage/atomic-write.js';
 export const TOKEN_FILE = 'token';
 
 /** The token kept in `<dataDir>/token`, or undefined if the local CMS never made one. */
-export async function readLocalToken(dataDir: string): Promise<{ token: string; tokenFile: string } | undefined> {
+export async function readLocalToken(
+  dataDir: string,
+): Promise<{ token: string; tokenFile: string } | undefined> {
   const tokenFile = join(dataDir, TOKEN_FILE);
   try {
     const token = (await readFile(tokenFile, 'utf8')).trim();

@@ -10,7 +10,13 @@ const MEDIA_EXTENSION = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i')
  * `4913` probe has no extension, so it is never a document or media file anyway.
  */
 export function isIgnoredName(name: string): boolean {
-  return name.startsWith('.') || name.startsWith('#') || name.startsWith('~$') || name.endsWith('~') || name.endsWith('#');
+  return (
+    name.startsWith('.') ||
+    name.startsWith('#') ||
+    name.startsWith('~$') ||
+    name.endsWith('~') ||
+    name.endsWith('#')
+  );
 }
 
 export function isIgnoredFolder(name: string): boolean {
@@ -47,7 +53,10 @@ export function toPosixRelative(from: string, absPath: string): string {
 /** Whether `absPath` is `root` or below it (both absolute and resolved; no file system access). */
 export function isInside(root: string, absPath: string): boolean {
   const relative = path.relative(root, absPath);
-  return relative === '' || (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative));
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
 }
 
 /** Why a slug cannot be used, or undefined if it can. */
@@ -57,6 +66,7 @@ export function slugProblem(slug: string): string | undefined {
   if (slug === '.' || slug === '..') return `is "${slug}", which names a folder, not a record`;
   // A newline, NUL or escape in a slug ends up in URLs, file names and terminal output.
   const control = /\p{Cc}/u.exec(slug);
-  if (control) return `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  if (control)
+    return `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   return undefined;
 }

@@ -1,8 +1,7 @@
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export type DecodeResult =
-  | { ok: true; text: string }
-  | { ok: false; line: number; column: number; message: string };
+  { ok: true; text: string } | { ok: false; line: number; column: number; message: string };
 
 /**
  * Decodes a Markdown file: UTF-8 only (a Latin-1 file would otherwise turn into mojibake in
@@ -38,7 +37,9 @@ function invalidUtf8(bytes: Uint8Array): DecodeResult {
     ok: false,
     line: lines.length,
     column: (lines[lines.length - 1] ?? '').length + 1,
-    message: `file is not valid UTF-8 (byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} here is not part of a UTF-8 character); save the file with UTF-8 encoding`,
+    message:
+      `file is not valid UTF-8 (byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} here is not part ` +
+      `of a UTF-8 character); save the file with UTF-8 encoding`,
   };
 }
 

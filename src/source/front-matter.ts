@@ -8,7 +8,10 @@ import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './li
 const matter = requireLater<typeof matterType>('gray-matter');
 const yaml = requireLater<typeof yamlType>('yaml');
 
-type FrontMatterLimits = Pick<ContentLimits, 'maxFrontMatterBytes' | 'maxFrontMatterKeys' | 'maxYamlAliases' | 'maxNestingDepth'>;
+type FrontMatterLimits = Pick<
+  ContentLimits,
+  'maxFrontMatterBytes' | 'maxFrontMatterKeys' | 'maxYamlAliases' | 'maxNestingDepth'
+>;
 
 export interface FrontMatter {
   data: Record<string, unknown>;
@@ -52,7 +55,11 @@ class PositionedError extends Error {
  */
 function matterOptions(limits: FrontMatterLimits) {
   return {
-    engines: { js: refuseJavaScript, javascript: refuseJavaScript, yaml: { parse: (text: string) => parseYaml(text, limits) } },
+    engines: {
+      js: refuseJavaScript,
+      javascript: refuseJavaScript,
+      yaml: { parse: (text: string) => parseYaml(text, limits) },
+    },
   };
 }
 
@@ -67,7 +74,8 @@ function parseYaml(text: string, limits: FrontMatterLimits): object {
   const deep = nestingOf(text, limits.maxNestingDepth);
   if (deep) {
     throw new PositionedError(
-      `front matter is nested about ${deep.depth} deep here (lists and mappings inside one another), more than the limit of ${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+      `front matter is nested about ${deep.depth} deep here (lists and mappings inside one another), more than the ` +
+        `limit of ${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
       deep.line,
       1,
     );
@@ -77,7 +85,9 @@ function parseYaml(text: string, limits: FrontMatterLimits): object {
   if (first) {
     const at = first.linePos?.[0];
     const reason =
-      first.code === 'DUPLICATE_KEY' ? 'duplicated mapping key' : first.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
+      first.code === 'DUPLICATE_KEY'
+        ? 'duplicated mapping key'
+        : first.message.replace(/ at line \d+, column \d+[\s\S]*$/, '');
     throw new PositionedError(`front matter is not valid YAML: ${reason}`, at?.line ?? 1, at?.col ?? 1);
   }
   const contents = doc.contents;
@@ -85,7 +95,8 @@ function parseYaml(text: string, limits: FrontMatterLimits): object {
     const extra = contents.items[limits.maxFrontMatterKeys]?.key;
     const offset = yaml().isNode(extra) && extra.range ? extra.range[0] : 0;
     throw new PositionedError(
-      `front matter has ${contents.items.length} keys, more than the limit of ${limits.maxFrontMatterKeys}; ${raiseHint('maxFrontMatterKeys')}`,
+      `front matter has ${contents.items.length} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
+        `${raiseHint('maxFrontMatterKeys')}`,
       lineAt(text, offset),
       1,
     );
@@ -104,7 +115,8 @@ function parseYaml(text: string, limits: FrontMatterLimits): object {
       },
     });
     throw new PositionedError(
-      `front matter expands its YAML aliases (*name) beyond the limit of ${limits.maxYamlAliases} uses; ${raiseHint('maxYamlAliases')}`,
+      `front matter expands its YAML aliases (*name) beyond the limit of ${limits.maxYamlAliases} uses; ` +
+        `${raiseHint('maxYamlAliases')}`,
       lineAt(text, offset),
       1,
     );
@@ -155,7 +167,10 @@ function lineAt(text: string, offset: number): number {
 const SUPPORTED_LANGUAGES = new Set(['', 'yaml', 'yml', 'json']);
 
 /** Splits LF-normalized, BOM-free text into front matter and body. */
-export function parseFrontMatter(text: string, limits: FrontMatterLimits = DEFAULT_LIMITS): FrontMatter | FrontMatterError {
+export function parseFrontMatter(
+  text: string,
+  limits: FrontMatterLimits = DEFAULT_LIMITS,
+): FrontMatter | FrontMatterError {
   // `---` followed by more dashes is a thematic break, not front matter (gray-matter agrees).
   if (!text.startsWith('---') || text[3] === '-') {
     return { data: {}, lines: {}, body: text, bodyLine: 1 };
@@ -166,17 +181,24 @@ export function parseFrontMatter(text: string, limits: FrontMatterLimits = DEFAU
     return {
       line: 1,
       column: 4,
-      message: 'JavaScript front matter (---js) is refused: cms-sync never runs code from content files. Write the front matter in YAML (---) instead',
+      message:
+        'JavaScript front matter (---js) is refused: cms-sync never runs code from content files. Write the front ' +
+        'matter in YAML (---) instead',
     };
   }
   if (!SUPPORTED_LANGUAGES.has(language)) {
-    return { line: 1, column: 4, message: `front matter language "${language}" is not supported; use YAML (---) or JSON (---json)` };
+    return {
+      line: 1,
+      column: 4,
+      message: `front matter language "${language}" is not supported; use YAML (---) or JSON (---json)`,
+    };
   }
   if (firstLineEnd === -1 || text.indexOf('\n---', firstLineEnd) === -1) {
     return {
       line: 1,
       column: 1,
-      message: 'front matter opened with --- on line 1 is never closed; add a line with --- after the last key',
+      message:
+        'front matter opened with --- on line 1 is never closed; add a line with --- after the last key',
     };
   }
 
@@ -190,7 +212,9 @@ export function parseFrontMatter(text: string, limits: FrontMatterLimits = DEFAU
     return {
       line: 1,
       column: 1,
-      message: `front matter is ${formatBytes(headEnd)}, over the limit of ${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
+      message:
+        `front matter is ${formatBytes(headEnd)}, over the limit of ` +
+        `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
       ...slugHint(text),
     };
   }
@@ -215,7 +239,9 @@ export function parseFrontMatter(text: string, limits: FrontMatterLimits = DEFAU
     return {
       line: 1,
       column: 1,
-      message: `front matter has ${keyCount} keys, more than the limit of ${limits.maxFrontMatterKeys}; ${raiseHint('maxFrontMatterKeys')}`,
+      message:
+        `front matter has ${keyCount} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
+        `${raiseHint('maxFrontMatterKeys')}`,
     };
   }
   // Whatever gray-matter left after the delimiter (text on the `---` line itself) starts the body.
@@ -231,11 +257,22 @@ export function parseFrontMatter(text: string, limits: FrontMatterLimits = DEFAU
 
 function positionOf(error: unknown, text: string, language: string): FrontMatterError {
   if (error instanceof RefusedEngine) {
-    return { line: 1, column: 4, message: 'JavaScript front matter is refused: cms-sync never runs code from content files' };
+    return {
+      line: 1,
+      column: 4,
+      message: 'JavaScript front matter is refused: cms-sync never runs code from content files',
+    };
   }
-  if (error instanceof PositionedError) return { line: error.line, column: error.column, message: error.message };
+  if (error instanceof PositionedError)
+    return { line: error.line, column: error.column, message: error.message };
   if (error instanceof RangeError) {
-    return { line: 1, column: 1, message: 'front matter is nested too deeply to be read (lists or mappings inside one another by the thousand); flatten it' };
+    return {
+      line: 1,
+      column: 1,
+      message:
+        'front matter is nested too deeply to be read (lists or mappings inside one another by the thousand); ' +
+        'flatten it',
+    };
   }
   const mark = (error as { mark?: { line?: unknown; column?: unknown } }).mark;
   const reason = (error as { reason?: unknown }).reason;
@@ -277,7 +314,9 @@ function keyLines(head: string, keys: readonly string[], json: boolean): Record<
   const wanted = new Set(keys);
   const lines = new Map<string, number>();
   const rows = head.split('\n');
-  const keyPattern = json ? /^\s*"((?:[^"\\]|\\.)*)"\s*:/ : /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"-][^#]*?|-[^\s#][^#]*?))[ \t]*:(?:[ \t]|$)/;
+  const keyPattern = json
+    ? /^\s*"((?:[^"\\]|\\.)*)"\s*:/
+    : /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"-][^#]*?|-[^\s#][^#]*?))[ \t]*:(?:[ \t]|$)/;
   for (let i = 1; i < rows.length; i++) {
     const m = keyPattern.exec(rows[i]!);
     if (!m) continue;

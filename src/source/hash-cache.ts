@@ -73,11 +73,18 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
         }
       }
       if (!dirty) return;
-      // A cache: written whole through a rename so it is never torn, not fsynced (losing it costs one read of each file).
+      // A cache: written whole through a rename so it is never torn, not fsynced (losing it costs
+      // one read of each file).
       try {
         mkdirSync(stateDir, { recursive: true });
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(temp, JSON.stringify({ version: 1, files: Object.fromEntries([...entries].sort(([a], [b]) => byCodeUnit(a, b))) }));
+        writeFileSync(
+          temp,
+          JSON.stringify({
+            version: 1,
+            files: Object.fromEntries([...entries].sort(([a], [b]) => byCodeUnit(a, b))),
+          }),
+        );
         renameSync(temp, file);
         dirty = false;
       } catch {

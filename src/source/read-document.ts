@@ -63,7 +63,10 @@ export interface ReadDocumentOptions {
   projectDir: string;
   resource: RecordResource;
   known?: KnownFiles | undefined;
-  /** Where the sha256 of files whose stat has not changed is kept: such a file is not even read when `known` knows it. */
+  /**
+   * Where the sha256 of files whose stat has not changed is kept: such a file is not even read
+   * when `known` knows it.
+   */
   hashCache?: HashCache | undefined;
   /** `absPath` relative to projectDir with forward slashes, when the caller has it already. */
   file?: string;
@@ -81,9 +84,18 @@ export interface ReadDocumentOptions {
  * readFileSync is much faster than fs/promises (no file-handle and thread-pool round trips per
  * file), and nothing else needs the event loop meanwhile.
  */
-export function readDocument(absPath: string, options: ReadDocumentOptions & { known?: undefined }): SourceDocument | DocumentFailure;
-export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure;
-export function readDocument(absPath: string, options: ReadDocumentOptions): SourceDocument | UnparsedDocument | DocumentFailure {
+export function readDocument(
+  absPath: string,
+  options: ReadDocumentOptions & { known?: undefined },
+): SourceDocument | DocumentFailure;
+export function readDocument(
+  absPath: string,
+  options: ReadDocumentOptions,
+): SourceDocument | UnparsedDocument | DocumentFailure;
+export function readDocument(
+  absPath: string,
+  options: ReadDocumentOptions,
+): SourceDocument | UnparsedDocument | DocumentFailure {
   const file = options.file ?? toPosixRelative(options.projectDir, absPath);
   const { known, hashCache } = options;
   let stashed: Stats | undefined;
@@ -97,24 +109,58 @@ export function readDocument(absPath: string, options: ReadDocumentOptions): Sou
     if (stat.size > limits.maxFileBytes) return tooBig(file, options.resource, stat.size, limits);
     const cached = hashCache?.get(file, stat);
     const unchanged = cached && known?.(file, cached);
-    if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, readPath: options.readPath, hash: cached };
+    if (unchanged)
+      return {
+        unparsed: true,
+        key: unchanged.key,
+        resource: options.resource,
+        slug: unchanged.slug,
+        file,
+        absPath,
+        readPath: options.readPath,
+        hash: cached,
+      };
     bytes = readFileSync(source);
     // It grew between the stat and the read.
     if (bytes.length > limits.maxFileBytes) return tooBig(file, options.resource, bytes.length, limits);
     if (hashCache) stashed = stat;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return failure(file, options.resource, [], 1, 1, `file could not be read (${code}); check that it exists and is readable`);
+    return failure(
+      file,
+      options.resource,
+      [],
+      1,
+      1,
+      `file could not be read (${code}); check that it exists and is readable`,
+    );
   }
   const hash = sha256(bytes);
   if (stashed) hashCache!.set(file, stashed, hash);
   const unchanged = known?.(file, hash);
-  if (unchanged) return { unparsed: true, key: unchanged.key, resource: options.resource, slug: unchanged.slug, file, absPath, readPath: options.readPath, hash };
+  if (unchanged)
+    return {
+      unparsed: true,
+      key: unchanged.key,
+      resource: options.resource,
+      slug: unchanged.slug,
+      file,
+      absPath,
+      readPath: options.readPath,
+      hash,
+    };
   return parseDocument(bytes, { file, absPath, resource: options.resource, limits }, hash);
 }
 
-function tooBig(file: string, resource: RecordResource, size: number, limits: ContentLimits): DocumentFailure {
-  const message = `file is ${formatBytes(size)}, over the limit of ${formatBytes(limits.maxFileBytes)} for a Markdown file; split it into several documents, or ${raiseHint('maxFileBytes')}`;
+function tooBig(
+  file: string,
+  resource: RecordResource,
+  size: number,
+  limits: ContentLimits,
+): DocumentFailure {
+  const message =
+    `file is ${formatBytes(size)}, over the limit of ${formatBytes(limits.maxFileBytes)} for a ` +
+    `Markdown file; split it into several documents, or ${raiseHint('maxFileBytes')}`;
   return failure(file, resource, [], 1, 1, message);
 }
 
@@ -131,20 +177,42 @@ export function parseDocument(
 
   const parsed = parseFrontMatter(decoded.text, limits);
   if ('message' in parsed) {
-    return failure(file, resource, parsed.slugHint ? [parsed.slugHint] : [], parsed.line, parsed.column, parsed.message);
+    return failure(
+      file,
+      resource,
+      parsed.slugHint ? [parsed.slugHint] : [],
+      parsed.line,
+      parsed.column,
+      parsed.message,
+    );
   }
 
   const declared = parsed.data['slug'];
   if (declared !== undefined && typeof declared !== 'string') {
     const got = declared === null ? 'nothing' : `a ${declared instanceof Date ? 'date' : typeof declared}`;
     const hint = typeof declared === 'number' ? [String(declared)] : [];
-    return failure(file, resource, hint, parsed.lines['slug'] ?? 1, 1, `\`slug\` must be a string, got ${got}; quote it: slug: "${String(declared)}"`);
+    return failure(
+      file,
+      resource,
+      hint,
+      parsed.lines['slug'] ?? 1,
+      1,
+      `\`slug\` must be a string, got ${got}; quote it: slug: "${String(declared)}"`,
+    );
   }
   const slug = (declared ?? documentStem(absPath)).normalize('NFC');
   const invalid = slugProblem(slug);
   if (invalid) {
     const origin = declared === undefined ? 'the file name' : '`slug`';
-    return failure(file, resource, [], parsed.lines['slug'] ?? 1, 1, `the slug from ${origin} ${invalid}; a slug needs at least one visible character, no "/" and no control characters, and cannot be "." or ".."`);
+    return failure(
+      file,
+      resource,
+      [],
+      parsed.lines['slug'] ?? 1,
+      1,
+      `the slug from ${origin} ${invalid}; a slug needs at least one visible character, no "/" and no control ` +
+        `characters, and cannot be "." or ".."`,
+    );
   }
 
   const body = new PackedText(parsed.body);
@@ -164,7 +232,9 @@ export function parseDocument(
   };
 }
 
-export function isDocumentFailure(result: SourceDocument | UnparsedDocument | DocumentFailure): result is DocumentFailure {
+export function isDocumentFailure(
+  result: SourceDocument | UnparsedDocument | DocumentFailure,
+): result is DocumentFailure {
   return 'problems' in result;
 }
 

@@ -38,7 +38,10 @@ export interface ScanResult {
   documents: SourceDocument[];
   /** Files `known` recognised as unchanged since the last write: hashed, not parsed. Sorted by key. */
   unchanged: UnparsedDocument[];
-  /** Files that exist but could not be read/parsed or were rejected: their remote records must never be treated as deleted. */
+  /**
+   * Files that exist but could not be read/parsed or were rejected: their remote records must
+   * never be treated as deleted.
+   */
   failedFiles: string[];
   /** Keys claimed by failed files when they can be known (e.g. the file-name stem key), also to be protected. */
   protectedKeys: string[];
@@ -52,7 +55,10 @@ export interface ScanOptions {
   projectDir: string;
   /** Absolute path of content/. */
   contentDir: string;
-  /** Globs matched against paths relative to contentDir, e.g. "articles/**"; a glob naming a folder selects all below it. */
+  /**
+   * Globs matched against paths relative to contentDir, e.g. "articles/**"; a glob naming a
+   * folder selects all below it.
+   */
   only?: string[];
   /** Files whose bytes are those of the last write need not be parsed (see UnparsedDocument). */
   known?: KnownFiles;
@@ -61,7 +67,6 @@ export interface ScanOptions {
   /** Per-file limits (config `limits`). */
   limits?: ContentLimits | undefined;
 }
-
 
 /**
  * Reads every document under content/. Layout (CONTRACT §1): `.md`/`.markdown` files anywhere
@@ -80,7 +85,10 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const results: ReturnType<typeof readDocument>[] = [];
   for (const [i, p] of toRead.entries()) {
     const { resource, file, readPath } = p;
-    results.push(p.refused ?? readDocument(p.absPath, { projectDir, resource, file, known, hashCache, limits, readPath }));
+    results.push(
+      p.refused ??
+        readDocument(p.absPath, { projectDir, resource, file, known, hashCache, limits, readPath }),
+    );
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
@@ -127,13 +135,18 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     documents,
     unchanged,
     failedFiles: failedFiles.sort(compare),
-    protectedKeys: [...protectedKeys].filter((k) => slugProblem(k.slice(k.indexOf('/') + 1)) === undefined).sort(compare),
+    protectedKeys: [...protectedKeys]
+      .filter((k) => slugProblem(k.slice(k.indexOf('/') + 1)) === undefined)
+      .sort(compare),
     problems,
     mediaFiles,
   };
 }
 
-function duplicateProblem(doc: SourceDocument | UnparsedDocument, claimants: ReadonlyArray<SourceDocument | UnparsedDocument>): FileProblem {
+function duplicateProblem(
+  doc: SourceDocument | UnparsedDocument,
+  claimants: ReadonlyArray<SourceDocument | UnparsedDocument>,
+): FileProblem {
   const others = claimants.filter((d) => d !== doc).map((d) => d.file);
   const fromSlug = !('unparsed' in doc) && Object.hasOwn(doc.frontMatterLines, 'slug');
   return {
@@ -187,7 +200,8 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
   const links: PendingLink[] = [];
   // Relative paths are built while walking, not computed per file with path.relative which is slow over many files.
   const contentInProject = toPosixRelative(projectDir, contentDir);
-  const inProject = (inContent: string) => (contentInProject === '' ? inContent : `${contentInProject}/${inContent}`);
+  const inProject = (inContent: string) =>
+    contentInProject === '' ? inContent : `${contentInProject}/${inContent}`;
   const root = await realpath(contentDir).catch(() => contentDir);
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = await readEntries(dir, prefix === '');
@@ -201,7 +215,8 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
         continue;
       }
       if (entry.isDirectory()) {
-        if (!isIgnoredFolder(entry.name)) subfolders.push(walk(absPath, `${inContent}/`, `${real}${path.sep}${entry.name}`, here));
+        if (!isIgnoredFolder(entry.name))
+          subfolders.push(walk(absPath, `${inContent}/`, `${real}${path.sep}${entry.name}`, here));
         continue;
       }
       if (!entry.isFile()) continue;
@@ -209,7 +224,13 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
       if (!resource) continue;
       const readPath = dir === real ? undefined : `${real}${path.sep}${entry.name}`;
-      documentPaths.push({ absPath, file: inProject(inContent), inContent, resource, ...(readPath ? { readPath } : {}) });
+      documentPaths.push({
+        absPath,
+        file: inProject(inContent),
+        inContent,
+        resource,
+        ...(readPath ? { readPath } : {}),
+      });
     }
     await Promise.all(subfolders);
   };
@@ -224,7 +245,13 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
     if (resource && severity === 'error') {
       const stem = documentStem(link.inContent);
       const claimedKeys = slugProblem(stem) === undefined ? [`${resource}/${stem}`] : [];
-      documentPaths.push({ absPath: link.absPath, file, inContent: link.inContent, resource, refused: { problems: [problem], claimedKeys } });
+      documentPaths.push({
+        absPath: link.absPath,
+        file,
+        inContent: link.inContent,
+        resource,
+        refused: { problems: [problem], claimedKeys },
+      });
     } else problems.push({ inContent: link.inContent, problem });
   };
   while (links.length > 0) {
@@ -237,7 +264,8 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
       real = await realpath(link.absPath);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      if (isDocument) refuse(link, 'error', `is a symbolic link that leads nowhere (${code}); fix the link or remove it`);
+      if (isDocument)
+        refuse(link, 'error', `is a symbolic link that leads nowhere (${code}); fix the link or remove it`);
       continue;
     }
     const info = await stat(real).catch(() => undefined);
@@ -248,7 +276,8 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
         refuse(
           link,
           'error',
-          `is a symbolic link to ${real}, a ${what} outside content/: cms-sync never reads anything outside content/; ` +
+          `is a symbolic link to ${real}, a ${what} outside content/: cms-sync never reads anything outside ` +
+            `content/; ` +
             `move the ${what} into content/ or replace the link with a copy`,
         );
       }
@@ -257,12 +286,20 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
     if (info?.isDirectory()) {
       if (isIgnoredFolder(name)) continue;
       if (link.chain.some((folder) => isInside(real, folder))) {
-        refuse(link, 'warning', 'is a symbolic link to a folder that contains it (a loop), so it is not followed; remove the link');
+        refuse(
+          link,
+          'warning',
+          'is a symbolic link to a folder that contains it (a loop), so it is not followed; remove the link',
+        );
         continue;
       }
       const already = followed.get(real);
       if (already !== undefined) {
-        refuse(link, 'warning', `is a symbolic link to the folder already read through ${inProject(already)}, so it is not followed again`);
+        refuse(
+          link,
+          'warning',
+          `is a symbolic link to the folder already read through ${inProject(already)}, so it is not followed again`,
+        );
         continue;
       }
       followed.set(real, link.inContent);
@@ -272,7 +309,14 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
     if (!info?.isFile()) continue;
     if (isMediaName(name)) mediaFiles.push(inProject(link.inContent));
     const resource = isDocument ? resourceOfPath(link.inContent) : undefined;
-    if (resource) documentPaths.push({ absPath: link.absPath, file: inProject(link.inContent), inContent: link.inContent, resource, readPath: real });
+    if (resource)
+      documentPaths.push({
+        absPath: link.absPath,
+        file: inProject(link.inContent),
+        inContent: link.inContent,
+        resource,
+        readPath: real,
+      });
   }
   documentPaths.sort((a, b) => compare(a.inContent, b.inContent));
   return { documentPaths, mediaFiles: mediaFiles.sort(compare), problems };
@@ -285,8 +329,17 @@ async function readEntries(dir: string, isRoot: boolean): Promise<Dirent[]> {
     const code = (error as NodeJS.ErrnoException).code;
     if (isRoot && code === 'ENOENT') {
       // An absent content/ must not read as "every file was deleted".
-      throw new SyncError('CMS_SYNC_INPUT', `No content folder at ${dir}. Create content/ with articles/, pages/, ... or run in the project directory (--cwd).`, { cause: error });
+      throw new SyncError(
+        'CMS_SYNC_INPUT',
+        `No content folder at ${dir}. Create content/ with articles/, pages/, ... or run in the project directory ` +
+          `(--cwd).`,
+        { cause: error },
+      );
     }
-    throw new SyncError('CMS_SYNC_INPUT', `The folder ${dir} could not be listed (${code ?? 'unknown error'}).`, { cause: error });
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `The folder ${dir} could not be listed (${code ?? 'unknown error'}).`,
+      { cause: error },
+    );
   }
 }

@@ -278,7 +278,9 @@ async function procMounted(): Promise<boolean> {
 
 let ownStart: Promise<number | undefined> | undefined;
 function ownStartTime(): Promise<number | undefined> {
-  ownStart ??= readProcStat(process.pid).then((stat) => (typeof stat === 'object' ? stat.startTime : undefined));
+  ownStart ??= readProcStat(process.pid).then((stat) =>
+    typeof stat === 'object' ? stat.startTime : undefined,
+  );
   return ownStart;
 }
 

@@ -2,7 +2,14 @@ import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
-import { readStateFile, writeFileAtomic, writeStateFile, type MediaEntry, type State, type StateRecord } from './state-file.js';
+import {
+  readStateFile,
+  writeFileAtomic,
+  writeStateFile,
+  type MediaEntry,
+  type State,
+  type StateRecord,
+} from './state-file.js';
 import type { FileStamp } from '../file-stamp.js';
 import { writeStateIndex } from './state-index.js';
 
@@ -22,7 +29,12 @@ export type JournalEntry =
   | Intent;
 
 /** A write about to be sent; it stays open until a record or media line confirms it. */
-export type Intent = { t: 'intent'; key: string; op: 'add' | 'edit' | 'delete' | 'upload'; idempotencyKey: string } & IntentDetail;
+export type Intent = {
+  t: 'intent';
+  key: string;
+  op: 'add' | 'edit' | 'delete' | 'upload';
+  idempotencyKey: string;
+} & IntentDetail;
 
 /**
  * What an edit was about to send, so that a run that died before its answer can be told apart
@@ -63,7 +75,10 @@ export class StateStore {
   }
 
   static async open(stateDir: string, target: string): Promise<StateStore> {
-    const { state, existed, made, indexed, retargeted, leftoverLocal } = await readStateFile(stateDir, target);
+    const { state, existed, made, indexed, retargeted, leftoverLocal } = await readStateFile(
+      stateDir,
+      target,
+    );
     if (existed) await checkAgainstLastUsed(stateDir, state);
     const intents = new Map<string, Intent[]>();
     const replayed = leftoverLocal ? 0 : replay(state, await readJournal(stateDir, state, existed), intents);
@@ -74,7 +89,10 @@ export class StateStore {
   }
 
   /** A state that is never written: for `plan`, which writes nothing anywhere. */
-  static async readOnly(stateDir: string, target: string): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
+  static async readOnly(
+    stateDir: string,
+    target: string,
+  ): Promise<{ state: State; openIntents: Map<string, Intent[]> }> {
     const { state, existed, leftoverLocal } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
     const openIntents = new Map<string, Intent[]>();
@@ -82,7 +100,12 @@ export class StateStore {
     return { state, openIntents };
   }
 
-  async intend(key: string, op: 'add' | 'edit' | 'delete' | 'upload', idempotencyKey: string, detail: IntentDetail = {}): Promise<void> {
+  async intend(
+    key: string,
+    op: 'add' | 'edit' | 'delete' | 'upload',
+    idempotencyKey: string,
+    detail: IntentDetail = {},
+  ): Promise<void> {
     const intent: Intent = { t: 'intent', key, op, idempotencyKey, ...detail };
     this.openIntents.set(key, [...(this.openIntents.get(key) ?? []), intent]);
     await this.#append(intent);
@@ -108,14 +131,21 @@ export class StateStore {
       // the digests (see state-index.ts). Only a run that writes nothing does: writing the index
       // takes time that runs that write state.json (in CI, every run from a fresh clone) would
       // pay for an index the next state.json makes stale.
-      if (this.#unindexed) writeStateIndex(this.stateDir, this.state, { stamp: this.#unindexed.stamp, sha: this.#unindexed.sha() });
+      if (this.#unindexed)
+        writeStateIndex(this.stateDir, this.state, {
+          stamp: this.#unindexed.stamp,
+          sha: this.#unindexed.sha(),
+        });
       this.#unindexed = undefined;
       return;
     }
     this.#unindexed = undefined;
     this.state.serial += 1;
     await writeStateFile(this.stateDir, this.state);
-    await writeFileAtomic(path.join(this.stateDir, LAST_USED_FILE), `${JSON.stringify({ lineage: this.state.lineage, serial: this.state.serial })}\n`);
+    await writeFileAtomic(
+      path.join(this.stateDir, LAST_USED_FILE),
+      `${JSON.stringify({ lineage: this.state.lineage, serial: this.state.serial })}\n`,
+    );
     await this.#handle?.close();
     this.#handle = undefined;
     // Writes still unconfirmed (this run never got to them) stay on record for the next run.
@@ -123,7 +153,10 @@ export class StateStore {
     if (this.openIntents.size === 0) await rm(file, { force: true });
     else {
       const header: JournalEntry = { t: 'header', lineage: this.state.lineage, serial: this.state.serial };
-      await writeFileAtomic(file, [header, ...[...this.openIntents.values()].flat()].map((e) => JSON.stringify(e)).join('\n') + '\n');
+      await writeFileAtomic(
+        file,
+        [header, ...[...this.openIntents.values()].flat()].map((e) => JSON.stringify(e)).join('\n') + '\n',
+      );
     }
     this.#dirty = false;
   }
@@ -152,7 +185,10 @@ export class StateStore {
       await mkdir(this.stateDir, { recursive: true });
       this.#handle = await open(path.join(this.stateDir, JOURNAL_FILE), 'a');
       // The header ties the journal to the state it extends (see readJournal).
-      if ((await this.#handle.stat()).size === 0) lines.unshift(JSON.stringify({ t: 'header', lineage: this.state.lineage, serial: this.state.serial }));
+      if ((await this.#handle.stat()).size === 0)
+        lines.unshift(
+          JSON.stringify({ t: 'header', lineage: this.state.lineage, serial: this.state.serial }),
+        );
     }
     await this.#handle.write(`${lines.join('\n')}\n`);
     await this.#handle.datasync();
@@ -190,10 +226,21 @@ async function readJournal(stateDir: string, state: State, stateExisted: boolean
     state.serial = header.serial;
   }
   if (header && header.lineage !== state.lineage) {
-    throw new SyncError('CMS_SYNC_STATE', `${file} belongs to another state than state.json (lineage ${header.lineage}, not ${state.lineage}): state.json was replaced by one from elsewhere. Restore the right state.json, or delete both files to adopt records by slug.`, { exitCode: 3 });
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} belongs to another state than state.json (lineage ${header.lineage}, not ${state.lineage}): ` +
+        `state.json was replaced by one from elsewhere. Restore the right state.json, or delete both files to adopt ` +
+        `records by slug.`,
+      { exitCode: 3 },
+    );
   }
   if (header && header.serial > state.serial) {
-    throw new SyncError('CMS_SYNC_STATE', `state.json (serial ${state.serial}) is older than its journal (serial ${header.serial}): it was replaced by an older copy. Restore the newest state.json, or delete both files to adopt records by slug.`, { exitCode: 3 });
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `state.json (serial ${state.serial}) is older than its journal (serial ${header.serial}): it was replaced by ` +
+        `an older copy. Restore the newest state.json, or delete both files to adopt records by slug.`,
+      { exitCode: 3 },
+    );
   }
   if (header && header.serial < state.serial) return [];
   return entries;
@@ -220,16 +267,30 @@ function apply(state: State, entry: Exclude<JournalEntry, { t: 'intent' | 'heade
 async function checkAgainstLastUsed(stateDir: string, state: State): Promise<void> {
   let last: { lineage: string; serial: number };
   try {
-    last = JSON.parse(await readFile(path.join(stateDir, LAST_USED_FILE), 'utf8')) as { lineage: string; serial: number };
+    last = JSON.parse(await readFile(path.join(stateDir, LAST_USED_FILE), 'utf8')) as {
+      lineage: string;
+      serial: number;
+    };
   } catch {
     return;
   }
   const file = path.join(stateDir, 'state.json');
   const escape = `If that is intended, delete ${path.join(stateDir, LAST_USED_FILE)} and run again.`;
   if (last.lineage !== state.lineage) {
-    throw new SyncError('CMS_SYNC_STATE', `${file} comes from another project or history (lineage ${state.lineage}) than the one this checkout last used (${last.lineage}). ${escape}`, { exitCode: 3 });
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} comes from another project or history (lineage ${state.lineage}) than the one this checkout last used ` +
+        `(${last.lineage}). ${escape}`,
+      { exitCode: 3 },
+    );
   }
   if (state.serial < last.serial) {
-    throw new SyncError('CMS_SYNC_STATE', `${file} is an older copy (serial ${state.serial}) than the one this checkout last saved (serial ${last.serial}): using it would forget records written since. Restore the newest state.json (e.g. from git). ${escape}`, { exitCode: 3 });
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} is an older copy (serial ${state.serial}) than the one this checkout last saved (serial ` +
+        `${last.serial}): using it would forget records written since. Restore the newest state.json (e.g. from ` +
+        `git). ${escape}`,
+      { exitCode: 3 },
+    );
   }
 }

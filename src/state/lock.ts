@@ -67,7 +67,10 @@ export async function unlockState(stateDir: string, options: { force: boolean })
   return (await removeClaimIf(file, found.id)) ? { outcome: 'removed', found } : { outcome: 'changed' };
 }
 
-function refusedUnlockMessage(file: string, found: Extract<ClaimInspection, { state: 'held' | 'unreadable' }>): string {
+function refusedUnlockMessage(
+  file: string,
+  found: Extract<ClaimInspection, { state: 'held' | 'unreadable' }>,
+): string {
   const force = 'run `cms-sync unlock --force`.';
   if (found.state === 'unreadable') {
     return (

@@ -92,8 +92,11 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
     // if the index cannot stand for them, or once a digest is needed.
     read = readStamped(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: emptyState(target), existed: false, indexed: false };
-    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { state: emptyState(target), existed: false, indexed: false };
+    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const { bytes, stats } = read;
   // Called at most once: by the index on first use of a digest, or right here. The bytes stay
@@ -116,12 +119,19 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
   if (state.target !== target) {
     throw new SyncError(
       'CMS_SYNC_STATE',
-      `${file} belongs to the CMS at ${withoutCredentials(state.target)}, but this run targets ${target}. Its ids mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
+      `${file} belongs to the CMS at ${withoutCredentials(state.target)}, but this run targets ${target}. Its ids ` +
+        `mean nothing there: use another stateDir for this target, or delete the state to adopt records by slug.`,
       { exitCode: 3 },
     );
   }
   const made = { stamp: stampOf(stats), sha: shaOfBytes };
-  return { state, existed: true, made, indexed: indexed !== undefined, ...(retargeted ? { retargeted } : {}) };
+  return {
+    state,
+    existed: true,
+    made,
+    indexed: indexed !== undefined,
+    ...(retargeted ? { retargeted } : {}),
+  };
 }
 
 /** Files that travel with a state.json: they describe that state and no other. */
@@ -144,7 +154,10 @@ export async function moveLocalState(fromDir: string, toDir: string): Promise<bo
   }
   if (parsed?.target !== LOCAL_STATE_TARGET) return false;
   await mkdir(toDir, { recursive: true });
-  const taken = await stat(path.join(toDir, STATE_FILE)).then(() => true, () => false);
+  const taken = await stat(path.join(toDir, STATE_FILE)).then(
+    () => true,
+    () => false,
+  );
   await rename(file, path.join(toDir, taken ? 'state.moved.json' : STATE_FILE));
   for (const name of STATE_COMPANIONS) {
     const companion = path.join(fromDir, name);
@@ -179,11 +192,25 @@ function parseState(file: string, text: string): State {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new SyncError('CMS_SYNC_STATE', `${file} is not valid JSON (${(error as Error).message}). Restore it from git, or delete it: the next run then adopts existing records by slug.`, { cause: error });
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} is not valid JSON (${(error as Error).message}). Restore it from git, or delete it: the next run then ` +
+        `adopts existing records by slug.`,
+      { cause: error },
+    );
   }
   const state = parsed as State;
-  if (state?.version !== 1 || typeof state.lineage !== 'string' || typeof state.records !== 'object' || typeof state.media !== 'object') {
-    throw new SyncError('CMS_SYNC_STATE', `${file} is not a cms-sync state file (version 1). Restore it from git, or delete it: the next run then adopts existing records by slug.`);
+  if (
+    state?.version !== 1 ||
+    typeof state.lineage !== 'string' ||
+    typeof state.records !== 'object' ||
+    typeof state.media !== 'object'
+  ) {
+    throw new SyncError(
+      'CMS_SYNC_STATE',
+      `${file} is not a cms-sync state file (version 1). Restore it from git, or delete it: the next run then adopts ` +
+        `existing records by slug.`,
+    );
   }
   return state;
 }

@@ -31,7 +31,11 @@ type Digests = 'source' | 'remote';
  * cache: written whole through a rename so it is never torn, not fsynced; a failure (read-only
  * checkout, full disk) only makes the next run read state.json in full.
  */
-export function writeStateIndex(stateDir: string, state: State, made: { stamp: FileStamp; sha: string }): void {
+export function writeStateIndex(
+  stateDir: string,
+  state: State,
+  made: { stamp: FileStamp; sha: string },
+): void {
   const records: Record<string, unknown> = {};
   for (const key in state.records) {
     // Every field but the digests, in their order (without reading the digests: on a record read
@@ -65,7 +69,11 @@ export function writeStateIndex(stateDir: string, state: State, made: { stamp: F
  * state.json parsed once: they stay own, enumerable properties (JSON.stringify, spreads and
  * stableJson see them as values), and assigning one replaces it as on any object.
  */
-export function readIndexedState(stateDir: string, file: { stats: Stats; sha: () => string }, parseFull: () => State): State | undefined {
+export function readIndexedState(
+  stateDir: string,
+  file: { stats: Stats; sha: () => string },
+  parseFull: () => State,
+): State | undefined {
   let text: string;
   let written: number;
   let header: IndexHeader;
@@ -78,7 +86,8 @@ export function readIndexedState(stateDir: string, file: { stats: Stats; sha: ()
     return undefined;
   }
   const { stats } = file;
-  if (header?.version !== 1 || !Array.isArray(header.stat) || !sameStamp(header.stat, stats)) return undefined;
+  if (header?.version !== 1 || !Array.isArray(header.stat) || !sameStamp(header.stat, stats))
+    return undefined;
   const racy = !(stats.mtimeMs < written && stats.ctimeMs < written);
   if (racy && header.sha !== file.sha()) return undefined;
   let state: State;
@@ -87,7 +96,13 @@ export function readIndexedState(stateDir: string, file: { stats: Stats; sha: ()
   } catch {
     return undefined;
   }
-  if (state?.version !== 1 || typeof state.lineage !== 'string' || !isObject(state.records) || !isObject(state.media)) return undefined;
+  if (
+    state?.version !== 1 ||
+    typeof state.lineage !== 'string' ||
+    !isObject(state.records) ||
+    !isObject(state.media)
+  )
+    return undefined;
   const { records, media } = state;
   for (const identity in media) if (typeof media[identity]?.id !== 'number') return undefined;
   const keyOf = new WeakMap<StateRecord, string>();
@@ -97,7 +112,11 @@ export function readIndexedState(stateDir: string, file: { stats: Stats; sha: ()
     const found = full.records[keyOf.get(record)!];
     // Cannot happen for an index made from this very state.json; say so rather than hand out
     // digests that are not there.
-    if (!found) throw new Error(`${STATE_INDEX_FILE} names a record that state.json does not have: delete ${path.join(stateDir, STATE_INDEX_FILE)}`);
+    if (!found)
+      throw new Error(
+        `${STATE_INDEX_FILE} names a record that state.json does not have: delete ` +
+          `${path.join(stateDir, STATE_INDEX_FILE)}`,
+      );
     return found;
   };
   // One getter and setter per field for all records (not a closure per record): the records keep

@@ -5,7 +5,12 @@ import { formatProblem, type FileProblem } from '../errors.js';
  * on every save of another file: a problem printed by the previous pass is printed again only
  * when its file is among the files saved since.
  */
-export function createRepeatFilter(): { forPass(saved: ReadonlySet<string>): { show(problem: FileProblem): boolean; done(problems: readonly FileProblem[]): void } } {
+export function createRepeatFilter(): {
+  forPass(saved: ReadonlySet<string>): {
+    show(problem: FileProblem): boolean;
+    done(problems: readonly FileProblem[]): void;
+  };
+} {
   let shownLastPass = new Set<string>();
   return {
     forPass(saved) {

@@ -9,7 +9,13 @@ import type { Batch, PassOutcome } from './sync-loop.js';
 import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
 
 /** Run-level failures no retry can fix: the watcher stops (exit 1). Anything else is retried. */
-const FATAL: ReadonlySet<ErrorCode> = new Set(['CMS_SYNC_AUTH', 'CMS_SYNC_API_DISABLED', 'CMS_SYNC_CONFIG', 'CMS_SYNC_STATE', 'CMS_SYNC_LOCKED']);
+const FATAL: ReadonlySet<ErrorCode> = new Set([
+  'CMS_SYNC_AUTH',
+  'CMS_SYNC_API_DISABLED',
+  'CMS_SYNC_CONFIG',
+  'CMS_SYNC_STATE',
+  'CMS_SYNC_LOCKED',
+]);
 
 export interface PassContext {
   session: Session;
@@ -25,14 +31,20 @@ export interface PassContext {
  * not take it as deleted. So once a pass has gone through, only a pass holding a reported removal
  * (chokidar reports one after the file stayed gone 100 ms) runs with --prune.
  */
-export function watchPasses(ctx: PassContext): (batch: Batch, info: { retryInMs: number }) => Promise<PassOutcome> {
+export function watchPasses(
+  ctx: PassContext,
+): (batch: Batch, info: { retryInMs: number }) => Promise<PassOutcome> {
   let first = true;
   let caughtUp = false;
   return async (batch, { retryInMs }) => {
     const trigger = first ? 'start' : batch.size === 0 ? 'retry' : 'change';
     first = false;
     const mayDelete = !caughtUp || [...batch.values()].includes('unlink');
-    const outcome = await runPass({ ...ctx, flags: mayDelete ? ctx.flags : { ...ctx.flags, prune: false } }, batch, { trigger, retryInMs });
+    const outcome = await runPass(
+      { ...ctx, flags: mayDelete ? ctx.flags : { ...ctx.flags, prune: false } },
+      batch,
+      { trigger, retryInMs },
+    );
     if (outcome === 'ok') caughtUp = true;
     return outcome;
   };
@@ -44,17 +56,36 @@ export function watchPasses(ctx: PassContext): (batch: Batch, info: { retryInMs:
  * those whose input hash changed, so a pass costs a read + hash of content/, one listing of the
  * CMS, and the writes for what changed.
  */
-export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: SyncLine['trigger']; retryInMs: number }): Promise<PassOutcome> {
+export async function runPass(
+  ctx: PassContext,
+  batch: Batch,
+  info: { trigger: SyncLine['trigger']; retryInMs: number },
+): Promise<PassOutcome> {
   const { session, io } = ctx;
   const started = performance.now();
   const writesBefore = session.client.stats.writes;
   const contentPrefix = `${toPosixRelative(session.config.projectDir, session.config.contentDir)}/`;
-  const inContent = (file: string) => (file.startsWith(contentPrefix) ? file.slice(contentPrefix.length) : file);
+  const inContent = (file: string) =>
+    file.startsWith(contentPrefix) ? file.slice(contentPrefix.length) : file;
   const files = [...batch.keys()].sort();
   const pass = ctx.repeats.forPass(new Set(files.map((f) => contentPrefix + f)));
   // To tell a rename (same key, new file) from an unchanged record.
-  const filesBefore = new Map(Object.entries(session.store?.state.records ?? {}).map(([key, entry]) => [key, entry.file]));
-  const line: SyncLine = { at: new Date(), trigger: info.trigger, files, changes: [], uploads: [], documents: 0, rendered: 0, writes: 0, ms: 0, errorFiles: [], problems: [] };
+  const filesBefore = new Map(
+    Object.entries(session.store?.state.records ?? {}).map(([key, entry]) => [key, entry.file]),
+  );
+  const line: SyncLine = {
+    at: new Date(),
+    trigger: info.trigger,
+    files,
+    changes: [],
+    uploads: [],
+    documents: 0,
+    rendered: 0,
+    writes: 0,
+    ms: 0,
+    errorFiles: [],
+    problems: [],
+  };
 
   let report: SyncReport | undefined;
   let outcome: PassOutcome = 'ok';
@@ -71,7 +102,13 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
   }
   line.ms = performance.now() - started;
   line.writes = session.client.stats.writes - writesBefore;
-  line.problems = (report?.problems ?? []).map((p) => ({ file: inContent(p.file), line: p.line, column: p.column, severity: p.severity, message: p.message }));
+  line.problems = (report?.problems ?? []).map((p) => ({
+    file: inContent(p.file),
+    line: p.line,
+    column: p.column,
+    severity: p.severity,
+    message: p.message,
+  }));
 
   if (report) {
     line.documents = report.source.documents;
@@ -81,15 +118,28 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
     const everything = info.trigger === 'start';
     for (const change of report.plan.changes) {
       const file = inContent(change.file);
-      const described = describeChange(change, file, { everything, inBatch: batch.has(file), removed: batch.get(file) === 'unlink', fileBefore: filesBefore.get(change.key) });
+      const described = describeChange(change, file, {
+        everything,
+        inBatch: batch.has(file),
+        removed: batch.get(file) === 'unlink',
+        fileBefore: filesBefore.get(change.key),
+      });
       if (described) line.changes.push({ action: change.action, key: change.key, file, ...described });
     }
-    line.uploads = report.plan.uploads.map((u) => (u.source.kind === 'file' ? inContent(u.source.file) : u.source.kind === 'url' ? u.source.url : u.source.identity));
+    line.uploads = report.plan.uploads.map((u) =>
+      u.source.kind === 'file'
+        ? inContent(u.source.file)
+        : u.source.kind === 'url'
+          ? u.source.url
+          : u.source.identity,
+    );
     if (report.plan.abort) line.abort = report.plan.abort;
   }
   const errorFiles = new Set<string>();
-  for (const p of line.problems) if (p.severity === 'error' && (info.trigger === 'start' || batch.has(p.file))) errorFiles.add(p.file);
-  for (const failure of report?.result?.failures ?? []) if (failure.file) errorFiles.add(inContent(failure.file));
+  for (const p of line.problems)
+    if (p.severity === 'error' && (info.trigger === 'start' || batch.has(p.file))) errorFiles.add(p.file);
+  for (const failure of report?.result?.failures ?? [])
+    if (failure.file) errorFiles.add(inContent(failure.file));
   line.errorFiles = [...errorFiles].sort();
 
   writeLine(io.stdout, ctx.flags.json ? syncLineJson(line) : formatSyncLine(line));
@@ -101,7 +151,11 @@ export async function runPass(ctx: PassContext, batch: Batch, info: { trigger: S
  * records stay so pass after pass: they are named when their file is in the batch (a removed
  * file kept without --prune, a drifted record saved again), not on every save of another file.
  */
-function describeChange(change: Change, file: string, where: { everything: boolean; inBatch: boolean; removed: boolean; fileBefore: string | undefined }): { symbol: string; note?: string } | undefined {
+function describeChange(
+  change: Change,
+  file: string,
+  where: { everything: boolean; inBatch: boolean; removed: boolean; fileBefore: string | undefined },
+): { symbol: string; note?: string } | undefined {
   switch (change.action) {
     case 'create':
       return { symbol: '+' };
@@ -112,9 +166,13 @@ function describeChange(change: Change, file: string, where: { everything: boole
     case 'adopt':
       return { symbol: '=' };
     case 'unchanged':
-      return where.fileBefore !== undefined && where.fileBefore !== change.file ? { symbol: '>', note: `now from ${file}` } : undefined;
+      return where.fileBefore !== undefined && where.fileBefore !== change.file
+        ? { symbol: '>', note: `now from ${file}` }
+        : undefined;
     case 'drift':
-      return where.everything || where.inBatch ? { symbol: '!', note: `${change.kind.replaceAll('-', ' ')}, left alone (see --overwrite-drift)` } : undefined;
+      return where.everything || where.inBatch
+        ? { symbol: '!', note: `${change.kind.replaceAll('-', ' ')}, left alone (see --overwrite-drift)` }
+        : undefined;
     case 'keep':
       return where.everything || where.removed ? { symbol: '·', note: `kept: ${change.reason}` } : undefined;
     default:

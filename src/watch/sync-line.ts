@@ -17,7 +17,13 @@ export interface SyncLine {
   ms: number;
   /** Files, relative to content/, whose problems or failed writes were printed above. */
   errorFiles: string[];
-  problems: Array<{ file: string; line: number; column: number; severity: 'error' | 'warning'; message: string }>;
+  problems: Array<{
+    file: string;
+    line: number;
+    column: number;
+    severity: 'error' | 'warning';
+    message: string;
+  }>;
   /** A run-level failure (the CMS unreachable, the token refused): its message was printed above. */
   error?: string;
   /** Set when the pass will be tried again on a timer. */
@@ -34,13 +40,18 @@ const MAX_ITEMS = 4;
 export function formatSyncLine(line: SyncLine): string {
   const head = `${clock(line.at)} ${subject(line)}`;
   if (line.error !== undefined) {
-    const next = line.fatal ? 'stopped watching' : line.retryInMs !== undefined ? `retrying in ${seconds(line.retryInMs)}` : 'waiting for the next save';
+    const next = line.fatal
+      ? 'stopped watching'
+      : line.retryInMs !== undefined
+        ? `retrying in ${seconds(line.retryInMs)}`
+        : 'waiting for the next save';
     return `${head}: error (see above); ${next}`;
   }
   if (line.abort !== undefined) return `${head}: nothing written: ${line.abort}`;
   const stats = `(${line.writes} ${line.writes === 1 ? 'write' : 'writes'}, ${Math.round(line.ms)} ms)`;
   const nothingDone = line.changes.length === 0 && line.uploads.length === 0 && line.writes === 0;
-  if (line.errorFiles.length > 0 && nothingDone && sameSet(line.errorFiles, line.files)) return `${head}: error (see above)`;
+  if (line.errorFiles.length > 0 && nothingDone && sameSet(line.errorFiles, line.files))
+    return `${head}: error (see above)`;
   const errors = line.errorFiles.length === 0 ? '' : `; error in ${list(line.errorFiles)} (see above)`;
   return `${head} → ${describe(line)} ${stats}${errors}`;
 }
@@ -56,17 +67,28 @@ function subject(line: SyncLine): string {
 }
 
 function describe(line: SyncLine): string {
-  const items = [...line.uploads.map((u) => `^ ${u}`), ...line.changes.map((c) => `${c.symbol} ${c.key}${c.note ? ` ${c.note}` : ''}`)];
+  const items = [
+    ...line.uploads.map((u) => `^ ${u}`),
+    ...line.changes.map((c) => `${c.symbol} ${c.key}${c.note ? ` ${c.note}` : ''}`),
+  ];
   if (items.length === 0) return 'no changes';
   if (items.length <= MAX_ITEMS) return items.join(', ');
   // The first sync of a whole site: counts say more than a long list.
   const counts = new Map<string, number>();
   if (line.uploads.length) counts.set('uploaded', line.uploads.length);
-  for (const c of line.changes) counts.set(PAST[c.action] ?? c.action, (counts.get(PAST[c.action] ?? c.action) ?? 0) + 1);
+  for (const c of line.changes)
+    counts.set(PAST[c.action] ?? c.action, (counts.get(PAST[c.action] ?? c.action) ?? 0) + 1);
   return [...counts].map(([what, n]) => `${n} ${what}`).join(', ');
 }
 
-const PAST: Record<string, string> = { create: 'created', update: 'updated', delete: 'deleted', adopt: 'adopted', keep: 'kept', drift: 'drifted' };
+const PAST: Record<string, string> = {
+  create: 'created',
+  update: 'updated',
+  delete: 'deleted',
+  adopt: 'adopted',
+  keep: 'kept',
+  drift: 'drifted',
+};
 
 function list(files: string[]): string {
   return files.length <= 3 ? files.join(', ') : `${files.slice(0, 3).join(', ')} +${files.length - 3} more`;

@@ -60,7 +60,10 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
     const now = Date.now();
     firstEventAt ??= now;
     clearTimeout(debounce);
-    debounce = setTimeout(() => void start(), Math.max(0, Math.min(debounceMs, firstEventAt + maxWaitMs - now)));
+    debounce = setTimeout(
+      () => void start(),
+      Math.max(0, Math.min(debounceMs, firstEventAt + maxWaitMs - now)),
+    );
   };
 
   const start = (): Promise<void> => {

@@ -1,6 +1,12 @@
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { isDocumentName, isIgnoredFolder, isIgnoredName, isMediaName, toPosixRelative } from '../source/content-paths.js';
+import {
+  isDocumentName,
+  isIgnoredFolder,
+  isIgnoredName,
+  isMediaName,
+  toPosixRelative,
+} from '../source/content-paths.js';
 import { createPathFilter } from '../source/glob.js';
 
 /** A file under content/ that was saved, created or removed; `file` is relative to content/. */

@@ -16,7 +16,16 @@ export const SKIP_BROWSER = process.env.CMS_SYNC_SKIP_BROWSER === '1';
 
 // Without the background-networking flags Chromium dials out at start-up, and on a closed
 // network those refused connections slow or stall the launch.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface Browser {
   context: BrowserContext;
@@ -70,8 +79,14 @@ async function packagedChromium(): Promise<string> {
     );
   }
   // The package's entry is build/cjs/index.cjs; the compressed files sit in bin/ at its root.
-  const packageDir = path.join(path.dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')), '..', '..');
-  const { version } = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  const packageDir = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('@sparticuz/chromium')),
+    '..',
+    '..',
+  );
+  const { version } = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   const packed = path.join(packageDir, 'bin', 'chromium.br');
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const cache = path.join(root, 'node_modules', '.cache', 'cms-sync-chromium', version);
@@ -81,7 +96,11 @@ async function packagedChromium(): Promise<string> {
   // Written beside it under a name of its own, then renamed: a reader sees the whole binary or none.
   const partial = `${binary}.${process.pid}.partial`;
   try {
-    await pipeline(createReadStream(packed), createBrotliDecompress(), createWriteStream(partial, { mode: 0o755 }));
+    await pipeline(
+      createReadStream(packed),
+      createBrotliDecompress(),
+      createWriteStream(partial, { mode: 0o755 }),
+    );
     await rename(partial, binary);
   } finally {
     await rm(partial, { force: true });

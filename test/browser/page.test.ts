@@ -9,7 +9,10 @@ import { launchBrowser, SKIP_BROWSER, type Browser } from './browser.js';
 const SAMPLE = fileURLToPath(new URL('../../content', import.meta.url));
 const ARTIFACTS = fileURLToPath(new URL('./.artifacts', import.meta.url));
 
-if (SKIP_BROWSER) console.warn('test/browser skipped: CMS_SYNC_SKIP_BROWSER=1 is set, so the local CMS page is NOT checked in a browser.');
+if (SKIP_BROWSER)
+  console.warn(
+    'test/browser skipped: CMS_SYNC_SKIP_BROWSER=1 is set, so the local CMS page is NOT checked in a browser.',
+  );
 
 /** The sample newsroom, as files for `createProject`. */
 async function sampleFiles(): Promise<Record<string, Buffer>> {
@@ -17,7 +20,8 @@ async function sampleFiles(): Promise<Record<string, Buffer>> {
   for (const entry of await readdir(SAMPLE, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const abs = path.join(entry.parentPath, entry.name);
-    files[path.posix.join('content', path.relative(SAMPLE, abs).split(path.sep).join('/'))] = await readFile(abs);
+    files[path.posix.join('content', path.relative(SAMPLE, abs).split(path.sep).join('/'))] =
+      await readFile(abs);
   }
   return files;
 }
@@ -32,16 +36,19 @@ interface ImgLike {
 
 /** The `<img>`s of the article body's iframe, once each has loaded or failed. */
 async function bodyImages(page: Page): Promise<Array<{ src: string; naturalWidth: number }>> {
-  return page.frameLocator('iframe.body').locator('img').evaluateAll(async (imgs: ImgLike[]) => {
-    const settled = (img: ImgLike) =>
-      new Promise<void>((done) => {
-        if (img.complete) return done();
-        img.addEventListener('load', () => done());
-        img.addEventListener('error', () => done());
-      });
-    await Promise.all(imgs.map(settled));
-    return imgs.map((img) => ({ src: img.getAttribute('src') ?? '', naturalWidth: img.naturalWidth }));
-  });
+  return page
+    .frameLocator('iframe.body')
+    .locator('img')
+    .evaluateAll(async (imgs: ImgLike[]) => {
+      const settled = (img: ImgLike) =>
+        new Promise<void>((done) => {
+          if (img.complete) return done();
+          img.addEventListener('load', () => done());
+          img.addEventListener('error', () => done());
+        });
+      await Promise.all(imgs.map(settled));
+      return imgs.map((img) => ({ src: img.getAttribute('src') ?? '', naturalWidth: img.naturalWidth }));
+    });
 }
 
 describe.skipIf(SKIP_BROWSER)('the local CMS page, in headless Chromium', () => {
@@ -96,10 +103,15 @@ describe.skipIf(SKIP_BROWSER)('the local CMS page, in headless Chromium', () => 
     const [article] = await project.records('article');
     const page = await browser.context.newPage();
     await page.goto(`${project.cms.url}/view/article/${article!.id}`);
-    await expect.poll(() => page.frameLocator('iframe.body').locator('body').innerText()).toContain('opens on Monday');
+    await expect
+      .poll(() => page.frameLocator('iframe.body').locator('body').innerText())
+      .toContain('opens on Monday');
 
     const after = watcher.stdoutLines.length;
-    await project.write('content/articles/harbour.md', '---\ntitle: Harbour opening delayed\n---\nThe harbour now opens on Thursday.\n');
+    await project.write(
+      'content/articles/harbour.md',
+      '---\ntitle: Harbour opening delayed\n---\nThe harbour now opens on Thursday.\n',
+    );
     await watcher.waitForLine(/articles\/harbour\.md → ~ article\/harbour/, { after, timeoutMs: 10_000 });
     await page.reload();
     expect(await page.locator('h1').innerText()).toContain('Harbour opening delayed');

@@ -14,7 +14,10 @@ afterEach(async () => {
 /** Runs the CLI with its stdout closed by the reader before anything is written (`| head -0`). */
 function runWithClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -40,7 +43,8 @@ describe('the cms-sync process', () => {
     // The config loader's own timeout names the file; main's guard for a drained event loop is
     // the fallback for anything else left waiting on nothing.
     expect(result.stderr).toContain(
-      'sync.config.mjs did not finish loading within 10 s: its default export, or something it awaits, is a promise that has not settled.',
+      'sync.config.mjs did not finish loading within 10 s: its default export, or something it awaits, is a promise ' +
+        'that has not settled.',
     );
   }, 60_000);
 });

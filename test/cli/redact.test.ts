@@ -11,8 +11,14 @@ describe('credentials in URLs', () => {
   });
 
   it('are hidden in any text that quotes a URL, up to the last @ of the authority', () => {
-    expect(redactCredentials('Target: https://alice:s3cret@cms.example.com/x?y=a@b')).toBe('Target: https://***@cms.example.com/x?y=a@b');
-    expect(redactCredentials('at http://u:p@ss@10.0.0.1:8080 and https://v:q@h')).toBe('at http://***@10.0.0.1:8080 and https://***@h');
-    expect(redactCredentials('mail alice@example.com, see https://example.com')).toBe('mail alice@example.com, see https://example.com');
+    expect(redactCredentials('Target: https://alice:s3cret@cms.example.com/x?y=a@b')).toBe(
+      'Target: https://***@cms.example.com/x?y=a@b',
+    );
+    expect(redactCredentials('at http://u:p@ss@10.0.0.1:8080 and https://v:q@h')).toBe(
+      'at http://***@10.0.0.1:8080 and https://***@h',
+    );
+    expect(redactCredentials('mail alice@example.com, see https://example.com')).toBe(
+      'mail alice@example.com, see https://example.com',
+    );
   });
 });

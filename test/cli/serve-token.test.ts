@@ -24,7 +24,13 @@ async function serve(args: string[]): Promise<{ code: number; stdout: string; st
   });
   const err = new PassThrough().on('data', (c: Buffer) => (stderr += c.toString()));
   const interrupted = new Promise<void>((resolve) => (stop = resolve));
-  const code = await main(['--cwd', dir, 'serve', '--port', '0', ...args], { stdout: out, stderr: err, env: {}, cwd: dir, interrupted });
+  const code = await main(['--cwd', dir, 'serve', '--port', '0', ...args], {
+    stdout: out,
+    stderr: err,
+    env: {},
+    cwd: dir,
+    interrupted,
+  });
   return { code, stdout, stderr };
 }
 
@@ -39,6 +45,9 @@ describe('cms-sync serve: the token without putting it in ps', () => {
   it('refuses a --token with a line break, saying why', async () => {
     const run = await serve(['--token', 'abc\ndef']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('The --token value contains a line break or another control character, which cannot be sent in an HTTP header: copy the token again, as one line.\n');
+    expect(run.stderr).toBe(
+      'The --token value contains a line break or another control character, which cannot be sent in an HTTP header: ' +
+        'copy the token again, as one line.\n',
+    );
   });
 });

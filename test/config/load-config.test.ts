@@ -24,7 +24,14 @@ describe('loadConfig', () => {
     expect(config.stateDir).toBe(path.join(dir, '.cms-sync'));
     expect(config.target.baseUrl).toBeUndefined();
     expect(config.media.defaultSize).toBe('medium');
-    expect(config.sync).toEqual({ concurrency: 4, rps: 0, timeoutMs: 30_000, prune: false, maxDeletes: 20, retry: {} });
+    expect(config.sync).toEqual({
+      concurrency: 4,
+      rps: 0,
+      timeoutMs: 30_000,
+      prune: false,
+      maxDeletes: 20,
+      retry: {},
+    });
     expect(config.statusMap).toEqual({ draft: 0, published: 1 });
     expect(config.wire.pageSize).toBe(100);
     expect(config.resources.user.allowDelete).toBe(false);
@@ -35,7 +42,8 @@ describe('loadConfig', () => {
   it('compiles sync.config.ts (TypeScript) and applies its mapping', async () => {
     await writeFile(
       path.join(dir, 'sync.config.ts'),
-      `const size: 'large' = 'large';\nexport default { media: { defaultSize: size }, resources: { article: { fields: { body: 'html' }, passThrough: ['tags'] } }, statusMap: { published: 2 } };\n`,
+      `const size: 'large' = 'large';\nexport default { media: { defaultSize: size }, resources: { article: { ` +
+        `fields: { body: 'html' }, passThrough: ['tags'] } }, statusMap: { published: 2 } };\n`,
     );
     const config = await loadConfig(dir, {});
     expect(config.configFile).toBe(path.join(dir, 'sync.config.ts'));
@@ -48,7 +56,10 @@ describe('loadConfig', () => {
 
   it('names the file and the key of a bad value, and says what was expected', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default { sync: { concurrency: 0 } };\n`);
-    await expect(loadConfig(dir, {})).rejects.toThrow('sync.config.ts is not valid:\n  sync.concurrency: Expected `sync.concurrency` to be an integer >= 1, got `0` (number)');
+    await expect(loadConfig(dir, {})).rejects.toThrow(
+      'sync.config.ts is not valid:\n  sync.concurrency: Expected `sync.concurrency` to be an integer >= 1, got `0` ' +
+        '(number)',
+    );
   });
 
   it('names a misspelt option', async () => {
@@ -58,20 +69,34 @@ describe('loadConfig', () => {
 
   it('refuses a page size the API never serves', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default { wire: { pageSize: 500 } };\n`);
-    await expect(loadConfig(dir, {})).rejects.toThrow(/wire.pageSize: The API never serves more than 100 per page/);
+    await expect(loadConfig(dir, {})).rejects.toThrow(
+      /wire.pageSize: The API never serves more than 100 per page/,
+    );
   });
 
   it('refuses a field mapping for a field cms-sync does not manage', async () => {
-    await writeFile(path.join(dir, 'sync.config.ts'), `export default { resources: { page: { fields: { body: 'html' } } } };\n`);
-    await expect(loadConfig(dir, {})).rejects.toThrow(/resources.page.fields.body: `body` is not a field cms-sync manages for page; expected one of title, slug, status, content/);
+    await writeFile(
+      path.join(dir, 'sync.config.ts'),
+      `export default { resources: { page: { fields: { body: 'html' } } } };\n`,
+    );
+    await expect(loadConfig(dir, {})).rejects.toThrow(
+      /resources.page.fields.body: `body` is not a field cms-sync manages for page; expected one of title, slug, status, content/,
+    );
   });
 
   it('lets CMS_BASE_URL and CMS_MEDIA_BASE_URL override the file', async () => {
-    await writeFile(path.join(dir, 'sync.config.ts'), `export default { target: { baseUrl: 'https://a.example' }, media: { publicBaseUrl: 'https://cdn.example/content' } };\n`);
+    await writeFile(
+      path.join(dir, 'sync.config.ts'),
+      `export default { target: { baseUrl: 'https://a.example' }, media: { publicBaseUrl: ` +
+        `'https://cdn.example/content' } };\n`,
+    );
     const fromFile = await loadConfig(dir, {});
     expect(fromFile.target.baseUrl).toBe('https://a.example');
     expect(fromFile.media.publicBaseUrl).toBe('https://cdn.example/content/');
-    const fromEnv = await loadConfig(dir, { CMS_BASE_URL: 'https://b.example/', CMS_MEDIA_BASE_URL: 'https://raw.example/c/' });
+    const fromEnv = await loadConfig(dir, {
+      CMS_BASE_URL: 'https://b.example/',
+      CMS_MEDIA_BASE_URL: 'https://raw.example/c/',
+    });
     expect(fromEnv.target.baseUrl).toBe('https://b.example');
     expect(fromEnv.media.publicBaseUrl).toBe('https://raw.example/c/');
   });
@@ -125,7 +150,10 @@ describe('a config that does not load', () => {
 
   it('importing a file that imports a missing module, names both', async () => {
     await write('helper.ts', ["export { x } from './gone.js';"]);
-    await write('sync.config.ts', ["import { x } from './helper.ts';", 'export default { sync: { rps: x } };']);
+    await write('sync.config.ts', [
+      "import { x } from './helper.ts';",
+      'export default { sync: { rps: x } };',
+    ]);
     expect(await failure()).toBe(
       'sync.config.ts could not be loaded: helper.ts, which it imports, imports `./gone.js`, ' +
         `which cannot be found from ${dir}.\n` +
@@ -166,7 +194,8 @@ describe('configs validated before', () => {
     const validated = validatedConfigs(path.join(dir, 'memo'));
     expect(validated.has(good)).toBe(false);
     validated.remember(good);
-    expect(validated.has({ sync: { concurrency: 2 }, media: { defaultSize: 'large' } })).toBe(true); // key order is not content
+    // Key order is not content.
+    expect(validated.has({ sync: { concurrency: 2 }, media: { defaultSize: 'large' } })).toBe(true);
     expect(validated.has({ ...good, sync: { concurrency: 3 } })).toBe(false);
     // A function could change without its digest changing: never remembered.
     const withCode = { ...good, extra: () => 1 };
@@ -184,37 +213,69 @@ describe('configs validated before', () => {
 
   it('skip validation only when known: an invalid config that was never remembered is refused', async () => {
     await writeFile(path.join(dir, 'sync.config.ts'), `export default { sync: { concurrency: 0 } };\n`);
-    const never: ValidatedConfigs = { has: () => false, remember: () => expect.unreachable('an invalid config must not be remembered') };
+    const never: ValidatedConfigs = {
+      has: () => false,
+      remember: () => expect.unreachable('an invalid config must not be remembered'),
+    };
     await expect(loadConfig(dir, {}, { validated: never })).rejects.toThrow(/sync\.concurrency/);
     // What "known" means: this run takes the config as validated, without loading the schema.
     const always: ValidatedConfigs = { has: () => true, remember: () => {} };
-    await expect(loadConfig(dir, {}, { validated: always })).resolves.toMatchObject({ sync: { concurrency: 0 } });
+    await expect(loadConfig(dir, {}, { validated: always })).resolves.toMatchObject({
+      sync: { concurrency: 0 },
+    });
   });
 
-  it('are remembered once valid, so the next run does not validate again; never by plan, which writes nothing', async () => {
-    await writeFile(path.join(dir, 'sync.config.ts'), `export default ${JSON.stringify(good)};\n`);
-    const validated = validatedConfigs(path.join(dir, 'memo'));
-    await loadConfig(dir, {}, { validated, readOnly: true });
-    expect(validated.has(good)).toBe(false);
-    await loadConfig(dir, {}, { validated });
-    expect(validated.has(good)).toBe(true);
-  });
+  it(
+    'are remembered once valid, so the next run does not validate again; never by plan, which writes ' +
+      'nothing',
+    async () => {
+      await writeFile(path.join(dir, 'sync.config.ts'), `export default ${JSON.stringify(good)};\n`);
+      const validated = validatedConfigs(path.join(dir, 'memo'));
+      await loadConfig(dir, {}, { validated, readOnly: true });
+      expect(validated.has(good)).toBe(false);
+      await loadConfig(dir, {}, { validated });
+      expect(validated.has(good)).toBe(true);
+    },
+  );
 
   it('stay valid only while the schema is the same: change the schema, bump CONFIG_SCHEMA_VERSION', () => {
     // The schema's JSON Schema, digested. If this fails, the schema changed: bump
     // CONFIG_SCHEMA_VERSION in src/config/schema.ts (so remembered configs are checked again)
     // and put the new digest here.
-    const shape = createHash('sha256').update(JSON.stringify(zod().toJSONSchema(configSchema(), { unrepresentable: 'any' }))).digest('hex').slice(0, 16);
+    const shape = createHash('sha256')
+      .update(JSON.stringify(zod().toJSONSchema(configSchema(), { unrepresentable: 'any' })))
+      .digest('hex')
+      .slice(0, 16);
     expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 2, shape: '9e9cdf350a099b01' });
   });
 
   it('come out of validation unchanged, so a remembered config can be used as it is', () => {
     const full = {
-      contentDir: 'content', stateDir: '.state', target: { baseUrl: 'https://cms.example.com', tokenEnv: 'TOKEN' },
+      contentDir: 'content',
+      stateDir: '.state',
+      target: { baseUrl: 'https://cms.example.com', tokenEnv: 'TOKEN' },
       media: { publicBaseUrl: 'https://media.example.com/', defaultSize: 'small' },
-      sync: { concurrency: 2, rps: 5, timeoutMs: 1000, prune: true, maxDeletes: 3, retry: { maxAttempts: 2 } },
-      statusMap: { draft: 5, published: 6 }, resources: { article: { fields: { body: 'html' }, passThrough: ['tags'], allowDelete: false } },
-      wire: { endpointPath: '/api', pageSize: 50, listKeys: ['rows'], idPaths: ['id'], mediaIdKeys: ['id'], idempotencyHeader: false, payloadKey: 'data', uploadUrlField: 'url', changeMarker: false },
+      sync: {
+        concurrency: 2,
+        rps: 5,
+        timeoutMs: 1000,
+        prune: true,
+        maxDeletes: 3,
+        retry: { maxAttempts: 2 },
+      },
+      statusMap: { draft: 5, published: 6 },
+      resources: { article: { fields: { body: 'html' }, passThrough: ['tags'], allowDelete: false } },
+      wire: {
+        endpointPath: '/api',
+        pageSize: 50,
+        listKeys: ['rows'],
+        idPaths: ['id'],
+        mediaIdKeys: ['id'],
+        idempotencyHeader: false,
+        payloadKey: 'data',
+        uploadUrlField: 'url',
+        changeMarker: false,
+      },
     };
     expect(configSchema().parse(full)).toEqual(full);
   });

@@ -39,9 +39,12 @@ function newsroom(): Record<string, string | Buffer> {
       '[map]: ../images/map.png',
       '',
     ].join('\n'),
-    'content/articles/election-night.md': '---\ntitle: Election night, live\ncategory: politics\n---\n\n![](/images/map.png)\n\n```md\n![not an image](nope.png)\n```\n',
+    'content/articles/election-night.md':
+      '---\ntitle: Election night, live\ncategory: politics\n---\n\n![](/images/map.png)\n\n```md\n![not an ' +
+      'image](nope.png)\n```\n',
     'content/pages/about.md': '---\ntitle: About us\n---\n\nWe report on the valley.\n',
-    'content/breaking/storm.md': '---\ntitle: Storm closes the bridge\nurl: https://example.com/live/storm\n---\n',
+    'content/breaking/storm.md':
+      '---\ntitle: Storm closes the bridge\nurl: https://example.com/live/storm\n---\n',
   };
 }
 
@@ -65,7 +68,9 @@ describe('apply, end to end against the local CMS', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('+ article/budget-vote\n');
     expect(first.stdout).toMatch(/^Target: http:\/\/127\.0\.0\.1:\d+\n/);
-    expect(first.stdout).toContain('Applied: 7 created, 0 updated, 0 deleted, 2 uploaded, 0 adopted, 0 unchanged');
+    expect(first.stdout).toContain(
+      'Applied: 7 created, 0 updated, 0 deleted, 2 uploaded, 0 adopted, 0 unchanged',
+    );
 
     const media = await project.records('media');
     expect(media).toHaveLength(2); // three articles use map.png: one upload
@@ -84,14 +89,23 @@ describe('apply, end to end against the local CMS', () => {
       category_id: politics.id,
       created_at: '2026-11-20T00:00:00.000Z',
     });
-    expect(bySlug['budget-vote']!.body).toBe(`<p>The budget passed <strong>by two votes</strong>.</p>\n${dynamicBlock(mapId, 'large')}`);
+    expect(bySlug['budget-vote']!.body).toBe(
+      `<p>The budget passed <strong>by two votes</strong>.</p>\n${dynamicBlock(mapId, 'large')}`,
+    );
     expect(bySlug['flood-warning']!.status).toBe(0);
     expect(bySlug['flood-warning']!.body).toContain(dynamicBlock(mapId, 'medium'));
     expect(bySlug['flood-warning']!.body).toContain(dynamicBlock(chartId, 'small'));
     // Image syntax inside code is text, not an image.
     expect(bySlug['election-night']!.body).toContain('![not an image](nope.png)');
-    expect((await project.records('page'))[0]).toMatchObject({ title: 'About us', content: '<p>We report on the valley.</p>' });
-    expect((await project.records('breaking'))[0]).toMatchObject({ title: 'Storm closes the bridge', url: 'https://example.com/live/storm', slug: 'storm' });
+    expect((await project.records('page'))[0]).toMatchObject({
+      title: 'About us',
+      content: '<p>We report on the valley.</p>',
+    });
+    expect((await project.records('breaking'))[0]).toMatchObject({
+      title: 'Storm closes the bridge',
+      url: 'https://example.com/live/storm',
+      slug: 'storm',
+    });
   });
 
   it('makes zero write calls on a second run, and exactly one edit after one file changes', async () => {
@@ -104,7 +118,10 @@ describe('apply, end to end against the local CMS', () => {
     expect(project.cms.stats().writes).toBe(0);
     expect(second.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 7 unchanged.');
 
-    await project.write('content/pages/about.md', '---\ntitle: About the Valley Times\n---\n\nWe report on the valley.\n');
+    await project.write(
+      'content/pages/about.md',
+      '---\ntitle: About the Valley Times\n---\n\nWe report on the valley.\n',
+    );
     project.cms.resetStats();
     const third = await project.run(['apply']);
     expect(third.code).toBe(0);
@@ -117,17 +134,29 @@ describe('apply, end to end against the local CMS', () => {
   it('renders nothing again on a rerun, and uploads an image again when its file changes', async () => {
     project = await createProject(newsroom());
     await project.run(['apply']);
-    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: { documents: number; rendered: number } };
+    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: { documents: number; rendered: number };
+    };
     expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
 
     await project.write('content/images/chart.png', png(3));
     project.cms.resetStats();
     const result = await project.run(['apply', '--json']);
-    const doc = JSON.parse(result.stdout) as { source: { rendered: number }; plan: { changes: Array<{ action: string; key: string; fields?: string[] }> } };
+    const doc = JSON.parse(result.stdout) as {
+      source: { rendered: number };
+      plan: { changes: Array<{ action: string; key: string; fields?: string[] }> };
+    };
     expect(doc.source.rendered).toBe(1);
-    expect(doc.plan.changes.filter((c) => c.action === 'update')).toEqual([expect.objectContaining({ key: 'article/flood-warning', fields: ['body'] })]);
+    expect(doc.plan.changes.filter((c) => c.action === 'update')).toEqual([
+      expect.objectContaining({ key: 'article/flood-warning', fields: ['body'] }),
+    ]);
     // The new content is unknown to state: the media library is read once before uploading.
-    expect(project.cms.stats().byAction).toEqual({ 'media.get': 1, 'media.upload_from_url': 1, 'article.edit': 1, ...listCalls() });
+    expect(project.cms.stats().byAction).toEqual({
+      'media.get': 1,
+      'media.upload_from_url': 1,
+      'article.edit': 1,
+      ...listCalls(),
+    });
     const media = await project.records('media');
     const flood = (await project.records('article')).find((a) => a.slug === 'flood-warning')!;
     expect(flood.body).toContain(dynamicBlock(media.at(-1)!.id as number, 'small'));
@@ -140,7 +169,9 @@ describe('apply, end to end against the local CMS', () => {
     // Which modules an apply loads, and whether one of them holds the Markdown parser.
     const loadsParser = async (name: string) => {
       const log = path.join(project!.dir, `${name}.modules`);
-      const run = await project!.run(['apply'], { env: { NODE_OPTIONS: `--import ${register}`, CMS_SYNC_TEST_MODULE_LOG: log } });
+      const run = await project!.run(['apply'], {
+        env: { NODE_OPTIONS: `--import ${register}`, CMS_SYNC_TEST_MODULE_LOG: log },
+      });
       expect(run.code, run.stderr).toBe(0);
       const urls = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
       expect(urls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true);
@@ -148,7 +179,10 @@ describe('apply, end to end against the local CMS', () => {
       return sources.some((source) => source.includes('micromark'));
     };
     expect(await loadsParser('no-op')).toBe(false);
-    await project.write('content/articles/budget-vote.md', (await project.read('content/articles/budget-vote.md')).replace('two votes', 'three votes'));
+    await project.write(
+      'content/articles/budget-vote.md',
+      (await project.read('content/articles/budget-vote.md')).replace('two votes', 'three votes'),
+    );
     expect(await loadsParser('one-change')).toBe(true);
   });
 
@@ -163,10 +197,15 @@ describe('apply, end to end against the local CMS', () => {
     // plan writes nothing anywhere, not even the cache: only apply does.
     expect((await project.run(['plan'])).code).toBe(0);
     await expect(stat(path.join(project.dir, '.cms-sync/file-hashes.json'))).rejects.toThrow(/ENOENT/);
-    const first = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: { hashed: number } };
+    const first = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: { hashed: number };
+    };
     expect(first.source.hashed).toBe(9); // 7 documents, 2 images
     expect((await stat(path.join(project.dir, '.cms-sync/file-hashes.json'))).isFile()).toBe(true);
-    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: { updated: number } };
+    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: Record<string, number>;
+      result: { updated: number };
+    };
     expect(rerun.source).toEqual({ documents: 7, rendered: 0, hashed: 0 });
 
     // Same length, mtime restored (as `touch -d` or `rsync -t` would): only its ctime tells.
@@ -177,40 +216,54 @@ describe('apply, end to end against the local CMS', () => {
     const after = await stat(file);
     expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
     project.cms.resetStats();
-    const edited = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: { updated: number } };
+    const edited = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: Record<string, number>;
+      result: { updated: number };
+    };
     expect(edited.source).toMatchObject({ rendered: 1, hashed: 1 });
     expect(edited.result.updated).toBe(1);
     expect((await project.records('page'))[0]!.content).toContain('We report on the VALLEY.');
   });
 
-  it('indexes the state on a run with nothing to write, and reads state.json as it is once git changes it', async () => {
-    project = await createProject(newsroom());
-    const index = path.join(project.dir, '.cms-sync/state-index.json');
-    const stateFile = path.join(project.dir, '.cms-sync/state.json');
-    expect((await project.run(['apply'])).code).toBe(0);
-    // A run that wrote state.json leaves indexing it to the next run that writes nothing.
-    await expect(stat(index)).rejects.toThrow(/ENOENT/);
-    expect((await project.run(['apply'])).code).toBe(0);
-    await expect(stat(index)).resolves.toBeDefined();
+  it(
+    'indexes the state on a run with nothing to write, and reads state.json as it is once git changes ' +
+      'it',
+    async () => {
+      project = await createProject(newsroom());
+      const index = path.join(project.dir, '.cms-sync/state-index.json');
+      const stateFile = path.join(project.dir, '.cms-sync/state.json');
+      expect((await project.run(['apply'])).code).toBe(0);
+      // A run that wrote state.json leaves indexing it to the next run that writes nothing.
+      await expect(stat(index)).rejects.toThrow(/ENOENT/);
+      expect((await project.run(['apply'])).code).toBe(0);
+      await expect(stat(index)).resolves.toBeDefined();
 
-    // A teammate's state.json comes in (a pull, a merge): the same records, but the about page's
-    // inputs recorded differently. The index no longer matches it and must not stand for it.
-    const state = JSON.parse(await readFile(stateFile, 'utf8')) as { records: Record<string, { input: { hash: string } }> };
-    state.records['page/about']!.input.hash = 'written-by-another-version';
-    await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
-    const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as { source: Record<string, number> };
-    expect(plan.source).toMatchObject({ documents: 7, rendered: 1 });
+      // A teammate's state.json comes in (a pull, a merge): the same records, but the about page's
+      // inputs recorded differently. The index no longer matches it and must not stand for it.
+      const state = JSON.parse(await readFile(stateFile, 'utf8')) as {
+        records: Record<string, { input: { hash: string } }>;
+      };
+      state.records['page/about']!.input.hash = 'written-by-another-version';
+      await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+      const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as {
+        source: Record<string, number>;
+      };
+      expect(plan.source).toMatchObject({ documents: 7, rendered: 1 });
 
-    // plan wrote nothing (the old index is still there). apply reads state.json in full and
-    // records the page's inputs; the run after it, with nothing to write, indexes the new state.json.
-    const stale = await readFile(index, 'utf8');
-    expect((await project.run(['apply'])).code).toBe(0);
-    expect(await readFile(index, 'utf8')).toBe(stale);
-    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as { source: Record<string, number>; result: Record<string, number> };
-    expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
-    expect(rerun.result).toMatchObject({ created: 0, updated: 0, deleted: 0 });
-    expect(await readFile(index, 'utf8')).not.toBe(stale);
-  });
+      // plan wrote nothing (the old index is still there). apply reads state.json in full and
+      // records the page's inputs; the run after it, with nothing to write, indexes the new state.json.
+      const stale = await readFile(index, 'utf8');
+      expect((await project.run(['apply'])).code).toBe(0);
+      expect(await readFile(index, 'utf8')).toBe(stale);
+      const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+        source: Record<string, number>;
+        result: Record<string, number>;
+      };
+      expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
+      expect(rerun.result).toMatchObject({ created: 0, updated: 0, deleted: 0 });
+      expect(await readFile(index, 'utf8')).not.toBe(stale);
+    },
+  );
 
   it('still makes zero writes on a rerun when the CMS normalises the HTML it stores', async () => {
     project = await createProject(newsroom(), { normalizeHtml: true });
@@ -240,7 +293,11 @@ describe('apply, end to end against the local CMS', () => {
     project = await createProject(newsroom());
     const result = await project.run(['apply', '--json']);
     expect(result.code).toBe(0);
-    const doc = JSON.parse(result.stdout) as { mode: string; plan: { counts: Record<string, number> }; result: { created: number } };
+    const doc = JSON.parse(result.stdout) as {
+      mode: string;
+      plan: { counts: Record<string, number> };
+      result: { created: number };
+    };
     expect(doc.mode).toBe('apply');
     expect(doc.plan.counts).toMatchObject({ create: 7, upload: 2 });
     expect(doc.result.created).toBe(7);
@@ -250,12 +307,18 @@ describe('apply, end to end against the local CMS', () => {
   it('deletes a record whose file is gone only with --prune, and never one made by someone else', async () => {
     project = await createProject(newsroom());
     await project.run(['apply']);
-    const byHand = await project.api({ resource: 'page', action: 'add', data: { title: 'Made in the dashboard', slug: 'by-hand' } });
+    const byHand = await project.api({
+      resource: 'page',
+      action: 'add',
+      data: { title: 'Made in the dashboard', slug: 'by-hand' },
+    });
 
     await project.remove('content/pages/about.md');
     const kept = await project.run(['apply']);
     expect(kept.code).toBe(0);
-    expect(kept.stdout).toContain('page/about  kept: file removed; run with --prune to delete it from the CMS');
+    expect(kept.stdout).toContain(
+      'page/about  kept: file removed; run with --prune to delete it from the CMS',
+    );
     expect((await project.records('page')).map((p) => p.slug)).toEqual(['about', 'by-hand']);
 
     project.cms.resetStats();
@@ -277,7 +340,9 @@ describe('apply, end to end against the local CMS', () => {
     project.cms.resetStats();
     const result = await project.run(['apply', '--prune', '--max-deletes', '1']);
     expect(result.code).toBe(3);
-    expect(result.stdout).toContain('The plan deletes 2 records, more than --max-deletes 1. Nothing was changed.');
+    expect(result.stdout).toContain(
+      'The plan deletes 2 records, more than --max-deletes 1. Nothing was changed.',
+    );
     expect(project.cms.stats().writes).toBe(0);
   });
 
@@ -286,21 +351,32 @@ describe('apply, end to end against the local CMS', () => {
     await project.run(['apply']);
     const before = (await project.records('article')).find((a) => a.slug === 'flood-warning');
 
-    await project.write('content/articles/flood-warning.md', '---\ntitle: Flood warning\ntitle: Flood warning, updated\n---\n\nText.\n');
+    await project.write(
+      'content/articles/flood-warning.md',
+      '---\ntitle: Flood warning\ntitle: Flood warning, updated\n---\n\nText.\n',
+    );
     project.cms.resetStats();
     const result = await project.run(['apply', '--prune']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^content\/articles\/flood-warning\.md:3:1: front matter is not valid YAML: duplicated mapping key/m);
+    expect(result.stderr).toMatch(
+      /^content\/articles\/flood-warning\.md:3:1: front matter is not valid YAML: duplicated mapping key/m,
+    );
     expect(project.cms.stats().writes).toBe(0);
     expect((await project.records('article')).find((a) => a.slug === 'flood-warning')).toEqual(before);
   });
 
   it('names file, line and what to do for a missing image, before any call', async () => {
     project = await createProject(newsroom());
-    await project.write('content/articles/missing.md', '---\ntitle: Missing picture\n---\n\nText.\n\n![Lost](../images/lost.png)\n');
+    await project.write(
+      'content/articles/missing.md',
+      '---\ntitle: Missing picture\n---\n\nText.\n\n![Lost](../images/lost.png)\n',
+    );
     const result = await project.run(['apply', '--strict']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('content/articles/missing.md:7:1: image `../images/lost.png` not found (looked for content/images/lost.png): fix the path or add the file');
+    expect(result.stderr).toContain(
+      'content/articles/missing.md:7:1: image `../images/lost.png` not found (looked for content/images/lost.png): ' +
+        'fix the path or add the file',
+    );
     expect(project.cms.stats().requests).toBe(0);
   });
 
@@ -326,14 +402,19 @@ describe('apply, end to end against the local CMS', () => {
     project = await createProject(newsroom());
     const result = await project.run(['plan'], { env: { CMS_API_TOKEN: 'wrong-token' } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('check the API token (CMS_API_TOKEN) and that the API is enabled in the dashboard settings');
+    expect(result.stderr).toContain(
+      'check the API token (CMS_API_TOKEN) and that the API is enabled in the dashboard settings',
+    );
     expect(result.stderr).not.toContain('wrong-token');
   });
 });
 
 describe('--refresh=false', () => {
   it('trusts the state: a no-op run makes no call at all, and a changed file makes only its write', async () => {
-    project = await createProject({ 'content/pages/about.md': '---\ntitle: About\n---\n\nUs.\n', 'content/pages/contact.md': '---\ntitle: Contact\n---\n\nWrite to us.\n' });
+    project = await createProject({
+      'content/pages/about.md': '---\ntitle: About\n---\n\nUs.\n',
+      'content/pages/contact.md': '---\ntitle: Contact\n---\n\nWrite to us.\n',
+    });
     expect((await project.run(['apply'])).code).toBe(0);
     project.cms.resetStats();
     const noop = await project.run(['apply', '--refresh=false', '--json']);
@@ -347,7 +428,10 @@ describe('--refresh=false', () => {
 
     // A new image: uploaded (ahead of the plan) and its page edited, still without reading anything.
     await project.write('content/images/team.png', png(7));
-    await project.write('content/pages/contact.md', '---\ntitle: Contact\n---\n\nWrite to us.\n\n![The team](../images/team.png)\n');
+    await project.write(
+      'content/pages/contact.md',
+      '---\ntitle: Contact\n---\n\nWrite to us.\n\n![The team](../images/team.png)\n',
+    );
     project.cms.resetStats();
     const withImage = await project.run(['apply', '--refresh=false']);
     expect(withImage.code).toBe(0);
@@ -365,19 +449,30 @@ describe('--refresh=false', () => {
 describe('a cold sync of many documents', () => {
   it('uploads images while documents are still being rendered, each once, and nothing twice on a rerun', async () => {
     const files: Record<string, string | Buffer> = {};
-    const paragraph = 'The council met on Tuesday to discuss the **budget**, with members divided over [transport](https://example.com/t) spending. ';
+    const paragraph =
+      'The council met on Tuesday to discuss the **budget**, with members divided over ' +
+      '[transport](https://example.com/t) spending. ';
     // Enough documents for the worker pool and a rendering phase of a second or more.
     for (let i = 0; i < 300; i++) {
       files[`content/images/photo-${i}.png`] = png(1000 + i);
-      files[`content/articles/story-${i}.md`] = `---\ntitle: Story ${i}\n---\n\n![Photo ${i}](../images/photo-${i}.png)\n\n${`## Part\n\n${paragraph.repeat(6)}\n\n- one\n- two\n\n`.repeat(8)}`;
+      files[`content/articles/story-${i}.md`] =
+        `---\ntitle: Story ${i}\n---\n\n![Photo ` +
+        `${i}](../images/photo-${i}.png)\n\n${`## Part\n\n${paragraph.repeat(6)}\n\n- one\n- two\n\n`.repeat(8)}`;
     }
     project = await createProject(files);
     const run = await project.run(['apply', '--json']);
     expect(run.code).toBe(0);
-    const doc = JSON.parse(run.stdout) as { source: { rendered: number }; result: { created: number; uploaded: number }; timings: { startedAt: number; read: number } };
+    const doc = JSON.parse(run.stdout) as {
+      source: { rendered: number };
+      result: { created: number; uploaded: number };
+      timings: { startedAt: number; read: number };
+    };
     expect(doc.source.rendered).toBe(300);
     expect(doc.result).toMatchObject({ created: 300, uploaded: 300 });
-    const uploads = project.cms.stats().writeLog.filter((w) => w.action === 'upload_from_url').map((w) => w.at);
+    const uploads = project.cms
+      .stats()
+      .writeLog.filter((w) => w.action === 'upload_from_url')
+      .map((w) => w.at);
     expect(uploads).toHaveLength(300);
     const renderedAt = doc.timings.startedAt + doc.timings.read;
     // Not two phases: the CMS got uploads before the last document was rendered.
@@ -391,33 +486,48 @@ describe('a cold sync of many documents', () => {
     expect((await project.api({ resource: 'media', action: 'get', limit: 1 })).total).toBe(300);
   });
 
-  it('killed halfway, leaves open only the writes it had in progress, not one per record, and the rerun completes', async () => {
-    const files: Record<string, string | Buffer> = { 'content/categories/news.md': '---\nname: News\n---\n' };
-    for (let i = 0; i < 200; i++) files[`content/articles/story-${i}.md`] = `---\ntitle: Story ${i}\ncategory: news\n---\n\nParagraph ${i}.\n`;
-    // A slow CMS: 200 creates take seconds, and the run is killed once the first has landed.
-    project = await createProject(files, { latencyMs: 20 });
-    const run = project.spawn(['apply', '--concurrency', '4']);
-    await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
-    await run.stop({ signal: 'SIGKILL' });
+  it(
+    'killed halfway, leaves open only the writes it had in progress, not one per record, and the rerun ' +
+      'completes',
+    async () => {
+      const files: Record<string, string | Buffer> = {
+        'content/categories/news.md': '---\nname: News\n---\n',
+      };
+      for (let i = 0; i < 200; i++)
+        files[`content/articles/story-${i}.md`] =
+          `---\ntitle: Story ${i}\ncategory: news\n---\n\nParagraph ${i}.\n`;
+      // A slow CMS: 200 creates take seconds, and the run is killed once the first has landed.
+      project = await createProject(files, { latencyMs: 20 });
+      const run = project.spawn(['apply', '--concurrency', '4']);
+      await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
+      await run.stop({ signal: 'SIGKILL' });
 
-    // Each write is journaled as an intent before it is sent and closed by its record once
-    // confirmed: what is still open is what the next run must check in the CMS before it
-    // sends anything again. A run that journaled all 200 up front would leave nearly all open.
-    const journal = (await project.read('.cms-sync/journal.jsonl')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { t: string; key?: string });
-    const open = new Set<string>();
-    for (const entry of journal) {
-      if (entry.t === 'intent') open.add(entry.key!);
-      if (entry.t === 'record') open.delete(entry.key!);
-    }
-    expect(journal.some((e) => e.t === 'record' && e.key?.startsWith('article/'))).toBe(true);
-    expect(open.size).toBeGreaterThan(0);
-    expect(open.size).toBeLessThanOrEqual(32);
+      // Each write is journaled as an intent before it is sent and closed by its record once
+      // confirmed: what is still open is what the next run must check in the CMS before it
+      // sends anything again. A run that journaled all 200 up front would leave nearly all open.
+      const journal = (await project.read('.cms-sync/journal.jsonl'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { t: string; key?: string });
+      const open = new Set<string>();
+      for (const entry of journal) {
+        if (entry.t === 'intent') open.add(entry.key!);
+        if (entry.t === 'record') open.delete(entry.key!);
+      }
+      expect(journal.some((e) => e.t === 'record' && e.key?.startsWith('article/'))).toBe(true);
+      expect(open.size).toBeGreaterThan(0);
+      expect(open.size).toBeLessThanOrEqual(32);
 
-    const rerun = await project.run(['apply', '--concurrency', '4']);
-    expect(rerun.code, rerun.stderr).toBe(0);
-    const pages = [0, 100, 200].map((offset) => project!.api({ resource: 'article', action: 'get', limit: 100, offset, order_by: 'id ASC' }));
-    const slugs = (await Promise.all(pages)).flatMap((page: { items: Array<{ slug: string }> }) => page.items.map((a) => a.slug));
-    expect(slugs).toHaveLength(200);
-    expect(new Set(slugs).size).toBe(200);
-  });
+      const rerun = await project.run(['apply', '--concurrency', '4']);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const pages = [0, 100, 200].map((offset) =>
+        project!.api({ resource: 'article', action: 'get', limit: 100, offset, order_by: 'id ASC' }),
+      );
+      const slugs = (await Promise.all(pages)).flatMap((page: { items: Array<{ slug: string }> }) =>
+        page.items.map((a) => a.slug),
+      );
+      expect(slugs).toHaveLength(200);
+      expect(new Set(slugs).size).toBe(200);
+    },
+  );
 });

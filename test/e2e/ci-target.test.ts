@@ -39,27 +39,38 @@ describe('state belongs to one target', () => {
     expect((await project.run(['plan', '--detailed-exitcode'], { env: LOCAL })).code).toBe(0);
   }, 90_000);
 
-  it('moves a local state an older version left in .cms-sync/state.json, with its journal, and creates nothing twice', async () => {
-    project = await createProject(site());
-    expect((await project.run(['apply'], { env: LOCAL })).code).toBe(0);
-    // As an older version left it: the local state in the committed place.
-    await project.write('.cms-sync/state.json', await project.read(LOCAL_STATE));
-    const state = JSON.parse(await project.read(LOCAL_STATE)) as { lineage: string; serial: number };
-    await project.write('.cms-sync/journal.jsonl', `${JSON.stringify({ t: 'header', lineage: state.lineage, serial: state.serial })}\n`);
-    await project.remove(LOCAL_STATE);
+  it(
+    'moves a local state an older version left in .cms-sync/state.json, with its journal, and creates nothing ' +
+      'twice',
+    async () => {
+      project = await createProject(site());
+      expect((await project.run(['apply'], { env: LOCAL })).code).toBe(0);
+      // As an older version left it: the local state in the committed place.
+      await project.write('.cms-sync/state.json', await project.read(LOCAL_STATE));
+      const state = JSON.parse(await project.read(LOCAL_STATE)) as { lineage: string; serial: number };
+      await project.write(
+        '.cms-sync/journal.jsonl',
+        `${JSON.stringify({ t: 'header', lineage: state.lineage, serial: state.serial })}\n`,
+      );
+      await project.remove(LOCAL_STATE);
 
-    // plan reads it where it is and moves nothing.
-    expect((await project.run(['plan', '--detailed-exitcode'], { env: LOCAL })).code).toBe(0);
-    expect(exists(project, '.cms-sync/state.json')).toBe(true);
+      // plan reads it where it is and moves nothing.
+      expect((await project.run(['plan', '--detailed-exitcode'], { env: LOCAL })).code).toBe(0);
+      expect(exists(project, '.cms-sync/state.json')).toBe(true);
 
-    const apply = await project.run(['apply', '--json'], { env: LOCAL });
-    expect(apply.code).toBe(0);
-    expect(apply.stderr).toContain("Moved the local CMS's state from .cms-sync/state.json to .cms-sync/local-cms/state/: it does not belong in the committed state. Commit the removal.");
-    expect(JSON.parse(apply.stdout).stats.writes).toBe(0);
-    expect(exists(project, '.cms-sync/state.json')).toBe(false);
-    expect(exists(project, '.cms-sync/journal.jsonl')).toBe(false);
-    expect(JSON.parse(await project.read(LOCAL_STATE)).lineage).toBe(state.lineage);
-  }, 90_000);
+      const apply = await project.run(['apply', '--json'], { env: LOCAL });
+      expect(apply.code).toBe(0);
+      expect(apply.stderr).toContain(
+        "Moved the local CMS's state from .cms-sync/state.json to .cms-sync/local-cms/state/: it does not belong in " +
+          'the committed state. Commit the removal.',
+      );
+      expect(JSON.parse(apply.stdout).stats.writes).toBe(0);
+      expect(exists(project, '.cms-sync/state.json')).toBe(false);
+      expect(exists(project, '.cms-sync/journal.jsonl')).toBe(false);
+      expect(JSON.parse(await project.read(LOCAL_STATE)).lineage).toBe(state.lineage);
+    },
+    90_000,
+  );
 
   it('a real target moves a leftover local state out of its way and adopts its records by slug', async () => {
     project = await createProject(site());
@@ -67,7 +78,11 @@ describe('state belongs to one target', () => {
     await project.write('.cms-sync/state.json', await project.read(LOCAL_STATE));
     await project.remove(LOCAL_STATE);
     // The records are already in the real CMS (made by hand, or by a run whose state was lost).
-    await project.api({ resource: 'article', action: 'add', data: { title: 'Storm on the coast', slug: 'storm', body: '<p>Wind and rain.</p>' } });
+    await project.api({
+      resource: 'article',
+      action: 'add',
+      data: { title: 'Storm on the coast', slug: 'storm', body: '<p>Wind and rain.</p>' },
+    });
 
     // plan treats the leftover as no state, rather than stopping on "belongs to another CMS".
     expect((await project.run(['plan'])).code).toBe(0);
@@ -87,7 +102,9 @@ describe('in CI, the embedded local CMS only when asked for', () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toBe(
-        "No CMS to sync to: CMS_BASE_URL is not set, and in CI cms-sync does not fall back to a throwaway local CMS. Set CMS_BASE_URL and CMS_API_TOKEN (from the repository's secrets), or pass --local (or CMS_SYNC_LOCAL=1) to use the embedded local CMS on purpose.\n",
+        'No CMS to sync to: CMS_BASE_URL is not set, and in CI cms-sync does not fall back to a throwaway local CMS. ' +
+          "Set CMS_BASE_URL and CMS_API_TOKEN (from the repository's secrets), or pass --local (or CMS_SYNC_LOCAL=1) " +
+          'to use the embedded local CMS on purpose.\n',
       );
     }
     expect(exists(project, '.cms-sync/state.json')).toBe(false);
@@ -98,9 +115,19 @@ describe('in CI, the embedded local CMS only when asked for', () => {
     project = await createProject(site());
     const flag = await project.run(['apply', '--local'], { env: { ...LOCAL, CI: 'true' } });
     expect(flag.code).toBe(0);
-    expect(flag.stdout.split('\n')[0]).toMatch(/^Using the local CMS at http:\/\/127\.0\.0\.1:\d+ \(embedded/);
-    expect((await project.run(['plan', '--detailed-exitcode'], { env: { ...LOCAL, CI: '1', CMS_SYNC_LOCAL: '1' } })).code).toBe(0);
-    expect((await project.run(['plan', '--detailed-exitcode'], { env: { ...LOCAL, CI: 'false' } })).code).toBe(0);
+    expect(flag.stdout.split('\n')[0]).toMatch(
+      /^Using the local CMS at http:\/\/127\.0\.0\.1:\d+ \(embedded/,
+    );
+    expect(
+      (
+        await project.run(['plan', '--detailed-exitcode'], {
+          env: { ...LOCAL, CI: '1', CMS_SYNC_LOCAL: '1' },
+        })
+      ).code,
+    ).toBe(0);
+    expect(
+      (await project.run(['plan', '--detailed-exitcode'], { env: { ...LOCAL, CI: 'false' } })).code,
+    ).toBe(0);
     // --local wins over a CMS_BASE_URL that is set.
     const local = await project.run(['plan', '--local']);
     expect(local.stdout.split('\n')[0]).toMatch(/^Using the local CMS/);

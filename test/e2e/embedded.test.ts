@@ -23,7 +23,9 @@ describe('the embedded default target', () => {
     const first = await runCli(['--cwd', dir, 'apply'], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout.split('\n')[0]).toMatch(/^Using the local CMS at http:\/\/127\.0\.0\.1:\d+ \(embedded; data in \.cms-sync\/local-cms\)\. Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS\.$/);
+    expect(first.stdout.split('\n')[0]).toMatch(
+      /^Using the local CMS at http:\/\/127\.0\.0\.1:\d+ \(embedded; data in \.cms-sync\/local-cms\)\. Set CMS_BASE_URL and CMS_API_TOKEN to sync to your CMS\.$/,
+    );
     expect(first.stdout).toMatch(/Applied: 13 created, 0 updated, 0 deleted, 5 uploaded/);
 
     const second = await runCli(['--cwd', dir, 'apply', '--json'], env);
@@ -39,8 +41,17 @@ describe('the embedded default target', () => {
         body: JSON.stringify({ resource: 'article', action: 'get', fields: ['slug', 'body'], limit: 100 }),
       });
       const { data } = (await response.json()) as { data: { items: Array<{ slug: string; body: string }> } };
-      expect(data.items.map((a) => a.slug).sort()).toEqual(['budget-vote-passes', 'city-festival-returns', 'coastal-towns-plan', 'flood-defences-funding', 'river-levels-record-high']);
-      for (const article of data.items) expect(article.body).toMatch(/<dynamic-block data-id="\d+" data-type="media" data-size="(small|medium|large)" contenteditable="false"><\/dynamic-block>/);
+      expect(data.items.map((a) => a.slug).sort()).toEqual([
+        'budget-vote-passes',
+        'city-festival-returns',
+        'coastal-towns-plan',
+        'flood-defences-funding',
+        'river-levels-record-high',
+      ]);
+      for (const article of data.items)
+        expect(article.body).toMatch(
+          /<dynamic-block data-id="\d+" data-type="media" data-size="(small|medium|large)" contenteditable="false"><\/dynamic-block>/,
+        );
       expect(first.stdout + second.stdout + second.stderr).not.toContain(cms.token);
     } finally {
       await cms.close();

@@ -12,7 +12,10 @@ export const SECRET_TOKEN = 'tok_e2e_5f1c9a0b7d2e4f63a8c1';
 
 /** A tiny valid PNG; `variant` appends bytes after IEND so files differ in content. */
 export function png(variant = 0): Buffer {
-  const base = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  const base = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
   return variant === 0 ? base : Buffer.concat([base, Buffer.from(`variant-${variant}`)]);
 }
 
@@ -59,14 +62,20 @@ export interface LiveRun {
    * Resolves with the first line of `stream` (default stdout) from index `after` on (default 0),
    * already printed or still to come, that matches; rejects after `timeoutMs` or at exit.
    */
-  waitForLine(match: RegExp | ((line: string) => boolean), options?: { stream?: 'stdout' | 'stderr'; timeoutMs?: number; after?: number }): Promise<string>;
+  waitForLine(
+    match: RegExp | ((line: string) => boolean),
+    options?: { stream?: 'stdout' | 'stderr'; timeoutMs?: number; after?: number },
+  ): Promise<string>;
   /** Resolves when the process exits by itself (or after `stop`). */
   exited: Promise<RunResult>;
   /** Sends SIGINT (Ctrl-C) and waits for the exit; SIGKILL after `timeoutMs`. */
   stop(options?: { signal?: NodeJS.Signals; timeoutMs?: number }): Promise<RunResult>;
 }
 
-export async function createProject(files: Record<string, string | Buffer>, cmsOptions: Partial<LocalCmsOptions> = {}): Promise<Project> {
+export async function createProject(
+  files: Record<string, string | Buffer>,
+  cmsOptions: Partial<LocalCmsOptions> = {},
+): Promise<Project> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-e2e-'));
   const dataDir = path.join(dir, 'cms-data');
   let cms = await startLocalCms({ dataDir, port: 0, token: SECRET_TOKEN, ...cmsOptions });
@@ -152,9 +161,14 @@ export async function createProject(files: Record<string, string | Buffer>, cmsO
       const step = async (name: string, work: () => Promise<unknown>) => {
         const at = Date.now();
         await work();
-        if (Date.now() - at > 2000) console.error(`[harness] close: ${name} took ${Date.now() - at} ms (${Date.now() - started} ms into close)`);
+        if (Date.now() - at > 2000)
+          console.error(
+            `[harness] close: ${name} took ${Date.now() - at} ms (${Date.now() - started} ms into close)`,
+          );
       };
-      await step('stopping live CLI runs', () => Promise.all([...live].map((run) => run.stop({ signal: 'SIGKILL' }))));
+      await step('stopping live CLI runs', () =>
+        Promise.all([...live].map((run) => run.stop({ signal: 'SIGKILL' }))),
+      );
       await step('closing the media server', () => media.close());
       if (!cmsStopped) await step('closing the local CMS', () => cms.close());
       await step('removing the project', () => rm(dir, { recursive: true, force: true }));
@@ -211,9 +225,27 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): LiveRun {
         const check = () => {
           const found = lines[stream].slice(options.after ?? 0).find(test);
           if (found !== undefined) return finish(() => resolve(found));
-          if (done) finish(() => reject(new Error(`The CLI exited before printing the line expected.\nstdout:\n${text.stdout}\nstderr:\n${text.stderr}`)));
+          if (done)
+            finish(() =>
+              reject(
+                new Error(
+                  `The CLI exited before printing the line expected.\nstdout:\n${text.stdout}\nstderr:\n${text.stderr}`,
+                ),
+              ),
+            );
         };
-        const timer = setTimeout(() => finish(() => reject(new Error(`No such line within ${options.timeoutMs ?? 10_000} ms.\nstdout:\n${text.stdout}\nstderr:\n${text.stderr}`))), options.timeoutMs ?? 10_000);
+        const timer = setTimeout(
+          () =>
+            finish(() =>
+              reject(
+                new Error(
+                  `No such line within ${options.timeoutMs ?? 10_000} ` +
+                    `ms.\nstdout:\n${text.stdout}\nstderr:\n${text.stderr}`,
+                ),
+              ),
+            ),
+          options.timeoutMs ?? 10_000,
+        );
         const finish = (settle: () => void) => {
           clearTimeout(timer);
           waiters.delete(check);
@@ -235,5 +267,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): LiveRun {
 
 /** The exact element of the spec for a media id and size. */
 export function dynamicBlock(id: number, size: 'small' | 'medium' | 'large' = 'medium'): string {
-  return `<dynamic-block data-id="${id}" data-type="media" data-size="${size}" contenteditable="false"></dynamic-block>`;
+  return (
+    `<dynamic-block data-id="${id}" data-type="media" data-size="${size}" ` +
+    `contenteditable="false"></dynamic-block>`
+  );
 }

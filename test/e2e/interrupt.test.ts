@@ -8,7 +8,8 @@ const ARTICLES = 160;
 
 function manyArticles(): Record<string, string> {
   const files: Record<string, string> = {};
-  for (let i = 0; i < ARTICLES; i += 1) files[`content/articles/a${i}.md`] = `---\ntitle: Article ${i}\n---\n\nBody ${i}.\n`;
+  for (let i = 0; i < ARTICLES; i += 1)
+    files[`content/articles/a${i}.md`] = `---\ntitle: Article ${i}\n---\n\nBody ${i}.\n`;
   return files;
 }
 
@@ -30,10 +31,19 @@ async function allArticles(p: Project): Promise<Array<Record<string, any>>> {
 
 /** Every article the CMS holds is in state (or an open intent of the journal, to be checked next run). */
 async function expectStateMatchesCms(p: Project): Promise<void> {
-  const state = JSON.parse(await p.read('.cms-sync/state.json')) as { records: Record<string, { id: number }> };
+  const state = JSON.parse(await p.read('.cms-sync/state.json')) as {
+    records: Record<string, { id: number }>;
+  };
   const inState = new Set(Object.values(state.records).map((r) => r.id));
   const journal = await readFile(path.join(p.dir, '.cms-sync/journal.jsonl'), 'utf8').catch(() => '');
-  const openKeys = new Set(journal.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.t === 'intent').map((e) => e.key));
+  const openKeys = new Set(
+    journal
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.t === 'intent')
+      .map((e) => e.key),
+  );
   for (const article of await allArticles(p)) {
     if (!inState.has(article.id)) expect(openKeys.has(`article/${article.slug}`)).toBe(true);
   }
@@ -56,12 +66,16 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
       await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
       const result = await run.stop({ signal });
       expect(result.code).toBe(130);
-      expect(result.stderr).toMatch(/Interrupted: stopped starting writes and let those in flight finish\. Done: \d+ created, .* \d+ not started\. State saved: run `cms-sync apply` again to finish\./);
+      expect(result.stderr).toMatch(
+        /Interrupted: stopped starting writes and let those in flight finish\. Done: \d+ created, .* \d+ not started\. State saved: run `cms-sync apply` again to finish\./,
+      );
       const created = (await allArticles(project)).length;
       expect(created).toBeGreaterThan(0);
       expect(created).toBeLessThan(ARTICLES);
       // Everything written is in the saved state; no intent is left open by a clean stop.
-      const state = JSON.parse(await project.read('.cms-sync/state.json')) as { records: Record<string, unknown> };
+      const state = JSON.parse(await project.read('.cms-sync/state.json')) as {
+        records: Record<string, unknown>;
+      };
       expect(Object.keys(state.records)).toHaveLength(created);
       await expectStateMatchesCms(project);
       await expectRerunCompletes(project);
@@ -74,7 +88,9 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
     await run.waitForLine(/^Target: /);
     const result = await run.stop({ signal: 'SIGINT' });
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('Interrupted before apply began: nothing was written. Run `cms-sync apply` again to carry out the plan.');
+    expect(result.stderr).toContain(
+      'Interrupted before apply began: nothing was written. Run `cms-sync apply` again to carry out the plan.',
+    );
     expect(project.cms.stats().writes ?? 0).toBe(0);
     expect(await allArticles(project)).toHaveLength(0);
   }, 60_000);
@@ -88,7 +104,10 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
     await run.waitForLine(/^Stopping: no new writes start/, { stream: 'stderr' });
     const result = await run.stop({ signal: 'SIGINT' });
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('SIGINT again: stopped at once. Writes in flight when it came are in the journal: the next run replays it and checks them, so nothing is sent twice.');
+    expect(result.stderr).toContain(
+      'SIGINT again: stopped at once. Writes in flight when it came are in the journal: the next run replays it and ' +
+        'checks them, so nothing is sent twice.',
+    );
     expect((await allArticles(project)).length).toBeLessThan(ARTICLES);
     await expectRerunCompletes(project);
   }, 90_000);

@@ -9,7 +9,8 @@ import { createProject, SECRET_TOKEN, type Project } from './harness.js';
 function site(): Record<string, string> {
   return {
     'content/categories/politics.md': '---\nname: Politics\n---\n',
-    'content/articles/budget.md': '---\ntitle: Budget passes\ncategory: politics\n---\n\nThe budget passed.\n',
+    'content/articles/budget.md':
+      '---\ntitle: Budget passes\ncategory: politics\n---\n\nThe budget passed.\n',
     'content/articles/storm.md': '---\ntitle: Storm on the coast\n---\n\nWind and rain.\n',
     'content/pages/about.md': '---\ntitle: About\n---\n\nWho we are.\n',
   };
@@ -22,7 +23,8 @@ afterEach(async () => {
   project = undefined;
 });
 
-const bySlug = async (p: Project, resource: string, slug: string) => (await p.records(resource)).find((r) => r.slug === slug);
+const bySlug = async (p: Project, resource: string, slug: string) =>
+  (await p.records(resource)).find((r) => r.slug === slug);
 
 describe('drift: what someone changed in the CMS is reported, never overwritten silently', () => {
   it('reports an edit, a delete and a new record made by hand, and leaves each alone', async () => {
@@ -30,15 +32,30 @@ describe('drift: what someone changed in the CMS is reported, never overwritten 
     expect((await project.run(['apply'])).code).toBe(0);
     const storm = (await bySlug(project, 'article', 'storm'))!;
     const about = (await bySlug(project, 'page', 'about'))!;
-    await project.api({ resource: 'article', action: 'edit', id: storm.id, data: { title: 'Storm: roads closed' } });
+    await project.api({
+      resource: 'article',
+      action: 'edit',
+      id: storm.id,
+      data: { title: 'Storm: roads closed' },
+    });
     await project.api({ resource: 'page', action: 'delete', id: about.id });
-    const byHand = await project.api({ resource: 'article', action: 'add', data: { title: 'Written in the dashboard', slug: 'dashboard-only' } });
+    const byHand = await project.api({
+      resource: 'article',
+      action: 'add',
+      data: { title: 'Written in the dashboard', slug: 'dashboard-only' },
+    });
 
     project.cms.resetStats();
     const result = await project.run(['apply', '--prune']);
     expect(result.code).toBe(3);
-    expect(result.stdout).toContain('! article/storm  changed in the CMS since cms-sync last wrote it (title). Left alone: run with --overwrite-drift to replace it with content/articles/storm.md, or copy the CMS\'s version into the file.');
-    expect(result.stdout).toContain(`! page/about  deleted in the CMS (id ${about.id}) after cms-sync wrote it. Left alone: run with --overwrite-drift to create it again, or delete content/pages/about.md.`);
+    expect(result.stdout).toContain(
+      '! article/storm  changed in the CMS since cms-sync last wrote it (title). Left alone: run with ' +
+        "--overwrite-drift to replace it with content/articles/storm.md, or copy the CMS's version into the file.",
+    );
+    expect(result.stdout).toContain(
+      `! page/about  deleted in the CMS (id ${about.id}) after cms-sync wrote it. Left alone: run with ` +
+        `--overwrite-drift to create it again, or delete content/pages/about.md.`,
+    );
     expect(result.stdout).not.toContain('dashboard-only');
     expect(project.cms.stats().writes).toBe(0);
     expect((await bySlug(project, 'article', 'storm'))!.title).toBe('Storm: roads closed');
@@ -55,7 +72,9 @@ describe('drift: what someone changed in the CMS is reported, never overwritten 
 
     const conflict = await project.run(['apply']);
     expect(conflict.code).toBe(3);
-    expect(conflict.stdout).toContain('! article/storm  changed both in content/articles/storm.md and in the CMS (title).');
+    expect(conflict.stdout).toContain(
+      '! article/storm  changed both in content/articles/storm.md and in the CMS (title).',
+    );
     expect((await bySlug(project, 'article', 'storm'))!.title).toBe('CMS title');
 
     const overwrite = await project.run(['apply', '--overwrite-drift']);
@@ -86,12 +105,18 @@ describe('saved plans', () => {
     await project.run(['apply']);
     await project.write('content/articles/storm.md', '---\ntitle: Storm update\n---\n\nWind and rain.\n');
     await project.run(['plan', '--out', 'plan.json']);
-    await project.write('content/articles/storm.md', '---\ntitle: Storm update, later\n---\n\nWind and rain.\n');
+    await project.write(
+      'content/articles/storm.md',
+      '---\ntitle: Storm update, later\n---\n\nWind and rain.\n',
+    );
 
     project.cms.resetStats();
     const result = await project.run(['apply', 'plan.json']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('Refusing to apply plan.json: the files or the CMS changed since it was made. Nothing was written. Make a new plan with `cms-sync plan --out plan.json`.');
+    expect(result.stderr).toContain(
+      'Refusing to apply plan.json: the files or the CMS changed since it was made. Nothing was written. Make a new ' +
+        'plan with `cms-sync plan --out plan.json`.',
+    );
     expect(project.cms.stats().writes).toBe(0);
   });
 
@@ -101,7 +126,12 @@ describe('saved plans', () => {
     await project.write('content/pages/about.md', '---\ntitle: About us\n---\n\nWho we are.\n');
     await project.run(['plan', '--out', 'plan.json']);
     const about = (await bySlug(project, 'page', 'about'))!;
-    await project.api({ resource: 'page', action: 'edit', id: about.id, data: { content: '<p>Edited by hand</p>' } });
+    await project.api({
+      resource: 'page',
+      action: 'edit',
+      id: about.id,
+      data: { content: '<p>Edited by hand</p>' },
+    });
 
     project.cms.resetStats();
     const result = await project.run(['apply', 'plan.json']);
@@ -115,7 +145,9 @@ describe('saved plans', () => {
     await project.run(['apply']);
     const result = await project.run(['apply', 'plan.json']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/Refusing to apply plan\.json: the state changed since \(serial 0 then, 1 now\): another apply ran/);
+    expect(result.stderr).toMatch(
+      /Refusing to apply plan\.json: the state changed since \(serial 0 then, 1 now\): another apply ran/,
+    );
   });
 });
 
@@ -124,22 +156,38 @@ describe('the state lock', () => {
     project = await createProject(site());
     const since = '2026-11-22T05:00:00.000Z';
     // This test process is alive: its lock is real.
-    await project.write('.cms-sync/lock', JSON.stringify({ pid: process.pid, host: hostname(), since, command: 'apply' }));
+    await project.write(
+      '.cms-sync/lock',
+      JSON.stringify({ pid: process.pid, host: hostname(), since, command: 'apply' }),
+    );
     const result = await project.run(['apply']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain(`Another cms-sync (apply, pid ${process.pid} on ${hostname()}) holds the state lock since ${since}. Wait for it to finish; if it is gone, run \`cms-sync unlock\`.`);
+    expect(result.stderr).toContain(
+      `Another cms-sync (apply, pid ${process.pid} on ${hostname()}) holds the state lock since ${since}. Wait for ` +
+        `it to finish; if it is gone, run \`cms-sync unlock\`.`,
+    );
     expect(project.cms.stats().writes).toBe(0);
 
     // Its holder runs: unlock keeps it unless forced.
     expect((await project.run(['unlock'])).code).toBe(3);
     const unlock = await project.run(['unlock', '--force']);
-    expect(unlock.stdout).toBe(`Removed the state lock (apply, pid ${process.pid} on ${hostname()} since ${since}).\n`);
+    expect(unlock.stdout).toBe(
+      `Removed the state lock (apply, pid ${process.pid} on ${hostname()} since ${since}).\n`,
+    );
     expect((await project.run(['apply'])).code).toBe(0);
   });
 
   it('takes over a lock left by a process that is gone', async () => {
     project = await createProject(site());
-    await project.write('.cms-sync/lock', JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), since: '2026-01-01T00:00:00.000Z', command: 'apply' }));
+    await project.write(
+      '.cms-sync/lock',
+      JSON.stringify({
+        pid: 2 ** 22 + 12345,
+        host: hostname(),
+        since: '2026-01-01T00:00:00.000Z',
+        command: 'apply',
+      }),
+    );
     const result = await project.run(['apply']);
     expect(result.code).toBe(0);
   });
@@ -156,17 +204,24 @@ describe('state integrity', () => {
 
     const result = await project.run(['apply']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('is an older copy (serial 1) than the one this checkout last saved (serial 2)');
+    expect(result.stderr).toContain(
+      'is an older copy (serial 1) than the one this checkout last saved (serial 2)',
+    );
   });
 
   it('refuses a state.json from another project', async () => {
     project = await createProject(site());
     await project.run(['apply']);
     const state = JSON.parse(await project.read('.cms-sync/state.json')) as { lineage: string };
-    await project.write('.cms-sync/state.json', JSON.stringify({ ...state, lineage: '00000000-0000-4000-8000-000000000000' }));
+    await project.write(
+      '.cms-sync/state.json',
+      JSON.stringify({ ...state, lineage: '00000000-0000-4000-8000-000000000000' }),
+    );
     const result = await project.run(['plan']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('comes from another project or history (lineage 00000000-0000-4000-8000-000000000000)');
+    expect(result.stderr).toContain(
+      'comes from another project or history (lineage 00000000-0000-4000-8000-000000000000)',
+    );
   });
 });
 
@@ -178,7 +233,9 @@ describe('a dead or missing CMS', () => {
     const result = await project.run(['apply'], { env: { CMS_BASE_URL: deadUrl } });
     const seconds = (Date.now() - started) / 1000;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/Could not read the \w+ records of the CMS, so nothing can be planned safely: The CMS at http:\/\/127\.0\.0\.1:\d+ \(\w+\.get\) did not answer successfully after 6 attempts over [\d.]+ s \(last: ECONNREFUSED\)/);
+    expect(result.stderr).toMatch(
+      /Could not read the \w+ records of the CMS, so nothing can be planned safely: The CMS at http:\/\/127\.0\.0\.1:\d+ \(\w+\.get\) did not answer successfully after 6 attempts over [\d.]+ s \(last: ECONNREFUSED\)/,
+    );
     console.log(`[proof] dead server: failed after ${seconds.toFixed(1)} s`);
     expect(seconds).toBeLessThan(60); // bounded: the retry budget, not hours of retries
   }, 90_000);
@@ -213,11 +270,17 @@ describe('deletes after errors', () => {
     await project.run(['apply']);
     await project.remove('content/pages/about.md');
     // The CMS refuses this one: its body embeds a media id the library does not have.
-    await project.write('content/articles/storm.md', '---\ntitle: Storm on the coast\n---\n\nWind and rain.\n\n<dynamic-block data-id="999" data-type="media" data-size="medium" contenteditable="false"></dynamic-block>\n');
+    await project.write(
+      'content/articles/storm.md',
+      '---\ntitle: Storm on the coast\n---\n\nWind and rain.\n\n<dynamic-block data-id="999" data-type="media" ' +
+        'data-size="medium" contenteditable="false"></dynamic-block>\n',
+    );
     project.cms.resetStats();
     const result = await project.run(['apply', '--prune']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('1 delete not done: 1 error earlier in this run. Fix them and run again.');
+    expect(result.stderr).toContain(
+      '1 delete not done: 1 error earlier in this run. Fix them and run again.',
+    );
     expect(project.cms.stats().byAction['page.delete']).toBeUndefined();
     expect((await project.records('page')).map((p) => p.slug)).toEqual(['about']);
   });

@@ -45,7 +45,10 @@ describe('credentials in CMS_BASE_URL are never printed or stored', () => {
     const env = { CMS_BASE_URL: withCredentials(project.cms.url) };
     expect((await project.run(['apply'])).code).toBe(0);
     const state = JSON.parse(await project.read('.cms-sync/state.json'));
-    await project.write('.cms-sync/state.json', JSON.stringify({ ...state, target: withCredentials(project.cms.url) }));
+    await project.write(
+      '.cms-sync/state.json',
+      JSON.stringify({ ...state, target: withCredentials(project.cms.url) }),
+    );
     // The run writes nothing to the CMS, but saves the state so the secret leaves the file.
     const apply = await project.run(['apply', '--json'], { env });
     expect(apply.code).toBe(0);
@@ -58,39 +61,65 @@ describe('credentials in CMS_BASE_URL are never printed or stored', () => {
 
   it('hides them in error messages', async () => {
     project = await createProject(site());
-    const apply = await project.run(['apply'], { env: { CMS_BASE_URL: withCredentials(project.cms.url), CMS_API_TOKEN: undefined } });
+    const apply = await project.run(['apply'], {
+      env: { CMS_BASE_URL: withCredentials(project.cms.url), CMS_API_TOKEN: undefined },
+    });
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toBe(`No API token: set CMS_API_TOKEN (or --token-file) to the token from the CMS dashboard (settings, API) to sync to ${project.cms.url.replace('http://', 'http://***@')}.\n`);
+    expect(apply.stderr).toBe(
+      `No API token: set CMS_API_TOKEN (or --token-file) to the token from the CMS dashboard (settings, API) to sync ` +
+        `to ${project.cms.url.replace('http://', 'http://***@')}.\n`,
+    );
   }, 60_000);
 });
 
 describe('the API token', () => {
   it('refuses one with a line break inside, with a message (not a silent exit 13)', async () => {
     project = await createProject(site());
-    const result = await project.run(['plan'], { env: { CMS_API_TOKEN: `${SECRET_TOKEN.slice(0, 8)}\n${SECRET_TOKEN.slice(8)}` } });
+    const result = await project.run(['plan'], {
+      env: { CMS_API_TOKEN: `${SECRET_TOKEN.slice(0, 8)}\n${SECRET_TOKEN.slice(8)}` },
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('The environment variable CMS_API_TOKEN contains a line break or another control character, which cannot be sent in an HTTP header: copy the token again, as one line.\n');
+    expect(result.stderr).toBe(
+      'The environment variable CMS_API_TOKEN contains a line break or another control character, which cannot be ' +
+        'sent in an HTTP header: copy the token again, as one line.\n',
+    );
   }, 60_000);
 
   it('refuses one with whitespace around it, saying so', async () => {
     project = await createProject(site());
     const result = await project.run(['plan'], { env: { CMS_API_TOKEN: ` ${SECRET_TOKEN}\n` } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('The environment variable CMS_API_TOKEN has spaces or line breaks before or after the token: remove them (a token has none).\n');
+    expect(result.stderr).toBe(
+      'The environment variable CMS_API_TOKEN has spaces or line breaks before or after the token: remove them (a ' +
+        'token has none).\n',
+    );
   }, 60_000);
 
-  it('is read from --token-file or CMS_API_TOKEN_FILE (a trailing line break is fine), so it is not in ps', async () => {
-    project = await createProject(site());
-    await writeFile(path.join(project.dir, 'cms-token'), `${SECRET_TOKEN}\n`);
-    const fromFlag = await project.run(['apply', '--token-file', 'cms-token'], { env: { CMS_API_TOKEN: undefined } });
-    expect(fromFlag.stderr).toBe('');
-    expect(fromFlag.code).toBe(0);
-    const fromEnv = await project.run(['plan', '--detailed-exitcode'], { env: { CMS_API_TOKEN: undefined, CMS_API_TOKEN_FILE: path.join(project.dir, 'cms-token') } });
-    expect(fromEnv.code).toBe(0);
-    const missing = await project.run(['plan'], { env: { CMS_API_TOKEN: undefined, CMS_API_TOKEN_FILE: 'nowhere' } });
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe('The token file nowhere (CMS_API_TOKEN_FILE) could not be read (ENOENT): check the path.\n');
-  }, 60_000);
+  it(
+    'is read from --token-file or CMS_API_TOKEN_FILE (a trailing line break is fine), so it is not in ' +
+      'ps',
+    async () => {
+      project = await createProject(site());
+      await writeFile(path.join(project.dir, 'cms-token'), `${SECRET_TOKEN}\n`);
+      const fromFlag = await project.run(['apply', '--token-file', 'cms-token'], {
+        env: { CMS_API_TOKEN: undefined },
+      });
+      expect(fromFlag.stderr).toBe('');
+      expect(fromFlag.code).toBe(0);
+      const fromEnv = await project.run(['plan', '--detailed-exitcode'], {
+        env: { CMS_API_TOKEN: undefined, CMS_API_TOKEN_FILE: path.join(project.dir, 'cms-token') },
+      });
+      expect(fromEnv.code).toBe(0);
+      const missing = await project.run(['plan'], {
+        env: { CMS_API_TOKEN: undefined, CMS_API_TOKEN_FILE: 'nowhere' },
+      });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toBe(
+        'The token file nowhere (CMS_API_TOKEN_FILE) could not be read (ENOENT): check the path.\n',
+      );
+    },
+    60_000,
+  );
 
   it('warns once when it would go over plain http:// beyond this machine, never for loopback', async () => {
     project = await createProject(site());
@@ -98,7 +127,9 @@ describe('the API token', () => {
     expect(loopback.stderr).not.toContain('Warning');
     const remote = await project.run(['plan'], { env: { CMS_BASE_URL: 'http://cms.invalid' } });
     expect(remote.code).toBe(1);
-    const warning = 'Warning: the API token is sent over plain http:// to cms.invalid, so anyone on the way can read it. Use https:// for a CMS beyond this machine.';
+    const warning =
+      'Warning: the API token is sent over plain http:// to cms.invalid, so anyone on the way can read it. Use ' +
+      'https:// for a CMS beyond this machine.';
     expect(remote.stderr.split('\n').filter((line) => line === warning)).toHaveLength(1);
   }, 60_000);
 });

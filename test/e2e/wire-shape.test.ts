@@ -25,8 +25,15 @@ async function nestingProxy(upstream: string) {
           const parts: Buffer[] = [];
           answer.on('data', (c: Buffer) => parts.push(c));
           answer.on('end', () => {
-            const json = JSON.parse(Buffer.concat(parts).toString('utf8')) as { status: string; data?: unknown };
-            if (json.status === 'success' && ['add', 'edit'].includes(body.action) && body.resource !== 'media') {
+            const json = JSON.parse(Buffer.concat(parts).toString('utf8')) as {
+              status: string;
+              data?: unknown;
+            };
+            if (
+              json.status === 'success' &&
+              ['add', 'edit'].includes(body.action) &&
+              body.resource !== 'media'
+            ) {
               json.data = { result: { entry: json.data } };
             }
             res.writeHead(answer.statusCode ?? 500, { 'content-type': 'application/json' });
@@ -47,7 +54,10 @@ async function nestingProxy(upstream: string) {
 }
 
 const articles = Object.fromEntries(
-  Array.from({ length: 5 }, (_, i) => [`content/articles/story-${i}.md`, `---\ntitle: Story ${i}\n---\n\nText ${i}.\n`]),
+  Array.from({ length: 5 }, (_, i) => [
+    `content/articles/story-${i}.md`,
+    `---\ntitle: Story ${i}\n---\n\nText ${i}.\n`,
+  ]),
 );
 
 describe('a CMS that nests the written record deeper than one level', () => {

@@ -17,7 +17,9 @@ const ESC = '\u001b';
  * `::name props::data` command once leading whitespace is trimmed, or the older `##[name]data`
  * anywhere in the line. Properties and data are unescaped as the runner does.
  */
-function asRunnerSees(line: string): { name: string; props: Record<string, string>; data: string } | undefined {
+function asRunnerSees(
+  line: string,
+): { name: string; props: Record<string, string>; data: string } | undefined {
   const trimmed = line.trimStart();
   const unescape = (s: string, property: boolean) => {
     let out = s.replace(/%0D/g, '\r').replace(/%0A/g, '\n');
@@ -43,69 +45,92 @@ function asRunnerSees(line: string): { name: string; props: Record<string, strin
 const runnerLines = (text: string) => text.split(/\r\n|\r|\n/);
 
 describe('ci-report with hostile file names and slugs', () => {
-  it('lets no name act as a workflow command in the log, and keeps terminal escapes out of log and summary', async () => {
-    const good = (title: string) => `---\ntitle: ${title}\n---\nbody\n`;
-    const broken = '---\ntitle: [oops\n---\n';
-    const names = {
-      commandName: 'content/articles/::error::x.md',
-      percent: 'content/articles/100%0A.md',
-      newline: 'content/articles/a\n::warning::b.md',
-      carriageReturn: 'content/articles/c\r::error file=x::c.md',
-      brokenLegacy: `content/articles/bad##[error]${ESC}[31mred.md`,
-      brokenNewline: 'content/articles/nl\n::add-mask::secret.md',
-      brokenCommand: 'content/articles/::error::broken,1.md',
-    };
-    project = await createProject({
-      [names.commandName]: good('One'),
-      [names.percent]: good('Two'),
-      [names.newline]: good('Three'),
-      [names.carriageReturn]: good('Four'),
-      'content/articles/ansi.md': `---\ntitle: Five\nslug: "red\\e[31mslug\\e[0m%0A::error::s"\n---\nbody\n`,
-      [names.brokenLegacy]: broken,
-      [names.brokenNewline]: broken,
-      [names.brokenCommand]: broken,
-    });
-    const plan = await project.run(['plan', '--json']);
-    expect(plan.code).toBe(1);
-    // cms-sync's own output carries the raw names: that is what the workflow no longer lets into the log.
-    expect(plan.stderr).toContain(`${ESC}[31m`);
-    await project.write('plan.json', plan.stdout);
-    await project.write('plan.log', plan.stderr);
-    const summaryFile = path.join(project.dir, 'summary.md');
-    await project.write('summary.md', '');
+  it(
+    'lets no name act as a workflow command in the log, and keeps terminal escapes out of log and ' +
+      'summary',
+    async () => {
+      const good = (title: string) => `---\ntitle: ${title}\n---\nbody\n`;
+      const broken = '---\ntitle: [oops\n---\n';
+      const names = {
+        commandName: 'content/articles/::error::x.md',
+        percent: 'content/articles/100%0A.md',
+        newline: 'content/articles/a\n::warning::b.md',
+        carriageReturn: 'content/articles/c\r::error file=x::c.md',
+        brokenLegacy: `content/articles/bad##[error]${ESC}[31mred.md`,
+        brokenNewline: 'content/articles/nl\n::add-mask::secret.md',
+        brokenCommand: 'content/articles/::error::broken,1.md',
+      };
+      project = await createProject({
+        [names.commandName]: good('One'),
+        [names.percent]: good('Two'),
+        [names.newline]: good('Three'),
+        [names.carriageReturn]: good('Four'),
+        'content/articles/ansi.md': `---\ntitle: Five\nslug: "red\\e[31mslug\\e[0m%0A::error::s"\n---\nbody\n`,
+        [names.brokenLegacy]: broken,
+        [names.brokenNewline]: broken,
+        [names.brokenCommand]: broken,
+      });
+      const plan = await project.run(['plan', '--json']);
+      expect(plan.code).toBe(1);
+      // cms-sync's own output carries the raw names: that is what the workflow no longer lets into the log.
+      expect(plan.stderr).toContain(`${ESC}[31m`);
+      await project.write('plan.json', plan.stdout);
+      await project.write('plan.log', plan.stderr);
+      const summaryFile = path.join(project.dir, 'summary.md');
+      await project.write('summary.md', '');
 
-    const report = await project.run(['ci-report', 'plan.json', '--log', 'plan.log'], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
-    expect(report.code).toBe(0);
-    const log = `${report.stdout}\n${report.stderr}`;
-    expect(log).not.toContain(ESC);
-    expect(log).not.toContain('\u009b');
+      const report = await project.run(['ci-report', 'plan.json', '--log', 'plan.log'], {
+        env: { GITHUB_STEP_SUMMARY: summaryFile },
+      });
+      expect(report.code).toBe(0);
+      const log = `${report.stdout}\n${report.stderr}`;
+      expect(log).not.toContain(ESC);
+      expect(log).not.toContain('\u009b');
 
-    const commands = runnerLines(log).map(asRunnerSees).filter((c) => c !== undefined);
-    // Exactly the annotations cms-sync meant: one per broken file, nothing from a name.
-    expect(commands.map((c) => c.name)).toEqual(['error', 'error', 'error']);
-    for (const c of commands) expect(c.props.title).toBe('cms-sync');
-    const files = commands.map((c) => c.props.file).sort();
-    // Escaped, not mangled: each annotation names its real file (terminal escapes removed).
-    expect(files).toEqual([names.brokenCommand, 'content/articles/bad##[error]red.md', names.brokenNewline].sort());
-    // The replayed log is there, made harmless, and still readable.
-    expect(report.stderr).toContain('bad##\\[error]red.md:3:1: front matter is not valid YAML');
+      const commands = runnerLines(log)
+        .map(asRunnerSees)
+        .filter((c) => c !== undefined);
+      // Exactly the annotations cms-sync meant: one per broken file, nothing from a name.
+      expect(commands.map((c) => c.name)).toEqual(['error', 'error', 'error']);
+      for (const c of commands) expect(c.props.title).toBe('cms-sync');
+      const files = commands.map((c) => c.props.file).sort();
+      // Escaped, not mangled: each annotation names its real file (terminal escapes removed).
+      expect(files).toEqual(
+        [names.brokenCommand, 'content/articles/bad##[error]red.md', names.brokenNewline].sort(),
+      );
+      // The replayed log is there, made harmless, and still readable.
+      expect(report.stderr).toContain('bad##\\[error]red.md:3:1: front matter is not valid YAML');
 
-    const summary = await readFile(summaryFile, 'utf8');
-    expect(summary).not.toContain(ESC);
-    expect(summary).not.toContain('\r');
-    expect(summary).toContain('`article/redslug%0A::error::s`');
-    expect(summary).toContain('`content/articles/a ::warning::b.md`');
-    // Each change is one table row: no name broke out of its cell or line.
-    expect(summary.match(/^\| create \|/gm)).toHaveLength(5);
-  });
+      const summary = await readFile(summaryFile, 'utf8');
+      expect(summary).not.toContain(ESC);
+      expect(summary).not.toContain('\r');
+      expect(summary).toContain('`article/redslug%0A::error::s`');
+      expect(summary).toContain('`content/articles/a ::warning::b.md`');
+      // Each change is one table row: no name broke out of its cell or line.
+      expect(summary.match(/^\| create \|/gm)).toHaveLength(5);
+    },
+  );
 
   it('escapes per the workflow command rules and defuses lines that are not its own commands', () => {
     const doc: SyncJson = {
       mode: 'plan',
       plan: {
-        changes: [{ action: 'drift', key: 'article/x', file: `content/${ESC}[31mred,1:2.md`, message: `100%\r\n::error::y` }],
+        changes: [
+          {
+            action: 'drift',
+            key: 'article/x',
+            file: `content/${ESC}[31mred,1:2.md`,
+            message: `100%\r\n::error::y`,
+          },
+        ],
         problems: [
-          { file: 'content/::error::x.md', line: 1, column: 2, severity: 'error', message: `a%0A${ESC}]0;title\u0007b\nc` },
+          {
+            file: 'content/::error::x.md',
+            line: 1,
+            column: 2,
+            severity: 'error',
+            message: `a%0A${ESC}]0;title\u0007b\nc`,
+          },
         ],
       },
     };
@@ -113,12 +138,16 @@ describe('ci-report with hostile file names and slugs', () => {
       '::error file=content/%3A%3Aerror%3A%3Ax.md,line=1,col=2,title=cms-sync::a%250Ab%0Ac',
       '::warning file=content/red%2C1%3A2.md,title=cms-sync drift::100%25%0D%0A::error::y',
     ]);
-    expect(summaryMarkdown(doc)).toContain('| drift | `article/x` | `content/red,1:2.md` | 100% ::error::y |');
+    expect(summaryMarkdown(doc)).toContain(
+      '| drift | `article/x` | `content/red,1:2.md` | 100% ::error::y |',
+    );
     expect(summaryMarkdown(doc)).toContain('- `content/::error::x.md:1:2` a%0Ab c');
 
     expect(defuseLine('::error::x')).toBe('\\::error::x');
     expect(defuseLine(' \u00a0 ::warning file=a::b')).toBe('\\ \u00a0 ::warning file=a::b');
-    expect(defuseLine('content/a.md:1:1: ##[error]x ##[add-mask]y')).toBe('content/a.md:1:1: ##\\[error]x ##\\[add-mask]y');
+    expect(defuseLine('content/a.md:1:1: ##[error]x ##[add-mask]y')).toBe(
+      'content/a.md:1:1: ##\\[error]x ##\\[add-mask]y',
+    );
     expect(defuseLine(`${ESC}[1m${ESC}[31mred${ESC}[0m and \u0007bell`)).toBe('red and \uFFFDbell');
     expect(defuseLine('a file: with ::colons:: inside')).toBe('a file: with ::colons:: inside');
   });
@@ -133,10 +162,14 @@ describe('ci-report with hostile file names and slugs', () => {
     const summaryFile = path.join(project.dir, 'summary.md');
     await project.write('summary.md', '');
 
-    const report = await project.run(['ci-report', 'plan.json', '--log', 'plan.log'], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const report = await project.run(['ci-report', 'plan.json', '--log', 'plan.log'], {
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(report.code).toBe(1);
     expect(report.stderr).toContain('plan.json is not the JSON of `cms-sync plan --json`: it is empty');
-    const commands = runnerLines(report.stdout + report.stderr).map(asRunnerSees).filter((c) => c !== undefined);
+    const commands = runnerLines(report.stdout + report.stderr)
+      .map(asRunnerSees)
+      .filter((c) => c !== undefined);
     expect(commands).toHaveLength(1);
     expect(commands[0]).toMatchObject({ name: 'error', props: { title: 'cms-sync' } });
     expect(commands[0]!.data).toContain('concurrency');
@@ -147,9 +180,13 @@ describe('ci-report with hostile file names and slugs', () => {
     // The step that writes the JSON never ran (npm ci failed, or it was cancelled first).
     await project.remove('plan.json');
     await project.write('summary.md', '');
-    const missing = await project.run(['ci-report', 'plan.json'], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const missing = await project.run(['ci-report', 'plan.json'], {
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toBe('::error title=cms-sync::plan.json was not written: the step that writes it failed or was skipped.\n');
+    expect(missing.stdout).toBe(
+      '::error title=cms-sync::plan.json was not written: the step that writes it failed or was skipped.\n',
+    );
     expect(await readFile(summaryFile, 'utf8')).toContain('plan.json was not written');
   });
 });

@@ -26,11 +26,15 @@ describe('cms-sync ci-report', () => {
 
     const summaryFile = path.join(project.dir, 'summary.md');
     await project.write('summary.md', '# earlier step\n');
-    const report = await project.run(['ci-report', 'plan.json', '--log', 'plan.log'], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const report = await project.run(['ci-report', 'plan.json', '--log', 'plan.log'], {
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(report.code).toBe(0);
     expect(report.stdout.trim().split('\n').sort()).toEqual([
-      '::error file=content/articles/broken.md,line=3,col=1,title=cms-sync::front matter is not valid YAML: unexpected end of the stream within a flow collection',
-      '::error file=content/articles/missing-image.md,line=6,col=1,title=cms-sync::image `../images/gone.png` not found (looked for content/images/gone.png): fix the path or add the file',
+      '::error file=content/articles/broken.md,line=3,col=1,title=cms-sync::front matter is not valid YAML: ' +
+        'unexpected end of the stream within a flow collection',
+      '::error file=content/articles/missing-image.md,line=6,col=1,title=cms-sync::image `../images/gone.png` not ' +
+        'found (looked for content/images/gone.png): fix the path or add the file',
     ]);
 
     const summary = await readFile(summaryFile, 'utf8');
@@ -47,7 +51,9 @@ describe('cms-sync ci-report', () => {
     await project.write('apply.json', apply.stdout);
     await project.write('apply.log', apply.stderr);
     await project.write('summary.md', '');
-    const applied = await project.run(['ci-report', 'apply.json', '--log', 'apply.log'], { env: { GITHUB_STEP_SUMMARY: summaryFile } });
+    const applied = await project.run(['ci-report', 'apply.json', '--log', 'apply.log'], {
+      env: { GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('::error file=content/articles/broken.md,line=3,col=1,');
     const applySummary = await readFile(summaryFile, 'utf8');
@@ -67,17 +73,40 @@ describe('cms-sync ci-report', () => {
     const doc: SyncJson = {
       mode: 'apply',
       plan: {
-        changes: [{ action: 'drift', key: 'article/a', file: 'content/articles/a,b.md', message: 'changed in the CMS: title' }],
-        problems: [{ file: 'content/x:y.md', line: 2, column: 4, severity: 'warning', message: '100% sure\nsecond line' }],
+        changes: [
+          {
+            action: 'drift',
+            key: 'article/a',
+            file: 'content/articles/a,b.md',
+            message: 'changed in the CMS: title',
+          },
+        ],
+        problems: [
+          {
+            file: 'content/x:y.md',
+            line: 2,
+            column: 4,
+            severity: 'warning',
+            message: '100% sure\nsecond line',
+          },
+        ],
       },
-      result: { failures: [{ key: 'page/about', file: 'content/pages/about.md', message: 'The CMS rejected edit (HTTP 422).' }] },
+      result: {
+        failures: [
+          { key: 'page/about', file: 'content/pages/about.md', message: 'The CMS rejected edit (HTTP 422).' },
+        ],
+      },
     };
     expect(annotations(doc)).toEqual([
       '::warning file=content/x%3Ay.md,line=2,col=4,title=cms-sync::100%25 sure%0Asecond line',
       '::warning file=content/articles/a%2Cb.md,title=cms-sync drift::changed in the CMS: title',
       '::error file=content/pages/about.md,title=cms-sync apply::page/about: The CMS rejected edit (HTTP 422).',
     ]);
-    expect(summaryMarkdown(doc)).toContain('- `page/about` (`content/pages/about.md`): The CMS rejected edit (HTTP 422).');
-    expect(summaryMarkdown(doc)).toContain('| drift | `article/a` | `content/articles/a,b.md` | changed in the CMS: title |');
+    expect(summaryMarkdown(doc)).toContain(
+      '- `page/about` (`content/pages/about.md`): The CMS rejected edit (HTTP 422).',
+    );
+    expect(summaryMarkdown(doc)).toContain(
+      '| drift | `article/a` | `content/articles/a,b.md` | changed in the CMS: title |',
+    );
   });
 });

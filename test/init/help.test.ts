@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/harness.js';
 
-const COMMANDS = ['plan', 'apply', 'watch', 'import', 'pull', 'serve', 'start', 'unlock', 'init', 'ci-report'];
+const COMMANDS = [
+  'plan',
+  'apply',
+  'watch',
+  'import',
+  'pull',
+  'serve',
+  'start',
+  'unlock',
+  'init',
+  'ci-report',
+];
 
 describe('cms-sync <command> --help', () => {
   for (const command of COMMANDS) {

@@ -70,7 +70,9 @@ describe('cms-sync init --force on a real site', () => {
     expect(files['sync.config.ts']).toBe(CONFIG_TEMPLATE);
     expect(files[WORKFLOW]).toBe(WORKFLOW_TEMPLATE);
     const configBak = Object.keys(files).find((f) => /^sync\.config\.ts\.\d{8}T\d{6}Z\.bak$/.test(f));
-    const workflowBak = Object.keys(files).find((f) => /^\.github\/workflows\/cms-sync\.yml\.\d{8}T\d+Z\.bak$/.test(f));
+    const workflowBak = Object.keys(files).find((f) =>
+      /^\.github\/workflows\/cms-sync\.yml\.\d{8}T\d+Z\.bak$/.test(f),
+    );
     expect(files[configBak!]).toBe(SITE['sync.config.ts']);
     expect(files[workflowBak!]).toBe(SITE[WORKFLOW]);
     // Actions runs only *.yml / *.yaml, and cms-sync loads only sync.config.{ts,mts,js,mjs}.
@@ -102,7 +104,9 @@ describe('cms-sync init --force on a real site', () => {
   it('leaves a content/ that holds anything alone, even a dot file, and fills an empty one', async () => {
     const kept = await tempDir({ 'content/.gitkeep': '' });
     const keptEntries = await scaffold(kept, { force: true, now: AT });
-    expect(keptEntries.filter((e) => e.file.startsWith('content/')).every((e) => e.outcome === 'skipped')).toBe(true);
+    expect(
+      keptEntries.filter((e) => e.file.startsWith('content/')).every((e) => e.outcome === 'skipped'),
+    ).toBe(true);
     expect(await readdir(path.join(kept, 'content'))).toEqual(['.gitkeep']);
 
     const empty = await tempDir();
@@ -121,7 +125,9 @@ describe('cms-sync init --force on a real site', () => {
     const dir = await tempDir();
     await symlink(path.join(elsewhere, 'shared.config.ts'), path.join(dir, 'sync.config.ts'));
     await scaffold(dir, { force: true, now: AT });
-    expect(await readFile(path.join(elsewhere, 'shared.config.ts'), 'utf8')).toBe('// shared by several sites\n');
+    expect(await readFile(path.join(elsewhere, 'shared.config.ts'), 'utf8')).toBe(
+      '// shared by several sites\n',
+    );
     expect((await lstat(path.join(dir, 'sync.config.ts'))).isSymbolicLink()).toBe(false);
     expect(await readFile(path.join(dir, 'sync.config.ts'), 'utf8')).toBe(CONFIG_TEMPLATE);
     const saved = await readFile(path.join(dir, 'sync.config.ts.20260115T093000Z.bak'), 'utf8');

@@ -32,7 +32,15 @@ describe('cms-sync init', () => {
     const init = await project.run(['init']);
     expect(init.stderr).toBe('');
     expect(init.code).toBe(0);
-    for (const file of ['sync.config.ts', '.gitignore', '.github/workflows/cms-sync.yml', 'content/articles/hello-world.md', 'content/categories/news.md', 'content/pages/about.md', 'content/images/first-chart.svg']) {
+    for (const file of [
+      'sync.config.ts',
+      '.gitignore',
+      '.github/workflows/cms-sync.yml',
+      'content/articles/hello-world.md',
+      'content/categories/news.md',
+      'content/pages/about.md',
+      'content/images/first-chart.svg',
+    ]) {
       expect(init.stdout).toContain(`+ ${file} created`);
     }
     expect(await project.read('sync.config.ts')).toContain("import { defineConfig } from 'cms-sync';");
@@ -48,7 +56,9 @@ describe('cms-sync init', () => {
     expect(apply.code).toBe(0);
     const [article] = await project.records('article');
     expect(article).toMatchObject({ title: 'Hello from cms-sync', status: 0 });
-    expect(article!.body).toMatch(/<dynamic-block data-id="\d+" data-type="media" data-size="medium" contenteditable="false"><\/dynamic-block>/);
+    expect(article!.body).toMatch(
+      /<dynamic-block data-id="\d+" data-type="media" data-size="medium" contenteditable="false"><\/dynamic-block>/,
+    );
   });
 
   it('never overwrites without --force, and says what it skipped', async () => {
@@ -60,7 +70,9 @@ describe('cms-sync init', () => {
     const again = await project.run(['init']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('- sync.config.ts skipped (already exists)');
-    expect(again.stdout).toContain('- content/pages/about.md skipped (content/ already has files: init never writes there)');
+    expect(again.stdout).toContain(
+      '- content/pages/about.md skipped (content/ already has files: init never writes there)',
+    );
     expect(again.stdout).toContain('= .github/workflows/cms-sync.yml unchanged');
     expect(again.stdout).toContain(
       '1 existing file kept; `init --force` rewrites it, saving the old as <file>.<time>.bak\n',
@@ -73,7 +85,10 @@ describe('cms-sync init', () => {
     project = await emptyProject();
     await writeFile(path.join(project.dir, '.gitignore'), 'node_modules/\n.cms-sync/lock\n');
     const init = await project.run(['init']);
-    expect(init.stdout).toContain('~ .gitignore updated (added .cms-sync/local-cms/, .cms-sync/lock.break-*, .cms-sync/.lock.*.tmp, .cms-sync/journal.jsonl, .cms-sync/last-state.json, .cms-sync/file-hashes.json, .cms-sync/state-index.json)');
+    expect(init.stdout).toContain(
+      '~ .gitignore updated (added .cms-sync/local-cms/, .cms-sync/lock.break-*, .cms-sync/.lock.*.tmp, ' +
+        '.cms-sync/journal.jsonl, .cms-sync/last-state.json, .cms-sync/file-hashes.json, .cms-sync/state-index.json)',
+    );
     const ignore = await project.read('.gitignore');
     expect(ignore.startsWith('node_modules/\n.cms-sync/lock\n')).toBe(true);
     expect(ignore.match(/^\.cms-sync\/lock$/gm)).toHaveLength(1);
@@ -95,7 +110,10 @@ describe('cms-sync init', () => {
     const planRun = wf.jobs.plan.steps.map((s: any) => s.run ?? '').join('\n');
     expect(planRun).toContain('cms-sync plan --json > plan.json');
     expect(planRun).toContain('cms-sync ci-report plan.json --log plan.log');
-    expect(wf.jobs.apply.concurrency).toEqual({ group: expect.stringContaining('cms-sync-apply'), 'cancel-in-progress': false });
+    expect(wf.jobs.apply.concurrency).toEqual({
+      group: expect.stringContaining('cms-sync-apply'),
+      'cancel-in-progress': false,
+    });
     expect(wf.jobs.apply.permissions).toEqual({ contents: 'write' });
     const commit = wf.jobs.apply.steps.find((s: any) => s.name === 'Commit state');
     expect(commit.if).toBe('always()');

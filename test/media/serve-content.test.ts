@@ -10,13 +10,23 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs/promises')>();
   const open: typeof real.open = async (file, ...rest) => {
     const name = String(file);
-    if (name.includes('unreadable-open')) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    if (name.includes('unreadable-open'))
+      throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     const handle = await real.open(file, ...rest);
     if (!name.includes('unreadable-read')) return handle;
     const info = await handle.stat();
     await handle.close();
-    const failing = () => new Readable({ read() { this.destroy(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' })); } });
-    return { stat: async () => info, close: async () => {}, createReadStream: failing } as unknown as typeof handle;
+    const failing = () =>
+      new Readable({
+        read() {
+          this.destroy(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
+        },
+      });
+    return {
+      stat: async () => info,
+      close: async () => {},
+      createReadStream: failing,
+    } as unknown as typeof handle;
   };
   return { ...real, default: { ...real, open }, open };
 });
@@ -54,20 +64,31 @@ describe('the content server (content/ for the local CMS)', () => {
     expect(await get('/images/a.png')).toEqual({ status: 200, body: 'PNG' });
   });
 
-  it('answers a file it cannot open with 403, and one whose read fails by cutting the answer short; it goes on serving', async () => {
-    const { get, baseUrl } = await serve({ 'content/images/unreadable-open.png': 'X', 'content/images/unreadable-read.png': 'X'.repeat(1000), 'content/images/a.png': 'PNG' });
-    expect((await get('/images/unreadable-open.png')).status).toBe(403);
-    const cut = await fetch(new URL('images/unreadable-read.png', baseUrl)).then(
-      (r) => r.text().then((t) => t.length),
-      (error: unknown) => error,
-    );
-    expect(cut).not.toBe(1000);
-    expect(await get('/images/a.png')).toEqual({ status: 200, body: 'PNG' });
-  });
+  it(
+    'answers a file it cannot open with 403, and one whose read fails by cutting the answer short; it goes on ' +
+      'serving',
+    async () => {
+      const { get, baseUrl } = await serve({
+        'content/images/unreadable-open.png': 'X',
+        'content/images/unreadable-read.png': 'X'.repeat(1000),
+        'content/images/a.png': 'PNG',
+      });
+      expect((await get('/images/unreadable-open.png')).status).toBe(403);
+      const cut = await fetch(new URL('images/unreadable-read.png', baseUrl)).then(
+        (r) => r.text().then((t) => t.length),
+        (error: unknown) => error,
+      );
+      expect(cut).not.toBe(1000);
+      expect(await get('/images/a.png')).toEqual({ status: 200, body: 'PNG' });
+    },
+  );
 
   it('never serves a file whose real path is outside content/', async () => {
     const { project, get } = await serve({ 'outside/secret.png': 'SECRET', 'content/images/a.png': 'PNG' });
-    await symlink(path.join(project.dir, 'outside/secret.png'), path.join(project.contentDir, 'images/x.png'));
+    await symlink(
+      path.join(project.dir, 'outside/secret.png'),
+      path.join(project.contentDir, 'images/x.png'),
+    );
     await symlink(path.join(project.dir, 'outside'), path.join(project.contentDir, 'linked'));
     await symlink('/etc/passwd', path.join(project.contentDir, 'images/passwd.png'));
     expect((await get('/images/x.png')).status).toBe(403);

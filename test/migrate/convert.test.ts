@@ -9,29 +9,50 @@ import { serializeDocument } from '../../src/migrate/write-content.js';
 import { stripBlockComments, wpautop } from '../../src/migrate/wpautop.js';
 import { readXmlItems } from '../../src/migrate/xml-items.js';
 
-const noAttachments = { attachmentUrl: () => undefined, childAttachments: () => [], onUnknown: () => {}, onDropped: () => {} };
+const noAttachments = {
+  attachmentUrl: () => undefined,
+  childAttachments: () => [],
+  onUnknown: () => {},
+  onDropped: () => {},
+};
 
 describe('wpautop', () => {
   it('makes paragraphs of blank lines and <br /> of single newlines, leaving blocks and <pre> alone', () => {
-    expect(wpautop('One\ntwo\n\nThree\n<ul>\n<li>a</li>\n</ul>\n<pre>x\n\ny</pre>')).toBe('<p>One<br />\ntwo</p>\n<p>Three</p>\n<ul>\n<li>a</li>\n</ul>\n<pre>x\n\ny</pre>\n');
+    expect(wpautop('One\ntwo\n\nThree\n<ul>\n<li>a</li>\n</ul>\n<pre>x\n\ny</pre>')).toBe(
+      '<p>One<br />\ntwo</p>\n<p>Three</p>\n<ul>\n<li>a</li>\n</ul>\n<pre>x\n\ny</pre>\n',
+    );
   });
 });
 
 describe('shortcodes', () => {
   it('parses attributes the way WordPress does', () => {
-    expect(parseAttributes(` id="5" title='A "b"' width=300 bare`)).toEqual({ id: '5', title: 'A "b"', width: '300', '0': 'bare' });
+    expect(parseAttributes(` id="5" title='A "b"' width=300 bare`)).toEqual({
+      id: '5',
+      title: 'A "b"',
+      width: '300',
+      '0': 'bare',
+    });
   });
 
   it('keeps unknown ones verbatim and counts them; [[escaped]] ones lose a bracket pair only', () => {
     const seen: string[] = [];
-    const out = expandShortcodes('[foo a="1"]inner [embed]https://x.test/v[/embed][/foo] [[bar]]', { ...noAttachments, onUnknown: (n) => seen.push(n) });
-    expect(out).toBe('[foo a="1"]inner \n\n<p><a href="https://x.test/v">https://x.test/v</a></p>\n\n[/foo] [bar]');
+    const out = expandShortcodes('[foo a="1"]inner [embed]https://x.test/v[/embed][/foo] [[bar]]', {
+      ...noAttachments,
+      onUnknown: (n) => seen.push(n),
+    });
+    expect(out).toBe(
+      '[foo a="1"]inner \n\n<p><a href="https://x.test/v">https://x.test/v</a></p>\n\n[/foo] [bar]',
+    );
     expect(seen).toEqual(['foo']);
   });
 
   it('drops gallery ids it cannot resolve and says so', () => {
     const dropped: string[] = [];
-    const out = expandShortcodes('[gallery ids="1,2"]', { ...noAttachments, attachmentUrl: (id) => (id === '1' ? 'https://x.test/1.png' : undefined), onDropped: (w) => dropped.push(w) });
+    const out = expandShortcodes('[gallery ids="1,2"]', {
+      ...noAttachments,
+      attachmentUrl: (id) => (id === '1' ? 'https://x.test/1.png' : undefined),
+      onDropped: (w) => dropped.push(w),
+    });
     expect(out).toBe('\n\n<ul><li><img src="https://x.test/1.png" alt=""></li></ul>\n\n');
     expect(dropped).toEqual(['gallery image 2 (no attachment with that id in the export)']);
   });
@@ -39,22 +60,41 @@ describe('shortcodes', () => {
 
 describe('htmlToMarkdown', () => {
   it('turns dynamic-blocks into cms-media images with their size', () => {
-    expect(htmlToMarkdown('<p>A</p><dynamic-block data-id="7" data-type="media" data-size="small" contenteditable="false"></dynamic-block>')).toBe('A\n\n![](cms-media:7 "small")\n');
+    expect(
+      htmlToMarkdown(
+        '<p>A</p><dynamic-block data-id="7" data-type="media" data-size="small" ' +
+          'contenteditable="false"></dynamic-block>',
+      ),
+    ).toBe('A\n\n![](cms-media:7 "small")\n');
   });
 
   it('drops block-editor comments and keeps their content', () => {
-    expect(htmlToMarkdown(stripBlockComments('<!-- wp:heading {"level":3} --><h3>Title</h3><!-- /wp:heading --><!-- wp:quote --><blockquote><p>Q</p></blockquote><!-- /wp:quote -->'))).toBe('### Title\n\n> Q\n');
+    expect(
+      htmlToMarkdown(
+        stripBlockComments(
+          '<!-- wp:heading {"level":3} --><h3>Title</h3><!-- /wp:heading --><!-- wp:quote ' +
+            '--><blockquote><p>Q</p></blockquote><!-- /wp:quote -->',
+        ),
+      ),
+    ).toBe('### Title\n\n> Q\n');
   });
 
-  it('resolves relative links and images, unwraps links to the image file, and writes unresolvable images as links', () => {
-    const relative: string[] = [];
-    const md = htmlToMarkdown('<p><a href="/u/a.jpg"><img src="/u/a.jpg" alt="A"></a> <img src="rel.png"></p>', {
-      resolveUrl: (u) => (u.startsWith('/') ? `https://old.test${u}` : u),
-      onRelativeImage: (s) => relative.push(s),
-    });
-    expect(md).toBe('![A](https://old.test/u/a.jpg) [rel.png](rel.png)\n');
-    expect(relative).toEqual(['rel.png']);
-  });
+  it(
+    'resolves relative links and images, unwraps links to the image file, and writes unresolvable images as ' +
+      'links',
+    () => {
+      const relative: string[] = [];
+      const md = htmlToMarkdown(
+        '<p><a href="/u/a.jpg"><img src="/u/a.jpg" alt="A"></a> <img src="rel.png"></p>',
+        {
+          resolveUrl: (u) => (u.startsWith('/') ? `https://old.test${u}` : u),
+          onRelativeImage: (s) => relative.push(s),
+        },
+      );
+      expect(md).toBe('![A](https://old.test/u/a.jpg) [rel.png](rel.png)\n');
+      expect(relative).toEqual(['rel.png']);
+    },
+  );
 });
 
 describe('slugs and front matter', () => {
@@ -65,29 +105,37 @@ describe('slugs and front matter', () => {
   });
 
   it('quotes YAML that would otherwise change meaning', () => {
-    expect(serializeDocument({ title: 'Q: "a" # b', n: '007', yes: 'yes', skip: undefined }, 'Body')).toBe(`---\ntitle: 'Q: "a" # b'\n'n': '007'\n'yes': 'yes'\n---\n\nBody\n`);
+    expect(serializeDocument({ title: 'Q: "a" # b', n: '007', yes: 'yes', skip: undefined }, 'Body')).toBe(
+      `---\ntitle: 'Q: "a" # b'\n'n': '007'\n'yes': 'yes'\n---\n\nBody\n`,
+    );
   });
 });
 
 describe('readXmlItems', () => {
-  it('finds items across any chunk boundary, skipping </item> inside CDATA and comments, with their line and column', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-xml-'));
-    const file = path.join(dir, 'x.xml');
-    const xml = '<rss><channel>\n<title>T</title>\n  <item><a><![CDATA[</item>]]></a><!-- </item> --></item>\n<item>\n<b/></item>\n</channel></rss>\n';
-    await writeFile(file, xml);
-    try {
-      for (const chunkSize of [1, 3, 7, 64]) {
-        const scan = { skeleton: '' };
-        const items = [];
-        for await (const item of readXmlItems(file, scan, { chunkSize })) items.push(item);
-        expect(items).toEqual([
-          { text: '<item><a><![CDATA[</item>]]></a><!-- </item> --></item>', line: 3, column: 3 },
-          { text: '<item>\n<b/></item>', line: 4, column: 1 },
-        ]);
-        expect(scan.skeleton).toBe('<rss><channel>\n<title>T</title>\n  \n\n\n</channel></rss>\n');
+  it(
+    'finds items across any chunk boundary, skipping </item> inside CDATA and comments, with their line and ' +
+      'column',
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-xml-'));
+      const file = path.join(dir, 'x.xml');
+      const xml =
+        '<rss><channel>\n<title>T</title>\n  <item><a><![CDATA[</item>]]></a><!-- </item> ' +
+        '--></item>\n<item>\n<b/></item>\n</channel></rss>\n';
+      await writeFile(file, xml);
+      try {
+        for (const chunkSize of [1, 3, 7, 64]) {
+          const scan = { skeleton: '' };
+          const items = [];
+          for await (const item of readXmlItems(file, scan, { chunkSize })) items.push(item);
+          expect(items).toEqual([
+            { text: '<item><a><![CDATA[</item>]]></a><!-- </item> --></item>', line: 3, column: 3 },
+            { text: '<item>\n<b/></item>', line: 4, column: 1 },
+          ]);
+          expect(scan.skeleton).toBe('<rss><channel>\n<title>T</title>\n  \n\n\n</channel></rss>\n');
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

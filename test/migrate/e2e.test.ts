@@ -56,9 +56,15 @@ describe('import, then plan and apply against the local CMS', () => {
     const articles = await project.records('article');
     const flood = articles.find((a) => a.slug === 'flood-warning');
     const categories = await project.records('category');
-    expect(flood).toMatchObject({ title: 'Flood warning for the valley – what you need to know', status: 1, created_at: '2024-03-01T08:30:00.000Z' });
+    expect(flood).toMatchObject({
+      title: 'Flood warning for the valley – what you need to know',
+      status: 1,
+      created_at: '2024-03-01T08:30:00.000Z',
+    });
     expect(flood!.category_id).toBe(categories.find((c) => c.slug === 'local')!.id);
-    expect(flood!.body).toMatch(/^<p>The river rose <strong>two metres<\/strong> overnight.<br>\nResidents were told to stay home.<\/p>\n<dynamic-block data-id="\d+" data-type="media" data-size="large" contenteditable="false"><\/dynamic-block>/);
+    expect(flood!.body).toMatch(
+      /^<p>The river rose <strong>two metres<\/strong> overnight.<br>\nResidents were told to stay home.<\/p>\n<dynamic-block data-id="\d+" data-type="media" data-size="large" contenteditable="false"><\/dynamic-block>/,
+    );
     expect(articles.find((a) => a.slug === 'ünïcödé-draft-with-no-slug-yet')).toMatchObject({ status: 0 });
     expect((await project.records('user')).map((u) => u.slug).sort()).toEqual(['anna', 'bob']);
 
@@ -88,9 +94,21 @@ describe('import, then plan and apply against the local CMS', () => {
 
 describe('pull from a CMS seeded over the API', () => {
   async function seed(p: Project): Promise<{ mediaId: number }> {
-    const politics = await p.api({ resource: 'category', action: 'add', data: { name: 'Politics', slug: 'politics', description: 'Parliament' } });
-    await p.api({ resource: 'category', action: 'add', data: { name: 'Local politics', slug: 'local-politics', parent_id: politics.id } });
-    const upload = await p.api({ resource: 'media', action: 'upload_from_url', data: { url: `${mediaUrl}/seed/map.png` } });
+    const politics = await p.api({
+      resource: 'category',
+      action: 'add',
+      data: { name: 'Politics', slug: 'politics', description: 'Parliament' },
+    });
+    await p.api({
+      resource: 'category',
+      action: 'add',
+      data: { name: 'Local politics', slug: 'local-politics', parent_id: politics.id },
+    });
+    const upload = await p.api({
+      resource: 'media',
+      action: 'upload_from_url',
+      data: { url: `${mediaUrl}/seed/map.png` },
+    });
     const mediaId = Number(upload.id ?? upload.media_id);
     await p.api({
       resource: 'article',
@@ -101,12 +119,37 @@ describe('pull from a CMS seeded over the API', () => {
         status: 1,
         created_at: '2026-11-20T09:30:00.000Z',
         category_id: politics.id,
-        body: `<p>The budget passed <strong>by two votes</strong>.</p>\n${dynamicBlock(mediaId, 'large')}\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>`,
+        body:
+          `<p>The budget passed <strong>by two ` +
+          `votes</strong>.</p>\n${dynamicBlock(mediaId, 'large')}\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>`,
       },
     });
-    await p.api({ resource: 'page', action: 'add', data: { title: 'About us', slug: 'about', content: '<p>We report on the valley.</p>' } });
-    await p.api({ resource: 'breaking', action: 'add', data: { title: 'Storm closes the bridge', slug: 'storm', url: 'https://example.com/live/storm', status: 1 } });
-    await p.api({ resource: 'user', action: 'add', data: { name: 'Anna Field', slug: 'anna', email: 'anna@example.com', role: 'editor', bio: 'Covers politics.' } });
+    await p.api({
+      resource: 'page',
+      action: 'add',
+      data: { title: 'About us', slug: 'about', content: '<p>We report on the valley.</p>' },
+    });
+    await p.api({
+      resource: 'breaking',
+      action: 'add',
+      data: {
+        title: 'Storm closes the bridge',
+        slug: 'storm',
+        url: 'https://example.com/live/storm',
+        status: 1,
+      },
+    });
+    await p.api({
+      resource: 'user',
+      action: 'add',
+      data: {
+        name: 'Anna Field',
+        slug: 'anna',
+        email: 'anna@example.com',
+        role: 'editor',
+        bio: 'Covers politics.',
+      },
+    });
     return { mediaId };
   }
 
@@ -116,7 +159,9 @@ describe('pull from a CMS seeded over the API', () => {
     const pull = await project.run(['pull']);
     expect(pull.stderr).toBe('');
     expect(pull.code).toBe(0);
-    expect(pull.stdout).toContain('Adopted 6 records; 6 round-trip exactly (their files render to what the CMS holds).\n');
+    expect(pull.stdout).toContain(
+      'Adopted 6 records; 6 round-trip exactly (their files render to what the CMS holds).\n',
+    );
     expect(await project.read('content/articles/budget-vote.md')).toBe(
       [
         '---',
@@ -135,12 +180,23 @@ describe('pull from a CMS seeded over the API', () => {
         '',
       ].join('\n'),
     );
-    expect(await project.read('content/categories/local-politics.md')).toBe('---\nname: Local politics\n---\n');
-    expect(await project.read('content/breaking/storm.md')).toBe("---\ntitle: Storm closes the bridge\nurl: 'https://example.com/live/storm'\nstatus: 1\n---\n");
-    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\nstatus: 0\n---\n\nWe report on the valley.\n');
-    expect(await project.read('content/users/anna.md')).toBe('---\nname: Anna Field\nemail: anna@example.com\nrole: editor\nbio: Covers politics.\n---\n');
+    expect(await project.read('content/categories/local-politics.md')).toBe(
+      '---\nname: Local politics\n---\n',
+    );
+    expect(await project.read('content/breaking/storm.md')).toBe(
+      "---\ntitle: Storm closes the bridge\nurl: 'https://example.com/live/storm'\nstatus: 1\n---\n",
+    );
+    expect(await project.read('content/pages/about.md')).toBe(
+      '---\ntitle: About us\nstatus: 0\n---\n\nWe report on the valley.\n',
+    );
+    expect(await project.read('content/users/anna.md')).toBe(
+      '---\nname: Anna Field\nemail: anna@example.com\nrole: editor\nbio: Covers politics.\n---\n',
+    );
     const state = JSON.parse(await project.read('.cms-sync/state.json'));
-    expect(state.records['article/budget-vote']).toMatchObject({ owner: 'adopted', file: 'content/articles/budget-vote.md' });
+    expect(state.records['article/budget-vote']).toMatchObject({
+      owner: 'adopted',
+      file: 'content/articles/budget-vote.md',
+    });
 
     project.cms.resetStats();
     const plan = await project.run(['plan', '--detailed-exitcode']);
@@ -152,10 +208,17 @@ describe('pull from a CMS seeded over the API', () => {
 
   it('adopts a record whose HTML Markdown cannot reproduce, says so, and the next plan updates it', async () => {
     project = await createProject({});
-    await project.api({ resource: 'page', action: 'add', data: { title: 'Odd', slug: 'odd', content: '<div class="box"><p>Boxed</p></div>' } });
+    await project.api({
+      resource: 'page',
+      action: 'add',
+      data: { title: 'Odd', slug: 'odd', content: '<div class="box"><p>Boxed</p></div>' },
+    });
     const pull = await project.run(['pull']);
     expect(pull.code).toBe(0);
-    expect(pull.stdout).toContain('Adopted 1 record; 0 round-trip exactly (their files render to what the CMS holds).\n1 differ: the next apply updates them with what their files render to:\n  page/odd (content)\n');
+    expect(pull.stdout).toContain(
+      'Adopted 1 record; 0 round-trip exactly (their files render to what the CMS holds).\n1 differ: the next apply ' +
+        'updates them with what their files render to:\n  page/odd (content)\n',
+    );
     const plan = await project.run(['plan', '--detailed-exitcode']);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 to upload, 0 unchanged.');
@@ -163,11 +226,19 @@ describe('pull from a CMS seeded over the API', () => {
 
   it('never overwrites an existing file without --force', async () => {
     project = await createProject({ 'content/pages/about.md': '---\ntitle: Mine\n---\n' });
-    await project.api({ resource: 'page', action: 'add', data: { title: 'About us', slug: 'about', content: '<p>Theirs</p>' } });
+    await project.api({
+      resource: 'page',
+      action: 'add',
+      data: { title: 'About us', slug: 'about', content: '<p>Theirs</p>' },
+    });
     const pull = await project.run(['pull']);
-    expect(pull.stdout).toContain('Not overwritten (1 existing file; --force overwrites):\n  content/pages/about.md\n');
+    expect(pull.stdout).toContain(
+      'Not overwritten (1 existing file; --force overwrites):\n  content/pages/about.md\n',
+    );
     expect(await project.read('content/pages/about.md')).toBe('---\ntitle: Mine\n---\n');
     await project.run(['pull', '--force']);
-    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\nstatus: 0\n---\n\nTheirs\n');
+    expect(await project.read('content/pages/about.md')).toBe(
+      '---\ntitle: About us\nstatus: 0\n---\n\nTheirs\n',
+    );
   });
 });

@@ -12,7 +12,13 @@ afterEach(async () => {
 describe('import ghost', () => {
   it('writes posts, pages, tags as categories and users; resolves __GHOST_URL__ with --ghost-url', async () => {
     project = await projectWith('ghost/export.json', 'ghost.json');
-    const run = await runInProcess(project.dir, ['import', 'ghost', 'ghost.json', '--ghost-url', 'https://old.example.com/']);
+    const run = await runInProcess(project.dir, [
+      'import',
+      'ghost',
+      'ghost.json',
+      '--ghost-url',
+      'https://old.example.com/',
+    ]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.replace(/ in \d+\.\ds:/, ' in Xs:')).toBe(
@@ -54,18 +60,31 @@ describe('import ghost', () => {
         '',
       ].join('\n'),
     );
-    expect(await project.read('content/articles/żółć-draft.md')).toBe("---\ntitle: 'Żółć: a unicode draft'\ndate: 2024-03-06T10:00:00.000Z\ndraft: true\n---\n\nNot ready.\n");
-    expect(await project.read('content/articles/lexical-only.md')).toBe('---\ntitle: Lexical only\ndate: 2024-03-07T11:00:00.000Z\n---\n\nFirst \\*para\\*.\n\nSecond para.\n');
-    expect(await project.read('content/users/cleo.md')).toBe('---\nname: Cleo Park\nemail: cleo@example.com\nbio: Transport reporter.\n---\n');
-    expect(await project.read('content/categories/transport.md')).toBe("---\nname: Transport\ndescription: 'Roads, rail and bridges'\n---\n");
-    expect(await project.read('content/pages/contact.md')).toBe('---\ntitle: Contact\n---\n\nWrite to us.\n\n![Map](https://old.example.com/content/images/map.png)\n');
+    expect(await project.read('content/articles/żółć-draft.md')).toBe(
+      "---\ntitle: 'Żółć: a unicode draft'\ndate: 2024-03-06T10:00:00.000Z\ndraft: true\n---\n\nNot ready.\n",
+    );
+    expect(await project.read('content/articles/lexical-only.md')).toBe(
+      '---\ntitle: Lexical only\ndate: 2024-03-07T11:00:00.000Z\n---\n\nFirst \\*para\\*.\n\nSecond para.\n',
+    );
+    expect(await project.read('content/users/cleo.md')).toBe(
+      '---\nname: Cleo Park\nemail: cleo@example.com\nbio: Transport reporter.\n---\n',
+    );
+    expect(await project.read('content/categories/transport.md')).toBe(
+      "---\nname: Transport\ndescription: 'Roads, rail and bridges'\n---\n",
+    );
+    expect(await project.read('content/pages/contact.md')).toBe(
+      '---\ntitle: Contact\n---\n\nWrite to us.\n\n![Map](https://old.example.com/content/images/map.png)\n',
+    );
   });
 
   it('without --ghost-url leaves links relative, warns once, and writes relative images as links', async () => {
     project = await projectWith('ghost/export.json', 'ghost.json');
     const run = await runInProcess(project.dir, ['import', 'ghost', 'ghost.json']);
     expect(run.stdout.match(/__GHOST_URL__/g)).toHaveLength(1);
-    expect(run.stdout).toContain('Warning: post p1 "Bridge reopens after repairs": image `/content/images/2024/03/bridge.png` has no absolute URL; written as a link\n');
+    expect(run.stdout).toContain(
+      'Warning: post p1 "Bridge reopens after repairs": image `/content/images/2024/03/bridge.png` has no absolute ' +
+        'URL; written as a link\n',
+    );
     const body = await project.read('content/articles/bridge-reopens.md');
     expect(body).toContain('The [old bridge](/tag/transport/) is open again.');
     expect(body).toContain('[The bridge](/content/images/2024/03/bridge.png)');
@@ -74,10 +93,16 @@ describe('import ghost', () => {
 
   it('reports malformed JSON with file:line:column, exits 1 and writes nothing', async () => {
     project = await projectWith('ghost/export.json', 'ghost.json');
-    await writeFile(path.join(project.dir, 'ghost.json'), '{\n  "db": [\n    { "data": { "posts": [], } }\n  ]\n}\n');
+    await writeFile(
+      path.join(project.dir, 'ghost.json'),
+      '{\n  "db": [\n    { "data": { "posts": [], } }\n  ]\n}\n',
+    );
     const run = await runInProcess(project.dir, ['import', 'ghost', 'ghost.json']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe("ghost.json:3:30: expected a property name in double quotes, found '}' (the export is not valid JSON; nothing was written)\n");
+    expect(run.stderr).toBe(
+      "ghost.json:3:30: expected a property name in double quotes, found '}' (the export is not valid JSON; nothing " +
+        'was written)\n',
+    );
     expect(await readdir(project.dir)).toEqual(['ghost.json']);
   });
 

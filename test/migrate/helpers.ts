@@ -21,14 +21,28 @@ export async function runInProcess(dir: string, args: string[]): Promise<Run> {
   let err = '';
   stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
   stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
-  const code = await main(['--cwd', dir, ...args], { stdout, stderr, env: { PATH: process.env.PATH }, cwd: dir, interrupted: new Promise(() => {}) });
+  const code = await main(['--cwd', dir, ...args], {
+    stdout,
+    stderr,
+    env: { PATH: process.env.PATH },
+    cwd: dir,
+    interrupted: new Promise(() => {}),
+  });
   return { code, stdout: out, stderr: err };
 }
 
 /** A temp project holding a fixture export, its `{{MEDIA}}` replaced by `media`. */
-export async function projectWith(fixture: string, name: string, media = 'http://media.test'): Promise<{ dir: string; read: (file: string) => Promise<string>; close: () => Promise<void> }> {
+export async function projectWith(
+  fixture: string,
+  name: string,
+  media = 'http://media.test',
+): Promise<{ dir: string; read: (file: string) => Promise<string>; close: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-migrate-'));
   const text = await readFile(path.join(FIXTURES, fixture), 'utf8');
   await writeFile(path.join(dir, name), text.replaceAll('{{MEDIA}}', media));
-  return { dir, read: (file) => readFile(path.join(dir, file), 'utf8'), close: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    read: (file) => readFile(path.join(dir, file), 'utf8'),
+    close: () => rm(dir, { recursive: true, force: true }),
+  };
 }

@@ -35,42 +35,46 @@ describe('import wordpress', () => {
     );
   });
 
-  it('converts a classic-editor post: paragraphs, caption, gallery, embed, unknown shortcode, featured image', async () => {
-    project = await projectWith('wordpress/export.xml', 'export.xml');
-    await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
-    expect(await project.read('content/articles/flood-warning.md')).toBe(
-      [
-        '---',
-        'title: Flood warning for the valley – what you need to know',
-        'date: 2024-03-01T08:30:00.000Z',
-        'category: local',
-        'tags:',
-        '  - news',
-        '  - rivers',
-        'excerpt: The river rose two metres & more.',
-        "featured_image: 'http://media.test/uploads/river.png'",
-        'author: anna',
-        '---',
-        '',
-        'The river rose **two metres** overnight.\\',
-        'Residents were told to stay home.',
-        '',
-        '![Map of the flooded area](http://media.test/uploads/flood-map.png "large")',
-        '',
-        '_The flooded area on Friday_',
-        '',
-        '- ![](http://media.test/uploads/flood-map.png)',
-        '- ![](http://media.test/uploads/river.png)',
-        '',
-        '<https://www.youtube.com/watch?v=abc123>',
-        '',
-        '\\[contact-form-7 id="42" title="Tips: send us yours"]',
-        '',
-        'Read more on [our about page](https://old.example.com/about/).',
-        '',
-      ].join('\n'),
-    );
-  });
+  it(
+    'converts a classic-editor post: paragraphs, caption, gallery, embed, unknown shortcode, featured ' +
+      'image',
+    async () => {
+      project = await projectWith('wordpress/export.xml', 'export.xml');
+      await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
+      expect(await project.read('content/articles/flood-warning.md')).toBe(
+        [
+          '---',
+          'title: Flood warning for the valley – what you need to know',
+          'date: 2024-03-01T08:30:00.000Z',
+          'category: local',
+          'tags:',
+          '  - news',
+          '  - rivers',
+          'excerpt: The river rose two metres & more.',
+          "featured_image: 'http://media.test/uploads/river.png'",
+          'author: anna',
+          '---',
+          '',
+          'The river rose **two metres** overnight.\\',
+          'Residents were told to stay home.',
+          '',
+          '![Map of the flooded area](http://media.test/uploads/flood-map.png "large")',
+          '',
+          '_The flooded area on Friday_',
+          '',
+          '- ![](http://media.test/uploads/flood-map.png)',
+          '- ![](http://media.test/uploads/river.png)',
+          '',
+          '<https://www.youtube.com/watch?v=abc123>',
+          '',
+          '\\[contact-form-7 id="42" title="Tips: send us yours"]',
+          '',
+          'Read more on [our about page](https://old.example.com/about/).',
+          '',
+        ].join('\n'),
+      );
+    },
+  );
 
   it('converts a block-editor post with a percent-encoded unicode slug, and CDATA title with quotes', async () => {
     project = await projectWith('wordpress/export.xml', 'export.xml');
@@ -99,15 +103,35 @@ describe('import wordpress', () => {
     project = await projectWith('wordpress/export.xml', 'export.xml');
     await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
     expect(await project.read('content/articles/ünïcödé-draft-with-no-slug-yet.md')).toBe(
-      ['---', 'title: Ünïcödé draft with no slug yet', 'date: 2024-03-03T12:00:00.000Z', 'draft: true', 'author: bob', '---', '', 'Work in progress.', '', '<https://videos.example.com/clip.mp4>', ''].join('\n'),
+      [
+        '---',
+        'title: Ünïcödé draft with no slug yet',
+        'date: 2024-03-03T12:00:00.000Z',
+        'draft: true',
+        'author: bob',
+        '---',
+        '',
+        'Work in progress.',
+        '',
+        '<https://videos.example.com/clip.mp4>',
+        '',
+      ].join('\n'),
     );
     expect(await project.read('content/articles/budget-preview.md')).toContain('draft: true\n');
     expect(await project.read('content/categories/local.md')).toBe('---\nname: Local\nparent: news\n---\n');
-    expect(await project.read('content/categories/news.md')).toBe("---\nname: News\ndescription: 'All the news: local & national'\n---\n");
+    expect(await project.read('content/categories/news.md')).toBe(
+      "---\nname: News\ndescription: 'All the news: local & national'\n---\n",
+    );
     expect(await project.read('content/categories/café-culture.md')).toBe('---\nname: Café & culture\n---\n');
-    expect(await project.read('content/users/anna.md')).toBe('---\nname: Anna Łukasiewicz\nemail: anna@example.com\n---\n');
-    expect(await project.read('content/users/bob.md')).toBe('---\nname: Bob Stone\nemail: bob@example.com\n---\n');
-    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About us\n---\n\nWe report on the valley.\n\nFounded in 1998.\n');
+    expect(await project.read('content/users/anna.md')).toBe(
+      '---\nname: Anna Łukasiewicz\nemail: anna@example.com\n---\n',
+    );
+    expect(await project.read('content/users/bob.md')).toBe(
+      '---\nname: Bob Stone\nemail: bob@example.com\n---\n',
+    );
+    expect(await project.read('content/pages/about.md')).toBe(
+      '---\ntitle: About us\n---\n\nWe report on the valley.\n\nFounded in 1998.\n',
+    );
   });
 
   it('never overwrites an existing file without --force, and names each one', async () => {
@@ -117,7 +141,9 @@ describe('import wordpress', () => {
     const again = await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('  pages           0 written\n');
-    expect(again.stdout).toContain('Not overwritten (10 existing files; --force overwrites):\n  content/categories/news.md\n');
+    expect(again.stdout).toContain(
+      'Not overwritten (10 existing files; --force overwrites):\n  content/categories/news.md\n',
+    );
     expect(again.stdout).toContain('\n  content/pages/about.md\n');
     expect(await project.read('content/pages/about.md')).toBe('---\ntitle: Mine\n---\n');
 
@@ -135,41 +161,59 @@ describe('import wordpress', () => {
     const line = broken.split('\n').findIndex((l) => l.includes('About us</titel>')) + 1;
     const run = await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`export.xml:${line}:18: Expected closing tag 'title' (opened in line ${line}, col 3) instead of closing tag 'titel'. (the export is not well-formed XML; nothing was written)\n`);
+    expect(run.stderr).toBe(
+      `export.xml:${line}:18: Expected closing tag 'title' (opened in line ${line}, col 3) instead of closing tag ` +
+        `'titel'. (the export is not well-formed XML; nothing was written)\n`,
+    );
     expect(await readdir(project.dir)).toEqual(['export.xml']);
   });
 
   it('reports an item that cannot be written and goes on with the rest (exit 1)', async () => {
     project = await projectWith('wordpress/export.xml', 'export.xml');
     const text = await project.read('export.xml');
-    await writeFile(path.join(project.dir, 'export.xml'), text.replace('<![CDATA[budget-preview]]>', '<![CDATA[budget%2Fpreview]]>'));
+    await writeFile(
+      path.join(project.dir, 'export.xml'),
+      text.replace('<![CDATA[budget-preview]]>', '<![CDATA[budget%2Fpreview]]>'),
+    );
     const run = await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('  articles        3 written\n');
-    expect(run.stdout).toContain('Failed (1):\n  post 23 "Scheduled: budget preview": its slug `budget/preview` contains "/", "\\" or a NUL character\n');
+    expect(run.stdout).toContain(
+      'Failed (1):\n  post 23 "Scheduled: budget preview": its slug `budget/preview` contains "/", "\\" or a NUL ' +
+        'character\n',
+    );
   });
 });
 
 describe('import wordpress (WXR 1.1)', () => {
-  it('decodes entities in titles, percent-encoded Cyrillic slugs, resolves relative images, keeps protected posts as drafts', async () => {
-    project = await projectWith('wordpress/wxr-1.1.xml', 'old.xml');
-    const run = await runInProcess(project.dir, ['import', 'wordpress', 'old.xml']);
-    expect(run.code).toBe(0);
-    expect(await project.read('content/articles/привет.md')).toBe(
-      [
-        '---',
-        'title: Tom & Jerry’s "day" out',
-        'date: 2012-01-02T03:04:05.000Z',
-        'draft: true',
-        'author: admin',
-        '---',
-        '',
-        'Hello & welcome.\\',
-        'See ![cat](http://blog.example.org/files/2012/01/cat.jpg)',
-        '',
-      ].join('\n'),
-    );
-    expect(run.stdout).toContain('       1  terms of custom taxonomies (wp:term)\n       2  post terms of other taxonomies (post formats, custom taxonomies)\n');
-    expect(run.stdout).toContain(`Warning: post 5 "Tom & Jerry’s "day" out" is password-protected on the old site; imported as a draft\n`);
-  });
+  it(
+    'decodes entities in titles, percent-encoded Cyrillic slugs, resolves relative images, keeps protected posts as ' +
+      'drafts',
+    async () => {
+      project = await projectWith('wordpress/wxr-1.1.xml', 'old.xml');
+      const run = await runInProcess(project.dir, ['import', 'wordpress', 'old.xml']);
+      expect(run.code).toBe(0);
+      expect(await project.read('content/articles/привет.md')).toBe(
+        [
+          '---',
+          'title: Tom & Jerry’s "day" out',
+          'date: 2012-01-02T03:04:05.000Z',
+          'draft: true',
+          'author: admin',
+          '---',
+          '',
+          'Hello & welcome.\\',
+          'See ![cat](http://blog.example.org/files/2012/01/cat.jpg)',
+          '',
+        ].join('\n'),
+      );
+      expect(run.stdout).toContain(
+        '       1  terms of custom taxonomies (wp:term)\n       2  post terms of other taxonomies (post formats, ' +
+          'custom taxonomies)\n',
+      );
+      expect(run.stdout).toContain(
+        `Warning: post 5 "Tom & Jerry’s "day" out" is password-protected on the old site; imported as a draft\n`,
+      );
+    },
+  );
 });

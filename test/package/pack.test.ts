@@ -31,7 +31,10 @@ function userEnv(): NodeJS.ProcessEnv {
     env[key] = value;
   }
   const bins = `node_modules${path.sep}.bin`;
-  env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((dir) => !dir.includes(bins)).join(path.delimiter);
+  env.PATH = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => !dir.includes(bins))
+    .join(path.delimiter);
   env.NO_COLOR = '1';
   return env;
 }
@@ -62,7 +65,8 @@ it('packs into a tarball that installs into an empty project, where init, plan a
   const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const files = packed!.files.map((f) => f.path);
   const needed = ['package.json', 'README.md', 'bin/cms-sync.js', 'dist/index.js', 'dist/index.d.ts'];
-  for (const file of [...needed, 'dist/bundle/main.js', 'dist/bundle/render-worker.js']) expect(files).toContain(file);
+  for (const file of [...needed, 'dist/bundle/main.js', 'dist/bundle/render-worker.js'])
+    expect(files).toContain(file);
   // What runs, and nothing else: no sources, tests, benches, fixtures or source maps.
   const shipped = /^(package\.json|README\.md|LICENSE|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts))$/;
   expect(files.filter((f) => !shipped.test(f))).toEqual([]);
@@ -72,9 +76,15 @@ it('packs into a tarball that installs into an empty project, where init, plan a
   const empty = { name: 'fresh-project', version: '1.0.0', private: true };
   await writeFile(path.join(project, 'package.json'), `${JSON.stringify(empty, null, 2)}\n`);
   const tarball = path.join(tmp, packed!.filename);
-  const install = await run('npm', ['install', '-D', '--no-audit', '--no-fund', '--prefer-offline', tarball], project);
+  const install = await run(
+    'npm',
+    ['install', '-D', '--no-audit', '--no-fund', '--prefer-offline', tarball],
+    project,
+  );
   expect(install.code, install.stderr).toBe(0);
-  const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', 'cms-sync', 'package.json'), 'utf8'));
+  const manifest = JSON.parse(
+    await readFile(path.join(project, 'node_modules', 'cms-sync', 'package.json'), 'utf8'),
+  );
   expect(manifest.private).toBeUndefined();
   expect(manifest.engines.node).toMatch(/^>=20/);
 
@@ -97,7 +107,10 @@ it('packs into a tarball that installs into an empty project, where init, plan a
   // declarations are real: a wrong value in a copy of it is an error.
   const config = await readFile(path.join(project, 'sync.config.ts'), 'utf8');
   expect(config).toContain('// concurrency: 4,');
-  await writeFile(path.join(project, 'wrong.config.ts'), config.replace('// concurrency: 4,', "concurrency: 'four',"));
+  await writeFile(
+    path.join(project, 'wrong.config.ts'),
+    config.replace('// concurrency: 4,', "concurrency: 'four',"),
+  );
   const compilerOptions = { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [] };
   const tsconfig = { compilerOptions, files: ['sync.config.ts', 'wrong.config.ts'] };
   await writeFile(path.join(project, 'tsconfig.json'), JSON.stringify(tsconfig));

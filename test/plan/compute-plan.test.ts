@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
-import { computePlan, recordsToComplete, type PlanInput, type RemoteListing } from '../../src/plan/compute-plan.js';
+import {
+  computePlan,
+  recordsToComplete,
+  type PlanInput,
+  type RemoteListing,
+} from '../../src/plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
 import { comparableDigest } from '../../src/plan/payload.js';
 import type { DesiredRecord } from '../../src/records/build-record.js';
@@ -22,7 +27,13 @@ function article(slug: string, overrides: Partial<DesiredRecord> = {}): DesiredR
 }
 
 function category(slug: string): DesiredRecord {
-  return { key: `category/${slug}`, resource: 'category', slug, file: `content/categories/${slug}.md`, values: { slug, name: slug.toUpperCase() } };
+  return {
+    key: `category/${slug}`,
+    resource: 'category',
+    slug,
+    file: `content/categories/${slug}.md`,
+    values: { slug, name: slug.toUpperCase() },
+  };
 }
 
 /** The record as the CMS would hold it after cms-sync wrote `record` with the given media ids. */
@@ -36,13 +47,26 @@ function stateAfterWriting(pairs: Array<[DesiredRecord, RemoteRecord]>): State {
   const state = emptyState('local');
   for (const [record, remote] of pairs) {
     const source = sourceDigests(record);
-    state.records[record.key] = { id: remote.id, file: record.file, owner: 'created', source, remote: remoteDigests(remote, Object.keys(source), (f) => f) };
+    state.records[record.key] = {
+      id: remote.id,
+      file: record.file,
+      owner: 'created',
+      source,
+      remote: remoteDigests(remote, Object.keys(source), (f) => f),
+    };
   }
   return state;
 }
 
-function input(desired: DesiredRecord[], remote: RemoteRecord[] | Partial<Record<RecordResource, RemoteListing>>, state: State, overrides: Partial<PlanInput> = {}): PlanInput {
-  const listing = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [] as RemoteRecord[], complete: true }])) as Record<RecordResource, RemoteListing>;
+function input(
+  desired: DesiredRecord[],
+  remote: RemoteRecord[] | Partial<Record<RecordResource, RemoteListing>>,
+  state: State,
+  overrides: Partial<PlanInput> = {},
+): PlanInput {
+  const listing = Object.fromEntries(
+    RECORD_RESOURCES.map((r) => [r, { records: [] as RemoteRecord[], complete: true }]),
+  ) as Record<RecordResource, RemoteListing>;
   if (Array.isArray(remote)) listing.article.records = remote;
   else Object.assign(listing, remote);
   return {
@@ -81,7 +105,9 @@ describe('computePlan', () => {
     const remote = held(before, 7);
     const after = article('hello', { values: { ...before.values, title: 'A new title' } });
     const plan = computePlan(input([after], [remote], stateAfterWriting([[before, remote]])));
-    expect(plan.changes).toMatchObject([{ action: 'update', key: 'article/hello', id: 7, fields: ['title'] }]);
+    expect(plan.changes).toMatchObject([
+      { action: 'update', key: 'article/hello', id: 7, fields: ['title'] },
+    ]);
   });
 
   it('reports a record edited in the CMS as drift, and replaces it only with overwriteDrift', () => {
@@ -89,15 +115,21 @@ describe('computePlan', () => {
     const remote = held(hello, 7);
     const state = stateAfterWriting([[hello, remote]]);
     const edited = { ...remote, title: 'Edited by a colleague' };
-    expect(computePlan(input([hello], [edited], state)).changes).toMatchObject([{ action: 'drift', kind: 'changed-in-cms', fields: ['title'] }]);
-    expect(computePlan(input([hello], [edited], state, { overwriteDrift: true })).changes).toMatchObject([{ action: 'update', overwrite: 'drift' }]);
+    expect(computePlan(input([hello], [edited], state)).changes).toMatchObject([
+      { action: 'drift', kind: 'changed-in-cms', fields: ['title'] },
+    ]);
+    expect(computePlan(input([hello], [edited], state, { overwriteDrift: true })).changes).toMatchObject([
+      { action: 'update', overwrite: 'drift' },
+    ]);
   });
 
   it('calls a record changed in both places a conflict', () => {
     const hello = article('hello');
     const remote = held(hello, 7);
     const changedFile = article('hello', { values: { ...hello.values, status: 0 } });
-    const plan = computePlan(input([changedFile], [{ ...remote, title: 'CMS edit' }], stateAfterWriting([[hello, remote]])));
+    const plan = computePlan(
+      input([changedFile], [{ ...remote, title: 'CMS edit' }], stateAfterWriting([[hello, remote]])),
+    );
     expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'conflict', fields: ['title'] }]);
   });
 
@@ -112,20 +144,34 @@ describe('computePlan', () => {
     const v2 = article('hello', { values: { ...v1.values, title: 'Second title' } });
     const v3 = article('hello', { values: { ...v1.values, title: 'Third title' } });
     const remoteV1 = held(v1, 7);
-    const pending = new Map([['article/hello', [{ source: sourceDigests(v2), sent: { title: comparableDigest('Second title') } }]]]);
+    const pending = new Map([
+      ['article/hello', [{ source: sourceDigests(v2), sent: { title: comparableDigest('Second title') } }]],
+    ]);
 
     it('is taken as landed when the CMS holds what it sent: the file moved on is an update, not a conflict', () => {
-      const plan = computePlan(input([v3], [{ ...remoteV1, title: 'Second title' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
+      const plan = computePlan(
+        input([v3], [{ ...remoteV1, title: 'Second title' }], stateAfterWriting([[v1, remoteV1]]), {
+          pendingEdits: pending,
+        }),
+      );
       expect(plan.changes).toMatchObject([{ action: 'update', fields: ['title'] }]);
     });
 
     it('only needs state to learn it when the file still says what was sent', () => {
-      const plan = computePlan(input([v2], [{ ...remoteV1, title: 'Second title' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
+      const plan = computePlan(
+        input([v2], [{ ...remoteV1, title: 'Second title' }], stateAfterWriting([[v1, remoteV1]]), {
+          pendingEdits: pending,
+        }),
+      );
       expect(plan.changes).toMatchObject([{ action: 'adopt', id: 7 }]);
     });
 
-    it('is not an excuse for someone else\'s change', () => {
-      const plan = computePlan(input([v3], [{ ...remoteV1, title: 'Edited by a colleague' }], stateAfterWriting([[v1, remoteV1]]), { pendingEdits: pending }));
+    it("is not an excuse for someone else's change", () => {
+      const plan = computePlan(
+        input([v3], [{ ...remoteV1, title: 'Edited by a colleague' }], stateAfterWriting([[v1, remoteV1]]), {
+          pendingEdits: pending,
+        }),
+      );
       expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'conflict' }]);
     });
   });
@@ -136,18 +182,39 @@ describe('computePlan', () => {
     const full = held(hello, 7, { updated_at: 't1' });
     const state = stateAfterWriting([[hello, full]]);
     state.records['article/hello']!.marker = 't1';
-    const light = (updatedAt: string, extra: RemoteRecord[] = []): Partial<Record<RecordResource, RemoteListing>> => ({
-      article: { records: [{ id: 7, slug: 'hello', updated_at: updatedAt }, ...extra], complete: true, fields: ['id', 'slug', 'updated_at'] },
+    const light = (
+      updatedAt: string,
+      extra: RemoteRecord[] = [],
+    ): Partial<Record<RecordResource, RemoteListing>> => ({
+      article: {
+        records: [{ id: 7, slug: 'hello', updated_at: updatedAt }, ...extra],
+        complete: true,
+        fields: ['id', 'slug', 'updated_at'],
+      },
     });
 
     it('takes a record whose marker is the one state saw as unchanged, without its fields', () => {
       const plan = computePlan(input([hello], light('t1'), state, { changeMarker: 'updated_at' }));
       expect(plan.changes).toMatchObject([{ action: 'unchanged', key: 'article/hello' }]);
-      expect(recordsToComplete({ ...input([hello], light('t1'), state), changeMarker: 'updated_at' }).get('article')).toEqual([]);
+      expect(
+        recordsToComplete({ ...input([hello], light('t1'), state), changeMarker: 'updated_at' }).get(
+          'article',
+        ),
+      ).toEqual([]);
     });
 
     it('reads in full the records changed since, and those a file without state may adopt', () => {
-      const wanted = recordsToComplete({ ...input([hello, other], light('t2', [{ id: 9, slug: 'other', updated_at: 't0' }, { id: 10, slug: 'by-hand', updated_at: 't0' }]), state), changeMarker: 'updated_at' });
+      const wanted = recordsToComplete({
+        ...input(
+          [hello, other],
+          light('t2', [
+            { id: 9, slug: 'other', updated_at: 't0' },
+            { id: 10, slug: 'by-hand', updated_at: 't0' },
+          ]),
+          state,
+        ),
+        changeMarker: 'updated_at',
+      });
       expect(wanted.get('article')).toEqual([7, 9]);
     });
   });
@@ -155,12 +222,22 @@ describe('computePlan', () => {
   it('trusts state and reads nothing with --refresh=false: changed files update, deletes wait', () => {
     const hello = article('hello');
     const gone = article('gone');
-    const state = stateAfterWriting([[hello, held(hello, 7)], [gone, held(gone, 8)]]);
+    const state = stateAfterWriting([
+      [hello, held(hello, 7)],
+      [gone, held(gone, 8)],
+    ]);
     const changed = article('hello', { values: { ...hello.values, title: 'New' } });
-    const unread = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }])) as unknown as Record<RecordResource, RemoteListing>;
-    const plan = computePlan({ ...input([changed], [], state, { prune: true, trustState: true }), remote: unread });
+    const unread = Object.fromEntries(
+      RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }]),
+    ) as unknown as Record<RecordResource, RemoteListing>;
+    const plan = computePlan({
+      ...input([changed], [], state, { prune: true, trustState: true }),
+      remote: unread,
+    });
     expect(actions(plan).sort()).toEqual(['keep article/gone', 'update article/hello']);
-    expect(plan.deletesHeld).toBe('with --refresh=false the CMS is not read, and deletes need a fresh listing');
+    expect(plan.deletesHeld).toBe(
+      'with --refresh=false the CMS is not read, and deletes need a fresh listing',
+    );
   });
 
   it('adopts a record with the same slug when state is lost, instead of creating a duplicate', () => {
@@ -176,9 +253,13 @@ describe('computePlan', () => {
   it('never adopts one CMS record for two keys', () => {
     const hello = article('hello');
     const remote = held(hello, 7);
-    const state = stateAfterWriting([[article('other', { values: { slug: 'hello', title: 'x', status: 1 } }), remote]]);
+    const state = stateAfterWriting([
+      [article('other', { values: { slug: 'hello', title: 'x', status: 1 } }), remote],
+    ]);
     state.records['article/other']!.file = 'content/articles/other.md';
-    const plan = computePlan(input([hello, article('other', { values: { slug: 'hello', title: 'x', status: 1 } })], [remote], state));
+    const plan = computePlan(
+      input([hello, article('other', { values: { slug: 'hello', title: 'x', status: 1 } })], [remote], state),
+    );
     expect(actions(plan)).toContain('create article/hello');
   });
 
@@ -189,17 +270,27 @@ describe('computePlan', () => {
     const stay = article('stay');
 
     it('keeps a record whose file is gone unless prune is on', () => {
-      expect(computePlan(input([stay], [remote], state())).changes).toContainEqual(expect.objectContaining({ action: 'keep', key: 'article/gone' }));
-      expect(computePlan(input([stay], [remote], state(), { prune: true })).changes).toContainEqual(expect.objectContaining({ action: 'delete', key: 'article/gone', id: 9 }));
+      expect(computePlan(input([stay], [remote], state())).changes).toContainEqual(
+        expect.objectContaining({ action: 'keep', key: 'article/gone' }),
+      );
+      expect(computePlan(input([stay], [remote], state(), { prune: true })).changes).toContainEqual(
+        expect.objectContaining({ action: 'delete', key: 'article/gone', id: 9 }),
+      );
     });
 
     it('never deletes a record whose file failed to parse', () => {
-      const plan = computePlan(input([stay], [remote], state(), { prune: true, failedFiles: new Set(['content/articles/gone.md']) }));
-      expect(plan.changes).toContainEqual(expect.objectContaining({ action: 'keep', key: 'article/gone', reason: 'its file has errors' }));
+      const plan = computePlan(
+        input([stay], [remote], state(), { prune: true, failedFiles: new Set(['content/articles/gone.md']) }),
+      );
+      expect(plan.changes).toContainEqual(
+        expect.objectContaining({ action: 'keep', key: 'article/gone', reason: 'its file has errors' }),
+      );
     });
 
     it('plans no deletes from an incomplete listing', () => {
-      const plan = computePlan(input([stay], { article: { records: [remote], complete: false } }, state(), { prune: true }));
+      const plan = computePlan(
+        input([stay], { article: { records: [remote], complete: false } }, state(), { prune: true }),
+      );
       expect(plan.changes.some((c) => c.action === 'delete')).toBe(false);
       expect(plan.deletesHeld).toMatch(/incomplete/);
     });
@@ -212,13 +303,29 @@ describe('computePlan', () => {
 
     it('aborts when more deletes are planned than maxDeletes', () => {
       const plan = computePlan(input([stay], [remote], state(), { prune: true, maxDeletes: 0 }));
-      expect(plan.abort).toBe('The plan deletes 1 records, more than --max-deletes 0. Nothing was changed. If that is intended, rerun with --max-deletes 1.');
+      expect(plan.abort).toBe(
+        'The plan deletes 1 records, more than --max-deletes 0. Nothing was changed. If that is intended, rerun with ' +
+          '--max-deletes 1.',
+      );
     });
 
     it('does not delete users unless the config allows it', () => {
-      const user: DesiredRecord = { key: 'user/ana', resource: 'user', slug: 'ana', file: 'content/users/ana.md', values: { slug: 'ana', name: 'Ana' } };
+      const user: DesiredRecord = {
+        key: 'user/ana',
+        resource: 'user',
+        slug: 'ana',
+        file: 'content/users/ana.md',
+        values: { slug: 'ana', name: 'Ana' },
+      };
       const userRemote = held(user, 3);
-      const plan = computePlan(input([stay], { user: { records: [userRemote], complete: true } }, stateAfterWriting([[user, userRemote]]), { prune: true }));
+      const plan = computePlan(
+        input(
+          [stay],
+          { user: { records: [userRemote], complete: true } },
+          stateAfterWriting([[user, userRemote]]),
+          { prune: true },
+        ),
+      );
       expect(plan.changes).toContainEqual(expect.objectContaining({ action: 'keep', key: 'user/ana' }));
     });
 
@@ -231,16 +338,45 @@ describe('computePlan', () => {
     it('runs deletes last, articles before categories', () => {
       const politics = category('politics');
       const catRemote = held(politics, 2);
-      const s = stateAfterWriting([[gone, remote], [politics, catRemote]]);
-      const plan = computePlan(input([stay], { article: { records: [remote], complete: true }, category: { records: [catRemote], complete: true } }, s, { prune: true }));
-      expect(actions(plan)).toEqual(['create article/stay', 'delete article/gone', 'delete category/politics']);
+      const s = stateAfterWriting([
+        [gone, remote],
+        [politics, catRemote],
+      ]);
+      const plan = computePlan(
+        input(
+          [stay],
+          {
+            article: { records: [remote], complete: true },
+            category: { records: [catRemote], complete: true },
+          },
+          s,
+          { prune: true },
+        ),
+      );
+      expect(actions(plan)).toEqual([
+        'create article/stay',
+        'delete article/gone',
+        'delete category/politics',
+      ]);
     });
   });
 
   it('uploads each distinct image once, however many records use it', () => {
-    const map = { kind: 'file' as const, contentPath: 'images/map.png', file: 'content/images/map.png', sha256: 'abc', identity: 'sha256:abc' };
-    const known = { kind: 'url' as const, url: 'https://example.com/a.png', identity: 'url:https://example.com/a.png' };
-    const records = ['a', 'b', 'c'].map((slug) => article(slug, { html: { field: 'body', template: '<p>x</p>', media: [map, known] } }));
+    const map = {
+      kind: 'file' as const,
+      contentPath: 'images/map.png',
+      file: 'content/images/map.png',
+      sha256: 'abc',
+      identity: 'sha256:abc',
+    };
+    const known = {
+      kind: 'url' as const,
+      url: 'https://example.com/a.png',
+      identity: 'url:https://example.com/a.png',
+    };
+    const records = ['a', 'b', 'c'].map((slug) =>
+      article(slug, { html: { field: 'body', template: '<p>x</p>', media: [map, known] } }),
+    );
     const state = emptyState('local');
     state.media['url:https://example.com/a.png'] = { id: 5, source: 'https://example.com/a.png' };
     const plan = computePlan(input(records, [], state));
@@ -248,9 +384,16 @@ describe('computePlan', () => {
   });
 
   it('reports an article whose category exists nowhere, at the line of `category:`', () => {
-    const plan = computePlan(input([article('hello', { categorySlug: { slug: 'sport', line: 5 } })], [], emptyState('local')));
+    const plan = computePlan(
+      input([article('hello', { categorySlug: { slug: 'sport', line: 5 } })], [], emptyState('local')),
+    );
     expect(plan.problems).toEqual([
-      expect.objectContaining({ file: 'content/articles/hello.md', line: 5, severity: 'error', message: expect.stringContaining('category `sport` does not exist') }),
+      expect.objectContaining({
+        file: 'content/articles/hello.md',
+        line: 5,
+        severity: 'error',
+        message: expect.stringContaining('category `sport` does not exist'),
+      }),
     ]);
     expect(plan.changes).toEqual([]);
   });

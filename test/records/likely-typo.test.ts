@@ -14,7 +14,17 @@ describe('likelyTypo', () => {
   });
 
   it('leaves keys that are merely other words alone', () => {
-    for (const key of ['tags', 'author', 'authors', 'description', 'image', 'state', 'summary', 'lang', 'weight']) {
+    for (const key of [
+      'tags',
+      'author',
+      'authors',
+      'description',
+      'image',
+      'state',
+      'summary',
+      'lang',
+      'weight',
+    ]) {
       expect(likelyTypo(key, article), key).toBeUndefined();
     }
   });

@@ -31,7 +31,9 @@ describe('parseDate', () => {
   });
 
   it('refuses impossible and ambiguous dates instead of moving them', () => {
-    expect(iso('2026-02-30')).toMatch(/error: `2026-02-30` is not a day of the calendar \(February 2026 has 28 days\)/);
+    expect(iso('2026-02-30')).toMatch(
+      /error: `2026-02-30` is not a day of the calendar \(February 2026 has 28 days\)/,
+    );
     expect(iso('2028-02-29')).toBe('2028-02-29T00:00:00.000Z');
     expect(iso('2026-13-45')).toMatch(/error: `2026-13-45` has no month 13/);
     expect(iso('2026-11-20T24:00')).toMatch(/is not a time of day/);

@@ -15,17 +15,22 @@ function newsroom(count: number, version = 1): Record<string, string | Buffer> {
   for (let i = 0; i < 10; i += 1) files[`content/images/photo-${i}.png`] = png(100 + i);
   for (let i = 0; i < count; i += 1) {
     const image = i % 5 === 0 ? `\n![Photo](../images/photo-${(i / 5) % 10}.png)\n` : '';
-    files[`content/articles/story-${i}.md`] = `---\ntitle: Story ${i}, version ${version}\ncategory: news\n---\n\nParagraph of story ${i}.\n${image}`;
+    files[`content/articles/story-${i}.md`] =
+      `---\ntitle: Story ${i}, version ${version}\ncategory: news\n---\n\nParagraph of story ${i}.\n${image}`;
   }
   return files;
 }
 
 async function rewrite(project: Project, count: number, version: number): Promise<void> {
-  for (const [file, content] of Object.entries(newsroom(count, version))) if (file.includes('/articles/')) await project.write(file, content);
+  for (const [file, content] of Object.entries(newsroom(count, version)))
+    if (file.includes('/articles/')) await project.write(file, content);
 }
 
 /** Every record of the resource, and how many slugs occur more than once. */
-async function census(project: Project, resource: string): Promise<{ records: Array<Record<string, any>>; duplicates: number }> {
+async function census(
+  project: Project,
+  resource: string,
+): Promise<{ records: Array<Record<string, any>>; duplicates: number }> {
   const records: Array<Record<string, any>> = [];
   for (let offset = 0; ; offset += 100) {
     const page = await project.api({ resource, action: 'get', limit: 100, offset, order_by: 'id ASC' });
@@ -37,7 +42,11 @@ async function census(project: Project, resource: string): Promise<{ records: Ar
 }
 
 function figures(name: string, values: Record<string, unknown>): void {
-  console.log(`[proof] ${name}: ${Object.entries(values).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `[proof] ${name}: ${Object.entries(values)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 }
 
 let project: Project | undefined;
@@ -51,82 +60,139 @@ afterEach(async () => {
 }, 120_000);
 
 describe('reliability proof', () => {
-  it('(a) 300 records with 10% injected 500s and 10% drops after commit: converged, 0 duplicates, a rerun writes nothing', async () => {
-    project = await createProject(newsroom(300), { failRate: 0.1, dropRate: 0.1, seed: 7 });
-    const first = await project.run(['apply', '--concurrency', '8']);
-    const faults = project.cms.stats();
-    expect(first.code, first.stderr).toBe(0);
+  it(
+    '(a) 300 records with 10% injected 500s and 10% drops after commit: converged, 0 duplicates, a rerun writes ' +
+      'nothing',
+    async () => {
+      project = await createProject(newsroom(300), { failRate: 0.1, dropRate: 0.1, seed: 7 });
+      const first = await project.run(['apply', '--concurrency', '8']);
+      const faults = project.cms.stats();
+      expect(first.code, first.stderr).toBe(0);
 
-    const articles = await census(project, 'article');
-    const media = await census(project, 'media');
-    expect(articles.records).toHaveLength(300);
-    expect(articles.duplicates).toBe(0);
-    expect(media.records).toHaveLength(10);
-    expect(media.duplicates).toBe(0);
-    expect(articles.records.every((a) => a.title.endsWith('version 1'))).toBe(true);
+      const articles = await census(project, 'article');
+      const media = await census(project, 'media');
+      expect(articles.records).toHaveLength(300);
+      expect(articles.duplicates).toBe(0);
+      expect(media.records).toHaveLength(10);
+      expect(media.duplicates).toBe(0);
+      expect(articles.records.every((a) => a.title.endsWith('version 1'))).toBe(true);
 
-    project.cms.resetStats();
-    const second = await project.run(['apply']);
-    expect(second.code).toBe(0);
-    expect(project.cms.stats().writes).toBe(0);
-    figures('(a) faults', { requests: faults.requests, 'injected 500s': faults.failed, 'dropped after commit': faults.dropped, articles: articles.records.length, media: media.records.length, duplicates: articles.duplicates + media.duplicates, 'rerun writes': 0 });
-  });
+      project.cms.resetStats();
+      const second = await project.run(['apply']);
+      expect(second.code).toBe(0);
+      expect(project.cms.stats().writes).toBe(0);
+      figures('(a) faults', {
+        requests: faults.requests,
+        'injected 500s': faults.failed,
+        'dropped after commit': faults.dropped,
+        articles: articles.records.length,
+        media: media.records.length,
+        duplicates: articles.duplicates + media.duplicates,
+        'rerun writes': 0,
+      });
+    },
+  );
 
-  it('(b) kill -9 at 10 random points of a 300-record apply, each followed by a rerun: converged, 0 duplicates, state always readable', async () => {
-    project = await createProject(newsroom(300), { latencyMs: 3 });
-    const env = { PATH: process.env.PATH, NO_COLOR: '1', CMS_BASE_URL: project.cms.url, CMS_API_TOKEN: SECRET_TOKEN };
-    const content = await serveContent(path.join(project.dir, 'content'));
-    const baseUrl = content.baseUrl;
-    const killedAt: number[] = [];
-    let random = 42;
-    const nextRandom = () => ((random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    for (let k = 1; k <= 10; k += 1) {
-      // Every round changes all 300 files, so each run has 300 writes to be killed in.
-      if (k > 1) await rewrite(project, 300, k);
-      const delay = Math.round(300 + nextRandom() * 900);
-      killedAt.push(delay);
-      await runAndKill(['--cwd', project.dir, 'apply', '--concurrency', '4'], { ...env, CMS_MEDIA_BASE_URL: baseUrl }, delay);
-      const stateText = await readFile(path.join(project.dir, '.cms-sync/state.json'), 'utf8').catch(() => undefined);
-      if (stateText !== undefined) expect(() => JSON.parse(stateText)).not.toThrow();
-    }
-    await content.close();
-    const final = await project.run(['apply', '--concurrency', '4']);
-    expect(final.code, final.stderr + final.stdout.split("\n").filter((l) => /^  [!]|Plan:|abort|Nothing/.test(l)).slice(0, 8).join("\n")).toBe(0);
+  it(
+    '(b) kill -9 at 10 random points of a 300-record apply, each followed by a rerun: converged, 0 duplicates, ' +
+      'state always readable',
+    async () => {
+      project = await createProject(newsroom(300), { latencyMs: 3 });
+      const env = {
+        PATH: process.env.PATH,
+        NO_COLOR: '1',
+        CMS_BASE_URL: project.cms.url,
+        CMS_API_TOKEN: SECRET_TOKEN,
+      };
+      const content = await serveContent(path.join(project.dir, 'content'));
+      const baseUrl = content.baseUrl;
+      const killedAt: number[] = [];
+      let random = 42;
+      const nextRandom = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      for (let k = 1; k <= 10; k += 1) {
+        // Every round changes all 300 files, so each run has 300 writes to be killed in.
+        if (k > 1) await rewrite(project, 300, k);
+        const delay = Math.round(300 + nextRandom() * 900);
+        killedAt.push(delay);
+        await runAndKill(
+          ['--cwd', project.dir, 'apply', '--concurrency', '4'],
+          { ...env, CMS_MEDIA_BASE_URL: baseUrl },
+          delay,
+        );
+        const stateText = await readFile(path.join(project.dir, '.cms-sync/state.json'), 'utf8').catch(
+          () => undefined,
+        );
+        if (stateText !== undefined) expect(() => JSON.parse(stateText)).not.toThrow();
+      }
+      await content.close();
+      const final = await project.run(['apply', '--concurrency', '4']);
+      expect(
+        final.code,
+        final.stderr +
+          final.stdout
+            .split('\n')
+            .filter((l) => /^ {2}[!]|Plan:|abort|Nothing/.test(l))
+            .slice(0, 8)
+            .join('\n'),
+      ).toBe(0);
 
-    const articles = await census(project, 'article');
-    const media = await census(project, 'media');
-    expect(articles.records).toHaveLength(300);
-    expect(articles.duplicates).toBe(0);
-    expect(media.duplicates).toBe(0);
-    expect(articles.records.every((a) => a.title.endsWith('version 10'))).toBe(true);
-    project.cms.resetStats();
-    expect((await project.run(['apply'])).code).toBe(0);
-    expect(project.cms.stats().writes).toBe(0);
-    figures('(b) kill -9', { 'kill points (ms after start)': killedAt.join(' '), articles: articles.records.length, media: media.records.length, duplicates: articles.duplicates + media.duplicates, 'rerun writes': 0 });
-  });
+      const articles = await census(project, 'article');
+      const media = await census(project, 'media');
+      expect(articles.records).toHaveLength(300);
+      expect(articles.duplicates).toBe(0);
+      expect(media.duplicates).toBe(0);
+      expect(articles.records.every((a) => a.title.endsWith('version 10'))).toBe(true);
+      project.cms.resetStats();
+      expect((await project.run(['apply'])).code).toBe(0);
+      expect(project.cms.stats().writes).toBe(0);
+      figures('(b) kill -9', {
+        'kill points (ms after start)': killedAt.join(' '),
+        articles: articles.records.length,
+        media: media.records.length,
+        duplicates: articles.duplicates + media.duplicates,
+        'rerun writes': 0,
+      });
+    },
+  );
 
   it('(c) state deleted: the next plan creates nothing', async () => {
     project = await createProject(newsroom(50));
     expect((await project.run(['apply'])).code).toBe(0);
     await project.remove('.cms-sync/state.json');
-    const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as { plan: { counts: { create: number; update: number; adopt: number; upload: number } } };
+    const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as {
+      plan: { counts: { create: number; update: number; adopt: number; upload: number } };
+    };
     expect(plan.plan.counts).toMatchObject({ create: 0, update: 0, upload: 0, adopt: 51 });
     project.cms.resetStats();
     expect((await project.run(['apply'])).code).toBe(0);
     expect(project.cms.stats().writes).toBe(0);
-    figures('(c) lost state', { creates: plan.plan.counts.create, adopted: plan.plan.counts.adopt, uploads: plan.plan.counts.upload });
+    figures('(c) lost state', {
+      creates: plan.plan.counts.create,
+      adopted: plan.plan.counts.adopt,
+      uploads: plan.plan.counts.upload,
+    });
   });
 
-  it('(d) server --rps 5, client --concurrency 8 --rps 20: 429s under 5%, none sent before its Retry-After', async () => {
-    project = await createProject(newsroom(100), { rps: 5 });
-    const result = await project.run(['apply', '--concurrency', '8', '--rps', '20']);
-    expect(result.code, result.stderr).toBe(0);
-    const stats = project.cms.stats();
-    const share = stats.rateLimited / stats.requests;
-    expect(stats.earlyAfterRetryAfter).toBe(0);
-    expect(share).toBeLessThan(0.05);
-    figures('(d) rate limit', { requests: stats.requests, '429s': stats.rateLimited, share: `${(share * 100).toFixed(1)}%`, 'sent before Retry-After': stats.earlyAfterRetryAfter });
-  }, 60_000);
+  it(
+    '(d) server --rps 5, client --concurrency 8 --rps 20: 429s under 5%, none sent before its ' +
+      'Retry-After',
+    async () => {
+      project = await createProject(newsroom(100), { rps: 5 });
+      const result = await project.run(['apply', '--concurrency', '8', '--rps', '20']);
+      expect(result.code, result.stderr).toBe(0);
+      const stats = project.cms.stats();
+      const share = stats.rateLimited / stats.requests;
+      expect(stats.earlyAfterRetryAfter).toBe(0);
+      expect(share).toBeLessThan(0.05);
+      figures('(d) rate limit', {
+        requests: stats.requests,
+        '429s': stats.rateLimited,
+        share: `${(share * 100).toFixed(1)}%`,
+        'sent before Retry-After': stats.earlyAfterRetryAfter,
+      });
+    },
+    60_000,
+  );
 });
 
 /** Runs the CLI and kills it with SIGKILL after `delayMs` (if it has not finished by then). */

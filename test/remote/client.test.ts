@@ -10,12 +10,16 @@ import { backoffCeiling, DEFAULT_RETRY } from '../../src/remote/retry.js';
 import { fail, mockCms, ok, ORIGIN, PATH, rejection, setup, TOKEN, type Answer } from './helpers.js';
 
 const authMessage = (status: number) =>
-  `The CMS refused the request (HTTP ${status}): check the API token (CMS_API_TOKEN) and that the API is enabled in the dashboard settings.`;
+  `The CMS refused the request (HTTP ${status}): check the API token (CMS_API_TOKEN) and that the API is enabled in ` +
+  `the dashboard settings.`;
 
 describe('the envelope', () => {
   it('returns data of a success envelope, sending the documented request', async () => {
     const { client, sent } = setup(() => ok({ id: 3, title: 'Hello' }));
-    await expect(client.call({ resource: 'article', action: 'get', id: 3 })).resolves.toEqual({ id: 3, title: 'Hello' });
+    await expect(client.call({ resource: 'article', action: 'get', id: 3 })).resolves.toEqual({
+      id: 3,
+      title: 'Hello',
+    });
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({
       path: PATH,
@@ -26,7 +30,10 @@ describe('the envelope', () => {
   });
 
   it('puts the endpoint under a base URL that has a path', async () => {
-    const { client, sent } = setup(() => ok([]), { baseUrl: `${ORIGIN}/cms/`, wire: { endpointPath: '/api/v2' } });
+    const { client, sent } = setup(() => ok([]), {
+      baseUrl: `${ORIGIN}/cms/`,
+      wire: { endpointPath: '/api/v2' },
+    });
     await client.call({ resource: 'page', action: 'get' });
     expect(sent[0]?.path).toBe('/cms/api/v2');
   });
@@ -62,14 +69,18 @@ describe('the envelope', () => {
   });
 
   it('retries a 5xx whose body is not JSON', async () => {
-    const { client, sent } = setup((_, i) => (i === 0 ? { statusCode: 502, data: 'Bad Gateway' } : ok({ id: 1 })));
+    const { client, sent } = setup((_, i) =>
+      i === 0 ? { statusCode: 502, data: 'Bad Gateway' } : ok({ id: 1 }),
+    );
     await expect(client.call({ resource: 'article', action: 'get', id: 1 })).resolves.toEqual({ id: 1 });
     expect(sent).toHaveLength(2);
   });
 
   it('reports a JSON body without the envelope as a protocol error', async () => {
     const { client } = setup(() => ({ statusCode: 200, data: { id: 1 } }));
-    await expect(client.call({ resource: 'article', action: 'get' })).rejects.toMatchObject({ code: 'CMS_SYNC_PROTOCOL' });
+    await expect(client.call({ resource: 'article', action: 'get' })).rejects.toMatchObject({
+      code: 'CMS_SYNC_PROTOCOL',
+    });
   });
 });
 
@@ -93,10 +104,9 @@ describe('authentication failures', () => {
 describe('retries', () => {
   it('retries a 503 with a full-jitter delay, then returns the answer', async () => {
     const randoms = [0.3, 0.9];
-    const { client, sent, clock, events } = setup(
-      (_, i) => (i < 2 ? fail(503, 'busy') : ok({ id: 7 })),
-      { random: () => randoms.shift() ?? 0 },
-    );
+    const { client, sent, clock, events } = setup((_, i) => (i < 2 ? fail(503, 'busy') : ok({ id: 7 })), {
+      random: () => randoms.shift() ?? 0,
+    });
     await expect(client.get('article', 7)).resolves.toEqual({ id: 7 });
     expect(sent).toHaveLength(3);
     expect(clock.sleeps).toEqual([Math.floor(0.3 * 250), Math.floor(0.9 * 500)]);
@@ -105,8 +115,20 @@ describe('retries', () => {
       expect(ms).toBeLessThan(backoffCeiling(DEFAULT_RETRY, i + 1));
     });
     expect(events.filter((e) => e.type === 'retry')).toEqual([
-      { type: 'retry', action: 'article.get', attempt: 1, delayMs: 75, reason: 'HTTP 503 Service Unavailable: busy' },
-      { type: 'retry', action: 'article.get', attempt: 2, delayMs: 450, reason: 'HTTP 503 Service Unavailable: busy' },
+      {
+        type: 'retry',
+        action: 'article.get',
+        attempt: 1,
+        delayMs: 75,
+        reason: 'HTTP 503 Service Unavailable: busy',
+      },
+      {
+        type: 'retry',
+        action: 'article.get',
+        attempt: 2,
+        delayMs: 450,
+        reason: 'HTTP 503 Service Unavailable: busy',
+      },
     ]);
     expect(client.stats).toMatchObject({ requests: 3, retries: 2, writes: 0 });
   });
@@ -120,7 +142,9 @@ describe('retries', () => {
   });
 
   it('honours Retry-After in seconds: no request before it', async () => {
-    const { client, sent, clock } = setup((_, i) => (i === 0 ? fail(429, 'slow down', { 'retry-after': '3' }) : ok([])));
+    const { client, sent, clock } = setup((_, i) =>
+      i === 0 ? fail(429, 'slow down', { 'retry-after': '3' }) : ok([]),
+    );
     await client.call({ resource: 'article', action: 'get' });
     expect(clock.sleeps).toEqual([3000]);
     expect(sent[1]!.at - sent[0]!.at).toBeGreaterThanOrEqual(3000);
@@ -145,8 +169,10 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(CmsRetryBudgetError);
     expect(error.code).toBe('CMS_SYNC_RETRY_BUDGET');
     expect(error.message).toBe(
-      'The CMS at http://cms.test (article.get) asked to wait 600 s before trying again (Retry-After, HTTP 429 Too Many Requests: quota), ' +
-        'longer than the 120 s this client waits (sync.retry.maxRetryAfterMs). Try again later, or raise sync.retry.maxRetryAfterMs in sync.config.ts.',
+      'The CMS at http://cms.test (article.get) asked to wait 600 s before trying again (Retry-After, HTTP 429 Too ' +
+        'Many Requests: quota), ' +
+        'longer than the 120 s this client waits (sync.retry.maxRetryAfterMs). Try again later, or raise ' +
+        'sync.retry.maxRetryAfterMs in sync.config.ts.',
     );
     expect(sent).toHaveLength(1);
     expect(clock.sleeps).toEqual([]);
@@ -157,7 +183,8 @@ describe('retries', () => {
     const error = await rejection(client.call({ resource: 'article', action: 'get' }));
     expect(error.code).toBe('CMS_SYNC_RETRY_BUDGET');
     expect(error.message).toBe(
-      'The CMS at http://cms.test (article.get) did not answer successfully after 6 attempts over 7.7 s (last: HTTP 503 Service Unavailable: down).',
+      'The CMS at http://cms.test (article.get) did not answer successfully after 6 attempts over 7.7 s (last: HTTP ' +
+        '503 Service Unavailable: down).',
     );
     expect(sent).toHaveLength(6);
     expect(clock.sleeps).toHaveLength(5);
@@ -171,7 +198,9 @@ describe('retries', () => {
     const start = clock.now();
     const error = await rejection(client.call({ resource: 'article', action: 'get' }));
     expect(error.code).toBe('CMS_SYNC_RETRY_BUDGET');
-    expect(error.message).toMatch(/would exceed the retry budget of 20 s \(sync\.retry\.budgetMs in sync\.config\.ts\)/);
+    expect(error.message).toMatch(
+      /would exceed the retry budget of 20 s \(sync\.retry\.budgetMs in sync\.config\.ts\)/,
+    );
     expect(clock.now() - start).toBeLessThanOrEqual(20_000);
     expect(sent.length).toBeLessThan(100);
   });
@@ -208,16 +237,27 @@ describe('records', () => {
   });
 
   it('add: sends data, reads the id wherever it is', async () => {
-    const answers: Answer[] = [ok({ id: 10, title: 'T' }), ok({ record: { id: '11' } }), ok({ result: 'ok' })];
+    const answers: Answer[] = [
+      ok({ id: 10, title: 'T' }),
+      ok({ record: { id: '11' } }),
+      ok({ result: 'ok' }),
+    ];
     const { client, sent } = setup(() => answers.shift()!);
-    await expect(client.add('article', { title: 'T' })).resolves.toEqual({ id: 10, record: { id: 10, title: 'T' } });
+    await expect(client.add('article', { title: 'T' })).resolves.toEqual({
+      id: 10,
+      record: { id: 10, title: 'T' },
+    });
     await expect(client.add('article', { title: 'U' })).resolves.toEqual({ id: 11, record: undefined });
     expect(sent[0]?.body).toEqual({ resource: 'article', action: 'add', data: { title: 'T' } });
-    await expect(client.add('article', { title: 'V' })).rejects.toThrow(/no id we can read \(keys: result\).*wire\.idPaths/);
+    await expect(client.add('article', { title: 'V' })).rejects.toThrow(
+      /no id we can read \(keys: result\).*wire\.idPaths/,
+    );
   });
 
   it('names the payload and the upload URL as the config says, for a CMS that differs from the spec', async () => {
-    const { client, sent } = setup(() => ok({ id: 5 }), { wire: { payloadKey: 'fields', uploadUrlField: 'source' } });
+    const { client, sent } = setup(() => ok({ id: 5 }), {
+      wire: { payloadKey: 'fields', uploadUrlField: 'source' },
+    });
     await client.add('page', { title: 'T' });
     await client.edit('page', 5, { title: 'U' });
     await client.uploadFromUrl('https://example.com/a.png');
@@ -229,14 +269,20 @@ describe('records', () => {
   });
 
   it('edit and delete send the id; a 404 on delete counts as done', async () => {
-    const { client, sent } = setup((body) => (body.action === 'delete' ? fail(404, 'No such record') : ok({ affected: 1 })));
+    const { client, sent } = setup((body) =>
+      body.action === 'delete' ? fail(404, 'No such record') : ok({ affected: 1 }),
+    );
     await expect(client.edit('page', 3, { title: 'x' })).resolves.toBeUndefined();
     await expect(client.delete('page', 3)).resolves.toBeUndefined();
     expect(sent.map((s) => s.body)).toEqual([
       { resource: 'page', action: 'edit', id: 3, data: { title: 'x' } },
       { resource: 'page', action: 'delete', id: 3 },
     ]);
-    expect(client.stats).toMatchObject({ requests: 2, writes: 2, byAction: { 'page.edit': 1, 'page.delete': 1 } });
+    expect(client.stats).toMatchObject({
+      requests: 2,
+      writes: 2,
+      byAction: { 'page.edit': 1, 'page.delete': 1 },
+    });
   });
 
   it('delete fails on another rejection', async () => {
@@ -263,7 +309,9 @@ describe('records', () => {
 describe('options', () => {
   it('rejects bad options in the p-queue style', () => {
     const base = { baseUrl: ORIGIN, token: TOKEN };
-    expect(() => createClient({ ...base, concurrency: 0 })).toThrow('Expected `concurrency` to be an integer >= 1, got `0` (number).');
+    expect(() => createClient({ ...base, concurrency: 0 })).toThrow(
+      'Expected `concurrency` to be an integer >= 1, got `0` (number).',
+    );
     expect(() => createClient({ ...base, rps: -1 })).toThrow(/`rps`/);
     expect(() => createClient({ ...base, baseUrl: 'cms.test' })).toThrow(/`baseUrl`/);
     expect(() => createClient({ ...base, wire: { pageSize: 500 } })).toThrow(/`wire\.pageSize`/);
@@ -272,7 +320,9 @@ describe('options', () => {
 
   it('never sends a limit above 100', async () => {
     const { client, sent } = setup(() => ok([]));
-    await expect(client.call({ resource: 'article', action: 'get', limit: 150 })).rejects.toMatchObject({ code: 'CMS_SYNC_CONFIG' });
+    await expect(client.call({ resource: 'article', action: 'get', limit: 150 })).rejects.toMatchObject({
+      code: 'CMS_SYNC_CONFIG',
+    });
     expect(sent).toHaveLength(0);
   });
 
@@ -340,8 +390,16 @@ describe('rate limiting (fake timers)', () => {
 
   it('holds every call back until a 429 Retry-After has passed', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    const { dispatcher, sent } = mockCms((_, i) => (i === 0 ? fail(429, 'later', { 'retry-after': '2' }) : ok([])));
-    const client = createClient({ baseUrl: ORIGIN, token: TOKEN, dispatcher, concurrency: 4, random: () => 0 });
+    const { dispatcher, sent } = mockCms((_, i) =>
+      i === 0 ? fail(429, 'later', { 'retry-after': '2' }) : ok([]),
+    );
+    const client = createClient({
+      baseUrl: ORIGIN,
+      token: TOKEN,
+      dispatcher,
+      concurrency: 4,
+      random: () => 0,
+    });
     const first = client.call({ resource: 'article', action: 'get' });
     await vi.advanceTimersByTimeAsync(0);
     expect(sent).toHaveLength(1);

@@ -75,10 +75,14 @@ describe('over a real socket', () => {
   it('add with a dropped connection: CmsAmbiguousError, sent exactly once', async () => {
     const { port, requests } = await startServer((_b, _i, req) => drop(req));
     const { client: c } = client(port);
-    const error = await c.add('article', { title: 'Hello' }, { idempotencyKey: 'k-1' }).catch((e: unknown) => e);
+    const error = await c
+      .add('article', { title: 'Hello' }, { idempotencyKey: 'k-1' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CmsAmbiguousError);
     expect(error).toMatchObject({ code: 'CMS_SYNC_AMBIGUOUS', idempotencyKey: 'k-1' });
-    expect((error as Error).message).toMatch(/^The connection to the CMS failed after article\.add was sent \(\w+\)/);
+    expect((error as Error).message).toMatch(
+      /^The connection to the CMS failed after article\.add was sent \(\w+\)/,
+    );
     expect(requests).toHaveLength(1);
     expect(c.stats).toMatchObject({ requests: 1, ambiguous: 1, retries: 0 });
   });
@@ -135,7 +139,10 @@ describe('over a real socket', () => {
     const { client: c } = client(port, {
       sleep: async (ms) => {
         sleeps.push(ms);
-        restarted ??= await startServer((_b, _i, _req, res) => reply(res, 200, { status: 'success', data: { id: 77 } }), port);
+        restarted ??= await startServer(
+          (_b, _i, _req, res) => reply(res, 200, { status: 'success', data: { id: 77 } }),
+          port,
+        );
       },
     });
     await expect(c.add('article', { title: 'Hello' })).resolves.toMatchObject({ id: 77 });

@@ -37,7 +37,10 @@ export function fakeClock(start = 1_000_000) {
  * A MockAgent answering every POST on ORIGIN from `answer`, recording each request with the
  * time `now()` says it arrived.
  */
-export function mockCms(answer: (body: Record<string, unknown>, index: number) => Answer, now: () => number = Date.now) {
+export function mockCms(
+  answer: (body: Record<string, unknown>, index: number) => Answer,
+  now: () => number = Date.now,
+) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const sent: Sent[] = [];
@@ -56,7 +59,10 @@ export function mockCms(answer: (body: Record<string, unknown>, index: number) =
 }
 
 /** A client on a mock CMS with a fake clock, a fixed random, and its events kept. */
-export function setup(answer: (body: Record<string, unknown>, index: number) => Answer, overrides: Partial<ClientOptions> = {}) {
+export function setup(
+  answer: (body: Record<string, unknown>, index: number) => Answer,
+  overrides: Partial<ClientOptions> = {},
+) {
   const clock = fakeClock();
   const cms = mockCms(answer, clock.now);
   const events: ClientEvent[] = [];
@@ -92,6 +98,7 @@ export async function rejection(promise: Promise<unknown>): Promise<Error & Reco
 
 function lowerHeaders(headers: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries((headers ?? {}) as Record<string, unknown>)) out[k.toLowerCase()] = String(v);
+  for (const [k, v] of Object.entries((headers ?? {}) as Record<string, unknown>))
+    out[k.toLowerCase()] = String(v);
   return out;
 }

@@ -15,17 +15,38 @@ describe('loading undici', () => {
     const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'x-seen': req.headers.authorization ?? '' }).end(JSON.stringify({ status: 'success', data: JSON.parse(body) })));
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'x-seen': req.headers.authorization ?? '' })
+          .end(JSON.stringify({ status: 'success', data: JSON.parse(body) })),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const pool = new loaded.Pool(origin, { connections: 1 });
     try {
-      const ctx = { dispatcher: pool, request: loaded.request, origin, path: '/functions/api', token: 't0ken', timeoutMs: 5000, idempotencyHeader: false as const, now: Date.now };
-      const result = await exchange(ctx, { resource: 'article', action: 'get', limit: 1 }, undefined, undefined);
+      const ctx = {
+        dispatcher: pool,
+        request: loaded.request,
+        origin,
+        path: '/functions/api',
+        token: 't0ken',
+        timeoutMs: 5000,
+        idempotencyHeader: false as const,
+        now: Date.now,
+      };
+      const result = await exchange(
+        ctx,
+        { resource: 'article', action: 'get', limit: 1 },
+        undefined,
+        undefined,
+      );
       expect(result.statusCode).toBe(200);
       expect(result.headers['x-seen']).toBe('Bearer t0ken');
-      expect(JSON.parse(result.text)).toEqual({ status: 'success', data: { resource: 'article', action: 'get', limit: 1 } });
+      expect(JSON.parse(result.text)).toEqual({
+        status: 'success',
+        data: { resource: 'article', action: 'get', limit: 1 },
+      });
     } finally {
       await pool.close();
       server.close();

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { fail, ok, setup } from './helpers.js';
 
-const records = (n: number, from = 1) => Array.from({ length: n }, (_, i) => ({ id: from + i, title: `t${from + i}` }));
+const records = (n: number, from = 1) =>
+  Array.from({ length: n }, (_, i) => ({ id: from + i, title: `t${from + i}` }));
 
 /** A CMS holding `all`, paging honestly but never returning more than `cap` per page. */
-function pagingCms(all: { id: number }[], options: { cap?: number; shape?: (items: unknown[], total: number) => unknown } = {}) {
+function pagingCms(
+  all: { id: number }[],
+  options: { cap?: number; shape?: (items: unknown[], total: number) => unknown } = {},
+) {
   const shape = options.shape ?? ((items, total) => ({ items, total }));
   return (body: Record<string, unknown>) => {
     const limit = Math.min(Number(body.limit ?? 50), options.cap ?? 100);
@@ -21,7 +25,13 @@ describe('list', () => {
     expect(result.records).toHaveLength(250);
     expect(result.records.at(-1)).toEqual({ id: 250, title: 't250' });
     expect(sent.map((s) => s.body)).toEqual(
-      [0, 100, 200].map((offset) => ({ resource: 'article', action: 'get', limit: 100, offset, order_by: 'id ASC' })),
+      [0, 100, 200].map((offset) => ({
+        resource: 'article',
+        action: 'get',
+        limit: 100,
+        offset,
+        order_by: 'id ASC',
+      })),
     );
   });
 
@@ -103,7 +113,9 @@ describe('list', () => {
   });
 
   it('propagates a page failure', async () => {
-    const { client } = setup((body) => (Number(body.offset) === 100 ? fail(400, 'bad offset') : ok(records(100))));
+    const { client } = setup((body) =>
+      Number(body.offset) === 100 ? fail(400, 'bad offset') : ok(records(100)),
+    );
     await expect(client.list('article')).rejects.toMatchObject({ code: 'CMS_SYNC_REJECTED' });
   });
 });
@@ -117,8 +129,21 @@ describe('list, many pages', () => {
     expect(sent.map((s) => s.body.offset)).toEqual([0, 100, 200, 300, 400]);
     // Against a remote CMS each page is a round trip: after the first answer, four requests go
     // out (the client's concurrency) before the next answer comes back.
-    const flow = events.flatMap((e) => (e.type === 'request' ? ['ask'] : e.type === 'response' ? ['answer'] : []));
-    expect(flow).toEqual(['ask', 'answer', 'ask', 'ask', 'ask', 'ask', 'answer', 'answer', 'answer', 'answer']);
+    const flow = events.flatMap((e) =>
+      e.type === 'request' ? ['ask'] : e.type === 'response' ? ['answer'] : [],
+    );
+    expect(flow).toEqual([
+      'ask',
+      'answer',
+      'ask',
+      'ask',
+      'ask',
+      'ask',
+      'answer',
+      'answer',
+      'answer',
+      'answer',
+    ]);
   });
 
   it('goes on one page at a time when a page in the middle comes back short (the list moved)', async () => {
@@ -127,7 +152,10 @@ describe('list, many pages', () => {
       const offset = Number(body.offset);
       // A record deleted after the first page: the page at 100 is one short, the rest shift.
       const now = offset === 0 ? all : all.filter((r) => r.id !== 150);
-      return ok({ items: now.slice(offset, offset + (offset === 100 ? 99 : 100)), total: offset === 0 ? 350 : 349 });
+      return ok({
+        items: now.slice(offset, offset + (offset === 100 ? 99 : 100)),
+        total: offset === 0 ? 350 : 349,
+      });
     });
     const result = await client.list('article');
     expect(result.complete).toBe(false);

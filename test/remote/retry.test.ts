@@ -13,7 +13,9 @@ const policy = DEFAULT_RETRY;
 
 describe('decideRetry (full jitter)', () => {
   it('doubles the ceiling per attempt up to maxDelayMs', () => {
-    expect([1, 2, 3, 4, 8, 20].map((n) => backoffCeiling(policy, n))).toEqual([250, 500, 1000, 2000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 8, 20].map((n) => backoffCeiling(policy, n))).toEqual([
+      250, 500, 1000, 2000, 30_000, 30_000,
+    ]);
   });
 
   it('spreads the delay over [0, ceiling)', () => {
@@ -64,14 +66,19 @@ describe('parseRetryAfter', () => {
 
 describe('resolveRetry', () => {
   it('validates like p-queue', () => {
-    expect(() => resolveRetry({ maxAttempts: 0 })).toThrow('Expected `retry.maxAttempts` to be an integer >= 1, got `0` (number).');
+    expect(() => resolveRetry({ maxAttempts: 0 })).toThrow(
+      'Expected `retry.maxAttempts` to be an integer >= 1, got `0` (number).',
+    );
     expect(resolveRetry({ baseDelayMs: 10 }).baseDelayMs).toBe(10);
   });
 });
 
 describe('withRetries', () => {
   const retryable = (reason: string, retryAfterMs?: number) =>
-    new CmsRetryableError(`failed: ${reason}`, { reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+    new CmsRetryableError(`failed: ${reason}`, {
+      reason,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
 
   function loop(random = () => 0.5) {
     let clock = 0;
@@ -94,7 +101,9 @@ describe('withRetries', () => {
   it('returns the first success', async () => {
     const { options, sleeps } = loop();
     let n = 0;
-    await expect(withRetries(async () => (++n < 3 ? Promise.reject(retryable('HTTP 503')) : 'ok'), options)).resolves.toBe('ok');
+    await expect(
+      withRetries(async () => (++n < 3 ? Promise.reject(retryable('HTTP 503')) : 'ok'), options),
+    ).resolves.toBe('ok');
     expect(sleeps).toEqual([125, 250]);
   });
 
@@ -102,18 +111,26 @@ describe('withRetries', () => {
     const { options } = loop();
     let n = 0;
     const boom = new Error('boom');
-    await expect(withRetries(async () => { n++; throw boom; }, options)).rejects.toBe(boom);
+    await expect(
+      withRetries(async () => {
+        n++;
+        throw boom;
+      }, options),
+    ).rejects.toBe(boom);
     expect(n).toBe(1);
   });
 
   it('ends with CMS_SYNC_RETRY_BUDGET naming the attempts, time and last failure', async () => {
     const { options } = loop(() => 0.999);
-    const error = await withRetries(async () => { throw retryable('HTTP 503 Service Unavailable'); }, options).catch((e: unknown) => e);
+    const error = await withRetries(async () => {
+      throw retryable('HTTP 503 Service Unavailable');
+    }, options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CmsRetryBudgetError);
     expect(error).toBeInstanceOf(CmsRetryableError);
     expect(error).toMatchObject({
       code: 'CMS_SYNC_RETRY_BUDGET',
-      message: 'The CMS at http://host (article.get) did not answer successfully after 6 attempts over 7.7 s (last: HTTP 503 Service Unavailable).',
+      message:
+        'The CMS at http://host (article.get) did not answer successfully after 6 attempts over 7.7 s (last: HTTP 503 Service Unavailable).',
     });
     expect((error as Error).cause).toBeInstanceOf(CmsRetryableError);
   });

@@ -101,7 +101,10 @@ describe('readRecord', () => {
   it('reads the record, a nested record, or the one matching list item, normalising the id', () => {
     expect(readRecord({ id: '3', title: 'T' }, 'article', wire)).toEqual({ id: 3, title: 'T' });
     expect(readRecord({ record: { id: 3, title: 'T' } }, 'article', wire, 3)).toEqual({ id: 3, title: 'T' });
-    expect(readRecord({ items: [{ id: 2 }, { id: 3, title: 'T' }] }, 'article', wire, 3)).toEqual({ id: 3, title: 'T' });
+    expect(readRecord({ items: [{ id: 2 }, { id: 3, title: 'T' }] }, 'article', wire, 3)).toEqual({
+      id: 3,
+      title: 'T',
+    });
   });
 
   it('reads a record held deeper where recordPaths says, and its id there', () => {
@@ -122,7 +125,7 @@ describe('readRecord', () => {
 describe('resolveWire', () => {
   it('rejects a page size above the API maximum rather than sending it', () => {
     expect(() => resolveWire({ pageSize: 250 })).toThrow(
-      'Expected `wire.pageSize` to be an integer between 1 and 100 (the API\'s maximum limit), got `250` (number).',
+      "Expected `wire.pageSize` to be an integer between 1 and 100 (the API's maximum limit), got `250` (number).",
     );
     expect(() => resolveWire({ pageSize: 0 })).toThrow(/wire\.pageSize/);
   });

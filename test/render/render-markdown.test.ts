@@ -7,9 +7,19 @@ const block = (id: number | string, size: string): string =>
 
 describe('renderMarkdown + bindMedia', () => {
   it('turns a lone Markdown image into exactly the spec dynamic-block, standing on its own', () => {
-    const { html, images } = renderMarkdown('Intro.\n\n![Parliament at dusk](./images/parliament.png)\n\nOutro.\n', medium);
+    const { html, images } = renderMarkdown(
+      'Intro.\n\n![Parliament at dusk](./images/parliament.png)\n\nOutro.\n',
+      medium,
+    );
     expect(images).toEqual([
-      { src: './images/parliament.png', size: 'medium', alt: 'Parliament at dusk', line: 3, column: 1, kind: 'markdown' },
+      {
+        src: './images/parliament.png',
+        size: 'medium',
+        alt: 'Parliament at dusk',
+        line: 3,
+        column: 1,
+        kind: 'markdown',
+      },
     ]);
     expect(bindMedia(html, [42])).toBe(`<p>Intro.</p>\n${block(42, 'medium')}\n<p>Outro.</p>`);
   });
@@ -42,7 +52,8 @@ describe('renderMarkdown + bindMedia', () => {
   });
 
   it('takes the size from a Markdown title of exactly small/medium/large and drops that title', () => {
-    const md = '![a](a.png "large")\n\n![b](b.png "small")\n\n![c](c.png "Large map")\n\n![d][d]\n\n[d]: d.png "large"\n';
+    const md =
+      '![a](a.png "large")\n\n![b](b.png "small")\n\n![c](c.png "Large map")\n\n![d][d]\n\n[d]: d.png "large"\n';
     const { html, images } = renderMarkdown(md, medium);
     expect(images.map((i) => [i.size, i.title])).toEqual([
       ['large', undefined],
@@ -110,7 +121,12 @@ describe('renderMarkdown + bindMedia', () => {
     const { images, problems } = renderMarkdown('# Title\n\nSee <img alt="missing"> here.\n', medium);
     expect(images).toEqual([]);
     expect(problems).toEqual([
-      { line: 3, column: 5, message: '<img> has no src attribute; give it the path or URL of the image', severity: 'error' },
+      {
+        line: 3,
+        column: 5,
+        message: '<img> has no src attribute; give it the path or URL of the image',
+        severity: 'error',
+      },
     ]);
   });
 
@@ -124,8 +140,13 @@ describe('renderMarkdown + bindMedia', () => {
   });
 
   it('keeps raw HTML blocks and images inside links', () => {
-    const { html, images } = renderMarkdown('<aside class="note">Note</aside>\n\n[![logo](l.png)](https://example.org)\n', medium);
-    expect(html).toBe(`<aside class="note">Note</aside>\n<p><a href="https://example.org">${block('cms-sync-media:0', 'medium')}</a></p>`);
+    const { html, images } = renderMarkdown(
+      '<aside class="note">Note</aside>\n\n[![logo](l.png)](https://example.org)\n',
+      medium,
+    );
+    expect(html).toBe(
+      `<aside class="note">Note</aside>\n<p><a href="https://example.org">${block('cms-sync-media:0', 'medium')}</a></p>`,
+    );
     expect(images).toHaveLength(1);
   });
 

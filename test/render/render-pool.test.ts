@@ -2,9 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
 
 // Worker threads run compiled JavaScript: the pool is tested as built (npm test builds first).
-const { createRenderPool } = (await import(new URL('../../dist/render/render-pool.js', import.meta.url).href)) as typeof import('../../src/render/render-pool.js');
+const { createRenderPool } = (await import(
+  new URL('../../dist/render/render-pool.js', import.meta.url).href
+)) as typeof import('../../src/render/render-pool.js');
 
-const documents = Array.from({ length: 40 }, (_, i) => `# Story ${i}\n\nText with **bold** and a [link](https://example.com/${i}).\n\n![Photo ${i}](../images/p${i % 3}.png "${['small', 'medium', 'large'][i % 3]}")\n\n| a | b |\n| - | - |\n| ${i} | x |\n`);
+const documents = Array.from(
+  { length: 40 },
+  (_, i) =>
+    `# Story ${i}\n\nText with **bold** and a [link](https://example.com/${i}).\n\n![Photo ${i}](../images/p${i % 3}.png "${['small', 'medium', 'large'][i % 3]}")\n\n| a | b |\n| - | - |\n| ${i} | x |\n`,
+);
 
 describe('the render pool', () => {
   it('gives byte for byte what rendering in this thread gives, in order, across workers', async () => {
@@ -12,7 +18,9 @@ describe('the render pool', () => {
     try {
       const pooled = await Promise.all(documents.map((d) => pool.render(d)));
       expect(pooled).toEqual(documents.map((d) => renderMarkdown(d, { defaultSize: 'medium' })));
-      expect(pooled[2]!.images).toEqual([expect.objectContaining({ src: '../images/p2.png', size: 'large', line: 5 })]);
+      expect(pooled[2]!.images).toEqual([
+        expect.objectContaining({ src: '../images/p2.png', size: 'large', line: 5 }),
+      ]);
     } finally {
       await pool.close();
     }
@@ -34,7 +42,10 @@ describe('a render worker that dies', () => {
     const pool = createRenderPool({ defaultSize: 'medium', size: 1, maxHeapMb: 48 });
     const huge = `${'Some **text** with a [link](https://example.com) and `code`.\n\n'.repeat(200_000)}`;
     try {
-      const lost = await pool.render(huge).then(() => undefined, (error: unknown) => error);
+      const lost = await pool.render(huge).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(lost).toBeInstanceOf(Error);
       expect((lost as Error).name).toBe('WorkerDiedError');
       // The next job is answered (by the worker that took the dead one's place).

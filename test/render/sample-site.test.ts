@@ -20,7 +20,9 @@ describe('rendering the sample articles', () => {
       ['../images/river-flood.png', 'markdown', 'medium'],
       ['../images/rainfall-chart.png', 'html', 'small'],
     ]);
-    expect(budget.images.map((i) => [i.src, i.kind, i.size])).toEqual([['../images/parliament-dusk.png', 'markdown', 'large']]);
+    expect(budget.images.map((i) => [i.src, i.kind, i.size])).toEqual([
+      ['../images/parliament-dusk.png', 'markdown', 'large'],
+    ]);
     expect([...river.problems, ...funding.problems, ...budget.problems]).toEqual([]);
     expect(river.html).toContain('<td align="right">133</td>');
   });

@@ -28,15 +28,23 @@ describe('expanded bodies through the Markdown renderer', () => {
       '```',
       '',
     ].join('\n');
-    const expanded = expandTemplates(body, { file: 'content/articles/hugo.md', bodyLine: 6, dialect: 'hugo' });
+    const expanded = expandTemplates(body, {
+      file: 'content/articles/hugo.md',
+      bodyLine: 6,
+      dialect: 'hugo',
+    });
     expect(expanded.problems).toEqual([]);
     const { html, images } = render(expanded.text);
-    expect(images.map((i) => [i.src, i.alt, i.kind])).toEqual([['images/harbour.jpg', 'The harbour at dawn', 'html']]);
+    expect(images.map((i) => [i.src, i.alt, i.kind])).toEqual([
+      ['images/harbour.jpg', 'The harbour at dawn', 'html'],
+    ]);
     expect(html).toContain('<a href="/other-post/">link</a>');
     expect(html).toContain('<figcaption>Taken from the <em>north</em> pier</figcaption>');
     expect(html).toContain('<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"');
     expect(html).toContain('<pre><code class="language-go">fmt.Println("{{ not liquid }}")\n</code></pre>');
-    expect(html).toContain('<details><summary>Notes</summary>\n<p>Some <strong>bold</strong> notes.</p>\n</details>');
+    expect(html).toContain(
+      '<details><summary>Notes</summary>\n<p>Some <strong>bold</strong> notes.</p>\n</details>',
+    );
     expect(html).toContain('<code class="language-md">{{&#x3C; figure src="x.png" >}}\n</code>');
     expect(html).not.toContain('{{%');
   });
@@ -57,7 +65,10 @@ describe('expanded bodies through the Markdown renderer', () => {
     const include = (call: ShortcodeCall): string =>
       `<figure><img src="${call.named['image']}" alt=""><figcaption>${call.named['caption']}</figcaption></figure>`;
     const expanded = expandTemplates(body, {
-      file: 'content/articles/jekyll.md', dialect: 'liquid', site: { baseUrl: '/blog' }, shortcodes: { include },
+      file: 'content/articles/jekyll.md',
+      dialect: 'liquid',
+      site: { baseUrl: '/blog' },
+      shortcodes: { include },
     });
     expect(expanded.problems).toEqual([]);
     const { html, images } = render(expanded.text);

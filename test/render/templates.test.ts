@@ -34,10 +34,15 @@ describe('expandTemplates: fast path', () => {
 describe('Hugo shortcode syntax', () => {
   it('reads positional, named, quoted, raw-string and unquoted arguments', () => {
     const seen: unknown[] = [];
-    const shortcodes = { probe: (call: { args: string[]; named: Record<string, string> }) => (seen.push(call), 'ok') };
+    const shortcodes = {
+      probe: (call: { args: string[]; named: Record<string, string> }) => (seen.push(call), 'ok'),
+    };
     const out = text('{{< probe a "b c" `raw "x"` key=value k2="v 2" k3=`r` >}}', { shortcodes });
     expect(out).toBe('ok');
-    expect(seen[0]).toMatchObject({ args: ['a', 'b c', 'raw "x"'], named: { key: 'value', k2: 'v 2', k3: 'r' } });
+    expect(seen[0]).toMatchObject({
+      args: ['a', 'b c', 'raw "x"'],
+      named: { key: 'value', k2: 'v 2', k3: 'r' },
+    });
   });
 
   it('keeps `>}}` and escaped quotes inside a quoted argument', () => {
@@ -58,7 +63,9 @@ describe('Hugo shortcode syntax', () => {
     const shortcodes = {
       box: (call: ShortcodeCall) => `<div class="${call.named['kind']}">${call.inner}</div>`,
     };
-    const out = text('{{< box kind="outer" >}}A{{< box kind="inner" >}}B{{< /box >}}C{{< /box >}}', { shortcodes });
+    const out = text('{{< box kind="outer" >}}A{{< box kind="inner" >}}B{{< /box >}}C{{< /box >}}', {
+      shortcodes,
+    });
     expect(out).toBe('<div class="outer">A<div class="inner">B</div>C</div>');
   });
 
@@ -71,17 +78,22 @@ describe('Hugo shortcode syntax', () => {
 
   it('{{% %}} paired content reaches the handler as Markdown', () => {
     const shortcodes = { note: (call: ShortcodeCall) => `<aside>\n\n${call.inner?.trim()}\n\n</aside>` };
-    expect(text('{{% note %}}\n**bold**\n{{% /note %}}', { shortcodes })).toBe('<aside>\n\n**bold**\n\n</aside>');
+    expect(text('{{% note %}}\n**bold**\n{{% /note %}}', { shortcodes })).toBe(
+      '<aside>\n\n**bold**\n\n</aside>',
+    );
   });
 
   it('publishes a comment-escaped shortcode as the literal shortcode', () => {
-    expect(text('{{</* figure src="a.png" */>}} and {{%/* note */%}}'))
-      .toBe('{{< figure src="a.png" >}} and {{% note %}}');
+    expect(text('{{</* figure src="a.png" */>}} and {{%/* note */%}}')).toBe(
+      '{{< figure src="a.png" >}} and {{% note %}}',
+    );
   });
 
   it('expands shortcodes inside code blocks and code spans, as Hugo does; escapes stay literal there', () => {
     const body = '```md\n{{< param site >}}\n{{</* param site */>}}\n```\n\n`{{< param site >}}`\n';
-    expect(text(body, { site: { params: { site: 'Hi' } } })).toBe('```md\nHi\n{{< param site >}}\n```\n\n`Hi`\n');
+    expect(text(body, { site: { params: { site: 'Hi' } } })).toBe(
+      '```md\nHi\n{{< param site >}}\n```\n\n`Hi`\n',
+    );
   });
 });
 
@@ -96,7 +108,8 @@ describe('Hugo built-in shortcodes', () => {
   });
 
   it('figure: a caption in Markdown is rendered; a link wraps the image; no caption means no figcaption', () => {
-    const source = '{{< figure src="a.png" caption="By *me*, [site](https://x.example)" link="https://y.example" >}}';
+    const source =
+      '{{< figure src="a.png" caption="By *me*, [site](https://x.example)" link="https://y.example" >}}';
     expect(text(source)).toBe(
       '<figure><a href="https://y.example"><img src="a.png" alt=""></a>' +
         '<figcaption>By <em>me</em>, <a href="https://x.example">site</a></figcaption></figure>',
@@ -135,14 +148,17 @@ describe('Hugo built-in shortcodes', () => {
   });
 
   it('gist -> the gist script embed, with an optional file', () => {
-    expect(text('{{< gist spf13 7896402 >}}')).toBe('<script src="https://gist.github.com/spf13/7896402.js"></script>');
+    expect(text('{{< gist spf13 7896402 >}}')).toBe(
+      '<script src="https://gist.github.com/spf13/7896402.js"></script>',
+    );
     expect(text('{{< gist spf13 7896402 "img.html" >}}')).toBe(
       '<script src="https://gist.github.com/spf13/7896402.js?file=img.html"></script>',
     );
   });
 
   it('x and tweet -> a blockquote linking to the post', () => {
-    const quote = '<blockquote class="twitter-tweet"><p>' +
+    const quote =
+      '<blockquote class="twitter-tweet"><p>' +
       '<a href="https://x.com/jane/status/123">Post by @jane on X</a></p></blockquote>';
     expect(text('{{< x user="jane" id="123" >}}')).toBe(quote);
     expect(text('{{< tweet user="jane" id="123" >}}')).toBe(quote);
@@ -153,14 +169,15 @@ describe('Hugo built-in shortcodes', () => {
     expect(text('{{< highlight go "linenos=table" >}}\nfmt.Println("hi")\n{{< /highlight >}}')).toBe(
       '```go\nfmt.Println("hi")\n```',
     );
-    expect(text('Text {{< highlight md >}}a ``` b{{< /highlight >}} after'))
-      .toBe('Text \n````md\na ``` b\n````\n after');
+    expect(text('Text {{< highlight md >}}a ``` b{{< /highlight >}} after')).toBe(
+      'Text \n````md\na ``` b\n````\n after',
+    );
   });
 
   it('ref and relref -> /<slug>/ from the file name (index.md: its folder), keeping a #fragment', () => {
-    expect(text('[a]({{< ref "posts/my-post.md" >}}) [b]({{< relref "/blog/bundle/index.md#part-2" >}})')).toBe(
-      '[a](/my-post/) [b](/bundle/#part-2)',
-    );
+    expect(
+      text('[a]({{< ref "posts/my-post.md" >}}) [b]({{< relref "/blog/bundle/index.md#part-2" >}})'),
+    ).toBe('[a](/my-post/) [b](/bundle/#part-2)');
     expect(text('[c]({{< ref path="other" >}})')).toBe('[c](/other/)');
   });
 
@@ -171,7 +188,9 @@ describe('Hugo built-in shortcodes', () => {
 
   it('param reads site params, nested and without regard to case', () => {
     const site = { params: { Author: 'Jane', social: { mastodon: '@jane@x.example' } } };
-    expect(text('{{< param author >}} / {{< param "social.mastodon" >}}', { site })).toBe('Jane / @jane@x.example');
+    expect(text('{{< param author >}} / {{< param "social.mastodon" >}}', { site })).toBe(
+      'Jane / @jane@x.example',
+    );
   });
 
   it('param with no value is a warning naming it, left as written', () => {
@@ -179,7 +198,8 @@ describe('Hugo built-in shortcodes', () => {
     expect(result.text).toBe('{{< param missing >}}');
     expect(result.problems).toEqual([
       expect.objectContaining({
-        severity: 'warning', message: expect.stringContaining('`param` `missing` has no value'),
+        severity: 'warning',
+        message: expect.stringContaining('`param` `missing` has no value'),
       }),
     ]);
   });
@@ -212,13 +232,13 @@ describe('Liquid (Jekyll / Eleventy)', () => {
   it('url, relative_url and absolute_url filters', () => {
     const source =
       '{{ "/x/" | url }} {{ "x/" | relative_url }} {{ \'/x/\' | absolute_url }} {{ "https://o.example/" | url }}';
-    expect(text(source, { site }))
-      .toBe('/blog/x/ /blog/x/ https://example.com/blog/x/ https://o.example/');
+    expect(text(source, { site })).toBe('/blog/x/ /blog/x/ https://example.com/blog/x/ https://o.example/');
   });
 
   it('takes the path of a full-URL baseUrl (Hugo baseURL) and its origin as the site url', () => {
-    expect(text('{{ "/x/" | absolute_url }}', { site: { baseUrl: 'https://example.com/blog/' } }))
-      .toBe('https://example.com/blog/x/');
+    expect(text('{{ "/x/" | absolute_url }}', { site: { baseUrl: 'https://example.com/blog/' } })).toBe(
+      'https://example.com/blog/x/',
+    );
   });
 
   it('site.baseurl is empty when not configured, as in Jekyll', () => {
@@ -246,12 +266,17 @@ describe('Liquid (Jekyll / Eleventy)', () => {
     const body = 'Before\n{% include "card.html", image: "a.png" %}\n';
     const result = expand(body);
     expect(result.text).toBe(body);
-    expect(result.problems).toEqual([{
-      file: 'content/articles/post.md', line: 2, column: 1, severity: 'warning',
-      message: expect.stringMatching(
-        /^`\{% include %\}` of `card.html` is left as text: .*map `include` under `markdown.shortcodes`/,
-      ),
-    }]);
+    expect(result.problems).toEqual([
+      {
+        file: 'content/articles/post.md',
+        line: 2,
+        column: 1,
+        severity: 'warning',
+        message: expect.stringMatching(
+          /^`\{% include %\}` of `card.html` is left as text: .*map `include` under `markdown.shortcodes`/,
+        ),
+      },
+    ]);
     const include = (call: ShortcodeCall) => `![](${call.named['image']}) from ${call.args[0]}`;
     expect(text(body, { shortcodes: { include } })).toBe('Before\n![](a.png) from card.html\n');
   });
@@ -273,29 +298,43 @@ describe('Liquid (Jekyll / Eleventy)', () => {
     const result = expand('{{ page.title }} and {{ "x" | upcase }}');
     expect(result.text).toBe('{{ page.title }} and {{ "x" | upcase }}');
     expect(result.problems.map((p) => `${p.column} ${p.severity} ${p.message}`)).toEqual([
-      expect.stringMatching(/^1 warning Liquid output `\{\{ page.title \}\}` is left as text: `page.title` is not/),
-      expect.stringMatching(/^22 warning Liquid output `\{\{ "x" \| upcase \}\}` is left as text: the filter `upcase`/),
+      expect.stringMatching(
+        /^1 warning Liquid output `\{\{ page.title \}\}` is left as text: `page.title` is not/,
+      ),
+      expect.stringMatching(
+        /^22 warning Liquid output `\{\{ "x" \| upcase \}\}` is left as text: the filter `upcase`/,
+      ),
     ]);
   });
 
   it('in auto, Liquid inside Markdown code is left as written with no warning; the liquid dialect expands it', () => {
     const body = '```liquid\n{{ site.url }} {% if x %}\n```\n\nand `{{ site.url }}` and {{ site.url }}\n';
-    expect(text(body, { site }))
-      .toBe('```liquid\n{{ site.url }} {% if x %}\n```\n\nand `{{ site.url }}` and https://example.com\n');
+    expect(text(body, { site })).toBe(
+      '```liquid\n{{ site.url }} {% if x %}\n```\n\nand `{{ site.url }}` and https://example.com\n',
+    );
     const liquid = expand(body, { site, dialect: 'liquid' });
-    expect(liquid.text)
-      .toBe('```liquid\nhttps://example.com {% if x %}\n```\n\nand `https://example.com` and https://example.com\n');
+    expect(liquid.text).toBe(
+      '```liquid\nhttps://example.com {% if x %}\n```\n\nand `https://example.com` and https://example.com\n',
+    );
     expect(liquid.problems.map((p) => `${p.line}:${p.column}`)).toEqual(['2:16']);
   });
 
   it('in auto, Liquid-looking text inside a Hugo highlight is a code sample, left as written with no warning', () => {
-    const body = '{{< highlight go-html-template >}}\n<h1>{{ .Title }}</h1>{% if x %}y{% endif %}\n{{< /highlight >}}';
+    const body =
+      '{{< highlight go-html-template >}}\n<h1>{{ .Title }}</h1>{% if x %}y{% endif %}\n{{< /highlight >}}';
     expect(text(body)).toBe('```go-html-template\n<h1>{{ .Title }}</h1>{% if x %}y{% endif %}\n```');
-    expect(where(body, { dialect: 'liquid' })).toEqual(['1:1 warning', '2:5 warning', '2:22 warning', '3:1 warning']);
+    expect(where(body, { dialect: 'liquid' })).toEqual([
+      '1:1 warning',
+      '2:5 warning',
+      '2:22 warning',
+      '3:1 warning',
+    ]);
   });
 
   it('in the liquid dialect, Hugo syntax is not read as a shortcode', () => {
-    expect(expand('{{< figure src="a.png" >}}', { dialect: 'liquid' }).text).toBe('{{< figure src="a.png" >}}');
+    expect(expand('{{< figure src="a.png" >}}', { dialect: 'liquid' }).text).toBe(
+      '{{< figure src="a.png" >}}',
+    );
   });
 });
 
@@ -304,12 +343,17 @@ describe('problems: unhandled, unclosed, strict', () => {
     const body = 'Line one\n\nSee {{< quote author="Ann" >}}Words{{< /quote >}}.\n';
     const result = expand(body, { bodyLine: 4 });
     expect(result.text).toBe(body);
-    expect(result.problems).toEqual([{
-      file: 'content/articles/post.md', line: 6, column: 5, severity: 'warning',
-      message: expect.stringContaining(
-        'shortcode `quote` (`{{< quote author="Ann" >}}`) is neither built in nor mapped',
-      ),
-    }]);
+    expect(result.problems).toEqual([
+      {
+        file: 'content/articles/post.md',
+        line: 6,
+        column: 5,
+        severity: 'warning',
+        message: expect.stringContaining(
+          'shortcode `quote` (`{{< quote author="Ann" >}}`) is neither built in nor mapped',
+        ),
+      },
+    ]);
     expect(result.problems[0]!.message).toContain('map it under `markdown.shortcodes` in sync.config.ts');
     expect(where(body, { bodyLine: 4, strict: true })).toEqual(['6:5 error']);
   });
@@ -381,15 +425,26 @@ describe('problems: unhandled, unclosed, strict', () => {
     const seen: Array<[string, string | undefined]> = [];
     const tag = (call: ShortcodeCall) => (seen.push([call.name, call.inner]), `[${call.name}]`);
     const result = expand('{{< a >}}1{{< b >}}2{{< /a >}}3{{< /b >}}', { shortcodes: { a: tag, b: tag } });
-    expect(seen).toEqual([['b', undefined], ['a', '1[b]2']]);
+    expect(seen).toEqual([
+      ['b', undefined],
+      ['a', '1[b]2'],
+    ]);
     expect(result.text).toBe('[a]3{{< /b >}}');
     expect(result.problems.map((p) => `${p.column} ${p.severity}`)).toEqual(['32 error']);
   });
 
   it('a handler that throws is an error naming the handler, and the text stays', () => {
-    const result = expand('{{< boom >}}', { shortcodes: { boom: () => { throw new Error('no image given'); } } });
+    const result = expand('{{< boom >}}', {
+      shortcodes: {
+        boom: () => {
+          throw new Error('no image given');
+        },
+      },
+    });
     expect(result.text).toBe('{{< boom >}}');
-    expect(result.problems[0]!.message).toBe('your `boom` handler (markdown.shortcodes) failed: no image given');
+    expect(result.problems[0]!.message).toBe(
+      'your `boom` handler (markdown.shortcodes) failed: no image given',
+    );
   });
 
   it('a handler that returns no text (or a Promise) is an error saying so', () => {
@@ -407,7 +462,9 @@ describe('problems: unhandled, unclosed, strict', () => {
   it('a user handler replaces a builtin of the same name and gets the position', () => {
     const positions: unknown[] = [];
     const figure = (c: ShortcodeCall) => (positions.push(c.position), `![](${c.named['src']})`);
-    expect(text('\n  {{< figure src="a.png" >}}', { shortcodes: { figure }, bodyLine: 3 })).toBe('\n  ![](a.png)');
+    expect(text('\n  {{< figure src="a.png" >}}', { shortcodes: { figure }, bodyLine: 3 })).toBe(
+      '\n  ![](a.png)',
+    );
     expect(positions).toEqual([{ line: 4, column: 3 }]);
   });
 });
@@ -419,7 +476,9 @@ describe('autolinks never reach into template syntax', () => {
     expect(result.text).toBe('See {{< unknown src="https<!---->://site.example/a.png" >}} now\n');
     const html = renderMarkdown(result.text, { defaultSize: 'medium' }).html;
     expect(html).toBe('<p>See {{&#x3C; unknown src="https<!---->://site.example/a.png" >}} now</p>');
-    const others = expand('{{< x "www.example.com" to=jane@example.com >}} {{ "www.a.example" | upcase }}').text;
+    const others = expand(
+      '{{< x "www.example.com" to=jane@example.com >}} {{ "www.a.example" | upcase }}',
+    ).text;
     expect(renderMarkdown(others, { defaultSize: 'medium' }).html).not.toContain('<a');
   });
 
@@ -429,7 +488,9 @@ describe('autolinks never reach into template syntax', () => {
   });
 
   it('emitted HTML quotes every attribute, so a URL argument stays one attribute value', () => {
-    const out = text('Intro {{< figure src="https://site.example/a.png" caption="see www.example.com" >}} end');
+    const out = text(
+      'Intro {{< figure src="https://site.example/a.png" caption="see www.example.com" >}} end',
+    );
     const html = renderMarkdown(out, { defaultSize: 'medium' }).html;
     expect(html).not.toMatch(/%22|%3E|%7D/);
   });

@@ -42,7 +42,11 @@ it('loses no acknowledged write and tears no file when killed with SIGKILL mid-s
   const client = async (n: number) => {
     for (let i = 0; !killed; i++) {
       try {
-        const record = await ok(api, { resource: 'article', action: 'add', data: { title: `Client ${n} #${i}`, slug: `c${n}-${i}`, body: `<p>${'x'.repeat(2000)}</p>` } });
+        const record = await ok(api, {
+          resource: 'article',
+          action: 'add',
+          data: { title: `Client ${n} #${i}`, slug: `c${n}-${i}`, body: `<p>${'x'.repeat(2000)}</p>` },
+        });
         acknowledged.set(record.id, record);
         if (acknowledged.size >= 150 && !killed) {
           killed = true;
@@ -83,4 +87,3 @@ it('loses no acknowledged write and tears no file when killed with SIGKILL mid-s
     await cms.close();
   }
 });
-

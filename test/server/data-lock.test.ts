@@ -32,26 +32,32 @@ describe('one local CMS per data dir, under a race', () => {
     const gone = await deadPid();
     for (let round = 0; round < ROUNDS; round++) {
       // Every other round the stale claim is in the format written before claims had nonces.
-      const stale = round % 2 === 0
-        ? {
-            pid: gone,
-            host: hostname(),
-            nonce: randomBytes(16).toString('hex'),
-            since: new Date().toISOString(),
-            command: 'local CMS',
-            url: 'http://127.0.0.1:1',
-          }
-        : { pid: gone, url: `http://127.0.0.1:${round + 1}` };
+      const stale =
+        round % 2 === 0
+          ? {
+              pid: gone,
+              host: hostname(),
+              nonce: randomBytes(16).toString('hex'),
+              since: new Date().toISOString(),
+              command: 'local CMS',
+              url: 'http://127.0.0.1:1',
+            }
+          : { pid: gone, url: `http://127.0.0.1:${round + 1}` };
       await writeFile(join(dir, 'server.json'), JSON.stringify(stale));
 
       const racing = contenders.slice(0, 2 + (round % 3));
       for (const contender of racing) contender.send('take');
       const answers = await Promise.all(racing.map((c) => c.next()));
-      expect(answers.filter((a) => a === 'won'), `round ${round}: ${answers.join(', ')}`).toHaveLength(1);
+      expect(
+        answers.filter((a) => a === 'won'),
+        `round ${round}: ${answers.join(', ')}`,
+      ).toHaveLength(1);
       expect(answers.filter((a) => a !== 'won')).toEqual(racing.slice(1).map(() => 'held CMS_SYNC_LOCKED'));
 
       const winner = racing[answers.indexOf('won')]!;
-      expect((JSON.parse(await readFile(join(dir, 'server.json'), 'utf8')) as { pid: number }).pid).toBe(winner.pid);
+      expect((JSON.parse(await readFile(join(dir, 'server.json'), 'utf8')) as { pid: number }).pid).toBe(
+        winner.pid,
+      );
       winner.send('release');
       expect(await winner.next()).toBe('released');
       expect(await readdir(dir)).toEqual([]);
@@ -97,7 +103,13 @@ describe('finding a running local CMS through server.json', () => {
     let out = '';
     const sink = () => new Writable({ write: (chunk, _encoding, done) => ((out += String(chunk)), done()) });
     const env = { CMS_API_TOKEN: SECRET };
-    const io: CliIO = { stdout: sink(), stderr: sink(), env, cwd: project, interrupted: new Promise(() => {}) };
+    const io: CliIO = {
+      stdout: sink(),
+      stderr: sink(),
+      env,
+      cwd: project,
+      interrupted: new Promise(() => {}),
+    };
     const code = await main(['plan'], io);
     return { code, out };
   }
@@ -123,15 +135,23 @@ describe('finding a running local CMS through server.json', () => {
     expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms'))).toBeUndefined();
   });
 
-  it.runIf(linux)('ignores a claim whose start time is not its pid\'s (a reused pid)', async () => {
-    const project = await plant({ pid: process.pid, startTime: ownStart() + 1, url: `http://127.0.0.1:${trapPort}` });
+  it.runIf(linux)("ignores a claim whose start time is not its pid's (a reused pid)", async () => {
+    const project = await plant({
+      pid: process.pid,
+      startTime: ownStart() + 1,
+      url: `http://127.0.0.1:${trapPort}`,
+    });
     expect((await plan(project)).code).toBe(0);
     expect(requests).toEqual([]);
     expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms'))).toBeUndefined();
   });
 
   it.runIf(linux)('never sends the token beyond loopback, even to a server of ours', async () => {
-    const urls = ['http://10.1.2.3:1', `https://127.0.0.1:${trapPort}`, `http://user:pw@127.0.0.1:${trapPort}`];
+    const urls = [
+      'http://10.1.2.3:1',
+      `https://127.0.0.1:${trapPort}`,
+      `http://user:pw@127.0.0.1:${trapPort}`,
+    ];
     if (external) urls.push(`http://${external}:${trapPort}`);
     for (const url of urls) {
       const project = await plant({ pid: process.pid, startTime: ownStart(), url });
@@ -176,8 +196,15 @@ describe('finding a running local CMS through server.json', () => {
   }, 60_000);
 
   it.runIf(linux)('uses a live local CMS of ours on loopback', async () => {
-    const project = await plant({ pid: process.pid, startTime: ownStart(), url: `http://127.0.0.1:${trapPort}` });
+    const project = await plant({
+      pid: process.pid,
+      startTime: ownStart(),
+      url: `http://127.0.0.1:${trapPort}`,
+    });
     const url = `http://127.0.0.1:${trapPort}`;
-    expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms'))).toEqual({ pid: process.pid, url });
+    expect(await findRunningLocalCms(join(project, '.cms-sync', 'local-cms'))).toEqual({
+      pid: process.pid,
+      url,
+    });
   });
 });

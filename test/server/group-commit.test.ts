@@ -36,7 +36,9 @@ describe('GroupCommit', () => {
     const undone: string[] = [];
     const results = await Promise.allSettled([
       commit.submit([{ kind: 'write', path: join(dir, 'ok.json'), data: '1' }], () => undone.push('ok')),
-      commit.submit([{ kind: 'write', path: join(dir, 'missing-dir', 'x.json'), data: '1' }], () => undone.push('bad')),
+      commit.submit([{ kind: 'write', path: join(dir, 'missing-dir', 'x.json'), data: '1' }], () =>
+        undone.push('bad'),
+      ),
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(undone).toEqual(['bad', 'ok']);

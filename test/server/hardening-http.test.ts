@@ -42,7 +42,10 @@ async function raw(port: number, request: string): Promise<{ status: number; bod
 
 function parseResponse(text: string): { status: number; body: unknown } {
   const [head = '', body = ''] = text.split('\r\n\r\n');
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: body === '' ? undefined : JSON.parse(body) };
+  return {
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]),
+    body: body === '' ? undefined : JSON.parse(body),
+  };
 }
 
 describe('the stats endpoints need the token; the write log is bounded', () => {
@@ -85,7 +88,10 @@ describe('the Host header', () => {
       `LocalHost:${cms.port}`,
       `[::1]:${cms.port}`,
     ]) {
-      const reply = await raw(cms.port, `GET /nothing HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const reply = await raw(
+        cms.port,
+        `GET /nothing HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
       expect(reply.status, host).toBe(404);
     }
   });
@@ -104,7 +110,10 @@ describe('the Host header', () => {
     ]) {
       const reply = await raw(cms.port, api(host));
       expect(reply.status, host).toBe(403);
-      expect(reply.body, host).toMatchObject({ status: 'error', message: expect.stringMatching(/Host header/) });
+      expect(reply.body, host).toMatchObject({
+        status: 'error',
+        message: expect.stringMatching(/Host header/),
+      });
     }
     const page = await raw(
       cms.port,
@@ -122,10 +131,12 @@ describe('the Host header', () => {
   it('accepts the names given in allowedHosts', async () => {
     const cms = await start({ allowedHosts: ['cms.test'] });
     expect(
-      (await raw(cms.port, `GET /x HTTP/1.1\r\nHost: cms.test:${cms.port}\r\nConnection: close\r\n\r\n`)).status,
+      (await raw(cms.port, `GET /x HTTP/1.1\r\nHost: cms.test:${cms.port}\r\nConnection: close\r\n\r\n`))
+        .status,
     ).toBe(404);
     expect(
-      (await raw(cms.port, `GET /x HTTP/1.1\r\nHost: other.test:${cms.port}\r\nConnection: close\r\n\r\n`)).status,
+      (await raw(cms.port, `GET /x HTTP/1.1\r\nHost: other.test:${cms.port}\r\nConnection: close\r\n\r\n`))
+        .status,
     ).toBe(403);
   });
 });
@@ -162,7 +173,10 @@ describe('slow and numerous clients', () => {
     const held = [await open(cms.port), await open(cms.port)];
     try {
       const third = await open(cms.port);
-      const closed = await Promise.race([readAll(third), new Promise((resolve) => setTimeout(resolve, 3000, 'open'))]);
+      const closed = await Promise.race([
+        readAll(third),
+        new Promise((resolve) => setTimeout(resolve, 3000, 'open')),
+      ]);
       expect(closed).toBe('');
       const first = held[0]!;
       const answer = readAll(first);
@@ -188,13 +202,19 @@ describe('every error in the envelope', () => {
       [`GET /%ZZ HTTP/1.1\r\n${host}Connection: close\r\n\r\n`, 404],
       [`${api}Content-Length: 9999999999\r\nConnection: close\r\n\r\n`, 413],
       [`${api}Content-Length: 5\r\nConnection: close\r\n\r\n{nope`, 400],
-      [`POST /functions/api HTTP/1.1\r\n${host}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400],
+      [
+        `POST /functions/api HTTP/1.1\r\n${host}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        400,
+      ],
       [`GET / HTTP/1.1\r\n${host}Expect: something-else\r\nConnection: close\r\n\r\n`, 417],
     ];
     for (const [request, status] of cases) {
       const reply = await raw(cms.port, request);
       expect(reply.status, request.slice(0, 40)).toBe(status);
-      expect(reply.body, request.slice(0, 40)).toMatchObject({ status: 'error', message: expect.any(String) });
+      expect(reply.body, request.slice(0, 40)).toMatchObject({
+        status: 'error',
+        message: expect.any(String),
+      });
     }
     // And the server still answers afterwards.
     expect((await call(cms, { resource: 'article', action: 'get' })).status).toBe(200);

@@ -70,9 +70,19 @@ describe('field names that are also names of Object.prototype', () => {
     expect(JSON.parse(text)).toMatchObject({ toString: 'text', constructor: 7, hasOwnProperty: null });
     expect(text).toContain('"__proto__": {');
 
-    const picked = await ok(cms, { resource: 'article', action: 'get', id, fields: ['toString', 'constructor'] });
+    const picked = await ok(cms, {
+      resource: 'article',
+      action: 'get',
+      id,
+      fields: ['toString', 'constructor'],
+    });
     expect(picked).toEqual({ toString: 'text', constructor: 7 });
-    const filtered = await ok(cms, { resource: 'article', action: 'get', filters: { constructor: 7 }, fields: ['id'] });
+    const filtered = await ok(cms, {
+      resource: 'article',
+      action: 'get',
+      filters: { constructor: 7 },
+      fields: ['id'],
+    });
     expect(filtered.items).toEqual([{ id }]);
   });
 
@@ -98,7 +108,12 @@ describe('category parents', () => {
     const a = await ok(cms, { resource: 'category', action: 'add', data: { name: 'A' } });
     const b = await ok(cms, { resource: 'category', action: 'add', data: { name: 'B', parent_id: a.id } });
     const c = await ok(cms, { resource: 'category', action: 'add', data: { name: 'C', parent_id: b.id } });
-    const reply = await call(cms, { resource: 'category', action: 'edit', id: a.id, data: { parent_id: c.id } });
+    const reply = await call(cms, {
+      resource: 'category',
+      action: 'edit',
+      id: a.id,
+      data: { parent_id: c.id },
+    });
     expect(errorOf(reply)).toEqual({
       status: 400,
       message:
@@ -106,12 +121,18 @@ describe('category parents', () => {
         'a category cannot be its own ancestor.',
     });
     expect((await ok(cms, { resource: 'category', action: 'get', id: a.id })).parent_id).toBeUndefined();
-    const self = await call(cms, { resource: 'category', action: 'edit', id: b.id, data: { parent_id: b.id } });
+    const self = await call(cms, {
+      resource: 'category',
+      action: 'edit',
+      id: b.id,
+      data: { parent_id: b.id },
+    });
     expect(errorOf(self).message).toMatch(/cannot be the record's own id/);
     // Moving a subtree elsewhere without a loop is fine.
     const d = await ok(cms, { resource: 'category', action: 'add', data: { name: 'D' } });
     expect(
-      (await ok(cms, { resource: 'category', action: 'edit', id: b.id, data: { parent_id: d.id } })).parent_id,
+      (await ok(cms, { resource: 'category', action: 'edit', id: b.id, data: { parent_id: d.id } }))
+        .parent_id,
     ).toBe(d.id);
   });
 });
@@ -137,7 +158,9 @@ describe('URL fields', () => {
   it.each(['https://example.com/news', 'http://example.com', '/news/1', 'news/1', '//example.com/x', ''])(
     'accepts breaking.url %j',
     async (url) => {
-      expect((await ok(cms, { resource: 'breaking', action: 'add', data: { title: 'T', url } })).url).toBe(url);
+      expect((await ok(cms, { resource: 'breaking', action: 'add', data: { title: 'T', url } })).url).toBe(
+        url,
+      );
     },
   );
 });
@@ -148,17 +171,30 @@ describe('filter sizes', () => {
     const reply = await call(cms, { resource: 'article', action: 'get', filters: { id: many } });
     expect(errorOf(reply)).toEqual({
       status: 400,
-      message: 'filters.id lists 700000 values; at most 1000 are accepted. Split the read into several requests.',
+      message:
+        'filters.id lists 700000 values; at most 1000 are accepted. Split the read into several requests.',
     });
-    const long = await call(cms, { resource: 'article', action: 'get', filters: { title: 'x'.repeat(70_000) } });
+    const long = await call(cms, {
+      resource: 'article',
+      action: 'get',
+      filters: { title: 'x'.repeat(70_000) },
+    });
     expect(errorOf(long).message).toMatch(/^"filters" is \d+ bytes of JSON; at most 65536 are accepted\./);
   });
 
   it('still matches loosely: a number and its decimal string, null and a missing field', async () => {
-    const x = await ok(cms, { resource: 'article', action: 'add', data: { title: 'Loose', status: 3, rank: '12' } });
+    const x = await ok(cms, {
+      resource: 'article',
+      action: 'add',
+      data: { title: 'Loose', status: 3, rank: '12' },
+    });
     const ids = async (filters: unknown) =>
       (
-        await ok(cms, { resource: 'article', action: 'get', filters: { title: 'Loose', ...(filters as object) } })
+        await ok(cms, {
+          resource: 'article',
+          action: 'get',
+          filters: { title: 'Loose', ...(filters as object) },
+        })
       ).items.map((r: { id: number }) => r.id);
     expect(await ids({ status: '3' })).toEqual([x.id]);
     expect(await ids({ status: [' 3 ', 9] })).toEqual([x.id]);

@@ -37,7 +37,9 @@ describe('upload_from_url host rules', () => {
       const redirected = await call(cms, upload(`http://127.0.0.1:${port}/to-localhost`));
       expect(errorOf(redirected)).toMatchObject({
         status: 400,
-        message: expect.stringMatching(/^The redirect from .* points at localhost, a host this server refuses/),
+        message: expect.stringMatching(
+          /^The redirect from .* points at localhost, a host this server refuses/,
+        ),
       });
       expect(errorOf(await call(cms, upload('http://db.internal.example/x.png'))).message).toMatch(
         /upload deny list: \*\.internal\.example/,

@@ -20,7 +20,9 @@ export async function removeDir(dir: string): Promise<void> {
 }
 
 /** A local CMS on an ephemeral port with its own temp data dir; `stop()` closes it and removes the dir. */
-export async function startTestCms(options: Partial<LocalCmsOptions> = {}): Promise<LocalCms & { dataDir: string; stop(): Promise<void> }> {
+export async function startTestCms(
+  options: Partial<LocalCmsOptions> = {},
+): Promise<LocalCms & { dataDir: string; stop(): Promise<void> }> {
   const dataDir = options.dataDir ?? (await tempDir());
   let cms: LocalCms;
   try {
@@ -40,7 +42,11 @@ export async function startTestCms(options: Partial<LocalCmsOptions> = {}): Prom
 }
 
 /** One API call as a client makes it; `token: null` sends no Authorization header. */
-export async function call(cms: { apiUrl: string }, body: unknown, init: { token?: string | null; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+export async function call(
+  cms: { apiUrl: string },
+  body: unknown,
+  init: { token?: string | null; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const token = init.token === undefined ? TOKEN : init.token;
   const response = await fetch(cms.apiUrl, {
     method: 'POST',
@@ -51,17 +57,23 @@ export async function call(cms: { apiUrl: string }, body: unknown, init: { token
     },
     body: init.raw ?? JSON.stringify(body),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Reply['body'] };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Reply['body'],
+  };
 }
 
 /** `data` of a successful call; fails the test with the server's message otherwise. */
 export async function ok(cms: { apiUrl: string }, body: unknown): Promise<any> {
   const reply = await call(cms, body);
-  if (reply.body.status !== 'success') throw new Error(`expected success, got HTTP ${reply.status}: ${reply.body.message}`);
+  if (reply.body.status !== 'success')
+    throw new Error(`expected success, got HTTP ${reply.status}: ${reply.body.message}`);
   return reply.body.data;
 }
 
 export function errorOf(reply: Reply): { status: number; message: string } {
-  if (reply.body.status !== 'error') throw new Error(`expected an error, got success: ${JSON.stringify(reply.body.data)}`);
+  if (reply.body.status !== 'error')
+    throw new Error(`expected an error, got success: ${JSON.stringify(reply.body.data)}`);
   return { status: reply.status, message: reply.body.message };
 }

@@ -57,7 +57,11 @@ describe('start-up with a very large resource', () => {
         limit: 2,
         offset: 0,
       });
-      const added = await ok(cms, { resource: 'article', action: 'add', data: { title: 'After the big load' } });
+      const added = await ok(cms, {
+        resource: 'article',
+        action: 'add',
+        data: { title: 'After the big load' },
+      });
       expect(added.id).toBe(RECORDS + 1);
       expect((await call(cms, { resource: 'article', action: 'get', id: 1 })).body).toMatchObject({
         status: 'success',

@@ -21,7 +21,8 @@ describe('one server per data dir', () => {
     const first = await startTestCms({ dataDir: dir });
     expect(await findRunningLocalCms(dir)).toEqual({ pid: process.pid, url: first.url });
     await expect(startLocalCms({ dataDir: dir, token: TOKEN, port: 0 })).rejects.toThrow(
-      `The local CMS data in ${dir} is already served by process ${process.pid} at ${first.url}. Use that server (set CMS_BASE_URL=${first.url}) or stop it first.`,
+      `The local CMS data in ${dir} is already served by process ${process.pid} at ${first.url}. Use that server ` +
+        `(set CMS_BASE_URL=${first.url}) or stop it first.`,
     );
     await first.stop();
     expect(await findRunningLocalCms(dir)).toBeUndefined();
@@ -36,7 +37,10 @@ describe('one server per data dir', () => {
     const body = JSON.stringify({ resource: 'article', action: 'get', limit: 1 });
     const socket = connect(Number(new URL(cms.url).port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /functions/api HTTP/1.1\r\nHost: 127.0.0.1:${new URL(cms.url).port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /functions/api HTTP/1.1\r\nHost: 127.0.0.1:${new URL(cms.url).port}\r\nAuthorization: Bearer ` +
+        `${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -48,7 +52,10 @@ describe('one server per data dir', () => {
   it('takes over the claim of a process that is gone', async () => {
     const dir = await dataDir();
     // A pid far above any in use here stands for a server killed with -9.
-    await writeFile(join(dir, 'server.json'), JSON.stringify({ pid: 2 ** 22 + 12345, url: 'http://127.0.0.1:1' }));
+    await writeFile(
+      join(dir, 'server.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, url: 'http://127.0.0.1:1' }),
+    );
     expect(await findRunningLocalCms(dir)).toBeUndefined();
     const cms = await startTestCms({ dataDir: dir });
     expect(await findRunningLocalCms(dir)).toEqual({ pid: process.pid, url: cms.url });
@@ -61,7 +68,8 @@ describe('one server per data dir', () => {
       const port = Number(new URL(first.url).port);
       const dir = await dataDir();
       await expect(startLocalCms({ dataDir: dir, token: TOKEN, port })).rejects.toThrow(
-        `The local CMS could not listen on 127.0.0.1:${port}: port ${port} on 127.0.0.1 is already in use; pick another with --port (0 = any free port).`,
+        `The local CMS could not listen on 127.0.0.1:${port}: port ${port} on 127.0.0.1 is already in use; pick ` +
+          `another with --port (0 = any free port).`,
       );
       expect(await findRunningLocalCms(dir)).toBeUndefined();
     } finally {
@@ -74,15 +82,33 @@ describe('persistence', () => {
   it('keeps every record across a restart, and ids keep growing past deleted ones', async () => {
     const dir = await dataDir();
     let cms = await startTestCms({ dataDir: dir });
-    const category = await ok(cms, { resource: 'category', action: 'add', data: { name: 'News', slug: 'news' } });
-    const first = await ok(cms, { resource: 'article', action: 'add', data: { title: 'One', category_id: category.id, extra: { a: [1, 2] } } });
+    const category = await ok(cms, {
+      resource: 'category',
+      action: 'add',
+      data: { name: 'News', slug: 'news' },
+    });
+    const first = await ok(cms, {
+      resource: 'article',
+      action: 'add',
+      data: { title: 'One', category_id: category.id, extra: { a: [1, 2] } },
+    });
     const second = await ok(cms, { resource: 'article', action: 'add', data: { title: 'Two' } });
-    const edited = await ok(cms, { resource: 'article', action: 'edit', id: first.id, data: { title: 'One!' } });
+    const edited = await ok(cms, {
+      resource: 'article',
+      action: 'edit',
+      id: first.id,
+      data: { title: 'One!' },
+    });
     await ok(cms, { resource: 'article', action: 'delete', id: second.id });
     await cms.stop();
 
     cms = await startTestCms({ dataDir: dir });
-    expect(await ok(cms, { resource: 'article', action: 'get' })).toEqual({ items: [edited], total: 1, limit: 50, offset: 0 });
+    expect(await ok(cms, { resource: 'article', action: 'get' })).toEqual({
+      items: [edited],
+      total: 1,
+      limit: 50,
+      offset: 0,
+    });
     expect(await ok(cms, { resource: 'category', action: 'get', id: category.id })).toEqual(category);
     // id 2 was the highest and is deleted: only the counter file remembers it was used.
     expect((await ok(cms, { resource: 'article', action: 'add', data: { title: 'Three' } })).id).toBe(3);
@@ -98,14 +124,19 @@ describe('persistence', () => {
     await cms.stop();
     expect(await readdir(join(dir, 'records', 'page'))).toEqual(['1.json']);
     expect(JSON.parse(await readFile(join(dir, 'records', 'page', '1.json'), 'utf8'))).toEqual(page);
-    expect(JSON.parse(await readFile(join(dir, 'counters.json'), 'utf8'))).toMatchObject({ page: 3, article: 1 });
+    expect(JSON.parse(await readFile(join(dir, 'counters.json'), 'utf8'))).toMatchObject({
+      page: 3,
+      article: 1,
+    });
   });
 
   it('gives 200 concurrent adds 200 distinct ids, all on disk', async () => {
     const cms = await startTestCms();
     try {
       const created = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => ok(cms, { resource: 'article', action: 'add', data: { title: `Concurrent ${i}`, slug: `c-${i}` } })),
+        Array.from({ length: 200 }, (_, i) =>
+          ok(cms, { resource: 'article', action: 'add', data: { title: `Concurrent ${i}`, slug: `c-${i}` } }),
+        ),
       );
       const ids = created.map((a) => a.id as number).sort((a, b) => a - b);
       expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
@@ -119,9 +150,17 @@ describe('persistence', () => {
   it('keeps on disk exactly what memory holds after many concurrent edits and deletes', async () => {
     const dir = await dataDir();
     let cms = await startTestCms({ dataDir: dir });
-    const ids = (await Promise.all(Array.from({ length: 20 }, (_, i) => ok(cms, { resource: 'page', action: 'add', data: { title: `P${i}` } })))).map((p) => p.id as number);
+    const ids = (
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          ok(cms, { resource: 'page', action: 'add', data: { title: `P${i}` } }),
+        ),
+      )
+    ).map((p) => p.id as number);
     await Promise.all([
-      ...Array.from({ length: 60 }, (_, i) => ok(cms, { resource: 'page', action: 'edit', id: ids[i % 10], data: { title: `edit ${i}` } })),
+      ...Array.from({ length: 60 }, (_, i) =>
+        ok(cms, { resource: 'page', action: 'edit', id: ids[i % 10], data: { title: `edit ${i}` } }),
+      ),
       ...ids.slice(10).map((id) => ok(cms, { resource: 'page', action: 'delete', id })),
     ]);
     const before = await ok(cms, { resource: 'page', action: 'get', limit: 100 });
@@ -160,7 +199,10 @@ describe('persistence', () => {
     await mkdir(join(dir, 'records', 'user'), { recursive: true });
     await writeFile(join(dir, 'records', 'user', '4.json'), '{"id": 4, "name": ');
     await expect(startLocalCms({ dataDir: dir, token: TOKEN, port: 0 })).rejects.toThrow(
-      new RegExp(`^The local CMS data file ${join(dir, 'records', 'user', '4.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON \\(.+\\)\\. Restore it from a backup or remove it\\.$`),
+      new RegExp(
+        `^The local CMS data file ${join(dir, 'records', 'user', '4.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ` +
+          `is not valid JSON \\(.+\\)\\. Restore it from a backup or remove it\\.$`,
+      ),
     );
   });
 
@@ -173,7 +215,15 @@ describe('persistence', () => {
       await Promise.all(
         Array.from({ length: 500 }, (_, i) => {
           const id = start + i;
-          const record = { id, title: `Doc ${id}`, slug: `doc-${id}`, body: `<p>${'lorem '.repeat(50)}</p>`, status: id % 2, created_at: stamp, updated_at: stamp };
+          const record = {
+            id,
+            title: `Doc ${id}`,
+            slug: `doc-${id}`,
+            body: `<p>${'lorem '.repeat(50)}</p>`,
+            status: id % 2,
+            created_at: stamp,
+            updated_at: stamp,
+          };
           return writeFile(join(articles, `${id}.json`), JSON.stringify(record));
         }),
       );
@@ -184,8 +234,20 @@ describe('persistence', () => {
     try {
       expect(loadMs).toBeLessThan(5_000);
       const t0 = performance.now();
-      const found = await ok(cms, { resource: 'article', action: 'get', filters: { slug: 'doc-9876' }, fields: ['id'] });
-      const last = await ok(cms, { resource: 'article', action: 'get', order_by: 'title DESC', limit: 100, offset: 9_900, fields: ['id'] });
+      const found = await ok(cms, {
+        resource: 'article',
+        action: 'get',
+        filters: { slug: 'doc-9876' },
+        fields: ['id'],
+      });
+      const last = await ok(cms, {
+        resource: 'article',
+        action: 'get',
+        order_by: 'title DESC',
+        limit: 100,
+        offset: 9_900,
+        fields: ['id'],
+      });
       expect(performance.now() - t0).toBeLessThan(1_000);
       expect(found).toEqual({ items: [{ id: 9876 }], total: 1, limit: 50, offset: 0 });
       expect(last.items).toHaveLength(100);

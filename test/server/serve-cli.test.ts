@@ -25,7 +25,13 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv = {}) {
   const out = new PassThrough().on('data', (c: Buffer) => (stdout += c.toString()));
   const err = new PassThrough().on('data', (c: Buffer) => (stderr += c.toString()));
   let stop: () => void = () => {};
-  const io: CliIO = { stdout: out, stderr: err, env, cwd, interrupted: new Promise<void>((resolve) => (stop = resolve)) };
+  const io: CliIO = {
+    stdout: out,
+    stderr: err,
+    env,
+    cwd,
+    interrupted: new Promise<void>((resolve) => (stop = resolve)),
+  };
   const program = new Command('cms-sync')
     .option('--cwd <dir>')
     .exitOverride()
@@ -35,7 +41,10 @@ async function runServe(args: string[], env: NodeJS.ProcessEnv = {}) {
     () => 0,
     (error: unknown) => (error instanceof CommanderError ? error.exitCode : Promise.reject(error)),
   );
-  const started = Promise.race([done, new Promise<void>((resolve) => out.on('data', () => stdout.includes('Press Ctrl-C') && resolve()))]);
+  const started = Promise.race([
+    done,
+    new Promise<void>((resolve) => out.on('data', () => stdout.includes('Press Ctrl-C') && resolve())),
+  ]);
   await started;
   const output = () => ({ stdout, stderr });
   return { cwd, done, stop, output };
@@ -49,7 +58,9 @@ describe('cms-sync serve', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
     const lines = run.output().stdout.split('\n');
-    expect(lines[0]).toMatch(/^Local CMS listening on http:\/\/127\.0\.0\.1:(\d+) \(API: POST http:\/\/127\.0\.0\.1:\1\/functions\/api\)$/);
+    expect(lines[0]).toMatch(
+      /^Local CMS listening on http:\/\/127\.0\.0\.1:(\d+) \(API: POST http:\/\/127\.0\.0\.1:\1\/functions\/api\)$/,
+    );
     expect(lines.slice(1)).toEqual([
       'Token: kept in .cms-sync/local-cms/token (mode 0600; other cms-sync commands read it there)',
       'Data: .cms-sync/local-cms',
@@ -73,13 +84,18 @@ describe('cms-sync serve', () => {
   it('takes the token from CMS_API_TOKEN, and --data relative to --cwd', async () => {
     const base = await tempDir('cms-serve-base-');
     dirs.push(base);
-    const run = await runServe(['--cwd', base, 'serve', '--port', '0', '--data', 'store', '--rps', '5', '--seed', '3'], { CMS_API_TOKEN: 'env-token-123' });
+    const run = await runServe(
+      ['--cwd', base, 'serve', '--port', '0', '--data', 'store', '--rps', '5', '--seed', '3'],
+      { CMS_API_TOKEN: 'env-token-123' },
+    );
     const { stdout } = run.output();
     expect(stdout).toContain('\nToken: the one in env CMS_API_TOKEN\nData: store\n');
     expect(stdout).toContain('\nTest aids on: --rps 5, --seed 3\n');
     expect(stdout).not.toContain('env-token-123');
     const apiUrl = /API: POST (\S+)\)/.exec(stdout)![1]!;
-    expect((await call({ apiUrl }, { resource: 'article', action: 'get' }, { token: 'env-token-123' })).status).toBe(200);
+    expect(
+      (await call({ apiUrl }, { resource: 'article', action: 'get' }, { token: 'env-token-123' })).status,
+    ).toBe(200);
     expect(await readLocalToken(join(base, 'store'))).toBeUndefined();
     run.stop();
     expect(await run.done).toBe(0);
@@ -87,11 +103,17 @@ describe('cms-sync serve', () => {
   });
 
   it('prefers --token over the environment', async () => {
-    const run = await runServe(['serve', '--port', '0', '--token', 'flag-token'], { CMS_API_TOKEN: 'env-token' });
+    const run = await runServe(['serve', '--port', '0', '--token', 'flag-token'], {
+      CMS_API_TOKEN: 'env-token',
+    });
     const apiUrl = /API: POST (\S+)\)/.exec(run.output().stdout)![1]!;
     expect(run.output().stdout).toContain('Token: the one given with --token\n');
-    expect((await call({ apiUrl }, { resource: 'article', action: 'get' }, { token: 'env-token' })).status).toBe(401);
-    expect((await call({ apiUrl }, { resource: 'article', action: 'get' }, { token: 'flag-token' })).status).toBe(200);
+    expect(
+      (await call({ apiUrl }, { resource: 'article', action: 'get' }, { token: 'env-token' })).status,
+    ).toBe(401);
+    expect(
+      (await call({ apiUrl }, { resource: 'article', action: 'get' }, { token: 'flag-token' })).status,
+    ).toBe(200);
     run.stop();
     await run.done;
   });
@@ -100,7 +122,18 @@ describe('cms-sync serve', () => {
     const run = await runServe(['serve', '--help']);
     expect(await run.done).toBe(0);
     const help = run.output().stdout;
-    for (const text of ['--rps <n>', '--latency <ms>', '--fail <p>', '--drop <p>', '--seed <n>', '--normalize-html', '--api-disabled', 'Test aids', 'GET /__cms/stats', '$ cms-sync serve --port 0']) {
+    for (const text of [
+      '--rps <n>',
+      '--latency <ms>',
+      '--fail <p>',
+      '--drop <p>',
+      '--seed <n>',
+      '--normalize-html',
+      '--api-disabled',
+      'Test aids',
+      'GET /__cms/stats',
+      '$ cms-sync serve --port 0',
+    ]) {
       expect(help).toContain(text);
     }
   });
@@ -108,7 +141,12 @@ describe('cms-sync serve', () => {
   it('documents --allow-host, --upload-allow/--upload-deny and --max-connections; applies the lists', async () => {
     const help = await runServe(['serve', '--help']);
     expect(await help.done).toBe(0);
-    const flags = ['--allow-host <host>', '--upload-allow <hosts>', '--upload-deny <hosts>', '--max-connections <n>'];
+    const flags = [
+      '--allow-host <host>',
+      '--upload-allow <hosts>',
+      '--upload-deny <hosts>',
+      '--max-connections <n>',
+    ];
     for (const text of [...flags, 'CMS_SYNC_UPLOAD_DENY']) expect(help.output().stdout).toContain(text);
     const args = ['serve', '--port', '0', '--token', 'flag-token', '--allow-host', 'cms.test'];
     args.push('--upload-allow', 'a.test,b.test');
@@ -139,7 +177,9 @@ describe('cms-sync serve', () => {
   it('rejects a bad flag value with a clear message and exit code 1', async () => {
     const run = await runServe(['serve', '--fail', '1.5']);
     expect(await run.done).toBe(1);
-    expect(run.output().stderr).toContain("option '--fail <p>' argument '1.5' is invalid. --fail must be a probability from 0 to 1, got \"1.5\".");
+    expect(run.output().stderr).toContain(
+      "option '--fail <p>' argument '1.5' is invalid. --fail must be a probability from 0 to 1, got \"1.5\".",
+    );
   });
 });
 

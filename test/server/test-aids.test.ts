@@ -14,7 +14,9 @@ describe('--api-disabled', () => {
       for (const token of [TOKEN, null]) {
         expect(errorOf(await call(cms, { resource: 'article', action: 'get' }, { token }))).toEqual({
           status: 403,
-          message: 'The API is disabled: it must be enabled in the dashboard settings (API section) before requests are served.',
+          message:
+            'The API is disabled: it must be enabled in the dashboard settings (API section) before requests are ' +
+            'served.',
         });
       }
     } finally {
@@ -28,7 +30,9 @@ describe('--rps', () => {
     const cms = await startTestCms({ rps: 2 });
     try {
       // Six at once against a bucket of two: even on a slow machine at most a third token refills.
-      const replies = await Promise.all(Array.from({ length: 6 }, () => call(cms, { resource: 'article', action: 'get' })));
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, () => call(cms, { resource: 'article', action: 'get' })),
+      );
       const passed = replies.filter((r) => r.status === 200);
       const limited = replies.filter((r) => r.status !== 200);
       expect(passed.length).toBeGreaterThanOrEqual(2);
@@ -37,7 +41,8 @@ describe('--rps', () => {
         expect(reply.headers.get('retry-after')).toBe('1');
         expect(errorOf(reply)).toEqual({
           status: 429,
-          message: 'Too many requests: this server allows a limited number of requests per second. Retry after 1 s.',
+          message:
+            'Too many requests: this server allows a limited number of requests per second. Retry after 1 s.',
         });
       }
       expect(cms.stats().rateLimited).toBe(limited.length);
@@ -49,7 +54,11 @@ describe('--rps', () => {
   it('refills at the given rate (token bucket, fake clock)', () => {
     let now = 0;
     const bucket = new TokenBucket(2, () => now);
-    expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([{ ok: true }, { ok: true }, { ok: false, retryAfterSeconds: 1 }]);
+    expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([
+      { ok: true },
+      { ok: true },
+      { ok: false, retryAfterSeconds: 1 },
+    ]);
     now = 499;
     expect(bucket.take().ok).toBe(false);
     now = 500;
@@ -79,7 +88,10 @@ describe('--fail', () => {
     const cms = await startTestCms({ dataDir: dir, failRate: 1 });
     try {
       for (let i = 0; i < 3; i++) {
-        expect(errorOf(await call(cms, addUser(`u${i}`)))).toEqual({ status: 500, message: 'Injected failure (--fail): nothing was applied.' });
+        expect(errorOf(await call(cms, addUser(`u${i}`)))).toEqual({
+          status: 500,
+          message: 'Injected failure (--fail): nothing was applied.',
+        });
       }
       expect(cms.stats()).toMatchObject({ requests: 3, failed: 3, writes: 0, byAction: { 'user.add': 3 } });
       expect(cms.stats().writeLog).toEqual([]);
@@ -100,7 +112,8 @@ describe('--fail', () => {
       const cms = await startTestCms({ failRate: 0.5, seed: 42 });
       try {
         const statuses: number[] = [];
-        for (let i = 0; i < 12; i++) statuses.push((await call(cms, { resource: 'article', action: 'get' })).status);
+        for (let i = 0; i < 12; i++)
+          statuses.push((await call(cms, { resource: 'article', action: 'get' })).status);
         return statuses;
       } finally {
         await cms.stop();
@@ -119,8 +132,14 @@ describe('--drop', () => {
     try {
       await expect(call(cms, addUser('Dropped'))).rejects.toThrow(/fetch failed/);
       // Reads are never dropped, and they show the write happened.
-      expect((await ok(cms, { resource: 'user', action: 'get' })).items).toEqual([expect.objectContaining({ id: 1, name: 'Dropped' })]);
-      expect(cms.stats()).toMatchObject({ writes: 1, dropped: 1, writeLog: [{ at: expect.any(Number), resource: 'user', action: 'add', id: 1 }] });
+      expect((await ok(cms, { resource: 'user', action: 'get' })).items).toEqual([
+        expect.objectContaining({ id: 1, name: 'Dropped' }),
+      ]);
+      expect(cms.stats()).toMatchObject({
+        writes: 1,
+        dropped: 1,
+        writeLog: [{ at: expect.any(Number), resource: 'user', action: 'add', id: 1 }],
+      });
     } finally {
       await cms.stop();
     }
@@ -135,7 +154,9 @@ describe('--drop', () => {
     expect(mulberry32(8)()).not.toBe(draws[0]);
     const injector = new FaultInjector({ dropRate: 0.5, seed: 7 });
     const again = new FaultInjector({ dropRate: 0.5, seed: 7, failRate: 0 });
-    expect(Array.from({ length: 20 }, () => injector.shouldDrop())).toEqual(Array.from({ length: 20 }, () => again.shouldDrop()));
+    expect(Array.from({ length: 20 }, () => injector.shouldDrop())).toEqual(
+      Array.from({ length: 20 }, () => again.shouldDrop()),
+    );
   });
 });
 
@@ -143,9 +164,17 @@ describe('--normalize-html', () => {
   it('stores body/content with whitespace between tags collapsed and trimmed', async () => {
     const cms = await startTestCms({ normalizeHtml: true });
     try {
-      const article = await ok(cms, { resource: 'article', action: 'add', data: { title: 'x', body: '\n<h1>Title</h1>\n\n<p>Some  text</p>\n  <ul>\n <li>a</li>\n</ul>\n' } });
+      const article = await ok(cms, {
+        resource: 'article',
+        action: 'add',
+        data: { title: 'x', body: '\n<h1>Title</h1>\n\n<p>Some  text</p>\n  <ul>\n <li>a</li>\n</ul>\n' },
+      });
       expect(article.body).toBe('<h1>Title</h1><p>Some  text</p><ul><li>a</li></ul>');
-      const page = await ok(cms, { resource: 'page', action: 'add', data: { title: '  spaced  ', content: ' <p>a</p> <p>b</p> ' } });
+      const page = await ok(cms, {
+        resource: 'page',
+        action: 'add',
+        data: { title: '  spaced  ', content: ' <p>a</p> <p>b</p> ' },
+      });
       expect(page).toMatchObject({ title: '  spaced  ', content: '<p>a</p><p>b</p>' });
     } finally {
       await cms.stop();
@@ -156,7 +185,9 @@ describe('--normalize-html', () => {
     const cms = await startTestCms();
     try {
       const body = '\n<h1>Title</h1>\n\n<p>x</p>\n';
-      expect((await ok(cms, { resource: 'article', action: 'add', data: { title: 'x', body } })).body).toBe(body);
+      expect((await ok(cms, { resource: 'article', action: 'add', data: { title: 'x', body } })).body).toBe(
+        body,
+      );
     } finally {
       await cms.stop();
     }
@@ -203,9 +234,21 @@ describe('stats', () => {
       const authorization = `Bearer ${TOKEN}`;
       const overHttp = await (await fetch(`${cms.url}/__cms/stats`, { headers: { authorization } })).json();
       expect(overHttp).toEqual({ status: 'success', data: expected });
-      const reset = await fetch(`${cms.url}/__cms/stats/reset`, { method: 'POST', headers: { authorization } });
+      const reset = await fetch(`${cms.url}/__cms/stats/reset`, {
+        method: 'POST',
+        headers: { authorization },
+      });
       expect(reset.status).toBe(200);
-      expect(cms.stats()).toEqual({ requests: 0, byAction: {}, writes: 0, rateLimited: 0, earlyAfterRetryAfter: 0, failed: 0, dropped: 0, writeLog: [] });
+      expect(cms.stats()).toEqual({
+        requests: 0,
+        byAction: {},
+        writes: 0,
+        rateLimited: 0,
+        earlyAfterRetryAfter: 0,
+        failed: 0,
+        dropped: 0,
+        writeLog: [],
+      });
       await ok(cms, { resource: 'user', action: 'get' });
       expect(cms.stats().requests).toBe(1);
       cms.resetStats();
@@ -219,7 +262,8 @@ describe('stats', () => {
 describe('option checks', () => {
   it('rejects bad test-aid values with a message naming each', async () => {
     await expect(startTestCms({ failRate: 2, rps: 0 })).rejects.toThrow(
-      'Invalid local CMS options: Expected `rps` to be a number > 0, got `0` (number); Expected `failRate` to be a probability from 0 to 1, got `2` (number).',
+      'Invalid local CMS options: Expected `rps` to be a number > 0, got `0` (number); Expected `failRate` to be a ' +
+        'probability from 0 to 1, got `2` (number).',
     );
   });
 });

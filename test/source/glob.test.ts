@@ -31,7 +31,8 @@ describe('matchesGlob', () => {
   });
 
   it("agrees with Node's own (experimental) path.matchesGlob on every case", () => {
-    for (const [file, pattern, expected] of cases) expect([file, pattern, path.posix.matchesGlob(file, pattern)]).toEqual([file, pattern, expected]);
+    for (const [file, pattern, expected] of cases)
+      expect([file, pattern, path.posix.matchesGlob(file, pattern)]).toEqual([file, pattern, expected]);
   });
 
   it('compares in NFC, whatever form the file name or pattern is in', () => {

@@ -74,9 +74,15 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
   it('treats a damaged or foreign cache file as empty: the files are read, nothing fails', async () => {
     await writeFile(path.join(dir, HASH_CACHE_FILE), '{"version": 1, "files": {"content/a.md": [120, ');
     expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
-    await writeFile(path.join(dir, HASH_CACHE_FILE), JSON.stringify({ version: 9, files: { 'content/a.md': [120, old, old, 42, 'x'] } }));
+    await writeFile(
+      path.join(dir, HASH_CACHE_FILE),
+      JSON.stringify({ version: 9, files: { 'content/a.md': [120, old, old, 42, 'x'] } }),
+    );
     expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
-    await writeFile(path.join(dir, HASH_CACHE_FILE), JSON.stringify({ version: 1, files: { 'content/a.md': [120, old, 'nope', 42, 'x'] } }));
+    await writeFile(
+      path.join(dir, HASH_CACHE_FILE),
+      JSON.stringify({ version: 1, files: { 'content/a.md': [120, old, 'nope', 42, 'x'] } }),
+    );
     expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
   });
 
@@ -87,7 +93,9 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     cache.set('content/z.md', stat({ ino: 1 }), 'sha-z');
     cache.set('content/a.md', stat({ ino: 2 }), 'sha-a');
     cache.save();
-    const saved = JSON.parse(await readFile(path.join(dir, HASH_CACHE_FILE), 'utf8')) as { files: Record<string, unknown> };
+    const saved = JSON.parse(await readFile(path.join(dir, HASH_CACHE_FILE), 'utf8')) as {
+      files: Record<string, unknown>;
+    };
     expect(Object.keys(saved.files)).toEqual(['content/a.md', 'content/z.md']);
   });
 });

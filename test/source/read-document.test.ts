@@ -12,9 +12,14 @@ afterEach(async () => {
 
 describe('readDocument', () => {
   it('reads one file the way the scan does (for watch)', async () => {
-    const project = await makeProject({ 'content/users/jdoe.md': '---\nname: Jane Doe\nrole: editor\n---\nBio here.\n' });
+    const project = await makeProject({
+      'content/users/jdoe.md': '---\nname: Jane Doe\nrole: editor\n---\nBio here.\n',
+    });
     cleanups.push(project.cleanup);
-    const doc = await readDocument(path.join(project.contentDir, 'users/jdoe.md'), { projectDir: project.dir, resource: 'user' });
+    const doc = await readDocument(path.join(project.contentDir, 'users/jdoe.md'), {
+      projectDir: project.dir,
+      resource: 'user',
+    });
     expect(doc).toMatchObject({
       key: 'user/jdoe',
       file: 'content/users/jdoe.md',
@@ -48,14 +53,20 @@ describe('readDocument', () => {
   it('dates in front matter arrive as written, so an impossible one is not moved to another day', async () => {
     const project = await makeProject({ 'content/articles/d.md': '---\ndate: 2024-05-01\n---\n' });
     cleanups.push(project.cleanup);
-    const doc = await readDocument(path.join(project.contentDir, 'articles/d.md'), { projectDir: project.dir, resource: 'article' });
+    const doc = await readDocument(path.join(project.contentDir, 'articles/d.md'), {
+      projectDir: project.dir,
+      resource: 'article',
+    });
     expect('frontMatter' in doc && doc.frontMatter['date']).toBe('2024-05-01');
   });
 
-  it('leaves gray-matter\'s input cache empty, so a long watch session does not grow', async () => {
+  it("leaves gray-matter's input cache empty, so a long watch session does not grow", async () => {
     const project = await makeProject({ 'content/articles/c.md': '---\ntitle: Cached?\n---\nBody\n' });
     cleanups.push(project.cleanup);
-    await readDocument(path.join(project.contentDir, 'articles/c.md'), { projectDir: project.dir, resource: 'article' });
+    await readDocument(path.join(project.contentDir, 'articles/c.md'), {
+      projectDir: project.dir,
+      resource: 'article',
+    });
     expect(Object.keys((matter as unknown as { cache: Record<string, unknown> }).cache)).toEqual([]);
   });
 });

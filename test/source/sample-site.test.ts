@@ -10,7 +10,8 @@ describe('the sample site in content/', () => {
     const result = await scanContent({ projectDir, contentDir: path.join(projectDir, 'content') });
     expect(result.problems).toEqual([]);
     expect(result.failedFiles).toEqual([]);
-    const count = (resource: string): number => result.documents.filter((d) => d.resource === resource).length;
+    const count = (resource: string): number =>
+      result.documents.filter((d) => d.resource === resource).length;
     expect(['article', 'breaking', 'category', 'page', 'user'].map(count)).toEqual([5, 1, 3, 2, 2]);
     expect(result.mediaFiles).toContain('content/images/river-flood.png');
     // Every article names a category that exists.

@@ -13,7 +13,11 @@ afterEach(async () => {
 async function scan(files: Record<string, string | Uint8Array>, only?: string[]) {
   const project = await makeProject(files);
   cleanups.push(project.cleanup);
-  const result = await scanContent({ projectDir: project.dir, contentDir: project.contentDir, ...(only ? { only } : {}) });
+  const result = await scanContent({
+    projectDir: project.dir,
+    contentDir: project.contentDir,
+    ...(only ? { only } : {}),
+  });
   return { ...result, dir: project.dir, messages: result.problems.map(formatProblem) };
 }
 
@@ -40,7 +44,13 @@ describe('scanContent: layout', () => {
       ['user/jdoe', 'content/users/jdoe.md'],
     ]);
     const hello = result.documents.find((d) => d.key === 'article/hello');
-    expect(hello).toMatchObject({ resource: 'article', slug: 'hello', frontMatter: { title: 'Hello' }, body: 'Hi.\n', bodyLine: 4 });
+    expect(hello).toMatchObject({
+      resource: 'article',
+      slug: 'hello',
+      frontMatter: { title: 'Hello' },
+      body: 'Hi.\n',
+      bodyLine: 4,
+    });
     expect(hello?.absPath).toBe(path.join(result.dir, 'content/articles/hello.md'));
     expect(result.problems).toEqual([]);
     expect(result.failedFiles).toEqual([]);
@@ -69,13 +79,19 @@ describe('scanContent: layout', () => {
       'content/images/notes.txt': 'no',
       'content/images/.thumb.png': 'hidden',
     });
-    expect(result.mediaFiles).toEqual(['content/articles/photos/PORTRAIT.JPG', 'content/files/report.pdf', 'content/images/chart.png']);
+    expect(result.mediaFiles).toEqual([
+      'content/articles/photos/PORTRAIT.JPG',
+      'content/files/report.pdf',
+      'content/images/chart.png',
+    ]);
   });
 
   it('stops with a SyncError when content/ does not exist, rather than reporting everything as deleted', async () => {
     const project = await makeProject({ 'README.md': '' });
     cleanups.push(project.cleanup);
-    const error = await scanContent({ projectDir: project.dir, contentDir: project.contentDir }).catch((e: unknown) => e);
+    const error = await scanContent({ projectDir: project.dir, contentDir: project.contentDir }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(SyncError);
     expect(error).toMatchObject({ code: 'CMS_SYNC_INPUT' });
   });
@@ -112,8 +128,10 @@ describe('scanContent: slugs and keys', () => {
     expect(result.failedFiles).toEqual(['content/articles/hello-again.md', 'content/articles/hello.md']);
     expect(result.protectedKeys).toEqual(['article/hello', 'article/hello-again']);
     expect(result.messages).toEqual([
-      'content/articles/hello-again.md:3:1: key "article/hello" is also claimed by content/articles/hello.md; both files are skipped until one of them changes its `slug`',
-      'content/articles/hello.md:1:1: key "article/hello" is also claimed by content/articles/hello-again.md; both files are skipped until one of them changes its file name or sets a different `slug`',
+      'content/articles/hello-again.md:3:1: key "article/hello" is also claimed by content/articles/hello.md; both ' +
+        'files are skipped until one of them changes its `slug`',
+      'content/articles/hello.md:1:1: key "article/hello" is also claimed by content/articles/hello-again.md; both ' +
+        'files are skipped until one of them changes its file name or sets a different `slug`',
     ]);
   });
 
@@ -124,7 +142,8 @@ describe('scanContent: slugs and keys', () => {
     });
     expect(result.documents).toEqual([]);
     expect(result.messages).toEqual([
-      'content/articles/a.md:3:1: the slug from `slug` contains "/"; a slug needs at least one visible character, no "/" and no control characters, and cannot be "." or ".."',
+      'content/articles/a.md:3:1: the slug from `slug` contains "/"; a slug needs at least one visible character, no ' +
+        '"/" and no control characters, and cannot be "." or ".."',
       'content/articles/b.md:3:1: `slug` must be a string, got a number; quote it: slug: "2024"',
     ]);
     expect(result.protectedKeys).toEqual(['article/2024', 'article/a', 'article/b']);
@@ -133,7 +152,10 @@ describe('scanContent: slugs and keys', () => {
 
 describe('scanContent: file contents', () => {
   it('reads UTF-8 with BOM and CRLF line endings, hashing the raw bytes', async () => {
-    const raw = Buffer.from('\uFEFF---\r\ntitle: Café\r\ntags:\r\n  - a\r\n---\r\nLine one\r\nLine two\r\n', 'utf8');
+    const raw = Buffer.from(
+      '\uFEFF---\r\ntitle: Café\r\ntags:\r\n  - a\r\n---\r\nLine one\r\nLine two\r\n',
+      'utf8',
+    );
     const result = await scan({ 'content/articles/bom.md': raw });
     expect(result.problems).toEqual([]);
     const doc = result.documents[0];
@@ -149,10 +171,14 @@ describe('scanContent: file contents', () => {
   it('positions a YAML error at the line and column in the file, skips the file and protects its key', async () => {
     const result = await scan({
       'content/articles/good.md': '---\ntitle: Good\n---\n',
-      'content/articles/broken.md': '---\ntitle: Broken\nslug: broken-story\ndate: 2024-05-01\n  extra: oops\n---\nBody\n',
+      'content/articles/broken.md':
+        '---\ntitle: Broken\nslug: broken-story\ndate: 2024-05-01\n  extra: oops\n---\nBody\n',
     });
     expect(result.documents.map((d) => d.key)).toEqual(['article/good']);
-    expect(result.messages).toEqual(['content/articles/broken.md:4:7: front matter is not valid YAML: Nested mappings are not allowed in compact mappings']);
+    expect(result.messages).toEqual([
+      'content/articles/broken.md:4:7: front matter is not valid YAML: Nested mappings are not allowed in compact ' +
+        'mappings',
+    ]);
     expect(result.failedFiles).toEqual(['content/articles/broken.md']);
     // Both the file-name key and the slug readable from the broken block are protected.
     expect(result.protectedKeys).toEqual(['article/broken', 'article/broken-story']);
@@ -160,7 +186,9 @@ describe('scanContent: file contents', () => {
 
   it('reports a duplicated front matter key where the duplicate is', async () => {
     const result = await scan({ 'content/pages/about.md': '---\ntitle: About\n\ntitle: About us\n---\n' });
-    expect(result.messages).toEqual(['content/pages/about.md:4:1: front matter is not valid YAML: duplicated mapping key']);
+    expect(result.messages).toEqual([
+      'content/pages/about.md:4:1: front matter is not valid YAML: duplicated mapping key',
+    ]);
   });
 
   it('refuses JavaScript front matter without running it', async () => {
@@ -171,22 +199,27 @@ describe('scanContent: file contents', () => {
     expect((globalThis as Record<string, unknown>)['__cmsSyncPwned']).toBeUndefined();
     expect(result.documents).toEqual([]);
     expect(result.messages).toEqual([
-      'content/articles/evil-too.md:1:4: JavaScript front matter (---js) is refused: cms-sync never runs code from content files. Write the front matter in YAML (---) instead',
-      'content/articles/evil.md:1:4: JavaScript front matter (---js) is refused: cms-sync never runs code from content files. Write the front matter in YAML (---) instead',
+      'content/articles/evil-too.md:1:4: JavaScript front matter (---js) is refused: cms-sync never runs code from ' +
+        'content files. Write the front matter in YAML (---) instead',
+      'content/articles/evil.md:1:4: JavaScript front matter (---js) is refused: cms-sync never runs code from ' +
+        'content files. Write the front matter in YAML (---) instead',
     ]);
     expect(result.protectedKeys).toEqual(['article/evil', 'article/evil-too']);
   });
 
   it('refuses front matter that is not a mapping', async () => {
     const result = await scan({ 'content/categories/list.md': '---\n- politics\n- climate\n---\n' });
-    expect(result.messages).toEqual(['content/categories/list.md:2:1: front matter must be a mapping of keys to values (`title: Hello`), not a list']);
+    expect(result.messages).toEqual([
+      'content/categories/list.md:2:1: front matter must be a mapping of keys to values (`title: Hello`), not a list',
+    ]);
     expect(result.failedFiles).toEqual(['content/categories/list.md']);
   });
 
   it('reports front matter that is never closed', async () => {
     const result = await scan({ 'content/articles/open.md': '---\ntitle: Open\n\nThe body starts here.\n' });
     expect(result.messages).toEqual([
-      'content/articles/open.md:1:1: front matter opened with --- on line 1 is never closed; add a line with --- after the last key',
+      'content/articles/open.md:1:1: front matter opened with --- on line 1 is never closed; add a line with --- ' +
+        'after the last key',
     ]);
   });
 
@@ -196,23 +229,54 @@ describe('scanContent: file contents', () => {
       'content/articles/rule.md': '----\n\nText after a rule\n',
     });
     expect(result.problems).toEqual([]);
-    expect(result.documents[0]).toMatchObject({ frontMatter: { title: 'From JSON', draft: true }, frontMatterLines: { title: 3, draft: 4 }, bodyLine: 7 });
-    expect(result.documents[1]).toMatchObject({ frontMatter: {}, body: '----\n\nText after a rule\n', bodyLine: 1 });
+    expect(result.documents[0]).toMatchObject({
+      frontMatter: { title: 'From JSON', draft: true },
+      frontMatterLines: { title: 3, draft: 4 },
+      bodyLine: 7,
+    });
+    expect(result.documents[1]).toMatchObject({
+      frontMatter: {},
+      body: '----\n\nText after a rule\n',
+      bodyLine: 1,
+    });
   });
 
   it('reports a file that is not UTF-8 at the first bad byte', async () => {
-    const latin1 = Buffer.concat([Buffer.from('---\ntitle: Caf'), Buffer.from([0xe9]), Buffer.from('\n---\n')]);
+    const latin1 = Buffer.concat([
+      Buffer.from('---\ntitle: Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('\n---\n'),
+    ]);
     const result = await scan({ 'content/articles/latin1.md': latin1 });
     expect(result.messages).toEqual([
-      'content/articles/latin1.md:2:11: file is not valid UTF-8 (byte 0xE9 here is not part of a UTF-8 character); save the file with UTF-8 encoding',
+      'content/articles/latin1.md:2:11: file is not valid UTF-8 (byte 0xE9 here is not part of a UTF-8 character); ' +
+        'save the file with UTF-8 encoding',
     ]);
     expect(result.protectedKeys).toEqual(['article/latin1']);
   });
 
   it('gives the line of every top-level front matter key, quoted keys and block values included', async () => {
-    const fm = ['---', '# a comment', 'title: "Budget: the vote"', 'summary: |', '  title: not a key', '  more', "'quoted key': 1", 'category: politics', 'draft: false', '---', 'Body'].join('\n');
+    const fm = [
+      '---',
+      '# a comment',
+      'title: "Budget: the vote"',
+      'summary: |',
+      '  title: not a key',
+      '  more',
+      "'quoted key': 1",
+      'category: politics',
+      'draft: false',
+      '---',
+      'Body',
+    ].join('\n');
     const result = await scan({ 'content/articles/lines.md': fm });
-    expect(result.documents[0]?.frontMatterLines).toEqual({ title: 3, summary: 4, 'quoted key': 7, category: 8, draft: 9 });
+    expect(result.documents[0]?.frontMatterLines).toEqual({
+      title: 3,
+      summary: 4,
+      'quoted key': 7,
+      category: 8,
+      draft: 9,
+    });
     expect(result.documents[0]?.bodyLine).toBe(11);
   });
 });
@@ -227,9 +291,15 @@ describe('scanContent: only', () => {
   };
 
   it('reads only the files the globs select', async () => {
-    expect((await scan(files, ['articles/**'])).documents.map((d) => d.key)).toEqual(['article/a', 'article/b']);
+    expect((await scan(files, ['articles/**'])).documents.map((d) => d.key)).toEqual([
+      'article/a',
+      'article/b',
+    ]);
     expect((await scan(files, ['articles/*.md'])).documents.map((d) => d.key)).toEqual(['article/a']);
-    expect((await scan(files, ['{pages,users}/*.md'])).documents.map((d) => d.key)).toEqual(['page/about', 'user/jdoe']);
+    expect((await scan(files, ['{pages,users}/*.md'])).documents.map((d) => d.key)).toEqual([
+      'page/about',
+      'user/jdoe',
+    ]);
     // A folder name selects everything below it.
     expect((await scan(files, ['articles'])).documents.map((d) => d.key)).toEqual(['article/a', 'article/b']);
   });
@@ -246,18 +316,38 @@ describe('scanContent: files known unchanged since the last write', () => {
   const hello = '---\ntitle: Hello\nslug: hi\n---\nHi.\n';
 
   it('hashes them but does not parse them, and parses a file whose bytes moved', async () => {
-    const project = await makeProject({ 'content/articles/hello.md': hello, 'content/articles/other.md': '---\ntitle: Other\n---\n' });
+    const project = await makeProject({
+      'content/articles/hello.md': hello,
+      'content/articles/other.md': '---\ntitle: Other\n---\n',
+    });
     cleanups.push(project.cleanup);
-    const known = (file: string, hash: string) => (file === 'content/articles/hello.md' && hash === sha(hello) ? { key: 'article/hi', slug: 'hi' } : undefined);
+    const known = (file: string, hash: string) =>
+      file === 'content/articles/hello.md' && hash === sha(hello)
+        ? { key: 'article/hi', slug: 'hi' }
+        : undefined;
     const result = await scanContent({ projectDir: project.dir, contentDir: project.contentDir, known });
-    expect(result.unchanged).toEqual([{ unparsed: true, key: 'article/hi', resource: 'article', slug: 'hi', file: 'content/articles/hello.md', absPath: path.join(project.dir, 'content/articles/hello.md'), hash: sha(hello) }]);
+    expect(result.unchanged).toEqual([
+      {
+        unparsed: true,
+        key: 'article/hi',
+        resource: 'article',
+        slug: 'hi',
+        file: 'content/articles/hello.md',
+        absPath: path.join(project.dir, 'content/articles/hello.md'),
+        hash: sha(hello),
+      },
+    ]);
     expect(result.documents.map((d) => d.key)).toEqual(['article/other']);
   });
 
   it('still finds two files claiming one key when one of them is known unchanged', async () => {
-    const project = await makeProject({ 'content/articles/hello.md': hello, 'content/articles/copy.md': '---\ntitle: Copy\nslug: hi\n---\n' });
+    const project = await makeProject({
+      'content/articles/hello.md': hello,
+      'content/articles/copy.md': '---\ntitle: Copy\nslug: hi\n---\n',
+    });
     cleanups.push(project.cleanup);
-    const known = (file: string) => (file === 'content/articles/hello.md' ? { key: 'article/hi', slug: 'hi' } : undefined);
+    const known = (file: string) =>
+      file === 'content/articles/hello.md' ? { key: 'article/hi', slug: 'hi' } : undefined;
     const result = await scanContent({ projectDir: project.dir, contentDir: project.contentDir, known });
     expect(result.documents).toEqual([]);
     expect(result.unchanged).toEqual([]);

@@ -18,7 +18,10 @@ async function project(files: Record<string, string>, links: Record<string, stri
   for (const [link, target] of Object.entries(links)) {
     const at = path.join(p.dir, link);
     await mkdir(path.dirname(at), { recursive: true });
-    await symlink(path.isAbsolute(target) ? target : path.relative(path.dirname(at), path.join(p.dir, target)) || '.', at);
+    await symlink(
+      path.isAbsolute(target) ? target : path.relative(path.dirname(at), path.join(p.dir, target)) || '.',
+      at,
+    );
   }
   return p;
 }
@@ -29,34 +32,53 @@ async function scan(p: { dir: string; contentDir: string }) {
 }
 
 describe('symbolic links in content/ (the scan)', () => {
-  it('refuses a linked document whose real file is outside content/, at the link, and goes on with the others', async () => {
-    const p = await project(
-      { 'content/articles/good.md': '---\ntitle: Good\n---\n', 'secrets/leak.md': '---\ntitle: Secret\n---\nSECRET\n' },
-      { 'content/articles/leak.md': 'secrets/leak.md', 'content/articles/passwd.md': '/etc/passwd' },
-    );
-    const result = await scan(p);
-    expect(result.documents.map((d) => d.key)).toEqual(['article/good']);
-    expect(result.messages).toEqual([
-      `content/articles/leak.md:1:1: is a symbolic link to ${path.join(p.dir, 'secrets/leak.md')}, a file outside content/: cms-sync never reads anything outside content/; move the file into content/ or replace the link with a copy`,
-      'content/articles/passwd.md:1:1: is a symbolic link to /etc/passwd, a file outside content/: cms-sync never reads anything outside content/; move the file into content/ or replace the link with a copy',
-    ]);
-    expect(result.failedFiles).toEqual(['content/articles/leak.md', 'content/articles/passwd.md']);
-    expect(result.protectedKeys).toEqual(['article/leak', 'article/passwd']);
-  });
+  it(
+    'refuses a linked document whose real file is outside content/, at the link, and goes on with the ' +
+      'others',
+    async () => {
+      const p = await project(
+        {
+          'content/articles/good.md': '---\ntitle: Good\n---\n',
+          'secrets/leak.md': '---\ntitle: Secret\n---\nSECRET\n',
+        },
+        { 'content/articles/leak.md': 'secrets/leak.md', 'content/articles/passwd.md': '/etc/passwd' },
+      );
+      const result = await scan(p);
+      expect(result.documents.map((d) => d.key)).toEqual(['article/good']);
+      expect(result.messages).toEqual([
+        `content/articles/leak.md:1:1: is a symbolic link to ${path.join(p.dir, 'secrets/leak.md')}, a file outside ` +
+          `content/: cms-sync never reads anything outside content/; move the file into content/ or replace the link ` +
+          `with a copy`,
+        'content/articles/passwd.md:1:1: is a symbolic link to /etc/passwd, a file outside content/: cms-sync never ' +
+          'reads anything outside content/; move the file into content/ or replace the link with a copy',
+      ]);
+      expect(result.failedFiles).toEqual(['content/articles/leak.md', 'content/articles/passwd.md']);
+      expect(result.protectedKeys).toEqual(['article/leak', 'article/passwd']);
+    },
+  );
 
   it('refuses a linked folder outside content/ without reading what is in it', async () => {
-    const p = await project({ 'elsewhere/x.md': '---\ntitle: X\n---\n' }, { 'content/articles/linked': 'elsewhere' });
+    const p = await project(
+      { 'elsewhere/x.md': '---\ntitle: X\n---\n' },
+      { 'content/articles/linked': 'elsewhere' },
+    );
     const result = await scan(p);
     expect(result.documents).toEqual([]);
     expect(result.messages).toEqual([
-      `content/articles/linked:1:1: is a symbolic link to ${path.join(p.dir, 'elsewhere')}, a folder outside content/: cms-sync never reads anything outside content/; move the folder into content/ or replace the link with a copy`,
+      `content/articles/linked:1:1: is a symbolic link to ${path.join(p.dir, 'elsewhere')}, a folder outside ` +
+        `content/: cms-sync never reads anything outside content/; move the folder into content/ or replace the link ` +
+        `with a copy`,
     ]);
   });
 
   it('follows a link to a file or a folder that stays inside content/, once', async () => {
     const p = await project(
       { 'content/archive/2023/old.md': '---\ntitle: Old\n---\n', 'content/shared/about.md': '# About\n' },
-      { 'content/articles/2023': 'content/archive/2023', 'content/articles/again': 'content/archive/2023', 'content/pages/about.md': 'content/shared/about.md' },
+      {
+        'content/articles/2023': 'content/archive/2023',
+        'content/articles/again': 'content/archive/2023',
+        'content/pages/about.md': 'content/shared/about.md',
+      },
     );
     const result = await scan(p);
     expect(result.documents.map((d) => [d.key, d.file])).toEqual([
@@ -65,7 +87,8 @@ describe('symbolic links in content/ (the scan)', () => {
     ]);
     expect(result.documents.find((d) => d.key === 'page/about')?.body).toBe('# About\n');
     expect(result.messages).toEqual([
-      'content/articles/again:1:1: warning: is a symbolic link to the folder already read through content/articles/2023, so it is not followed again',
+      'content/articles/again:1:1: warning: is a symbolic link to the folder already read through ' +
+        'content/articles/2023, so it is not followed again',
     ]);
     expect(result.problems.every((problem) => problem.severity === 'warning')).toBe(true);
   });
@@ -73,21 +96,30 @@ describe('symbolic links in content/ (the scan)', () => {
   it('detects loops (two links back up the tree) and reads each file once', { timeout: 20_000 }, async () => {
     const p = await project(
       { 'content/articles/a.md': '---\ntitle: A\n---\n' },
-      { 'content/articles/up1': 'content', 'content/articles/up2': 'content', 'content/articles/self': 'content/articles' },
+      {
+        'content/articles/up1': 'content',
+        'content/articles/up2': 'content',
+        'content/articles/self': 'content/articles',
+      },
     );
     const result = await scan(p);
     expect(result.documents.map((d) => d.file)).toEqual(['content/articles/a.md']);
     expect(result.messages).toEqual([
-      'content/articles/self:1:1: warning: is a symbolic link to a folder that contains it (a loop), so it is not followed; remove the link',
-      'content/articles/up1:1:1: warning: is a symbolic link to a folder that contains it (a loop), so it is not followed; remove the link',
-      'content/articles/up2:1:1: warning: is a symbolic link to a folder that contains it (a loop), so it is not followed; remove the link',
+      'content/articles/self:1:1: warning: is a symbolic link to a folder that contains it (a loop), so it is not ' +
+        'followed; remove the link',
+      'content/articles/up1:1:1: warning: is a symbolic link to a folder that contains it (a loop), so it is not ' +
+        'followed; remove the link',
+      'content/articles/up2:1:1: warning: is a symbolic link to a folder that contains it (a loop), so it is not ' +
+        'followed; remove the link',
     ]);
   });
 
   it('reports a link that leads nowhere as the document it claims to be', async () => {
     const p = await project({}, { 'content/articles/gone.md': 'content/articles/missing.md' });
     const result = await scan(p);
-    expect(result.messages).toEqual(['content/articles/gone.md:1:1: is a symbolic link that leads nowhere (ENOENT); fix the link or remove it']);
+    expect(result.messages).toEqual([
+      'content/articles/gone.md:1:1: is a symbolic link that leads nowhere (ENOENT); fix the link or remove it',
+    ]);
     expect(result.protectedKeys).toEqual(['article/gone']);
   });
 });
@@ -100,14 +132,26 @@ describe('symbolic links to images (the media resolver)', () => {
     );
     await writeFile(path.join(p.dir, 'outside.png'), 'OUT');
     await symlink(path.join(p.dir, 'outside.png'), path.join(p.contentDir, 'images/z.png'));
-    const resolver = createMediaResolver({ projectDir: p.dir, contentDir: p.contentDir, canServeLocalFiles: true });
+    const resolver = createMediaResolver({
+      projectDir: p.dir,
+      contentDir: p.contentDir,
+      canServeLocalFiles: true,
+    });
     const doc = path.join(p.contentDir, 'articles/a.md');
     expect(await resolver.resolve('../images/x.png', doc)).toEqual({
       ok: false,
-      message: 'image `../images/x.png` is a symbolic link to /etc/passwd, outside content/: cms-sync never uploads anything from outside content/; copy the file into content/ instead of linking to it',
+      message:
+        'image `../images/x.png` is a symbolic link to /etc/passwd, outside content/: cms-sync never uploads ' +
+        'anything from outside content/; copy the file into content/ instead of linking to it',
     });
-    expect(await resolver.resolve('/images/z.png', doc)).toMatchObject({ ok: false, message: expect.stringContaining('outside content/') });
+    expect(await resolver.resolve('/images/z.png', doc)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('outside content/'),
+    });
     expect(await resolver.hashFile('images/x.png')).toBeUndefined();
-    expect(await resolver.resolve('../images/y.png', doc)).toMatchObject({ ok: true, source: { kind: 'file', contentPath: 'images/y.png' } });
+    expect(await resolver.resolve('../images/y.png', doc)).toMatchObject({
+      ok: true,
+      source: { kind: 'file', contentPath: 'images/y.png' },
+    });
   });
 });

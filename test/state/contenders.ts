@@ -12,7 +12,10 @@ const CONTENDER = fileURLToPath(new URL('./fixtures/claim-contender.mjs', import
  */
 export async function ensureClaimCodeBuilt(): Promise<void> {
   const built = await mtime(join(ROOT, 'dist', 'state', 'claim-file.js'));
-  const sources = Math.max(await newest(join(ROOT, 'src', 'state')), await newest(join(ROOT, 'src', 'server')));
+  const sources = Math.max(
+    await newest(join(ROOT, 'src', 'state')),
+    await newest(join(ROOT, 'src', 'server')),
+  );
   if (built >= sources) return;
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'ignore' });
@@ -36,7 +39,10 @@ export class Contender {
   private readonly exited: Promise<void>;
 
   constructor(kind: 'lock' | 'data', dir: string) {
-    this.child = spawn(process.execPath, [CONTENDER, kind, dir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child = spawn(process.execPath, [CONTENDER, kind, dir], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let buffer = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -60,7 +66,10 @@ export class Contender {
   /** The next line the contender prints. */
   next(): Promise<string> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`contender ${this.pid} said nothing for 20 s`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`contender ${this.pid} said nothing for 20 s`)),
+        20_000,
+      );
       this.waiting = (line) => {
         clearTimeout(timer);
         resolve(line);

@@ -25,15 +25,19 @@ describe('the state lock under a race', () => {
     for (let round = 0; round < ROUNDS; round++) {
       // Every other round the stale lock is in the format written before locks had nonces.
       const since = `2026-01-01T00:00:${String(round).padStart(2, '0')}.000Z`;
-      const stale = round % 2 === 0
-        ? { pid: gone, host: hostname(), nonce: randomBytes(16).toString('hex'), since, command: 'apply' }
-        : { pid: gone, host: hostname(), since, command: 'apply' };
+      const stale =
+        round % 2 === 0
+          ? { pid: gone, host: hostname(), nonce: randomBytes(16).toString('hex'), since, command: 'apply' }
+          : { pid: gone, host: hostname(), since, command: 'apply' };
       await writeFile(join(dir, 'lock'), JSON.stringify(stale));
 
       const racing = contenders.slice(0, 2 + (round % 3));
       for (const contender of racing) contender.send('take');
       const answers = await Promise.all(racing.map((c) => c.next()));
-      expect(answers.filter((a) => a === 'won'), `round ${round}: ${answers.join(', ')}`).toHaveLength(1);
+      expect(
+        answers.filter((a) => a === 'won'),
+        `round ${round}: ${answers.join(', ')}`,
+      ).toHaveLength(1);
       expect(answers.filter((a) => a !== 'won')).toEqual(racing.slice(1).map(() => 'held CMS_SYNC_LOCKED'));
 
       const winner = racing[answers.indexOf('won')]!;

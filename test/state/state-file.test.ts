@@ -5,21 +5,46 @@ import { emptyState, serializeState } from '../../src/state/state-file.js';
 /** The obvious definition: a key-sorted deep copy through JSON.stringify. */
 function reference(value: unknown): string {
   const sorted = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return JSON.stringify(sorted(value), null, 2);
 }
 
 describe('the state file', () => {
   it('is JSON with sorted keys and two-space indent, byte for byte as a sorted JSON.stringify', () => {
     const state = emptyState('https://cms.example.com');
-    state.records['article/zebra'] = { id: 2, file: 'content/articles/zebra.md', owner: 'created', source: { title: 'b', body: 'a' }, remote: {}, input: { hash: 'h', media: ['images/a.png', 'images/b.png'], fileSha: 's' }, marker: '2026-11-22T05:00:00.000Z' };
-    state.records['article/aardvark'] = { id: 1, file: 'content/articles/aardvark.md', owner: 'adopted', source: {}, remote: { title: 'c' }, input: { hash: 'h2', media: [] } };
+    state.records['article/zebra'] = {
+      id: 2,
+      file: 'content/articles/zebra.md',
+      owner: 'created',
+      source: { title: 'b', body: 'a' },
+      remote: {},
+      input: { hash: 'h', media: ['images/a.png', 'images/b.png'], fileSha: 's' },
+      marker: '2026-11-22T05:00:00.000Z',
+    };
+    state.records['article/aardvark'] = {
+      id: 1,
+      file: 'content/articles/aardvark.md',
+      owner: 'adopted',
+      source: {},
+      remote: { title: 'c' },
+      input: { hash: 'h2', media: [] },
+    };
     state.media['sha256:ff'] = { id: 9, source: 'content/images/a.png' };
     const nested = { b: [1, 'x', null, { d: true, c: [] }], a: { z: {}, y: 'é "quoted"\n' }, u: undefined };
     expect(stableJson(nested, 2)).toBe(reference(nested));
     expect(stableJson(nested)).toBe(JSON.stringify(JSON.parse(reference(nested))));
     expect(serializeState(state)).toBe(`${reference(state)}\n`);
-    expect(serializeState(state).indexOf('article/aardvark')).toBeLessThan(serializeState(state).indexOf('article/zebra'));
+    expect(serializeState(state).indexOf('article/aardvark')).toBeLessThan(
+      serializeState(state).indexOf('article/zebra'),
+    );
   });
 
   it('gives the same text whatever order keys were added in, and for data already sorted', () => {

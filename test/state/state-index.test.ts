@@ -7,7 +7,14 @@ import { computePlan, type RemoteListing } from '../../src/plan/compute-plan.js'
 import { inputHash, pipelineFingerprint, reuseRecord } from '../../src/records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource } from '../../src/resources.js';
 import { sha256 } from '../../src/sha256.js';
-import { emptyState, readStateFile, serializeState, STATE_FILE, writeStateFile, type State } from '../../src/state/state-file.js';
+import {
+  emptyState,
+  readStateFile,
+  serializeState,
+  STATE_FILE,
+  writeStateFile,
+  type State,
+} from '../../src/state/state-file.js';
 import { StateStore } from '../../src/state/journal.js';
 import { readIndexedState, STATE_INDEX_FILE } from '../../src/state/state-index.js';
 
@@ -31,7 +38,13 @@ function sampleState(): State {
       source: { body: `s-body-${i}`, title: `s-title-${i}` },
     };
   }
-  state.records['category/politics'] = { file: 'content/categories/politics.md', id: 7, owner: 'adopted', remote: { name: 'r' }, source: { name: 's' } };
+  state.records['category/politics'] = {
+    file: 'content/categories/politics.md',
+    id: 7,
+    owner: 'adopted',
+    remote: { name: 'r' },
+    source: { name: 's' },
+  };
   state.media['sha256:ff'] = { id: 9, source: 'content/images/a.png' };
   return state;
 }
@@ -67,79 +80,137 @@ describe('the state index', () => {
     expect(serializeState(read.state)).toBe(text);
   });
 
-  it('lets a plan of unchanged records run without parsing a single digest, and parses state.json once when one is read', async () => {
-    await writeIndexed(dir, sampleState());
-    const bytes = await readFile(path.join(dir, STATE_FILE));
-    let parses = 0;
-    const state = readIndexedState(dir, { stats: await stat(path.join(dir, STATE_FILE)), sha: () => sha256(bytes) }, () => {
-      parses++;
-      return JSON.parse(bytes.toString('utf8')) as State;
-    })!;
-    expect(state).toBeDefined();
+  it(
+    'lets a plan of unchanged records run without parsing a single digest, and parses state.json once when one is ' +
+      'read',
+    async () => {
+      await writeIndexed(dir, sampleState());
+      const bytes = await readFile(path.join(dir, STATE_FILE));
+      let parses = 0;
+      const state = readIndexedState(
+        dir,
+        { stats: await stat(path.join(dir, STATE_FILE)), sha: () => sha256(bytes) },
+        () => {
+          parses++;
+          return JSON.parse(bytes.toString('utf8')) as State;
+        },
+      )!;
+      expect(state).toBeDefined();
 
-    // Every article unchanged since the last write, the CMS's markers as state recorded them.
-    const desired = Object.entries(state.records)
-      .filter(([key]) => key.startsWith('article/'))
-      .map(([key, entry]) => reuseRecord({ key, resource: 'article', slug: key.slice(8), file: entry.file, hash: entry.input!.fileSha! }, entry, { config, imageHashes: [] })!);
-    expect(desired.every((record) => record !== undefined)).toBe(true);
-    const listing = Object.fromEntries(RECORD_RESOURCES.map((r) => [r, { records: [], complete: true }])) as unknown as Record<RecordResource, RemoteListing>;
-    listing.article = { records: desired.map((d) => ({ id: state.records[d.key]!.id, slug: d.slug, updated_at: state.records[d.key]!.marker })), complete: true, fields: ['id', 'slug', 'updated_at'] };
-    listing.category = { records: [{ id: 7, slug: 'politics' }], complete: true };
-    const base = { desired, remote: listing, state, protectedKeys: new Set<string>(), failedFiles: new Set<string>(), resources: config.resources, prune: false, maxDeletes: 20, overwriteDrift: false, changeMarker: 'updated_at' };
-    for (const trustState of [false, true]) {
-      const plan = computePlan({ ...base, trustState });
-      expect(plan.changes.filter((c) => c.key.startsWith('article/')).map((c) => c.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
-    }
-    expect(parses).toBe(0);
+      // Every article unchanged since the last write, the CMS's markers as state recorded them.
+      const desired = Object.entries(state.records)
+        .filter(([key]) => key.startsWith('article/'))
+        .map(([key, entry]) =>
+          reuseRecord(
+            { key, resource: 'article', slug: key.slice(8), file: entry.file, hash: entry.input!.fileSha! },
+            entry,
+            { config, imageHashes: [] },
+          )!,
+        );
+      expect(desired.every((record) => record !== undefined)).toBe(true);
+      const listing = Object.fromEntries(
+        RECORD_RESOURCES.map((r) => [r, { records: [], complete: true }]),
+      ) as unknown as Record<RecordResource, RemoteListing>;
+      listing.article = {
+        records: desired.map((d) => ({
+          id: state.records[d.key]!.id,
+          slug: d.slug,
+          updated_at: state.records[d.key]!.marker,
+        })),
+        complete: true,
+        fields: ['id', 'slug', 'updated_at'],
+      };
+      listing.category = { records: [{ id: 7, slug: 'politics' }], complete: true };
+      const base = {
+        desired,
+        remote: listing,
+        state,
+        protectedKeys: new Set<string>(),
+        failedFiles: new Set<string>(),
+        resources: config.resources,
+        prune: false,
+        maxDeletes: 20,
+        overwriteDrift: false,
+        changeMarker: 'updated_at',
+      };
+      for (const trustState of [false, true]) {
+        const plan = computePlan({ ...base, trustState });
+        expect(plan.changes.filter((c) => c.key.startsWith('article/')).map((c) => c.action)).toEqual([
+          'unchanged',
+          'unchanged',
+          'unchanged',
+        ]);
+      }
+      expect(parses).toBe(0);
 
-    expect(state.records['article/story-2']!.source).toEqual({ body: 's-body-2', title: 's-title-2' });
-    expect(state.records['category/politics']!.remote).toEqual({ name: 'r' });
-    expect(parses).toBe(1);
-  });
+      expect(state.records['article/story-2']!.source).toEqual({ body: 's-body-2', title: 's-title-2' });
+      expect(state.records['category/politics']!.remote).toEqual({ name: 'r' });
+      expect(parses).toBe(1);
+    },
+  );
 
-  it('is ignored once state.json changes (a hand edit, a git merge), even keeping its size and mtime: the file is read as it is', async () => {
-    const file = path.join(dir, STATE_FILE);
-    // Whole seconds an hour ago, so that the edit below can put the very same mtime back.
-    const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
-    await writeStateFile(dir, sampleState());
-    await utimes(file, anHourAgo, anHourAgo);
-    await quietRun(dir);
-    expect((await readStateFile(dir, 'local')).indexed).toBe(true);
-    const text = await readFile(file, 'utf8');
+  it(
+    'is ignored once state.json changes (a hand edit, a git merge), even keeping its size and mtime: the file is ' +
+      'read as it is',
+    async () => {
+      const file = path.join(dir, STATE_FILE);
+      // Whole seconds an hour ago, so that the edit below can put the very same mtime back.
+      const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
+      await writeStateFile(dir, sampleState());
+      await utimes(file, anHourAgo, anHourAgo);
+      await quietRun(dir);
+      expect((await readStateFile(dir, 'local')).indexed).toBe(true);
+      const text = await readFile(file, 'utf8');
 
-    const before = await stat(file);
-    await writeFile(file, text.replace('"id": 102', '"id": 202').replace('s-title-2', 's-title-X'));
-    await utimes(file, anHourAgo, anHourAgo);
-    const after = await stat(file);
-    expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
-    const read = await readStateFile(dir, 'local');
-    expect(read.indexed).toBe(false);
-    expect(read.state.records['article/story-2']).toMatchObject({ id: 202, source: { title: 's-title-X' } });
-  });
+      const before = await stat(file);
+      await writeFile(file, text.replace('"id": 102', '"id": 202').replace('s-title-2', 's-title-X'));
+      await utimes(file, anHourAgo, anHourAgo);
+      const after = await stat(file);
+      expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
+      const read = await readStateFile(dir, 'local');
+      expect(read.indexed).toBe(false);
+      expect(read.state.records['article/story-2']).toMatchObject({
+        id: 202,
+        source: { title: 's-title-X' },
+      });
+    },
+  );
 
-  it('stands by its stat once state.json is older than the index, and by the sha256 of its bytes before (a coarse clock could hide a second write)', async () => {
-    await writeIndexed(dir, sampleState());
-    const file = path.join(dir, STATE_FILE);
-    const index = path.join(dir, STATE_INDEX_FILE);
-    const written = await stat(file);
-    const bytes = await readFile(file);
-    let hashed = 0;
-    const read = () => readIndexedState(dir, { stats: written, sha: () => (hashed++, sha256(bytes)) }, () => JSON.parse(bytes.toString('utf8')) as State);
+  it(
+    'stands by its stat once state.json is older than the index, and by the sha256 of its bytes before (a coarse ' +
+      'clock could hide a second write)',
+    async () => {
+      await writeIndexed(dir, sampleState());
+      const file = path.join(dir, STATE_FILE);
+      const index = path.join(dir, STATE_INDEX_FILE);
+      const written = await stat(file);
+      const bytes = await readFile(file);
+      let hashed = 0;
+      const read = () =>
+        readIndexedState(
+          dir,
+          { stats: written, sha: () => (hashed++, sha256(bytes)) },
+          () => JSON.parse(bytes.toString('utf8')) as State,
+        );
 
-    // Index and state.json in the same clock tick: checked by content.
-    await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
-    expect(read()).toBeDefined();
-    expect(hashed).toBe(1);
-    // The same, but the bytes are not those the index was made from: not trusted.
-    await writeFile(index, (await readFile(index, 'utf8')).replace(/"sha":"[0-9a-f]+"/, `"sha":"${sha256('other bytes')}"`));
-    await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
-    expect(read()).toBeUndefined();
-    // The index written after state.json's last change: its stat stands, nothing is hashed.
-    await utimes(index, written.mtimeMs / 1000 + 1, written.mtimeMs / 1000 + 1);
-    hashed = 0;
-    expect(read()).toBeDefined();
-    expect(hashed).toBe(0);
-  });
+      // Index and state.json in the same clock tick: checked by content.
+      await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
+      expect(read()).toBeDefined();
+      expect(hashed).toBe(1);
+      // The same, but the bytes are not those the index was made from: not trusted.
+      await writeFile(
+        index,
+        (await readFile(index, 'utf8')).replace(/"sha":"[0-9a-f]+"/, `"sha":"${sha256('other bytes')}"`),
+      );
+      await utimes(index, written.atimeMs / 1000, written.mtimeMs / 1000);
+      expect(read()).toBeUndefined();
+      // The index written after state.json's last change: its stat stands, nothing is hashed.
+      await utimes(index, written.mtimeMs / 1000 + 1, written.mtimeMs / 1000 + 1);
+      hashed = 0;
+      expect(read()).toBeDefined();
+      expect(hashed).toBe(0);
+    },
+  );
 
   it('is ignored when it is broken or of another version', async () => {
     await writeIndexed(dir, sampleState());
@@ -160,17 +231,27 @@ describe('the state index', () => {
     }
   });
 
-  it('lets a digest be assigned like any property; a run that writes state.json leaves the index to the next quiet run', async () => {
-    await writeIndexed(dir, sampleState());
-    const { state } = await readStateFile(dir, 'local');
-    state.records['article/story-1']!.remote = { body: 'new', title: 'new' };
-    expect(state.records['article/story-1']!.remote).toEqual({ body: 'new', title: 'new' });
-    await writeStateFile(dir, state);
-    expect((await readStateFile(dir, 'local')).indexed).toBe(false);
-    await quietRun(dir);
-    const again = await readStateFile(dir, 'local');
-    expect(again.indexed).toBe(true);
-    expect(again.state.records['article/story-1']).toMatchObject({ remote: { body: 'new', title: 'new' }, source: { body: 's-body-1', title: 's-title-1' } });
-    expect(again.state.records['article/story-3']!.source).toEqual({ body: 's-body-3', title: 's-title-3' });
-  });
+  it(
+    'lets a digest be assigned like any property; a run that writes state.json leaves the index to the next quiet ' +
+      'run',
+    async () => {
+      await writeIndexed(dir, sampleState());
+      const { state } = await readStateFile(dir, 'local');
+      state.records['article/story-1']!.remote = { body: 'new', title: 'new' };
+      expect(state.records['article/story-1']!.remote).toEqual({ body: 'new', title: 'new' });
+      await writeStateFile(dir, state);
+      expect((await readStateFile(dir, 'local')).indexed).toBe(false);
+      await quietRun(dir);
+      const again = await readStateFile(dir, 'local');
+      expect(again.indexed).toBe(true);
+      expect(again.state.records['article/story-1']).toMatchObject({
+        remote: { body: 'new', title: 'new' },
+        source: { body: 's-body-1', title: 's-title-1' },
+      });
+      expect(again.state.records['article/story-3']!.source).toEqual({
+        body: 's-body-3',
+        title: 's-title-3',
+      });
+    },
+  );
 });

@@ -35,7 +35,13 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
   const sink = (key: 'stdout' | 'stderr') =>
     new Writable({ write: (chunk, _encoding, done) => ((out[key] += String(chunk)), done()) });
   const never = new Promise<void>(() => {});
-  const io: CliIO = { stdout: sink('stdout'), stderr: sink('stderr'), env: {}, cwd: project, interrupted: never };
+  const io: CliIO = {
+    stdout: sink('stdout'),
+    stderr: sink('stderr'),
+    env: {},
+    cwd: project,
+    interrupted: never,
+  };
   const code = await main(args, io);
   return { code, ...out };
 }
@@ -69,7 +75,7 @@ describe('cms-sync unlock', () => {
     expect(await readdir(stateDir)).toEqual([]);
   });
 
-  it('a holder whose lock was forced away does not remove the next holder\'s lock when it ends', async () => {
+  it("a holder whose lock was forced away does not remove the next holder's lock when it ends", async () => {
     await newProject();
     const { contender } = await holder();
     expect((await cli(['unlock', '--force'])).code).toBe(0);
@@ -84,7 +90,10 @@ describe('cms-sync unlock', () => {
     await newProject();
     const pid = await deadPid();
     const since = '2026-01-01T00:00:00.000Z';
-    await writeFile(join(stateDir, 'lock'), JSON.stringify({ pid, host: hostname(), since, command: 'apply' }));
+    await writeFile(
+      join(stateDir, 'lock'),
+      JSON.stringify({ pid, host: hostname(), since, command: 'apply' }),
+    );
     expect(await cli(['unlock'])).toEqual({
       code: 0,
       stdout:
@@ -102,7 +111,10 @@ describe('cms-sync unlock', () => {
     await mkdir(localState, { recursive: true });
     const pid = await deadPid();
     const since = '2026-01-01T00:00:00.000Z';
-    await writeFile(join(localState, 'lock'), JSON.stringify({ pid, host: hostname(), since, command: 'watch' }));
+    await writeFile(
+      join(localState, 'lock'),
+      JSON.stringify({ pid, host: hostname(), since, command: 'watch' }),
+    );
     const result = await cli(['unlock']);
     expect(result.stdout).toContain(`Removed the state lock (watch, pid ${pid}`);
     expect(await readdir(localState)).toEqual([]);
@@ -127,7 +139,11 @@ describe('cms-sync unlock', () => {
         'If no other cms-sync is running, run `cms-sync unlock --force`.',
     );
     const forced = await cli(['unlock', '--force']);
-    expect(forced).toEqual({ code: 0, stdout: 'Removed the state lock (unreadable: not JSON).\n', stderr: '' });
+    expect(forced).toEqual({
+      code: 0,
+      stdout: 'Removed the state lock (unreadable: not JSON).\n',
+      stderr: '',
+    });
     expect(await readdir(stateDir)).toEqual([]);
   });
 });
@@ -142,18 +158,28 @@ describe('taking the state lock', () => {
     );
   });
 
-  it.runIf(existsSync('/proc/self/stat'))('takes over a lock whose pid now belongs to another process', async () => {
-    await newProject();
-    // The lock names this very pid, but a start time that is not this process's.
-    const start = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]);
-    const since = '2026-01-01T00:00:00.000Z';
-    const nonce = 'ab'.repeat(16);
-    const lock = { pid: process.pid, host: hostname(), nonce, since, command: 'apply', startTime: start - 1 };
-    await writeFile(join(stateDir, 'lock'), JSON.stringify(lock));
-    const release = await acquireLock(stateDir, 'apply');
-    const taken = JSON.parse(await readFile(join(stateDir, 'lock'), 'utf8')) as unknown;
-    expect(taken).toMatchObject({ pid: process.pid, startTime: start });
-    await release();
-    expect(await readdir(stateDir)).toEqual([]);
-  });
+  it.runIf(existsSync('/proc/self/stat'))(
+    'takes over a lock whose pid now belongs to another process',
+    async () => {
+      await newProject();
+      // The lock names this very pid, but a start time that is not this process's.
+      const start = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[19]);
+      const since = '2026-01-01T00:00:00.000Z';
+      const nonce = 'ab'.repeat(16);
+      const lock = {
+        pid: process.pid,
+        host: hostname(),
+        nonce,
+        since,
+        command: 'apply',
+        startTime: start - 1,
+      };
+      await writeFile(join(stateDir, 'lock'), JSON.stringify(lock));
+      const release = await acquireLock(stateDir, 'apply');
+      const taken = JSON.parse(await readFile(join(stateDir, 'lock'), 'utf8')) as unknown;
+      expect(taken).toMatchObject({ pid: process.pid, startTime: start });
+      await release();
+      expect(await readdir(stateDir)).toEqual([]);
+    },
+  );
 });

@@ -1,7 +1,11 @@
 import type { LiveRun, Project } from '../e2e/harness.js';
 
 /** Polls `probe` until it returns something other than undefined/false; fails after `timeoutMs`. */
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -29,14 +33,25 @@ export async function waitForQuiet(run: LiveRun, quietMs = 400): Promise<void> {
 }
 
 /** Starts `cms-sync watch` and waits for the first sync to be done. */
-export async function startWatch(project: Project, args: string[] = [], env?: Record<string, string | undefined>): Promise<LiveRun> {
+export async function startWatch(
+  project: Project,
+  args: string[] = [],
+  env?: Record<string, string | undefined>,
+): Promise<LiveRun> {
   const run = project.spawn(['watch', ...args], env ? { env } : {});
-  await run.waitForLine(/Watching content\/ for changes/, { stream: args.includes('--json') ? 'stderr' : 'stdout', timeoutMs: 15_000 });
+  await run.waitForLine(/Watching content\/ for changes/, {
+    stream: args.includes('--json') ? 'stderr' : 'stdout',
+    timeoutMs: 15_000,
+  });
   return run;
 }
 
 /** One record of a resource by slug, as the CMS holds it now. */
-export async function record(project: Project, resource: string, slug: string): Promise<Record<string, any> | undefined> {
+export async function record(
+  project: Project,
+  resource: string,
+  slug: string,
+): Promise<Record<string, any> | undefined> {
   return (await project.records(resource)).find((r) => r.slug === slug);
 }
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { FileProblem } from '../../src/errors.js';
 import { createRepeatFilter } from '../../src/watch/repeat-filter.js';
 
-const broken: FileProblem = { file: 'content/articles/x.md', line: 3, column: 1, severity: 'error', message: 'front matter is not valid YAML' };
+const broken: FileProblem = {
+  file: 'content/articles/x.md',
+  line: 3,
+  column: 1,
+  severity: 'error',
+  message: 'front matter is not valid YAML',
+};
 
 describe('which problems a watch pass prints', () => {
   it('prints a problem once, not again on saves of other files, and again when its file is saved', () => {

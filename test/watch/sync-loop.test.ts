@@ -53,7 +53,12 @@ describe('the watch sync loop', () => {
 
   it('still syncs when saves never pause, after maxWaitMs', async () => {
     const passes = controlledPasses();
-    const loop = createSyncLoop({ runPass: passes.runPass, onFatal: () => {}, debounceMs: 50, maxWaitMs: 200 });
+    const loop = createSyncLoop({
+      runPass: passes.runPass,
+      onFatal: () => {},
+      debounceMs: 50,
+      maxWaitMs: 200,
+    });
     for (let t = 0; t < 300; t += 20) {
       loop.notify({ file: 'articles/a.md', kind: 'change' });
       await vi.advanceTimersByTimeAsync(20);
@@ -147,6 +152,8 @@ describe('the watch sync loop', () => {
   });
 
   it('backs off 2 s, 4 s, 8 s … and never beyond a minute', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 20].map(retryDelayMs)).toEqual([2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map(retryDelayMs)).toEqual([
+      2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
+    ]);
   });
 });

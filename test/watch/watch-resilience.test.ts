@@ -21,7 +21,10 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
 
     const file = path.join(project.dir, 'content/articles/live.md');
     for (let i = 1; i <= 100; i += 1) await writeFile(file, article('Live blog', `Version ${i}`));
-    await waitUntil(async () => (await record(project!, 'article', 'live'))?.body === '<p>Version 100</p>', 'the last save in the CMS');
+    await waitUntil(
+      async () => (await record(project!, 'article', 'live'))?.body === '<p>Version 100</p>',
+      'the last save in the CMS',
+    );
     await waitForQuiet(watcher);
     const { writes, writeLog } = project.cms.stats();
     expect(writes).toBeGreaterThanOrEqual(1);
@@ -37,33 +40,55 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
 
     await project.write('content/articles/x.md', '---\ntitle: [unclosed\n---\n\nHalf-typed body\n');
     await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/x\.md: error \(see above\)$/);
-    expect(await watcher.waitForLine(/^content\/articles\/x\.md:\d+:\d+: /, { stream: 'stderr' })).toMatch(/^content\/articles\/x\.md:3:1: front matter is not valid YAML/);
+    expect(await watcher.waitForLine(/^content\/articles\/x\.md:\d+:\d+: /, { stream: 'stderr' })).toMatch(
+      /^content\/articles\/x\.md:3:1: front matter is not valid YAML/,
+    );
 
     const errorsSoFar = watcher.stdoutLines.length;
-    await project.write('content/articles/x.md', article('Good title', 'Good body', '') + '\n![Map](../images/missing.png)\n');
-    await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/x\.md: error \(see above\)$/, { after: errorsSoFar });
+    await project.write(
+      'content/articles/x.md',
+      article('Good title', 'Good body', '') + '\n![Map](../images/missing.png)\n',
+    );
+    await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/x\.md: error \(see above\)$/, {
+      after: errorsSoFar,
+    });
     await watcher.waitForLine(/^content\/articles\/x\.md:\d+:\d+: .*missing\.png/, { stream: 'stderr' });
     expect(await record(project, 'article', 'x')).toEqual(before);
 
     await project.write('content/articles/x.md', article('Fixed title', 'Fixed body'));
     await watcher.waitForLine(/articles\/x\.md → ~ article\/x \(1 write, \d+ ms\)$/);
-    expect(await record(project, 'article', 'x')).toMatchObject({ id: before.id, title: 'Fixed title', body: '<p>Fixed body</p>' });
+    expect(await record(project, 'article', 'x')).toMatchObject({
+      id: before.id,
+      title: 'Fixed title',
+      body: '<p>Fixed body</p>',
+    });
   });
 
-  it('survives the CMS going away: reports the failed sync, retries on a timer, catches up when it is back', async () => {
-    project = await createProject({ 'content/articles/a.md': article('A') });
-    watcher = await startWatch(project);
-    await project.stopCms();
+  it(
+    'survives the CMS going away: reports the failed sync, retries on a timer, catches up when it is ' +
+      'back',
+    async () => {
+      project = await createProject({ 'content/articles/a.md': article('A') });
+      watcher = await startWatch(project);
+      await project.stopCms();
 
-    await project.write('content/articles/a.md', article('A, written while the CMS was down'));
-    await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/a\.md: error \(see above\); retrying in 2 s$/, { timeoutMs: 20_000 });
-    expect(watcher.stderrLines.join('\n')).toMatch(/Could not read the \w+ records of the CMS/);
-    await project.startCms();
+      await project.write('content/articles/a.md', article('A, written while the CMS was down'));
+      await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/a\.md: error \(see above\); retrying in 2 s$/, {
+        timeoutMs: 20_000,
+      });
+      expect(watcher.stderrLines.join('\n')).toMatch(/Could not read the \w+ records of the CMS/);
+      await project.startCms();
 
-    // No further save: the timed retry brings the CMS up to date.
-    await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/a\.md → ~ article\/a \(1 write, \d+ ms\)$/, { timeoutMs: 20_000 });
-    expect(await record(project, 'article', 'a')).toMatchObject({ title: 'A, written while the CMS was down' });
-  }, 45_000);
+      // No further save: the timed retry brings the CMS up to date.
+      await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/a\.md → ~ article\/a \(1 write, \d+ ms\)$/, {
+        timeoutMs: 20_000,
+      });
+      expect(await record(project, 'article', 'a')).toMatchObject({
+        title: 'A, written while the CMS was down',
+      });
+    },
+    45_000,
+  );
 
   it('stops with exit 1 when the CMS refuses the token, saying to check it', async () => {
     project = await createProject({ 'content/articles/a.md': article('A') });
@@ -105,7 +130,11 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
   });
 
   it('with --json prints one JSON object per sync on stdout, and nothing else there', async () => {
-    project = await createProject({ 'content/articles/a.md': article('A'), 'content/articles/c.md': article('C'), 'content/pages/about.md': article('About') });
+    project = await createProject({
+      'content/articles/a.md': article('A'),
+      'content/articles/c.md': article('C'),
+      'content/pages/about.md': article('About'),
+    });
     watcher = await startWatch(project, ['--json']);
     await project.write('content/articles/b.md', article('B'));
     await watcher.waitForLine((l) => l.includes('"articles/b.md"'));
@@ -114,13 +143,33 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
     const result = await watcher.stop();
     watcher = undefined;
     expect(result.code).toBe(0);
-    const records = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const records = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records).toHaveLength(3);
     expect(records[0]).toMatchObject({ trigger: 'start', documents: 3, rendered: 3, writes: 3 });
-    expect(records[0].changes.map((c: { key: string }) => c.key)).toEqual(['article/a', 'article/c', 'page/about']);
+    expect(records[0].changes.map((c: { key: string }) => c.key)).toEqual([
+      'article/a',
+      'article/c',
+      'page/about',
+    ]);
     // Every document is read and hashed again; only the saved one is rendered.
-    expect(records[1]).toMatchObject({ trigger: 'change', files: ['articles/b.md'], documents: 4, rendered: 1, writes: 1, changes: [{ action: 'create', key: 'article/b', file: 'articles/b.md' }], errorFiles: [] });
-    expect(records[2]).toMatchObject({ files: ['articles/b.md'], writes: 0, errorFiles: ['articles/b.md'], problems: [{ file: 'articles/b.md', line: 3, severity: 'error' }] });
+    expect(records[1]).toMatchObject({
+      trigger: 'change',
+      files: ['articles/b.md'],
+      documents: 4,
+      rendered: 1,
+      writes: 1,
+      changes: [{ action: 'create', key: 'article/b', file: 'articles/b.md' }],
+      errorFiles: [],
+    });
+    expect(records[2]).toMatchObject({
+      files: ['articles/b.md'],
+      writes: 0,
+      errorFiles: ['articles/b.md'],
+      problems: [{ file: 'articles/b.md', line: 3, severity: 'error' }],
+    });
     expect(result.stderr).toMatch(/^Target: /);
   });
 });

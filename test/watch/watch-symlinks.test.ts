@@ -11,25 +11,33 @@ afterEach(async () => {
 });
 
 describe('watching content/ with symbolic links in it', () => {
-  it('follows no link: not two links back up the tree (a loop), not one out of content/', { timeout: 30_000 }, async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-links-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const contentDir = path.join(dir, 'content');
-    await mkdir(path.join(contentDir, 'articles'), { recursive: true });
-    await mkdir(path.join(dir, 'outside'));
-    await writeFile(path.join(contentDir, 'articles/a.md'), '# A\n');
-    await symlink('..', path.join(contentDir, 'articles/up1'));
-    await symlink('..', path.join(contentDir, 'articles/up2'));
-    await symlink(path.join(dir, 'outside'), path.join(contentDir, 'articles/out'));
+  it(
+    'follows no link: not two links back up the tree (a loop), not one out of content/',
+    { timeout: 30_000 },
+    async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-links-'));
+      cleanups.push(() => rm(dir, { recursive: true, force: true }));
+      const contentDir = path.join(dir, 'content');
+      await mkdir(path.join(contentDir, 'articles'), { recursive: true });
+      await mkdir(path.join(dir, 'outside'));
+      await writeFile(path.join(contentDir, 'articles/a.md'), '# A\n');
+      await symlink('..', path.join(contentDir, 'articles/up1'));
+      await symlink('..', path.join(contentDir, 'articles/up2'));
+      await symlink(path.join(dir, 'outside'), path.join(contentDir, 'articles/out'));
 
-    const changes: ContentChange[] = [];
-    const watcher: ContentWatcher = await watchContent({ contentDir, onChange: (c) => changes.push(c), onError: () => {} });
-    cleanups.push(() => watcher.close());
-    await writeFile(path.join(contentDir, 'articles/b.md'), '# B\n');
-    await writeFile(path.join(dir, 'outside/secret.md'), '# Secret\n');
-    await waitUntil(() => changes.some((c) => c.file === 'articles/b.md'), 'the new file to be reported');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // Followed links would report the file again as articles/up1/articles/b.md, and so on.
-    expect(changes).toEqual([{ file: 'articles/b.md', kind: 'add' }]);
-  });
+      const changes: ContentChange[] = [];
+      const watcher: ContentWatcher = await watchContent({
+        contentDir,
+        onChange: (c) => changes.push(c),
+        onError: () => {},
+      });
+      cleanups.push(() => watcher.close());
+      await writeFile(path.join(contentDir, 'articles/b.md'), '# B\n');
+      await writeFile(path.join(dir, 'outside/secret.md'), '# Secret\n');
+      await waitUntil(() => changes.some((c) => c.file === 'articles/b.md'), 'the new file to be reported');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Followed links would report the file again as articles/up1/articles/b.md, and so on.
+      expect(changes).toEqual([{ file: 'articles/b.md', kind: 'add' }]);
+    },
+  );
 });

@@ -62,7 +62,10 @@ export interface Builtin {
  * an error with --strict); `error` is always an error. Either way the text is left as written.
  */
 export class ShortcodeProblem extends Error {
-  constructor(message: string, readonly kind: 'unhandled' | 'error' = 'error') {
+  constructor(
+    message: string,
+    readonly kind: 'unhandled' | 'error' = 'error',
+  ) {
     super(message);
   }
 }
@@ -76,7 +79,10 @@ export function resolveSite(site: SiteInfo | undefined): ResolvedSite {
     basePath = parsed.pathname;
   }
   return {
-    basePath: basePath.replace(/\/+$/, '').replace(/^(?=[^/])/, '/').replace(/^\/$/, ''),
+    basePath: basePath
+      .replace(/\/+$/, '')
+      .replace(/^(?=[^/])/, '/')
+      .replace(/^\/$/, ''),
     origin: origin.replace(/\/+$/, ''),
     params: site?.params ?? {},
   };
@@ -90,7 +96,10 @@ export function resolveSite(site: SiteInfo | undefined): ResolvedSite {
 export function refPath(target: string): string {
   const hash = target.indexOf('#');
   const fragment = hash === -1 ? '' : target.slice(hash);
-  const segments = (hash === -1 ? target : target.slice(0, hash)).split(/[?]/)[0]!.split('/').filter((s) => s !== '');
+  const segments = (hash === -1 ? target : target.slice(0, hash))
+    .split(/[?]/)[0]!
+    .split('/')
+    .filter((s) => s !== '');
   let last = segments.pop()?.replace(/\.(?:md|markdown|html)$/i, '');
   if (last !== undefined && /^_?index(?:\.[\w-]+)?$/i.test(last)) last = segments.pop();
   if (last === undefined || last === '') {
@@ -145,7 +154,8 @@ function required(call: ShortcodeCall, value: string | undefined, what: string, 
 /** Video and post ids go into URLs: anything but an id is refused rather than escaped into a wrong URL. */
 function videoId(call: ShortcodeCall, example: string): string {
   const id = required(call, call.named['id'] ?? call.args[0], 'a video id', example);
-  if (!/^[\w-]+$/.test(id)) throw new ShortcodeProblem(`\`${call.name}\` id \`${id}\` is not a video id; ${example}`);
+  if (!/^[\w-]+$/.test(id))
+    throw new ShortcodeProblem(`\`${call.name}\` id \`${id}\` is not a video id; ${example}`);
   return id;
 }
 
@@ -160,11 +170,24 @@ function fencedCode(language: string | undefined, inner: string): string {
 
 function figure(call: ShortcodeCall): BuiltinResult {
   const { named } = call;
-  const src = required(call, named['src'] ?? call.args[0], 'a `src`', '{{< figure src="photo.jpg" alt="…" >}}');
+  const src = required(
+    call,
+    named['src'] ?? call.args[0],
+    'a `src`',
+    '{{< figure src="photo.jpg" alt="…" >}}',
+  );
   const title = named['title'];
   const caption = named['caption'] ?? title;
-  const img = `<img${attributes([['src', src], ['alt', named['alt'] ?? ''], ['title', title]])}>`;
-  const anchor = attributes([['href', named['link']], ['target', named['target']], ['rel', named['rel']]]);
+  const img = `<img${attributes([
+    ['src', src],
+    ['alt', named['alt'] ?? ''],
+    ['title', title],
+  ])}>`;
+  const anchor = attributes([
+    ['href', named['link']],
+    ['target', named['target']],
+    ['rel', named['rel']],
+  ]);
   const linked = named['link'] ? `<a${anchor}>${img}</a>` : img;
   const parts: string[] = [];
   if (caption) parts.push(markdownify(caption));
@@ -195,7 +218,10 @@ function vimeo(call: ShortcodeCall): BuiltinResult {
 }
 
 function iframe(src: string, title: string): string {
-  return `<iframe${attributes([['src', src], ['title', title]])} allowfullscreen></iframe>`;
+  return `<iframe${attributes([
+    ['src', src],
+    ['title', title],
+  ])} allowfullscreen></iframe>`;
 }
 
 function gist(call: ShortcodeCall): BuiltinResult {
@@ -203,7 +229,9 @@ function gist(call: ShortcodeCall): BuiltinResult {
   const user = required(call, call.named['user'] ?? call.args[0], 'a GitHub user and a gist id', example);
   const id = required(call, call.named['id'] ?? call.args[1], 'a gist id after the user', example);
   if (!/^[\w-]+$/.test(user) || !/^[\w]+$/.test(id)) {
-    throw new ShortcodeProblem(`\`gist\` takes a GitHub user and a gist id, got \`${user}\` \`${id}\`; ${example}`);
+    throw new ShortcodeProblem(
+      `\`gist\` takes a GitHub user and a gist id, got \`${user}\` \`${id}\`; ${example}`,
+    );
   }
   const file = call.named['file'] ?? call.args[2];
   const query = file ? `?file=${encodeURIComponent(file)}` : '';
@@ -233,18 +261,30 @@ function details(call: ShortcodeCall): BuiltinResult {
   const open = named['open'] !== undefined && named['open'] !== 'false';
   const summary = markdownify(named['summary'] ?? 'Details');
   const attrs = attributes([
-    ['class', named['class']], ['name', named['name']], ['title', named['title']], ['open', open],
+    ['class', named['class']],
+    ['name', named['name']],
+    ['title', named['title']],
+    ['open', open],
   ]);
   // Blank lines around the inner content let Markdown inside it be rendered as Markdown.
-  return { block: `<details${attrs}><summary>${summary}</summary>\n\n${(call.inner ?? '').trim()}\n\n</details>` };
+  return {
+    block: `<details${attrs}><summary>${summary}</summary>\n\n${(call.inner ?? '').trim()}\n\n</details>`,
+  };
 }
 
 function param(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
-  const key = required(call, call.named['name'] ?? call.args[0], 'a parameter name', '{{< param description >}}');
+  const key = required(
+    call,
+    call.named['name'] ?? call.args[0],
+    'a parameter name',
+    '{{< param description >}}',
+  );
   const value = lookUp(context.site.params, key);
   if (value === undefined || value === null || typeof value === 'object') {
     throw new ShortcodeProblem(
-      `\`param\` \`${key}\` has no value: set it under \`markdown.site.params\` in sync.config.ts`, 'unhandled');
+      `\`param\` \`${key}\` has no value: set it under \`markdown.site.params\` in sync.config.ts`,
+      'unhandled',
+    );
   }
   return String(value);
 }

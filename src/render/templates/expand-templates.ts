@@ -15,7 +15,13 @@ import {
   type SiteInfo,
 } from './builtins.js';
 import { evaluateOutput } from './liquid-output.js';
-import { parseTemplates, type Dialect, type TagNode, type TagToken, type TemplateNode } from './parse-templates.js';
+import {
+  parseTemplates,
+  type Dialect,
+  type TagNode,
+  type TagToken,
+  type TemplateNode,
+} from './parse-templates.js';
 
 export type { ShortcodeCall, ShortcodeHandler, SiteInfo } from './builtins.js';
 export type { Dialect } from './parse-templates.js';
@@ -65,11 +71,20 @@ export function expandTemplates(source: string, options: ExpandOptions): ExpandR
   if (!mayHoldTemplates(source, dialect)) return { text: source, problems: [] };
 
   const codeRanges = lazyCodeRanges(source);
-  const parsed = parseTemplates(source, { dialect, isCode: codeRanges.contains, maxDepth: options.maxDepth ?? 20 });
+  const parsed = parseTemplates(source, {
+    dialect,
+    isCode: codeRanges.contains,
+    maxDepth: options.maxDepth ?? 20,
+  });
   const lines = lineStarts(source);
-  const position = (offset: number): { line: number; column: number } => lines.position(offset, options.bodyLine ?? 1);
-  const toFileProblem = (p: Problem): FileProblem =>
-    ({ file: options.file, ...position(p.offset), severity: p.severity, message: p.message });
+  const position = (offset: number): { line: number; column: number } =>
+    lines.position(offset, options.bodyLine ?? 1);
+  const toFileProblem = (p: Problem): FileProblem => ({
+    file: options.file,
+    ...position(p.offset),
+    severity: p.severity,
+    message: p.message,
+  });
 
   if (parsed.tooDeep) {
     return { text: source, problems: [toFileProblem({ ...parsed.tooDeep, severity: 'error' })] };
@@ -94,7 +109,11 @@ interface Scope {
 }
 
 function isLiquid(node: TemplateNode): boolean {
-  return node.kind === 'output' || node.kind === 'verbatim' || (node.kind === 'tag' && node.open.flavor === 'liquid');
+  return (
+    node.kind === 'output' ||
+    node.kind === 'verbatim' ||
+    (node.kind === 'tag' && node.open.flavor === 'liquid')
+  );
 }
 
 function endOf(node: TemplateNode): number {
@@ -131,8 +150,11 @@ class Expander {
           out.text(this.literal(node.text, node.start, inCode));
           break;
         case 'verbatim':
-          out.consumed(node.trimLeft, node.name === 'raw' ? this.source.slice(node.innerStart, node.innerEnd) : '',
-            node.trimRight);
+          out.consumed(
+            node.trimLeft,
+            node.name === 'raw' ? this.source.slice(node.innerStart, node.innerEnd) : '',
+            node.trimRight,
+          );
           break;
         case 'output': {
           const result = evaluateOutput(node.expression, this.context.site);
@@ -140,9 +162,12 @@ class Expander {
             out.consumed(node.trimLeft, result.value, node.trimRight);
           } else {
             const written = this.source.slice(node.start, node.end);
-            this.unhandled(node.start, `Liquid output \`${written}\` is left as text: ${result.unknown}; ` +
-              'cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and the `url`, `relative_url` and ' +
-              '`absolute_url` filters');
+            this.unhandled(
+              node.start,
+              `Liquid output \`${written}\` is left as text: ${result.unknown}; ` +
+                'cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and the `url`, `relative_url` and ' +
+                '`absolute_url` filters',
+            );
             out.text(this.literal(written, node.start, inCode));
           }
           break;
@@ -188,7 +213,9 @@ class Expander {
     };
     const inner = close ? this.render(node.children, innerScope, open.trimRight) : undefined;
     const call = {
-      name: open.name, args: open.args, named: open.named,
+      name: open.name,
+      args: open.args,
+      named: open.named,
       inner: inner !== undefined && close?.trimLeft ? inner.trimEnd() : inner,
       position: this.position(open.start),
     };
@@ -212,7 +239,8 @@ class Expander {
       return;
     }
     const end = (close ?? open).end;
-    const text = typeof result === 'string' ? result : onOwnLines(result.block, out.lastChar(), this.source[end]);
+    const text =
+      typeof result === 'string' ? result : onOwnLines(result.block, out.lastChar(), this.source[end]);
     out.consumed(open.trimLeft, text, (close ?? open).trimRight);
   }
 
@@ -228,7 +256,10 @@ class Expander {
    */
   private literal(text: string, offset: number, inCode: boolean): string {
     if (inCode || !/:\/\/|www\.|@/i.test(text) || this.isCode(offset)) return text;
-    return text.replace(/:\/\//g, `${SPLIT}://`).replace(/\b(www)\./gi, `$1${SPLIT}.`).replace(/@/g, `${SPLIT}@`);
+    return text
+      .replace(/:\/\//g, `${SPLIT}://`)
+      .replace(/\b(www)\./gi, `$1${SPLIT}.`)
+      .replace(/@/g, `${SPLIT}@`);
   }
 }
 
@@ -300,13 +331,16 @@ function notTextMessage(value: unknown): string {
 /** A handler from config is JavaScript: it may return anything. */
 function isResult(value: unknown): value is BuiltinResult {
   if (typeof value === 'string') return true;
-  return typeof value === 'object' && value !== null && typeof (value as { block?: unknown }).block === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { block?: unknown }).block === 'string'
+  );
 }
 
 function arityProblem(builtin: Builtin, node: TagNode): string | undefined {
   const { open, close } = node;
   const [left, right] = delimiters(open);
-  const closing = open.flavor === 'liquid' ? `${left} end${open.name} ${right}` : `${left} /${open.name} ${right}`;
+  const closing =
+    open.flavor === 'liquid' ? `${left} end${open.name} ${right}` : `${left} /${open.name} ${right}`;
   if (builtin.inner === 'required' && !close) {
     return `\`${left} ${open.name} ${right}\` is not closed: add \`${closing}\` after its content`;
   }
@@ -325,14 +359,18 @@ function unknownMessage(open: TagToken, written: string): string {
   const example = `e.g. \`${open.name}: ({ args, named, inner }) => \\\`…\\\`\``;
   if (open.flavor === 'liquid' && open.name === 'include') {
     const what = open.args[0] ? ` of \`${open.args[0]}\`` : '';
-    return `\`{% include %}\`${what} is left as text: it runs one of the site's templates, which cms-sync cannot; ` +
+    return (
+      `\`{% include %}\`${what} is left as text: it runs one of the site's templates, which cms-sync cannot; ` +
       `map \`include\` under \`${SHORTCODES_KEY}\` in sync.config.ts (args[0] is the file), ` +
-      'or write the content into the file';
+      'or write the content into the file'
+    );
   }
   const kind = open.flavor === 'liquid' ? 'Liquid tag' : 'shortcode';
   const quoted = written.length > 60 ? `${written.slice(0, 57)}...` : written;
-  return `${kind} \`${open.name}\` (\`${quoted}\`) is neither built in nor mapped, so it is left as text: ` +
-    `map it under \`${SHORTCODES_KEY}\` in sync.config.ts, ${example}, returning Markdown or HTML`;
+  return (
+    `${kind} \`${open.name}\` (\`${quoted}\`) is neither built in nor mapped, so it is left as text: ` +
+    `map it under \`${SHORTCODES_KEY}\` in sync.config.ts, ${example}, returning Markdown or HTML`
+  );
 }
 
 /** 1-based line:column of an offset, counting from the line the body starts on. */
@@ -378,7 +416,10 @@ function lazyCodeRanges(source: string): { contains: (offset: number) => boolean
       if (!starts) {
         const ranges: Array<[number, number]> = [];
         visit(markdownParser.parse(source), (node) => {
-          if ((node.type === 'code' || node.type === 'inlineCode') && node.position?.start.offset !== undefined) {
+          if (
+            (node.type === 'code' || node.type === 'inlineCode') &&
+            node.position?.start.offset !== undefined
+          ) {
             ranges.push([node.position.start.offset, node.position.end.offset ?? node.position.start.offset]);
           }
         });

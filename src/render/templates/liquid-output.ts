@@ -7,7 +7,8 @@ const FILTERS: Readonly<Record<string, (input: string, site: ResolvedSite) => st
   relative_url: relativeUrl,
   absolute_url: (input, site) => (isAbsolute(input) ? input : `${site.origin}${relativeUrl(input, site)}`),
   // Eleventy's `url` prefixes only root-relative paths; relative and absolute ones pass unchanged.
-  url: (input, site) => (input.startsWith('/') && !input.startsWith('//') ? `${site.basePath}${input}` : input),
+  url: (input, site) =>
+    input.startsWith('/') && !input.startsWith('//') ? `${site.basePath}${input}` : input,
 };
 
 function isAbsolute(input: string): boolean {

@@ -126,7 +126,11 @@ function tokenize(source: string, options: ParseOptions): { tokens: Token[]; pro
     let token: Token | undefined;
     if (next === '{' && hugo && (third === '<' || third === '%')) {
       token = lexShortcode(scanner, at);
-    } else if (liquid && (next === '%' || next === '{') && !(options.dialect === 'auto' && options.isCode(at))) {
+    } else if (
+      liquid &&
+      (next === '%' || next === '{') &&
+      !(options.dialect === 'auto' && options.isCode(at))
+    ) {
       token = next === '%' ? lexLiquidTag(scanner, at) : lexLiquidOutput(scanner, at);
     }
     if (token) tokens.push(token);
@@ -175,9 +179,12 @@ function lexShortcode(scanner: Scanner, start: number): Token | undefined {
   const name = source.slice(nameStart, at);
   if (name === '') {
     if (at >= source.length || source.startsWith(close, at) || isSpace(source[at])) {
-      return fail(start, `\`${open}\` opens a shortcode with no name; write \`${open} name ${close}\`, ` +
-        'or escape it as ' +
-        `\`${open}/* … */${close}\` to publish it as text`);
+      return fail(
+        start,
+        `\`${open}\` opens a shortcode with no name; write \`${open} name ${close}\`, ` +
+          'or escape it as ' +
+          `\`${open}/* … */${close}\` to publish it as text`,
+      );
     }
     // `{{<` followed by something that is no name (`{{<-` in a code sample): not a shortcode.
     return undefined;
@@ -197,8 +204,10 @@ function lexShortcode(scanner: Scanner, start: number): Token | undefined {
       return shortcodeToken(flavor, name, closing, true, args, named, start, at + 1 + close.length);
     }
     if (source.startsWith(otherClose, at)) {
-      return fail(start,
-        `shortcode \`${name}\` opens with \`${open}\` but closes with \`${otherClose}\`; use \`${close}\``);
+      return fail(
+        start,
+        `shortcode \`${name}\` opens with \`${open}\` but closes with \`${otherClose}\`; use \`${close}\``,
+      );
     }
     const first = readValue(scanner, at, close);
     if (!first) return undefined;
@@ -215,16 +224,36 @@ function lexShortcode(scanner: Scanner, start: number): Token | undefined {
 }
 
 function shortcodeToken(
-  flavor: TagFlavor, name: string, closing: boolean, selfClosing: boolean,
-  args: string[], named: Record<string, string>, start: number, end: number,
+  flavor: TagFlavor,
+  name: string,
+  closing: boolean,
+  selfClosing: boolean,
+  args: string[],
+  named: Record<string, string>,
+  start: number,
+  end: number,
 ): TagToken {
   return {
-    kind: 'tag', flavor, name, closing, selfClosing, args, named, start, end, trimLeft: false, trimRight: false,
+    kind: 'tag',
+    flavor,
+    name,
+    closing,
+    selfClosing,
+    args,
+    named,
+    start,
+    end,
+    trimLeft: false,
+    trimRight: false,
   };
 }
 
 function lexShortcodeComment(
-  scanner: Scanner, start: number, commentStart: number, open: string, close: string,
+  scanner: Scanner,
+  start: number,
+  commentStart: number,
+  open: string,
+  close: string,
 ): Token | undefined {
   const { source } = scanner;
   const end = find(scanner, '*/', commentStart + 2);
@@ -252,7 +281,10 @@ function readValue(scanner: Scanner, at: number, close: string): Value | undefin
   const quote = source[at];
   if (quote === '"') {
     if (find(scanner, '"', at + 1) === -1) {
-      scanner.problems.push({ offset: at, message: 'a quoted shortcode argument is not closed: add the closing `"`' });
+      scanner.problems.push({
+        offset: at,
+        message: 'a quoted shortcode argument is not closed: add the closing `"`',
+      });
       return undefined;
     }
     let value = '';
@@ -263,7 +295,10 @@ function readValue(scanner: Scanner, at: number, close: string): Value | undefin
       i += 1;
     }
     if (i >= source.length) {
-      scanner.problems.push({ offset: at, message: 'a quoted shortcode argument is not closed: add the closing `"`' });
+      scanner.problems.push({
+        offset: at,
+        message: 'a quoted shortcode argument is not closed: add the closing `"`',
+      });
       return undefined;
     }
     return { value, quoted: true, end: i + 1 };
@@ -280,8 +315,15 @@ function readValue(scanner: Scanner, at: number, close: string): Value | undefin
   let i = at;
   // A bare word also ends where another shortcode opens: an unclosed one is then found there,
   // rather than each failed opening re-reading the same long word.
-  while (i < source.length && !isSpace(source[i]) && source[i] !== '=' && !source.startsWith(close, i) &&
-    !source.startsWith(`/${close}`, i) && !source.startsWith('{{<', i) && !source.startsWith('{{%', i)) {
+  while (
+    i < source.length &&
+    !isSpace(source[i]) &&
+    source[i] !== '=' &&
+    !source.startsWith(close, i) &&
+    !source.startsWith(`/${close}`, i) &&
+    !source.startsWith('{{<', i) &&
+    !source.startsWith('{{%', i)
+  ) {
     i += 1;
   }
   if (i === at) i += 1; // a lone `=`: take it as a word rather than loop on it
@@ -329,13 +371,27 @@ function lexLiquidTag(scanner: Scanner, start: number): Token | undefined {
   const closing = word.startsWith('end') && word.length > 3;
   const { args, named } = liquidArguments(body.inner.slice(word.length));
   return {
-    kind: 'tag', flavor: 'liquid', name: closing ? word.slice(3) : word, closing, selfClosing: false,
-    args, named, start, end: body.end, trimLeft: body.trimLeft, trimRight: body.trimRight,
+    kind: 'tag',
+    flavor: 'liquid',
+    name: closing ? word.slice(3) : word,
+    closing,
+    selfClosing: false,
+    args,
+    named,
+    start,
+    end: body.end,
+    trimLeft: body.trimLeft,
+    trimRight: body.trimRight,
   };
 }
 
 /** Finds `{% endraw %}` (or `endcomment`) without reading what lies between: that is the point of raw. */
-function lexVerbatim(scanner: Scanner, start: number, name: 'raw' | 'comment', open: Delimited): Token | undefined {
+function lexVerbatim(
+  scanner: Scanner,
+  start: number,
+  name: 'raw' | 'comment',
+  open: Delimited,
+): Token | undefined {
   const { source } = scanner;
   const pattern = new RegExp(`\\{%(-?)\\s*end${name}\\s*(-?)%\\}`, 'g');
   const key = `end${name}`;
@@ -344,12 +400,21 @@ function lexVerbatim(scanner: Scanner, start: number, name: 'raw' | 'comment', o
   const match = known !== undefined && open.end >= known ? null : pattern.exec(source);
   if (!match) {
     scanner.noMoreFrom.set(key, Math.min(open.end, known ?? open.end));
-    scanner.problems.push({ offset: start, message: `\`{% ${name} %}\` is not closed: add \`{% end${name} %}\`` });
+    scanner.problems.push({
+      offset: start,
+      message: `\`{% ${name} %}\` is not closed: add \`{% end${name} %}\``,
+    });
     return undefined;
   }
   return {
-    kind: 'verbatim', name, start, end: match.index + match[0].length, innerStart: open.end, innerEnd: match.index,
-    trimLeft: open.trimLeft, trimRight: match[2] === '-',
+    kind: 'verbatim',
+    name,
+    start,
+    end: match.index + match[0].length,
+    innerStart: open.end,
+    innerEnd: match.index,
+    trimLeft: open.trimLeft,
+    trimRight: match[2] === '-',
   };
 }
 
@@ -379,7 +444,12 @@ export function liquidArguments(markup: string): { args: string[]; named: Record
  * one open?" without a search), the second builds the tree, nesting only into paired tags, so
  * depth counts real nesting.
  */
-function buildTree(source: string, tokens: Token[], maxDepth: number, problems: ParseProblem[]): {
+function buildTree(
+  source: string,
+  tokens: Token[],
+  maxDepth: number,
+  problems: ParseProblem[],
+): {
   nodes: TemplateNode[];
   tooDeep?: ParseProblem;
 } {
@@ -408,7 +478,8 @@ function buildTree(source: string, tokens: Token[], maxDepth: number, problems: 
           nodes: [{ kind: 'text', start: 0, end: source.length }],
           tooDeep: {
             offset: token.start,
-            message: `templates are nested more than ${maxDepth} deep here; cms-sync leaves this body's templates ` +
+            message:
+              `templates are nested more than ${maxDepth} deep here; cms-sync leaves this body's templates ` +
               'unexpanded: check for tags that are opened but never closed',
           },
         };
@@ -454,10 +525,14 @@ function pairTags(tokens: Token[], problems: ParseProblem[]): Map<number, TagTok
 
 function orphanMessage(token: TagToken): string {
   if (token.flavor === 'liquid') {
-    return `\`{% end${token.name} %}\` closes a \`{% ${token.name} %}\` that was never opened; ` +
-      'remove it or add the opening tag';
+    return (
+      `\`{% end${token.name} %}\` closes a \`{% ${token.name} %}\` that was never opened; ` +
+      'remove it or add the opening tag'
+    );
   }
   const [open, close] = token.flavor === 'hugo' ? ['{{<', '>}}'] : ['{{%', '%}}'];
-  return `\`${open} /${token.name} ${close}\` closes a \`${token.name}\` shortcode that was never opened; ` +
-    'remove it or add the opening shortcode';
+  return (
+    `\`${open} /${token.name} ${close}\` closes a \`${token.name}\` shortcode that was never opened; ` +
+    'remove it or add the opening shortcode'
+  );
 }

@@ -33,12 +33,16 @@ export interface ActionResult {
 export async function dispatch(request: ParsedRequest, ctx: ApiContext): Promise<ActionResult> {
   const { resource, action } = request;
   if (action === 'get') {
-    if (request.data !== undefined) throw new ApiError(400, '"data" is not used by get; put conditions in "filters".');
+    if (request.data !== undefined)
+      throw new ApiError(400, '"data" is not used by get; put conditions in "filters".');
     return { data: runGet(resource, ctx.store, request) };
   }
   if (resource === 'media') {
     if (action === 'add' || action === 'edit') {
-      throw new ApiError(400, `media records cannot be made with ${action}: use action "upload_from_url" with data: { url, title?, alt? }.`);
+      throw new ApiError(
+        400,
+        `media records cannot be made with ${action}: use action "upload_from_url" with data: { url, title?, alt? }.`,
+      );
     }
     if (action === 'upload_from_url') return uploadFromUrl(request, ctx);
     return remove('media', request, ctx);
@@ -51,7 +55,10 @@ export async function dispatch(request: ParsedRequest, ctx: ApiContext): Promise
     case 'delete':
       return remove(resource, request, ctx);
     default:
-      throw new ApiError(400, `Action "${action}" exists only for media; ${resource} supports get, add, edit and delete.`);
+      throw new ApiError(
+        400,
+        `Action "${action}" exists only for media; ${resource} supports get, add, edit and delete.`,
+      );
   }
 }
 
@@ -65,7 +72,8 @@ function writeContext(ctx: ApiContext): WriteContext {
 }
 
 async function add(resource: RecordResource, request: ParsedRequest, ctx: ApiContext): Promise<ActionResult> {
-  if (request.id !== undefined) throw new ApiError(400, '"id" is not allowed in add: the server assigns ids.');
+  if (request.id !== undefined)
+    throw new ApiError(400, '"id" is not allowed in add: the server assigns ids.');
   const data = requireData(request, 'add');
   const record = await ctx.store.exclusive(async () => {
     const fields = buildRecord(resource, data, undefined, writeContext(ctx));
@@ -74,10 +82,15 @@ async function add(resource: RecordResource, request: ParsedRequest, ctx: ApiCon
   return { data: record, wrote: { resource, action: 'add', id: record.id } };
 }
 
-async function edit(resource: RecordResource, request: ParsedRequest, ctx: ApiContext): Promise<ActionResult> {
+async function edit(
+  resource: RecordResource,
+  request: ParsedRequest,
+  ctx: ApiContext,
+): Promise<ActionResult> {
   const id = requireId(request, 'edit');
   const data = requireData(request, 'edit');
-  if (Object.keys(data).length === 0) throw new ApiError(400, '"data" of edit is empty: send the fields to change.');
+  if (Object.keys(data).length === 0)
+    throw new ApiError(400, '"data" of edit is empty: send the fields to change.');
   const record = await ctx.store.exclusive(async () => {
     const previous = ctx.store.get(resource, id);
     if (!previous) throw new ApiError(404, `${resource} ${id} does not exist.`);
@@ -95,8 +108,12 @@ async function remove(resource: Resource, request: ParsedRequest, ctx: ApiContex
     if (!ctx.store.get(resource, id)) throw new ApiError(404, `${resource} ${id} does not exist.`);
     const users = usersOf(resource, id, ctx.store);
     if (users.length > 0) {
-      const shownUsers = users.slice(0, 10).join(', ') + (users.length > 10 ? ` and ${users.length - 10} more` : '');
-      throw new ApiError(409, `${resource} ${id} cannot be deleted: it is used by ${shownUsers}. Change or delete those first.`);
+      const shownUsers =
+        users.slice(0, 10).join(', ') + (users.length > 10 ? ` and ${users.length - 10} more` : '');
+      throw new ApiError(
+        409,
+        `${resource} ${id} cannot be deleted: it is used by ${shownUsers}. Change or delete those first.`,
+      );
     }
     ctx.store.remove(resource, id);
   });
@@ -109,16 +126,22 @@ async function remove(resource: Resource, request: ParsedRequest, ctx: ApiContex
 function usersOf(resource: Resource, id: number, store: RecordStore): string[] {
   const users: string[] = [];
   if (resource === 'category') {
-    for (const article of store.list('article')) if (article.category_id === id) users.push(`article ${article.id}${label(article.slug)}`);
-    for (const category of store.list('category')) if (category.parent_id === id) users.push(`category ${category.id}${label(category.slug)} (as parent)`);
+    for (const article of store.list('article'))
+      if (article.category_id === id) users.push(`article ${article.id}${label(article.slug)}`);
+    for (const category of store.list('category'))
+      if (category.parent_id === id) users.push(`category ${category.id}${label(category.slug)} (as parent)`);
   }
   if (resource === 'media') {
-    for (const [owner, field] of [['article', 'body'], ['page', 'content']] as const) {
+    for (const [owner, field] of [
+      ['article', 'body'],
+      ['page', 'content'],
+    ] as const) {
       for (const record of store.list(owner)) {
         const html = record[field];
         if (typeof html !== 'string' || !html.includes('dynamic-block')) continue;
         const scan = scanDynamicBlocks(html);
-        if (scan.ok && scan.blocks.some((block) => block.mediaId === id)) users.push(`${owner} ${record.id}${label(record.slug)}`);
+        if (scan.ok && scan.blocks.some((block) => block.mediaId === id))
+          users.push(`${owner} ${record.id}${label(record.slug)}`);
       }
     }
   }
@@ -132,35 +155,51 @@ function label(slug: unknown): string {
 const UPLOAD_KEYS = new Set(['url', 'title', 'alt']);
 
 async function uploadFromUrl(request: ParsedRequest, ctx: ApiContext): Promise<ActionResult> {
-  if (request.id !== undefined) throw new ApiError(400, '"id" is not allowed in upload_from_url: the server assigns media ids.');
+  if (request.id !== undefined)
+    throw new ApiError(400, '"id" is not allowed in upload_from_url: the server assigns media ids.');
   const data = requireData(request, 'upload_from_url');
   for (const key of Object.keys(data)) {
-    if (!UPLOAD_KEYS.has(key)) throw new ApiError(400, `Unknown field ${JSON.stringify(key)} in upload_from_url data. Allowed: url, title, alt.`);
+    if (!UPLOAD_KEYS.has(key))
+      throw new ApiError(
+        400,
+        `Unknown field ${JSON.stringify(key)} in upload_from_url data. Allowed: url, title, alt.`,
+      );
   }
-  if (typeof data.url !== 'string' || data.url === '') throw new ApiError(400, `data.url is required: the http(s) URL to fetch the file from, got ${describe(data.url)}.`);
+  if (typeof data.url !== 'string' || data.url === '')
+    throw new ApiError(
+      400,
+      `data.url is required: the http(s) URL to fetch the file from, got ${describe(data.url)}.`,
+    );
   for (const key of ['title', 'alt'] as const) {
-    if (data[key] !== undefined && data[key] !== null && typeof data[key] !== 'string') throw new ApiError(400, `data.${key} must be a string, got ${describe(data[key])}.`);
+    if (data[key] !== undefined && data[key] !== null && typeof data[key] !== 'string')
+      throw new ApiError(400, `data.${key} must be a string, got ${describe(data[key])}.`);
   }
   const sourceUrl = data.url;
   // The slow part, the fetch, happens outside the write queue; only the move and record are serialized.
-  const file = await download(sourceUrl, ctx.media.incomingDir, ctx.dispatcher, ctx.downloadLimits, ctx.uploadHosts);
+  const file = await download(
+    sourceUrl,
+    ctx.media.incomingDir,
+    ctx.dispatcher,
+    ctx.downloadLimits,
+    ctx.uploadHosts,
+  );
   const record = await ctx.store
     .exclusive(() =>
-    ctx.store.insert('media', async (id) => {
-      await ctx.media.place(id, file);
-      return {
-        url: `${ctx.baseUrl()}/media/${id}/${encodeURIComponent(file.filename)}`,
-        // Shown on the tokenless pages: a user:password in the URL must not be kept.
-        source_url: shown(sourceUrl),
-        filename: file.filename,
-        mime: file.mime,
-        size: file.size,
-        sha256: file.sha256,
-        title: (data.title as string | undefined) ?? null,
-        alt: (data.alt as string | undefined) ?? null,
-        created_at: ctx.now().toISOString(),
-      };
-    }),
+      ctx.store.insert('media', async (id) => {
+        await ctx.media.place(id, file);
+        return {
+          url: `${ctx.baseUrl()}/media/${id}/${encodeURIComponent(file.filename)}`,
+          // Shown on the tokenless pages: a user:password in the URL must not be kept.
+          source_url: shown(sourceUrl),
+          filename: file.filename,
+          mime: file.mime,
+          size: file.size,
+          sha256: file.sha256,
+          title: (data.title as string | undefined) ?? null,
+          alt: (data.alt as string | undefined) ?? null,
+          created_at: ctx.now().toISOString(),
+        };
+      }),
     )
     // Once placed the temp file is gone; on any failure before that it must not linger.
     .finally(() => rm(file.tempPath, { force: true }));
@@ -173,6 +212,7 @@ function requireId(request: ParsedRequest, action: string): number {
 }
 
 function requireData(request: ParsedRequest, action: string): Record<string, unknown> {
-  if (request.data === undefined) throw new ApiError(400, `"data" is required for ${action}: an object of the record's fields.`);
+  if (request.data === undefined)
+    throw new ApiError(400, `"data" is required for ${action}: an object of the record's fields.`);
   return request.data;
 }

@@ -27,18 +27,29 @@ type Scalar = string | number | boolean | null;
  * value means "any of these". A number and its decimal string compare equal, since ids and
  * statuses often travel as text. A record without the field only matches `null`.
  */
-export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'get'>, request: ParsedRequest): Record<string, unknown> | ListResult {
+export function runGet(
+  resource: Resource,
+  store: Pick<RecordStore, 'list' | 'get'>,
+  request: ParsedRequest,
+): Record<string, unknown> | ListResult {
   const records = store.list(resource);
   const checkField = (name: string, where: string) => {
     if (!isQueryable(resource, records, name)) {
-      throw new ApiError(400, `Unknown field ${JSON.stringify(name)} in ${where} for ${resource}. Known fields: ${[...queryableFields(resource, records)].join(', ')}.`);
+      throw new ApiError(
+        400,
+        `Unknown field ${JSON.stringify(name)} in ${where} for ${resource}. Known fields: ` +
+          `${[...queryableFields(resource, records)].join(', ')}.`,
+      );
     }
   };
   request.fields?.forEach((name) => checkField(name, '"fields"'));
 
   if (request.id !== undefined) {
     if (request.filters || request.limit !== undefined || request.offset !== undefined || request.orderBy) {
-      throw new ApiError(400, '"id" reads one record; it cannot be combined with "filters", "limit", "offset" or "order_by".');
+      throw new ApiError(
+        400,
+        '"id" reads one record; it cannot be combined with "filters", "limit", "offset" or "order_by".',
+      );
     }
     const record = store.get(resource, request.id);
     if (!record) throw new ApiError(404, `${resource} ${request.id} does not exist.`);
@@ -59,7 +70,10 @@ export function runGet(resource: Resource, store: Pick<RecordStore, 'list' | 'ge
     // The store lists in id order: `id ASC` (how clients page) needs no sort, `id DESC` a reversal.
     // Other fields' ties fall back to id ASC so that pages stay stable across requests.
     if (field === 'id') matching = direction === 'ASC' ? matching : [...matching].reverse();
-    else matching = [...matching].sort((a, b) => sign * compareValues(own(a, field), own(b, field)) || a.id - b.id);
+    else
+      matching = [...matching].sort(
+        (a, b) => sign * compareValues(own(a, field), own(b, field)) || a.id - b.id,
+      );
   }
   const limit = request.limit ?? DEFAULT_LIMIT;
   const offset = request.offset ?? 0;
@@ -82,16 +96,23 @@ function checkFilterSize(filters: Record<string, unknown>): void {
   }
   const bytes = Buffer.byteLength(JSON.stringify(filters));
   if (bytes > MAX_FILTERS_BYTES) {
-    throw new ApiError(400, `"filters" is ${bytes} bytes of JSON; at most ${MAX_FILTERS_BYTES} are accepted. ${SPLIT}`);
+    throw new ApiError(
+      400,
+      `"filters" is ${bytes} bytes of JSON; at most ${MAX_FILTERS_BYTES} are accepted. ${SPLIT}`,
+    );
   }
 }
 
 function filterValues(name: string, wanted: unknown): Scalar[] {
   const values = Array.isArray(wanted) ? wanted : [wanted];
-  if (Array.isArray(wanted) && wanted.length === 0) throw new ApiError(400, `filters.${name} is an empty list; it would match nothing.`);
+  if (Array.isArray(wanted) && wanted.length === 0)
+    throw new ApiError(400, `filters.${name} is an empty list; it would match nothing.`);
   for (const value of values) {
     if (value !== null && typeof value === 'object') {
-      throw new ApiError(400, `filters.${name} must be a value or a list of values to match exactly, got ${describe(value)}.`);
+      throw new ApiError(
+        400,
+        `filters.${name} must be a value or a list of values to match exactly, got ${describe(value)}.`,
+      );
     }
   }
   return values as Scalar[];
@@ -119,7 +140,8 @@ function matcher(wanted: Scalar[]): (actual: unknown) => boolean {
   return (actual) => {
     if (actual === undefined || actual === null) return matchesNull;
     if (typeof actual === 'number') return numbers.has(actual) || numericStrings.has(actual);
-    if (typeof actual === 'string') return strings.has(actual) || (actual.trim() !== '' && numbers.has(Number(actual)));
+    if (typeof actual === 'string')
+      return strings.has(actual) || (actual.trim() !== '' && numbers.has(Number(actual)));
     if (typeof actual === 'boolean') return booleans.has(actual);
     return false;
   };
@@ -136,8 +158,8 @@ function compareValues(a: unknown, b: unknown): number {
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
-  const sa = typeof a === 'string' ? a : JSON.stringify(a) ?? '';
-  const sb = typeof b === 'string' ? b : JSON.stringify(b) ?? '';
+  const sa = typeof a === 'string' ? a : (JSON.stringify(a) ?? '');
+  const sb = typeof b === 'string' ? b : (JSON.stringify(b) ?? '');
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 

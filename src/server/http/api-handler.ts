@@ -44,7 +44,10 @@ export function createApiHandler(options: ApiHandlerOptions) {
     try {
       if (options.latencyMs > 0) await sleep(options.latencyMs);
       if (options.apiDisabled) {
-        throw new ApiError(403, 'The API is disabled: it must be enabled in the dashboard settings (API section) before requests are served.');
+        throw new ApiError(
+          403,
+          'The API is disabled: it must be enabled in the dashboard settings (API section) before requests are served.',
+        );
       }
       checkBearer(req.headers.authorization, options.token);
       const slot = options.rateLimit?.take();
@@ -52,9 +55,14 @@ export function createApiHandler(options: ApiHandlerOptions) {
         stats.rateLimited++;
         refusedAt = Date.now();
         retryAfterUntil = Math.max(retryAfterUntil, refusedAt + slot.retryAfterSeconds * 1000);
-        throw new ApiError(429, `Too many requests: this server allows a limited number of requests per second. Retry after ${slot.retryAfterSeconds} s.`, {
-          'retry-after': String(slot.retryAfterSeconds),
-        });
+        throw new ApiError(
+          429,
+          `Too many requests: this server allows a limited number of requests per second. Retry after ` +
+            `${slot.retryAfterSeconds} s.`,
+          {
+            'retry-after': String(slot.retryAfterSeconds),
+          },
+        );
       }
       const request = parseRequest(await readJsonBody(req));
       const key = `${request.resource}.${request.action}`;
@@ -81,7 +89,9 @@ export function createApiHandler(options: ApiHandlerOptions) {
         if (error.status === 413) req.resume();
         return;
       }
-      options.log(`local CMS: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      options.log(
+        `local CMS: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       sendError(res, 500, `Internal server error: ${error instanceof Error ? error.message : String(error)}`);
     }
   };

@@ -20,7 +20,12 @@ export function sendSuccess(res: ServerResponse, data: unknown): void {
   sendJson(res, 200, { status: 'success', data });
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { status: 'error', message }, headers);
 }
 
@@ -41,7 +46,12 @@ export function rawErrorResponse(status: number, message: string): string {
   ].join('\r\n');
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, {

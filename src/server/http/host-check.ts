@@ -27,11 +27,15 @@ export function createHostCheck(options: HostCheckOptions): (req: IncomingMessag
     const header = req.headers.host;
     const parsed = header === undefined ? undefined : splitHost(header);
     const port = options.port();
-    const portOk = parsed !== undefined && (parsed.port === port || (parsed.port === undefined && port === 80));
+    const portOk =
+      parsed !== undefined && (parsed.port === port || (parsed.port === undefined && port === 80));
     const local = normalizeName(req.socket.localAddress ?? '');
     if (parsed && portOk && (allowed.has(parsed.name) || parsed.name === local)) return;
     if (header === undefined) {
-      throw new ApiError(403, `The request has no Host header; send this server's, e.g. "Host: 127.0.0.1:${port}".`);
+      throw new ApiError(
+        403,
+        `The request has no Host header; send this server's, e.g. "Host: 127.0.0.1:${port}".`,
+      );
     }
     const shown = JSON.stringify(header.slice(0, 200));
     const use = `Use http://127.0.0.1:${port} or http://localhost:${port}, or allow that name with --allow-host.`;

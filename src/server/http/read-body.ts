@@ -14,14 +14,18 @@ export const MAX_JSON_DEPTH = 64;
 export async function readJsonBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    throw new ApiError(400, `Content-Type must be application/json, got ${contentType ? `"${contentType}"` : 'none'}.`);
+    throw new ApiError(
+      400,
+      `Content-Type must be application/json, got ${contentType ? `"${contentType}"` : 'none'}.`,
+    );
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     throw tooLarge(maxBytes);
   }
   const text = (await collect(req, maxBytes)).toString('utf8');
-  if (text.trim() === '') throw new ApiError(400, 'The request body is empty; send a JSON object with "resource" and "action".');
+  if (text.trim() === '')
+    throw new ApiError(400, 'The request body is empty; send a JSON object with "resource" and "action".');
   if (nestingExceeds(text, MAX_JSON_DEPTH)) {
     const what = `nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep`;
     throw new ApiError(400, `The request body ${what}; flatten the data.`);
@@ -40,7 +44,8 @@ export function nestingExceeds(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -60,7 +65,8 @@ function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     // A client gone before its body was read (killed, or it gave up during a slow answer):
     // Node discards the request then, and no 'end' comes. Without this, the handler would wait
     // forever, and so would close(), which lets requests in progress finish.
-    const gone = () => reject(new ApiError(400, 'The client closed the connection before its request body was read.'));
+    const gone = () =>
+      reject(new ApiError(400, 'The client closed the connection before its request body was read.'));
     if (req.destroyed) return gone();
     req.once('close', () => {
       if (!req.readableEnded) gone();
@@ -81,5 +87,7 @@ function collect(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, `The request body is larger than ${maxBytes / 1024 / 1024} MiB.`, { connection: 'close' });
+  return new ApiError(413, `The request body is larger than ${maxBytes / 1024 / 1024} MiB.`, {
+    connection: 'close',
+  });
 }

@@ -31,7 +31,9 @@ export function createRouter(options: RouterOptions): RequestListener {
   return (req, res) => {
     route(req, res).catch((error: unknown) => {
       if (error instanceof ApiError) return sendError(res, error.status, error.message, error.headers);
-      options.log(`local CMS: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      options.log(
+        `local CMS: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
       sendError(res, 500, `Internal server error: ${error instanceof Error ? error.message : String(error)}`);
     });
   };
@@ -43,7 +45,8 @@ export function createRouter(options: RouterOptions): RequestListener {
     const method = req.method ?? 'GET';
 
     if (path === API_PATH) {
-      if (method !== 'POST') return methodNotAllowed(res, 'POST', `The API takes POST requests only, got ${method}.`);
+      if (method !== 'POST')
+        return methodNotAllowed(res, 'POST', `The API takes POST requests only, got ${method}.`);
       return options.api(req, res);
     }
     if (path === '/__cms/stats/reset') {
@@ -54,7 +57,8 @@ export function createRouter(options: RouterOptions): RequestListener {
     }
 
     const readOnly = method === 'GET' || method === 'HEAD';
-    const known = path === '/' || path === '/__cms/stats' || path.startsWith('/view/') || path.startsWith('/media/');
+    const known =
+      path === '/' || path === '/__cms/stats' || path.startsWith('/view/') || path.startsWith('/media/');
     if (known && !readOnly) return methodNotAllowed(res, 'GET, HEAD', `${path} is read-only: use GET.`);
 
     if (path === '/') return sendHtml(res, indexPage(store));
@@ -67,7 +71,10 @@ export function createRouter(options: RouterOptions): RequestListener {
     if (view && isResource(view[1])) {
       if (view[2] === undefined) {
         const offset = Number.parseInt(url.searchParams.get('offset') ?? '0', 10);
-        return sendHtml(res, listPage(store, view[1], Number.isSafeInteger(offset) && offset > 0 ? offset : 0));
+        return sendHtml(
+          res,
+          listPage(store, view[1], Number.isSafeInteger(offset) && offset > 0 ? offset : 0),
+        );
       }
       const page = recordPage(store, view[1], Number(view[2]));
       if (page) return sendHtml(res, page);
@@ -78,10 +85,19 @@ export function createRouter(options: RouterOptions): RequestListener {
     if (media) {
       const record = store.get('media', Number(media[1]));
       // The name must be the record's own: the path never reaches the disk from the URL alone.
-      if (record && safeDecode(media[2]!) === record.filename && (await options.media.serve(res, record.id, String(record.filename), String(record.mime), method))) return;
+      if (
+        record &&
+        safeDecode(media[2]!) === record.filename &&
+        (await options.media.serve(res, record.id, String(record.filename), String(record.mime), method))
+      )
+        return;
       return sendError(res, 404, `No media file at ${path}.`);
     }
-    return sendError(res, 404, `Nothing at ${path}. The API is at POST ${API_PATH}; the read-only view is at /.`);
+    return sendError(
+      res,
+      404,
+      `Nothing at ${path}. The API is at POST ${API_PATH}; the read-only view is at /.`,
+    );
   }
 }
 
@@ -89,7 +105,10 @@ function parseTarget(target: string): URL {
   try {
     return new URL(target, 'http://local');
   } catch {
-    throw new ApiError(400, `The request target ${JSON.stringify(target.slice(0, 200))} is not a valid path.`);
+    throw new ApiError(
+      400,
+      `The request target ${JSON.stringify(target.slice(0, 200))} is not a valid path.`,
+    );
   }
 }
 
@@ -104,7 +123,8 @@ function sendHtml(res: ServerResponse, html: string): void {
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     // Only our inline CSS and same-origin media; record HTML is further confined to a sandboxed iframe.
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; media-src 'self'; frame-src 'self'",
+    'content-security-policy':
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; media-src 'self'; frame-src 'self'",
   });
   res.end(html);
 }

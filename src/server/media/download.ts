@@ -13,7 +13,11 @@ export interface DownloadLimits {
   maxRedirects: number;
 }
 
-export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = { maxBytes: 50 * 1024 * 1024, timeoutMs: 15_000, maxRedirects: 5 };
+export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = {
+  maxBytes: 50 * 1024 * 1024,
+  timeoutMs: 15_000,
+  maxRedirects: 5,
+};
 
 /** A fetched file, fsynced in a temp file, waiting to be moved into the media library. */
 export interface Download {
@@ -43,19 +47,32 @@ export async function download(
   const signal = AbortSignal.timeout(limits.timeoutMs);
   try {
     for (let redirects = 0; ; redirects++) {
-      const response = await request(url, { method: 'GET', dispatcher, signal, headers: { 'user-agent': 'cms-sync-local-cms' } });
+      const response = await request(url, {
+        method: 'GET',
+        dispatcher,
+        signal,
+        headers: { 'user-agent': 'cms-sync-local-cms' },
+      });
       if (REDIRECTS.has(response.statusCode)) {
         await response.body.dump();
         const location = header(response.headers, 'location');
-        if (!location) throw new ApiError(502, `${shown(url)} answered HTTP ${response.statusCode} without a Location header.`);
-        if (redirects >= limits.maxRedirects) throw new ApiError(400, `${shown(sourceUrl)} redirects more than ${limits.maxRedirects} times.`);
+        if (!location)
+          throw new ApiError(
+            502,
+            `${shown(url)} answered HTTP ${response.statusCode} without a Location header.`,
+          );
+        if (redirects >= limits.maxRedirects)
+          throw new ApiError(400, `${shown(sourceUrl)} redirects more than ${limits.maxRedirects} times.`);
         url = parseHttpUrl(new URL(location, url).href, `The redirect from ${shown(url)}`, hosts);
         continue;
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
         await response.body.dump();
         // An origin 4xx will not change on retry (400); a 5xx might (502, which clients retry).
-        throw new ApiError(response.statusCode >= 500 ? 502 : 400, `Could not fetch ${shown(url)}: the server answered HTTP ${response.statusCode}.`);
+        throw new ApiError(
+          response.statusCode >= 500 ? 502 : 400,
+          `Could not fetch ${shown(url)}: the server answered HTTP ${response.statusCode}.`,
+        );
       }
       const declared = Number(header(response.headers, 'content-length'));
       if (Number.isFinite(declared) && declared > limits.maxBytes) {
@@ -68,12 +85,18 @@ export async function download(
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    if (signal.aborted) throw new ApiError(504, `Fetching ${shown(sourceUrl)} took longer than ${limits.timeoutMs / 1000} s.`);
+    if (signal.aborted)
+      throw new ApiError(504, `Fetching ${shown(sourceUrl)} took longer than ${limits.timeoutMs / 1000} s.`);
     throw new ApiError(502, `Could not fetch ${shown(url)}: ${(error as Error).message}.`);
   }
 }
 
-async function saveBody(body: Dispatcher.ResponseData['body'], tempDir: string, url: string, limits: DownloadLimits): Promise<Omit<Download, 'mime' | 'filename'>> {
+async function saveBody(
+  body: Dispatcher.ResponseData['body'],
+  tempDir: string,
+  url: string,
+  limits: DownloadLimits,
+): Promise<Omit<Download, 'mime' | 'filename'>> {
   await mkdir(tempDir, { recursive: true });
   const tempPath = join(tempDir, `.${randomBytes(8).toString('hex')}${TEMP_SUFFIX}`);
   const file = await open(tempPath, 'w', 0o644);
@@ -104,17 +127,27 @@ function parseHttpUrl(value: string, what: string, hosts: UploadHostRules): stri
   try {
     url = new URL(value);
   } catch {
-    throw new ApiError(400, `${what} must be an absolute http or https URL, got ${JSON.stringify(value.slice(0, 200))}.`);
+    throw new ApiError(
+      400,
+      `${what} must be an absolute http or https URL, got ${JSON.stringify(value.slice(0, 200))}.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiError(400, `${what} must use http or https; ${url.protocol} URLs cannot be uploaded. Serve the file over HTTP and pass that URL.`);
+    throw new ApiError(
+      400,
+      `${what} must use http or https; ${url.protocol} URLs cannot be uploaded. Serve the file over HTTP and pass ` +
+        `that URL.`,
+    );
   }
   checkUploadHost(url, hosts, what);
   return url.href;
 }
 
 function tooLarge(url: string, limits: DownloadLimits): ApiError {
-  return new ApiError(400, `The file at ${shown(url)} is larger than ${limits.maxBytes / 1024 / 1024} MiB, the upload limit.`);
+  return new ApiError(
+    400,
+    `The file at ${shown(url)} is larger than ${limits.maxBytes / 1024 / 1024} MiB, the upload limit.`,
+  );
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

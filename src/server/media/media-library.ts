@@ -27,7 +27,8 @@ export class MediaLibrary {
     await rm(this.incomingDir, { recursive: true, force: true });
     await mkdir(this.incomingDir, { recursive: true });
     for (const name of await readdir(this.root)) {
-      if (/^\d+$/.test(name) && !store.get('media', Number(name))) await rm(join(this.root, name), { recursive: true, force: true });
+      if (/^\d+$/.test(name) && !store.get('media', Number(name)))
+        await rm(join(this.root, name), { recursive: true, force: true });
     }
   }
 
@@ -46,7 +47,13 @@ export class MediaLibrary {
   }
 
   /** Streams media `id` if `filename` is its file; false when there is no such file. */
-  async serve(res: ServerResponse, id: number, filename: string, mime: string, method: string): Promise<boolean> {
+  async serve(
+    res: ServerResponse,
+    id: number,
+    filename: string,
+    mime: string,
+    method: string,
+  ): Promise<boolean> {
     const path = join(this.root, String(id), filename);
     let size: number;
     try {
@@ -66,7 +73,9 @@ export class MediaLibrary {
       res.end();
       return true;
     }
-    createReadStream(path).on('error', () => res.destroy()).pipe(res);
+    createReadStream(path)
+      .on('error', () => res.destroy())
+      .pipe(res);
     return true;
   }
 }

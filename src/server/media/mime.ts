@@ -13,7 +13,9 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
 };
 
 const EXTENSION_BY_MIME: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(BY_EXTENSION).filter(([ext]) => ext !== 'jpeg').map(([ext, mime]) => [mime, ext]),
+  Object.entries(BY_EXTENSION)
+    .filter(([ext]) => ext !== 'jpeg')
+    .map(([ext, mime]) => [mime, ext]),
 );
 
 const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary']);
@@ -37,7 +39,11 @@ export function filenameFor(url: URL, mime: string): string {
   } catch {
     decoded = segment;
   }
-  let name = decoded.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '').slice(-120) || 'file';
+  let name =
+    decoded
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[.-]+/, '')
+      .slice(-120) || 'file';
   if (!extname(name)) {
     const ext = EXTENSION_BY_MIME[mime];
     if (ext) name = `${name}.${ext}`;

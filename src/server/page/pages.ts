@@ -4,13 +4,20 @@ import type { RecordStore } from '../storage/record-store.js';
 import { escapeHtml, layout } from './html.js';
 import { renderBody } from './render-body.js';
 
+const BODY_FONT = 'font:15px/1.5 system-ui,sans-serif';
+
 /** Records listed per resource on one page; more are reached with `?offset=`. */
 const PAGE_SIZE = 100;
 
 /** `/`: how many records each resource holds, and the first of each. */
 export function indexPage(store: RecordStore): string {
-  const counts = RESOURCES.map((r) => `<li><b>${store.count(r)}</b><a href="/view/${r}">${r}</a></li>`).join('');
-  const sections = RESOURCES.map((r) => `<h2 id="${r}">${r} <span class="muted">(${store.count(r)})</span></h2>${recordTable(store, r, 0, 20)}`).join('\n');
+  const counts = RESOURCES.map((r) => `<li><b>${store.count(r)}</b><a href="/view/${r}">${r}</a></li>`).join(
+    '',
+  );
+  const sections = RESOURCES.map(
+    (r) =>
+      `<h2 id="${r}">${r} <span class="muted">(${store.count(r)})</span></h2>${recordTable(store, r, 0, 20)}`,
+  ).join('\n');
   return layout('Local CMS', `<h1>What this CMS holds</h1><ul class="counts">${counts}</ul>${sections}`);
 }
 
@@ -21,7 +28,11 @@ export function listPage(store: RecordStore, resource: Resource, offset: number)
     offset > 0 ? `<a href="/view/${resource}?offset=${Math.max(0, offset - PAGE_SIZE)}">← previous</a>` : '',
     offset + PAGE_SIZE < total ? `<a href="/view/${resource}?offset=${offset + PAGE_SIZE}">next →</a>` : '',
   ].join(' ');
-  return layout(`${resource} — Local CMS`, `<h1>${resource} <span class="muted">(${total})</span></h1>${recordTable(store, resource, offset, PAGE_SIZE)}<p>${nav}</p>`);
+  return layout(
+    `${resource} — Local CMS`,
+    `<h1>${resource} <span ` +
+      `class="muted">(${total})</span></h1>${recordTable(store, resource, offset, PAGE_SIZE)}<p>${nav}</p>`,
+  );
 }
 
 function recordTable(store: RecordStore, resource: Resource, offset: number, size: number): string {
@@ -32,11 +43,19 @@ function recordTable(store: RecordStore, resource: Resource, offset: number, siz
     .slice(offset, offset + size)
     .map(
       (r) =>
-        `<tr><td><a href="/view/${resource}/${r.id}">${r.id}</a></td><td>${escapeHtml(r[label] ?? r.filename)}</td><td>${escapeHtml(r.slug)}</td><td>${escapeHtml(r.status)}</td></tr>`,
+        `<tr><td><a ` +
+        `href="/view/${resource}/${r.id}">${r.id}</a></td><td>${escapeHtml(r[label] ?? r.filename)}</td>` +
+        `<td>${escapeHtml(r.slug)}</td><td>${escapeHtml(r.status)}</td></tr>`,
     )
     .join('');
-  const more = records.length > offset + size && size < PAGE_SIZE ? `<p><a href="/view/${resource}">all ${records.length} →</a></p>` : '';
-  return `<table><thead><tr><th>id</th><th>${label}</th><th>slug</th><th>status</th></tr></thead><tbody>${rows}</tbody></table>${more}`;
+  const more =
+    records.length > offset + size && size < PAGE_SIZE
+      ? `<p><a href="/view/${resource}">all ${records.length} →</a></p>`
+      : '';
+  return (
+    `<table><thead><tr><th>id</th><th>${label}</th><th>slug</th><th>status</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table>${more}`
+  );
 }
 
 /** `/view/<resource>/<id>`: every field, and for article/page the body as it would show. */
@@ -44,19 +63,33 @@ export function recordPage(store: RecordStore, resource: Resource, id: number): 
   const record = store.get(resource, id);
   if (!record) return undefined;
   const rows = Object.entries(record)
-    .map(([name, value]) => `<tr><th>${escapeHtml(name)}</th><td class="json">${escapeHtml(typeof value === 'string' ? value : JSON.stringify(value))}</td></tr>`)
+    .map(
+      ([name, value]) =>
+        `<tr><th>${escapeHtml(name)}</th><td ` +
+        `class="json">${escapeHtml(typeof value === 'string' ? value : JSON.stringify(value))}</td></tr>`,
+    )
     .join('');
   const htmlField = resource === 'article' ? 'body' : resource === 'page' ? 'content' : undefined;
   let rendered = '';
   if (htmlField && typeof record[htmlField] === 'string') {
     const html = renderBody(record[htmlField] as string, (mediaId) => store.get('media', mediaId));
     // srcdoc + an empty sandbox: shown as HTML, with no script and no access to this page.
-    rendered = `<h2>${htmlField} as rendered</h2><iframe class="body" sandbox srcdoc="${escapeHtml(`<!doctype html><meta charset="utf-8"><body style="font:15px/1.5 system-ui,sans-serif">${html}`)}"></iframe>`;
+    rendered =
+      `<h2>${htmlField} as rendered</h2><iframe class="body" sandbox ` +
+      `srcdoc="${escapeHtml(`<!doctype html><meta charset="utf-8"><body style="${BODY_FONT}">${html}`)}">` +
+      `</iframe>`;
   }
   if (resource === 'media' && typeof record.mime === 'string' && record.mime.startsWith('image/')) {
-    rendered = `<h2>preview</h2><img src="/media/${record.id}/${escapeHtml(encodeURIComponent(String(record.filename)))}" alt="" style="max-width:100%">`;
+    rendered =
+      `<h2>preview</h2><img ` +
+      `src="/media/${record.id}/${escapeHtml(encodeURIComponent(String(record.filename)))}" alt="" ` +
+      `style="max-width:100%">`;
   }
   // A reader comes to see the article: the rendered body first, the raw fields below it.
   const title = String(record[SCHEMAS[resource].label] ?? record.filename ?? `${resource} ${id}`);
-  return layout(`${title} — Local CMS`, `<p><a href="/view/${resource}">← ${resource}</a></p><h1>${escapeHtml(title)} <span class="muted">${resource} ${id}</span></h1>${rendered}<h2>fields</h2><table>${rows}</table>`);
+  return layout(
+    `${title} — Local CMS`,
+    `<p><a href="/view/${resource}">← ${resource}</a></p><h1>${escapeHtml(title)} <span class="muted">${resource} ` +
+      `${id}</span></h1>${rendered}<h2>fields</h2><table>${rows}</table>`,
+  );
 }

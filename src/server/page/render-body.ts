@@ -14,7 +14,9 @@ export function renderBody(html: string, findMedia: (id: number) => RemoteRecord
   let out = '';
   let last = 0;
   for (const block of scan.blocks) {
-    out += html.slice(last, block.start) + renderMedia(findMedia(block.mediaId), block.mediaId, WIDTHS[block.size]);
+    out +=
+      html.slice(last, block.start) +
+      renderMedia(findMedia(block.mediaId), block.mediaId, WIDTHS[block.size]);
     last = block.end;
   }
   return out + html.slice(last);
@@ -25,7 +27,9 @@ function renderMedia(media: RemoteRecord | undefined, id: number, width: number)
   const src = `/media/${media.id}/${encodeURIComponent(String(media.filename))}`;
   const mime = String(media.mime ?? '');
   const alt = escapeHtml(media.alt ?? media.title ?? '');
-  if (mime.startsWith('image/')) return `<img src="${escapeHtml(src)}" alt="${alt}" style="max-width:100%;width:${width}px">`;
-  if (mime.startsWith('video/')) return `<video src="${escapeHtml(src)}" controls style="max-width:100%;width:${width}px"></video>`;
+  if (mime.startsWith('image/'))
+    return `<img src="${escapeHtml(src)}" alt="${alt}" style="max-width:100%;width:${width}px">`;
+  if (mime.startsWith('video/'))
+    return `<video src="${escapeHtml(src)}" controls style="max-width:100%;width:${width}px"></video>`;
   return `<a href="${escapeHtml(src)}" target="_blank" rel="noopener">${escapeHtml(media.title ?? media.filename)}</a>`;
 }

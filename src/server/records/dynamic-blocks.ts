@@ -1,7 +1,8 @@
 import { IMAGE_SIZES, type ImageSize } from '../../resources.js';
 
 /** The one accepted form of the element (API-SPEC §2), attributes in the spec's order. */
-const VALID_BLOCK = /^<dynamic-block data-id="(\d+)" data-type="media" data-size="(small|medium|large)" contenteditable="false"><\/dynamic-block>/;
+const VALID_BLOCK =
+  /^<dynamic-block data-id="(\d+)" data-type="media" data-size="(small|medium|large)" contenteditable="false"><\/dynamic-block>/;
 /** Anything that opens or closes a dynamic-block, in any letter case. */
 const ANY_BLOCK_TAG = /<\/?dynamic-block\b/gi;
 
@@ -44,4 +45,6 @@ function quoteElement(rest: string): string {
   return element.length > 300 ? `${element.slice(0, 300)}…` : element;
 }
 
-export const EXPECTED_BLOCK_FORM = `<dynamic-block data-id="<media id>" data-type="media" data-size="${IMAGE_SIZES.join('|')}" contenteditable="false"></dynamic-block>`;
+export const EXPECTED_BLOCK_FORM =
+  `<dynamic-block data-id="<media id>" data-type="media" ` +
+  `data-size="${IMAGE_SIZES.join('|')}" contenteditable="false"></dynamic-block>`;

@@ -51,7 +51,14 @@ export const SCHEMAS: Readonly<Record<Resource, ResourceSchema>> = {
   page: {
     label: 'title',
     customFields: false,
-    fields: { id, title: { kind: 'text', required: true }, slug: { kind: 'text' }, content: { kind: 'html' }, status, ...timestamps },
+    fields: {
+      id,
+      title: { kind: 'text', required: true },
+      slug: { kind: 'text' },
+      content: { kind: 'html' },
+      status,
+      ...timestamps,
+    },
   },
   category: {
     label: 'name',
@@ -113,7 +120,11 @@ export const SCHEMAS: Readonly<Record<Resource, ResourceSchema>> = {
 export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /** Whether `queryableFields` would hold `name`, without listing them all: a schema field costs no scan. */
-export function isQueryable(resource: Resource, records: Iterable<Record<string, unknown>>, name: string): boolean {
+export function isQueryable(
+  resource: Resource,
+  records: Iterable<Record<string, unknown>>,
+  name: string,
+): boolean {
   const schema = SCHEMAS[resource];
   if (Object.hasOwn(schema.fields, name)) return true;
   if (!schema.customFields) return false;

@@ -31,7 +31,13 @@ export function buildRecord(
   for (const [name, value] of Object.entries(data)) {
     if (name === 'id') {
       if (previous && Number(value) === previous.id) continue;
-      throw new ApiError(400, previous ? `data.id (${JSON.stringify(value)}) does not match the id of the record being edited (${previous.id}); ids cannot change.` : 'data.id is not allowed in add: the server assigns ids.');
+      throw new ApiError(
+        400,
+        previous
+          ? `data.id (${JSON.stringify(value)}) does not match the id of the record being edited (${previous.id}); ` +
+              `ids cannot change.`
+          : 'data.id is not allowed in add: the server assigns ids.',
+      );
     }
     // Drift detection relies on updated_at meaning "last written here", so a client cannot set it;
     // it is ignored rather than refused so a record read back from the CMS can be sent as-is.
@@ -41,12 +47,21 @@ export function buildRecord(
       patch.set(name, checkField(resource, name, spec, value, previous, ctx));
     } else if (schema.customFields) {
       if (!FIELD_NAME.test(name)) {
-        throw new ApiError(400, `Field name ${JSON.stringify(name)} is not allowed for ${resource}: use letters, digits, "_" and "-", starting with a letter or "_".`);
+        throw new ApiError(
+          400,
+          `Field name ${JSON.stringify(name)} is not allowed for ${resource}: use letters, digits, "_" and "-", ` +
+            `starting with a letter or "_".`,
+        );
       }
       patch.set(name, value);
     } else {
-      const allowed = Object.entries(schema.fields).filter(([, s]) => !s.server).map(([n]) => n);
-      throw new ApiError(400, `Unknown field ${JSON.stringify(name)} for ${resource}. Allowed fields: ${allowed.join(', ')}.`);
+      const allowed = Object.entries(schema.fields)
+        .filter(([, s]) => !s.server)
+        .map(([n]) => n);
+      throw new ApiError(
+        400,
+        `Unknown field ${JSON.stringify(name)} for ${resource}. Allowed fields: ${allowed.join(', ')}.`,
+      );
     }
   }
 
@@ -54,7 +69,8 @@ export function buildRecord(
   const merged: Record<string, unknown> = { ...previous, ...Object.fromEntries(patch) };
   delete merged.id;
   for (const [name, spec] of Object.entries(schema.fields)) {
-    if (spec.required && (typeof merged[name] !== 'string' || (merged[name] as string).trim() === '')) throw requiredError(resource, name);
+    if (spec.required && (typeof merged[name] !== 'string' || (merged[name] as string).trim() === ''))
+      throw requiredError(resource, name);
     if (merged[name] === undefined && spec.default !== undefined) merged[name] = spec.default;
   }
   const now = ctx.now.toISOString();
@@ -64,41 +80,62 @@ export function buildRecord(
 }
 
 function requiredError(resource: RecordResource, name: string): ApiError {
-  return new ApiError(400, `Field "${name}" is required for ${resource}: send a non-empty string in data.${name}.`);
+  return new ApiError(
+    400,
+    `Field "${name}" is required for ${resource}: send a non-empty string in data.${name}.`,
+  );
 }
 
-function checkField(resource: RecordResource, name: string, spec: FieldSpec, value: unknown, previous: RemoteRecord | undefined, ctx: WriteContext): unknown {
+function checkField(
+  resource: RecordResource,
+  name: string,
+  spec: FieldSpec,
+  value: unknown,
+  previous: RemoteRecord | undefined,
+  ctx: WriteContext,
+): unknown {
   const where = `${resource}.${name}`;
   if (value === null && spec.required) throw requiredError(resource, name);
   if (value === null && spec.default === undefined) return null;
   switch (spec.kind) {
     case 'text':
-      if (typeof value !== 'string') throw new ApiError(400, `${where} must be a string, got ${describe(value)}.`);
+      if (typeof value !== 'string')
+        throw new ApiError(400, `${where} must be a string, got ${describe(value)}.`);
       return value;
     case 'html': {
-      if (typeof value !== 'string') throw new ApiError(400, `${where} must be a string of HTML, got ${describe(value)}.`);
+      if (typeof value !== 'string')
+        throw new ApiError(400, `${where} must be a string of HTML, got ${describe(value)}.`);
       const html = ctx.normalizeHtml ? normalizeHtml(value) : value;
       checkDynamicBlocks(where, html, ctx);
       return html;
     }
     case 'integer':
-      if (!Number.isSafeInteger(value)) throw new ApiError(400, `${where} must be an integer, got ${describe(value)}.`);
+      if (!Number.isSafeInteger(value))
+        throw new ApiError(400, `${where} must be an integer, got ${describe(value)}.`);
       return value;
     case 'timestamp':
       if (typeof value !== 'string' || !ISO_8601.test(value) || Number.isNaN(Date.parse(value))) {
-        throw new ApiError(400, `${where} must be an ISO 8601 date-time such as "2024-05-01T09:30:00Z", got ${describe(value)}.`);
+        throw new ApiError(
+          400,
+          `${where} must be an ISO 8601 date-time such as "2024-05-01T09:30:00Z", got ${describe(value)}.`,
+        );
       }
       return value;
     case 'reference': {
       const target = spec.references ?? resource;
       if (!Number.isSafeInteger(value) || (value as number) < 1) {
-        throw new ApiError(400, `${where} must be the numeric id of a ${target} (or null), got ${describe(value)}.`);
+        throw new ApiError(
+          400,
+          `${where} must be the numeric id of a ${target} (or null), got ${describe(value)}.`,
+        );
       }
       if (previous && target === resource && value === previous.id) {
         throw new ApiError(400, `${where} cannot be the record's own id (${previous.id}).`);
       }
-      if (!ctx.exists(target, value as number)) throw new ApiError(400, `${where} refers to ${target} ${value as number}, which does not exist.`);
-      if (previous && target === resource) checkNoLoop(where, name, previous.id, value as number, target, ctx);
+      if (!ctx.exists(target, value as number))
+        throw new ApiError(400, `${where} refers to ${target} ${value as number}, which does not exist.`);
+      if (previous && target === resource)
+        checkNoLoop(where, name, previous.id, value as number, target, ctx);
       return value;
     }
     case 'url':
@@ -161,11 +198,17 @@ function checkLinkUrl(where: string, value: string): void {
 function checkDynamicBlocks(where: string, html: string, ctx: WriteContext): void {
   const scan = scanDynamicBlocks(html);
   if (!scan.ok) {
-    throw new ApiError(400, `${where} holds a malformed dynamic-block element: ${scan.element} — expected exactly ${EXPECTED_BLOCK_FORM}.`);
+    throw new ApiError(
+      400,
+      `${where} holds a malformed dynamic-block element: ${scan.element} — expected exactly ${EXPECTED_BLOCK_FORM}.`,
+    );
   }
   for (const block of scan.blocks) {
     if (!ctx.exists('media', block.mediaId)) {
-      throw new ApiError(400, `${where} embeds media ${block.mediaId}, which does not exist: upload it first with media upload_from_url.`);
+      throw new ApiError(
+        400,
+        `${where} embeds media ${block.mediaId}, which does not exist: upload it first with media upload_from_url.`,
+      );
     }
   }
 }
@@ -188,7 +231,8 @@ function orderFields(resource: Resource, record: Record<string, unknown>): Recor
   for (const name of Object.keys(fields)) {
     if (Object.hasOwn(record, name) && record[name] !== undefined) ordered.push([name, record[name]]);
   }
-  for (const [name, value] of Object.entries(record)) if (!Object.hasOwn(fields, name)) ordered.push([name, value]);
+  for (const [name, value] of Object.entries(record))
+    if (!Object.hasOwn(fields, name)) ordered.push([name, value]);
   return Object.fromEntries(ordered);
 }
 

@@ -109,7 +109,10 @@ export class RecordStore {
    * Allocates the next id, lets `build` produce the record for it (the media upload moves its
    * file into place there) and stores it.
    */
-  async insert(resource: Resource, build: (id: number) => Promise<Omit<RemoteRecord, 'id'>> | Omit<RemoteRecord, 'id'>): Promise<RemoteRecord> {
+  async insert(
+    resource: Resource,
+    build: (id: number) => Promise<Omit<RemoteRecord, 'id'>> | Omit<RemoteRecord, 'id'>,
+  ): Promise<RemoteRecord> {
     const id = this.#nextId.get(resource) ?? 1;
     // Taken before the write: an id whose write failed is burnt, never handed out twice.
     this.#nextId.set(resource, id + 1);
@@ -139,7 +142,11 @@ export class RecordStore {
     this.#submit(
       resource,
       [
-        { kind: 'write', path: join(this.#dataDir, COUNTERS_FILE), data: JSON.stringify(counters, null, 2) + '\n' },
+        {
+          kind: 'write',
+          path: join(this.#dataDir, COUNTERS_FILE),
+          data: JSON.stringify(counters, null, 2) + '\n',
+        },
         { kind: 'unlink', path: this.#recordPath(resource, id) },
       ],
       () => {
@@ -186,7 +193,11 @@ export class RecordStore {
   }
 
   #recordWrite(resource: Resource, record: RemoteRecord): FileOp {
-    return { kind: 'write', path: this.#recordPath(resource, record.id), data: JSON.stringify(record, null, 2) + '\n' };
+    return {
+      kind: 'write',
+      path: this.#recordPath(resource, record.id),
+      data: JSON.stringify(record, null, 2) + '\n',
+    };
   }
 
   async #readCounters(): Promise<Partial<Record<Resource, number>>> {
@@ -223,7 +234,10 @@ export class RecordStore {
         const record = parseJsonFile(path, readFileSync(path, 'utf8'));
         if (typeof record !== 'object' || record === null || Array.isArray(record)) {
           const fix = 'Restore it from a backup or remove it.';
-          throw new SyncError('CMS_SYNC_SERVER', `The local CMS data file ${path} does not hold a JSON object. ${fix}`);
+          throw new SyncError(
+            'CMS_SYNC_SERVER',
+            `The local CMS data file ${path} does not hold a JSON object. ${fix}`,
+          );
         }
         records.set(id, { ...(record as RemoteRecord), id });
       }
@@ -238,6 +252,11 @@ function parseJsonFile(path: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SyncError('CMS_SYNC_SERVER', `The local CMS data file ${path} is not valid JSON (${(error as Error).message}). Restore it from a backup or remove it.`, { cause: error });
+    throw new SyncError(
+      'CMS_SYNC_SERVER',
+      `The local CMS data file ${path} is not valid JSON (${(error as Error).message}). Restore it from a backup or ` +
+        `remove it.`,
+      { cause: error },
+    );
   }
 }
