@@ -90,24 +90,33 @@ describe('ci-report with hostile file names and slugs', () => {
       const commands = runnerLines(log)
         .map(asRunnerSees)
         .filter((c) => c !== undefined);
-      // Exactly the annotations cms-sync meant: one per broken file, nothing from a name.
-      expect(commands.map((c) => c.name)).toEqual(['error', 'error', 'error']);
+      // Exactly the annotations cms-sync meant: one per broken file (a slug with a control
+      // character is refused, so the names with a line break, a carriage return or an escape
+      // are broken files too), nothing from a name.
+      expect(commands.map((c) => c.name)).toEqual(['error', 'error', 'error', 'error', 'error', 'error']);
       for (const c of commands) expect(c.props.title).toBe('cms-sync');
       const files = commands.map((c) => c.props.file).sort();
       // Escaped, not mangled: each annotation names its real file (terminal escapes removed).
       expect(files).toEqual(
-        [names.brokenCommand, 'content/articles/bad##[error]red.md', names.brokenNewline].sort(),
+        [
+          names.brokenCommand,
+          'content/articles/bad##[error]red.md',
+          names.brokenNewline,
+          names.newline,
+          names.carriageReturn,
+          'content/articles/ansi.md',
+        ].sort(),
       );
       // The replayed log is there, made harmless, and still readable.
-      expect(report.stderr).toContain('bad##\\[error]red.md:3:1: front matter is not valid YAML');
+      expect(report.stderr).toContain('bad##\\[error]red.md:2:13: front matter is not valid YAML');
 
       const summary = await readFile(summaryFile, 'utf8');
       expect(summary).not.toContain(ESC);
       expect(summary).not.toContain('\r');
-      expect(summary).toContain('`article/redslug%0A::error::s`');
-      expect(summary).toContain('`content/articles/a ::warning::b.md`');
+      expect(summary).toContain('`content/articles/ansi.md:3:1`');
+      expect(summary).toContain('`content/articles/a ::warning::b.md:1:1`');
       // Each change is one table row: no name broke out of its cell or line.
-      expect(summary.match(/^\| create \|/gm)).toHaveLength(5);
+      expect(summary.match(/^\| create \|/gm)).toHaveLength(2);
     },
   );
 

@@ -31,8 +31,8 @@ describe('cms-sync ci-report', () => {
     });
     expect(report.code).toBe(0);
     expect(report.stdout.trim().split('\n').sort()).toEqual([
-      '::error file=content/articles/broken.md,line=3,col=1,title=cms-sync::front matter is not valid YAML: ' +
-        'unexpected end of the stream within a flow collection',
+      '::error file=content/articles/broken.md,line=2,col=13,title=cms-sync::front matter is not valid YAML: ' +
+        'Flow sequence in block collection must be sufficiently indented and end with a ]',
       '::error file=content/articles/missing-image.md,line=6,col=1,title=cms-sync::image `../images/gone.png` not ' +
         'found (looked for content/images/gone.png): fix the path or add the file',
     ]);
@@ -43,7 +43,7 @@ describe('cms-sync ci-report', () => {
     expect(summary).toContain('| action | record | file | fields / note |');
     expect(summary).toMatch(/\| create \| `article\/good` \| `content\/articles\/good\.md` \| .*body.* \|/);
     expect(summary).toMatch(/\| create \| `category\/news` \| `content\/categories\/news\.md` \|/);
-    expect(summary).toContain('- `content/articles/broken.md:3:1` front matter is not valid YAML');
+    expect(summary).toContain('- `content/articles/broken.md:2:13` front matter is not valid YAML');
 
     // The same report for apply: the good records are written, the bad files annotated.
     const apply = await project.run(['apply', '--json']);
@@ -55,7 +55,7 @@ describe('cms-sync ci-report', () => {
       env: { GITHUB_STEP_SUMMARY: summaryFile },
     });
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain('::error file=content/articles/broken.md,line=3,col=1,');
+    expect(applied.stdout).toContain('::error file=content/articles/broken.md,line=2,col=13,');
     const applySummary = await readFile(summaryFile, 'utf8');
     expect(applySummary).toMatch(/^### cms-sync apply/);
     expect(applySummary).toMatch(/\| create \| `article\/good` \|/);

@@ -231,14 +231,17 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     expect(log).not.toContain('\u001b');
     expect(log).not.toContain(SECRET_TOKEN);
     expect(commandLines(log)).toEqual([
-      '::error file=content/articles/bad##[error]red.md,line=3,col=1,title=cms-sync::' +
-        'front matter is not valid YAML: unexpected end of the stream within a flow collection',
+      '::error file=content/articles/a%0A%3A%3Awarning%3A%3Ab.md,line=1,col=1,title=cms-sync::the slug from the ' +
+        'file name contains the control character U+000A; a slug needs at least one visible character, no "/" and ' +
+        'no control characters, and cannot be "." or ".."',
+      '::error file=content/articles/bad##[error]red.md,line=2,col=13,title=cms-sync::' +
+        'front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
     ]);
-    expect(log).toContain('content/articles/bad##\\[error]red.md:3:1: front matter is not valid YAML');
+    expect(log).toContain('content/articles/bad##\\[error]red.md:2:13: front matter is not valid YAML');
     const written = await readFile(summary, 'utf8');
     expect(written).toMatch(/^### cms-sync plan/);
     expect(written).toContain('| create | `article/::error::x` | `content/articles/::error::x.md` |');
-    expect(written).toContain('| create | `article/a ::warning::b` | `content/articles/a ::warning::b.md` |');
+    expect(written).toContain('`content/articles/a ::warning::b.md:1:1`');
   }, 60_000);
 
   it('applies on the default branch: records written, summary, state committed and pushed by its step', async () => {
@@ -310,8 +313,8 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     expect(log).not.toContain(SECRET_TOKEN);
     expect(log).not.toContain('ghs_steptoken');
     expect(commandLines(log)).toEqual([
-      '::error file=content/articles/bad##[error].md,line=3,col=1,title=cms-sync::' +
-        'front matter is not valid YAML: unexpected end of the stream within a flow collection',
+      '::error file=content/articles/bad##[error].md,line=2,col=13,title=cms-sync::' +
+        'front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
       expect.stringMatching(/^::add-mask::[A-Za-z0-9+/=]+$/),
     ]);
     expect(await project.records('article')).toEqual([

@@ -41,7 +41,7 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
     await project.write('content/articles/x.md', '---\ntitle: [unclosed\n---\n\nHalf-typed body\n');
     await watcher.waitForLine(/^\d\d:\d\d:\d\d articles\/x\.md: error \(see above\)$/);
     expect(await watcher.waitForLine(/^content\/articles\/x\.md:\d+:\d+: /, { stream: 'stderr' })).toMatch(
-      /^content\/articles\/x\.md:3:1: front matter is not valid YAML/,
+      /^content\/articles\/x\.md:2:17: front matter is not valid YAML/,
     );
 
     const errorsSoFar = watcher.stdoutLines.length;
@@ -168,7 +168,7 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
       files: ['articles/b.md'],
       writes: 0,
       errorFiles: ['articles/b.md'],
-      problems: [{ file: 'articles/b.md', line: 3, severity: 'error' }],
+      problems: [{ file: 'articles/b.md', line: 2, severity: 'error' }],
     });
     expect(result.stderr).toMatch(/^Target: /);
   });
