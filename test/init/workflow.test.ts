@@ -235,7 +235,8 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
         'file name contains the control character U+000A; a slug needs at least one visible character, no "/" and ' +
         'no control characters, and cannot be "." or ".."',
       '::error file=content/articles/bad##[error]red.md,line=2,col=13,title=cms-sync::' +
-        'front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+        'front matter is not valid YAML: ' +
+        'Flow sequence in block collection must be sufficiently indented and end with a ]',
     ]);
     expect(log).toContain('content/articles/bad##\\[error]red.md:2:13: front matter is not valid YAML');
     const written = await readFile(summary, 'utf8');
@@ -314,7 +315,8 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     expect(log).not.toContain('ghs_steptoken');
     expect(commandLines(log)).toEqual([
       '::error file=content/articles/bad##[error].md,line=2,col=13,title=cms-sync::' +
-        'front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+        'front matter is not valid YAML: ' +
+        'Flow sequence in block collection must be sufficiently indented and end with a ]',
       expect.stringMatching(/^::add-mask::[A-Za-z0-9+/=]+$/),
     ]);
     expect(await project.records('article')).toEqual([
