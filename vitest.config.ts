@@ -6,6 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // End-to-end tests start servers and child processes: two cores, keep the pool small.
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });
