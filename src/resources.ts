@@ -1,4 +1,7 @@
-/** The resources of the CMS API (API-SPEC §2) and the content folders that map to them (CONTRACT §1). */
+/**
+ * The resources of the CMS API (docs/cms-api.md) and the content folders that map to them
+ * (docs/contract.md, Layout).
+ */
 export const RECORD_RESOURCES = ['category', 'user', 'article', 'page', 'breaking'] as const;
 export type RecordResource = (typeof RECORD_RESOURCES)[number];
 
@@ -25,7 +28,7 @@ export type ImageSize = (typeof IMAGE_SIZES)[number];
 /** A record as the CMS holds it: an id plus fields. */
 export type RemoteRecord = { id: number } & Record<string, unknown>;
 
-/** The request body of the single endpoint (API-SPEC §4). */
+/** The request body of the single endpoint (docs/cms-api.md). */
 export interface ApiRequest {
   resource: Resource;
   /** One of the API's actions; any other name is sent as is (a custom client's CMS may have more). */

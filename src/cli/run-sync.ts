@@ -73,8 +73,8 @@ export interface SyncReport {
 
 /**
  * plan and apply: read content/ and the CMS, compute the plan, print it, and (apply) carry it
- * out. Returns the exit code of CONTRACT §4. `keepTarget` leaves the embedded CMS running for
- * the caller (npm start shows it afterwards).
+ * out. Returns the exit code of docs/contract.md (Commands and exit codes). `keepTarget` leaves
+ * the embedded CMS running for the caller (npm start shows it afterwards).
  */
 export async function runSync(
   mode: 'plan' | 'apply',

@@ -77,7 +77,7 @@ export interface ConfigClient {
   close(): Promise<void>;
 }
 
-/** The shape of `sync.config.ts`. Every option is optional; the defaults follow CONTRACT.md. */
+/** The shape of `sync.config.ts`. Every option is optional; the defaults follow docs/contract.md. */
 export interface UserConfig {
   /**
    * Folder of Markdown content, relative to the config file.
@@ -245,7 +245,7 @@ export interface UserConfig {
   statusMap?: { draft?: number; published?: number };
   /** Per-resource field mapping and rules. */
   resources?: Partial<Record<RecordResource, ResourceOptions>>;
-  /** How cms-sync reads and writes the API where the spec leaves it open (CONTRACT §3). */
+  /** How cms-sync reads and writes the API where the spec leaves it open (docs/cms-api.md). */
   /** How Markdown bodies are read before they are rendered. */
   markdown?: {
     /**

@@ -100,7 +100,7 @@ const processor = unified()
   .use(rehypePrepare)
   .use(rehypeRemark, {
     handlers: {
-      // The CMS's media element: back to the Markdown cms-sync renders it from (CONTRACT §2).
+      // The CMS's media element: back to the Markdown cms-sync renders it from (docs/contract.md, Media).
       'dynamic-block'(state, node: Element) {
         const id = String(node.properties.dataId ?? '');
         const size = String(node.properties.dataSize ?? '');

@@ -192,7 +192,7 @@ interface Document {
   body: string;
 }
 
-/** One CMS record -> front matter and body, in the shape CONTRACT §1 describes. */
+/** One CMS record -> front matter and body, in the shape docs/contract.md (Layout) describes. */
 function toDocument(
   resource: RecordResource,
   get: (name: string) => unknown,

@@ -7,7 +7,7 @@ type Schemas = Readonly<Record<RecordResource, Z.ZodObject>>;
 let built: Schemas | undefined;
 
 /**
- * Front matter that cms-sync understands, per resource (CONTRACT §1), built on first use (a run
+ * Front matter that cms-sync understands, per resource (docs/contract.md, Layout), built on first use (a run
  * that parses no file never loads zod). Keys not listed here are "extra": passed through or
  * reported, as the config says.
  */

@@ -3,7 +3,7 @@ import type { RemoteRecord } from '../resources.js';
 import { CmsProtocolError } from './errors.js';
 
 /**
- * How the CMS's "not shown" parts of the API are read (CONTRACT §3). Every field can be
+ * How the CMS's "not shown" parts of the API are read (docs/cms-api.md). Every field can be
  * overridden, because a real CMS may differ.
  */
 export interface WireOptions {

@@ -110,7 +110,7 @@ function readImage(node: Element, media: MediaCollector): ImageRef | undefined {
 }
 
 function mediaBlock(index: number, size: ImageSize): Element {
-  // Property order is attribute order in the output; API-SPEC §2 gives this exact form.
+  // Property order is attribute order in the output; docs/contract.md, Media, gives this exact form.
   return {
     type: 'element',
     tagName: 'dynamic-block',

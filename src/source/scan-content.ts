@@ -69,7 +69,7 @@ export interface ScanOptions {
 }
 
 /**
- * Reads every document under content/. Layout (CONTRACT §1): `.md`/`.markdown` files anywhere
+ * Reads every document under content/. Layout (docs/contract.md, Layout): `.md`/`.markdown` files anywhere
  * below a resource folder (`articles/2024/x.md` is article `x`: subfolders only organise files,
  * the slug still comes from front matter or the file stem). Other Markdown files, hidden files
  * and folders, and editor leftovers are ignored without a message.

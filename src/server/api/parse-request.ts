@@ -2,7 +2,7 @@ import { ACTIONS, RESOURCES, type Action, type Resource } from '../../resources.
 import { ApiError } from '../http/envelope.js';
 import { describe } from '../records/validate.js';
 
-/** The request body (API-SPEC §4), checked for shape; field names are checked per resource later. */
+/** The request body (docs/cms-api.md), checked for shape; field names are checked per resource later. */
 export interface ParsedRequest {
   resource: Resource;
   action: Action;

@@ -1,6 +1,6 @@
 import { IMAGE_SIZES, type ImageSize } from '../../resources.js';
 
-/** The one accepted form of the element (API-SPEC §2), attributes in the spec's order. */
+/** The one accepted form of the element (docs/cms-api.md), attributes in the spec's order. */
 const VALID_BLOCK =
   /^<dynamic-block data-id="(\d+)" data-type="media" data-size="(small|medium|large)" contenteditable="false"><\/dynamic-block>/;
 /** Anything that opens or closes a dynamic-block, in any letter case. */
