@@ -10,7 +10,7 @@ export interface Renderer {
   close(): Promise<void>;
 }
 
-/** Documents to render before a pool of worker threads pays for its start-up (~100 ms each). */
+/** Documents to render before a pool of worker threads pays for its start-up: each worker loads unified. */
 const POOL_THRESHOLD = 200;
 
 /**
