@@ -26,6 +26,8 @@ export const CONFIG_LOAD_TIMEOUT_MS = 10_000;
 export interface ConfigEnv {
   CMS_BASE_URL?: string | undefined;
   CMS_MEDIA_BASE_URL?: string | undefined;
+  /** Milliseconds a config may take to load, for one that must wait on something slow. */
+  CMS_SYNC_CONFIG_TIMEOUT_MS?: string | undefined;
 }
 
 /**
@@ -39,7 +41,9 @@ export async function loadConfig(
 ): Promise<Config> {
   const absDir = path.resolve(projectDir);
   const file = CONFIG_FILES.map((name) => path.join(absDir, name)).find((candidate) => existsSync(candidate));
-  const raw = file ? await importConfigFile(file, options.loadTimeoutMs ?? CONFIG_LOAD_TIMEOUT_MS) : {};
+  const timeoutMs =
+    options.loadTimeoutMs ?? positiveNumber(env.CMS_SYNC_CONFIG_TIMEOUT_MS) ?? CONFIG_LOAD_TIMEOUT_MS;
+  const raw = file ? await importConfigFile(file, timeoutMs) : {};
   const validated = options.validated ?? validatedConfigs();
   const known = isEmpty(raw) || validated.has(raw);
   const config = resolveConfig(raw, { projectDir: absDir, configFile: file, env, validated: known });
@@ -99,13 +103,19 @@ function selfAlias(): Record<string, string> {
   }
 }
 
+function positiveNumber(text: string | undefined): number | undefined {
+  const value = Number(text);
+  return text && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
 /** Says why the config did not load, at the line that caused it where there is one. */
 function describeLoadFailure(file: string, error: unknown, timeoutMs: number): string {
   const name = path.basename(file);
   if (error instanceof ConfigTimeout) {
     return (
       `${name} did not finish loading within ${timeoutMs / 1000} s: its default export, or something it awaits, ` +
-      'is a promise that has not settled.\nMake every promise the config waits for resolve or reject in time.'
+      'is a promise that has not settled.\nMake every promise the config waits for resolve or reject in time ' +
+      '(or allow it longer with CMS_SYNC_CONFIG_TIMEOUT_MS).'
     );
   }
   const err = error instanceof Error ? error : new Error(String(error));

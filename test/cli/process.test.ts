@@ -38,12 +38,15 @@ describe('the cms-sync process', () => {
   it('says so, and exits 1, when the command can never finish (a config that never resolves)', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-drain-'));
     await writeFile(path.join(dir, 'sync.config.mjs'), 'export default new Promise(() => {});\n');
-    const result = await runCli(['--cwd', dir, 'plan'], { PATH: process.env.PATH });
+    const result = await runCli(['--cwd', dir, 'plan'], {
+      PATH: process.env.PATH,
+      CMS_SYNC_CONFIG_TIMEOUT_MS: '1500',
+    });
     expect(result.code).toBe(1);
     // The config loader's own timeout names the file; main's guard for a drained event loop is
     // the fallback for anything else left waiting on nothing.
     expect(result.stderr).toContain(
-      'sync.config.mjs did not finish loading within 10 s: its default export, or something it awaits, is a promise ' +
+      'sync.config.mjs did not finish loading within 1.5 s: its default export, or something it awaits, is a promise ' +
         'that has not settled.',
     );
   }, 60_000);
