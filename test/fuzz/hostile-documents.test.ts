@@ -21,7 +21,7 @@ function random(seed: number): () => number {
 }
 
 const SEED = 20261126;
-const COUNT = 48;
+const COUNT = 36;
 const rand = random(SEED);
 const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
 const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!;

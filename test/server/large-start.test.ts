@@ -5,8 +5,8 @@ import { call, ok, removeDir, startTestCms, tempDir } from './helpers.js';
 
 /**
  * Records in the generated resource: well past the ~125,000 at which a spread of every id into
- * one call overflowed the stack. `CMS_SYNC_LARGE_RECORDS=1000000` runs the full-size check
- * (about two minutes on a small machine, most of it creating and removing the files).
+ * one call overflowed the stack. `CMS_SYNC_LARGE_RECORDS=1000000` runs the full-size check,
+ * which spends most of its time creating and removing the files.
  */
 const RECORDS = Number(process.env.CMS_SYNC_LARGE_RECORDS ?? 150_000);
 /** ext4 allows 65,000 links to one inode. */
