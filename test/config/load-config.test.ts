@@ -181,7 +181,8 @@ describe('a config that does not load', () => {
       expect(await failure({ loadTimeoutMs: 100 })).toBe(
         'sync.config.ts did not finish loading within 0.1 s: ' +
           'its default export, or something it awaits, is a promise that has not settled.\n' +
-          'Make every promise the config waits for resolve or reject in time.',
+          'Make every promise the config waits for resolve or reject in time ' +
+          '(or allow it longer with CMS_SYNC_CONFIG_TIMEOUT_MS).',
       );
     }
   });
