@@ -19,7 +19,8 @@ import { apiName } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags, SavedPlan } from '../plan/saved-plan.js';
-import { countPlan, formatPlan, hasChanges, planToJson } from '../plan/format-plan.js';
+import { countPlan, formatPlan, hasChanges, planToJson, skippedNote } from '../plan/format-plan.js';
+import pc from 'picocolors';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
@@ -289,7 +290,8 @@ async function syncPass(
   }
   const drifted = plan.changes.some((c) => c.action === 'drift');
 
-  if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color }));
+  const skipped = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file)).size;
+  if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color, skipped }));
   if (mode === 'plan' || plan.abort || !session.store) {
     if (flags.json && !flags.quiet)
       writeLine(
@@ -324,6 +326,8 @@ async function syncPass(
     book,
     json: flags.json === true,
     quiet: flags.quiet === true,
+    skipped,
+    color,
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
@@ -393,6 +397,9 @@ async function carryOut(
     io: CliIO;
     json: boolean;
     quiet: boolean;
+    /** Files left out for errors (see formatPlan), counted in the summary. */
+    skipped: number;
+    color: boolean;
     started: number;
     book: IdBook;
     ahead?: UploadAhead;
@@ -438,7 +445,8 @@ async function carryOut(
     out,
     `Applied: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} ` +
       `uploaded, ${result.adopted} adopted, ${counts.unchanged} ` +
-      `unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''} in ${seconds}s ` +
+      `unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''}` +
+      `${skippedNote(ctx.skipped, ctx.color ? pc : pc.createColors(false))} in ${seconds}s ` +
       `(${ctx.client.stats.requests} requests).`,
   );
   return result;

@@ -54,7 +54,12 @@ export function hasChanges(plan: Plan): boolean {
 }
 
 /** Terraform-like text: one line per record that is not unchanged, then the counts. */
-export function formatPlan(plan: Plan, options: { color: boolean }): string {
+/**
+ * The plan as text: its uploads and changes, then one summary line. `skipped` is the number of
+ * files left out of the plan for errors, printed above it; the summary counts them, so a plan of
+ * 620 creates never hides the 148 files it does not cover.
+ */
+export function formatPlan(plan: Plan, options: { color: boolean; skipped?: number }): string {
   const c = options.color ? pc : pc.createColors(false);
   const lines: string[] = [];
   for (const upload of plan.uploads) {
@@ -82,10 +87,15 @@ export function formatPlan(plan: Plan, options: { color: boolean }): string {
     ...(n.conflict ? [`${n.conflict} in conflict`] : []),
     ...(n.kept ? [`${n.kept} kept`] : []),
   ].join(', ');
-  lines.push('', `Plan: ${summary}.`);
+  lines.push('', `Plan: ${summary}${skippedNote(options.skipped ?? 0, c)}.`);
   if (plan.deletesHeld) lines.push(c.yellow(`No deletes planned: ${plan.deletesHeld}.`));
   if (plan.abort) lines.push(c.red(plan.abort));
   return lines.join('\n');
+}
+
+/** `, 3 files skipped (errors above)`, in red, or nothing. */
+export function skippedNote(skipped: number, c: ReturnType<typeof pc.createColors>): string {
+  return skipped ? `, ${c.red(`${skipped} file${skipped === 1 ? '' : 's'} skipped (errors above)`)}` : '';
 }
 
 function formatChange(change: Change, c: ReturnType<typeof pc.createColors>): string | undefined {

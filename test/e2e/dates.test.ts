@@ -30,6 +30,9 @@ describe('dates a writer can trust', () => {
       expect(result.stderr).toMatch(
         /content\/articles\/vague\.md:3:1: `date` `March 5` is not a date cms-sync can read/,
       );
+      // The summaries count what was left out, so a clean-looking plan never hides skipped files.
+      expect(result.stdout).toMatch(/^Plan: 4 to create, .*, 2 files skipped \(errors above\)\.$/m);
+      expect(result.stdout).toMatch(/^Applied: 4 created, .*, 2 files skipped \(errors above\) in /m);
 
       const bySlug = Object.fromEntries((await project.records('article')).map((r) => [r.slug, r]));
       expect(Object.keys(bySlug).sort()).toEqual(['2024-05-01-from-name', 'plain', 'timed', 'undated']);
