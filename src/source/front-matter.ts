@@ -1,4 +1,5 @@
 import type matterType from 'gray-matter';
+import type * as tomlType from 'smol-toml';
 import type * as yamlType from 'yaml';
 import { requireLater } from '../require-later.js';
 import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './limits.js';
@@ -7,6 +8,7 @@ import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './li
 // unchanged since the last write parses none, and need not pay for loading them.
 const matter = requireLater<typeof matterType>('gray-matter');
 const yaml = requireLater<typeof yamlType>('yaml');
+const toml = requireLater<typeof tomlType>('smol-toml');
 
 type FrontMatterLimits = Pick<
   ContentLimits,
@@ -171,6 +173,20 @@ export function parseFrontMatter(
   text: string,
   limits: FrontMatterLimits = DEFAULT_LIMITS,
 ): FrontMatter | FrontMatterError {
+  // Front matter after blank lines is not front matter to a Markdown parser: it would render as a
+  // rule and a heading. Say so instead of reporting the keys it holds as missing.
+  const late = /^((?:[ \t]*\n)+)(---|\+\+\+)[ \t]*[a-z]*[ \t]*\n/i.exec(text);
+  if (late) {
+    const line = countLines(late[1]!) + 1;
+    return {
+      line,
+      column: 1,
+      message:
+        `front matter must start on the first line, but ${late[2]} is on line ${line}: ` +
+        'remove the blank line(s) before it',
+    };
+  }
+  if (/^\+\+\+[ \t]*\n/.test(text)) return parseTomlFrontMatter(text, limits);
   // `---` followed by more dashes is a thematic break, not front matter (gray-matter agrees).
   if (!text.startsWith('---') || text[3] === '-') {
     return { data: {}, lines: {}, body: text, bodyLine: 1 };
@@ -298,6 +314,86 @@ function positionOf(error: unknown, text: string, language: string): FrontMatter
     };
   }
   return { line: 1, column: 1, message: `front matter could not be read: ${message}` };
+}
+
+/**
+ * Hugo's TOML front matter, between `+++` lines. Dates stay text (a local date has no zone of its
+ * own), to be read by parseDate like YAML's; the same limits apply.
+ */
+function parseTomlFrontMatter(text: string, limits: FrontMatterLimits): FrontMatter | FrontMatterError {
+  const close = /\n\+\+\+[ \t]*(?:\n|$)/.exec(text);
+  if (!close) {
+    return {
+      line: 1,
+      column: 1,
+      message:
+        'front matter opened with +++ on line 1 is never closed; add a line with +++ after the last key',
+    };
+  }
+  const source = text.slice(text.indexOf('\n') + 1, close.index + 1);
+  const head = text.slice(0, close.index + close[0].length);
+  if (head.length > limits.maxFrontMatterBytes) {
+    return {
+      line: 1,
+      column: 1,
+      message:
+        `front matter is ${formatBytes(head.length)}, over the limit of ` +
+        `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
+    };
+  }
+  const deep = nestingOf(source, limits.maxNestingDepth);
+  if (deep) {
+    return {
+      line: deep.line + 1,
+      column: 1,
+      message:
+        `front matter is nested about ${deep.depth} deep here, more than the limit of ` +
+        `${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+    };
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = datesAsText(toml().parse(source)) as Record<string, unknown>;
+  } catch (error) {
+    const at = error as { line?: number; column?: number; message?: string };
+    const reason = String(at.message ?? error).split('\n')[0];
+    return {
+      line: (at.line ?? 1) + 1,
+      column: at.column ?? 1,
+      message: `front matter is not valid TOML: ${reason}`,
+    };
+  }
+  const keys = Object.keys(data);
+  if (keys.length > limits.maxFrontMatterKeys) {
+    return {
+      line: 1,
+      column: 1,
+      message:
+        `front matter has ${keys.length} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
+        `${raiseHint('maxFrontMatterKeys')}`,
+    };
+  }
+  const lines: Record<string, number> = {};
+  const rows = head.split('\n');
+  for (let i = 1; i < rows.length; i++) {
+    const m = /^\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=/.exec(rows[i]!);
+    const key = m && (m[1] ?? m[2] ?? m[3]);
+    if (key && key in data && !(key in lines)) lines[key] = i + 1;
+    if (/^\s*\[/.test(rows[i]!)) break;
+  }
+  for (const key of keys) lines[key] ??= 1;
+  const body = text.slice(head.length);
+  return { data, lines, body, bodyLine: countLines(head) + 1 };
+}
+
+/** TOML's dates as the text they were written as (smol-toml's TomlDate prints them so). */
+function datesAsText(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(datesAsText);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, datesAsText(v)]));
+  }
+  return value;
 }
 
 function slugHint(text: string): { slugHint?: string } {

@@ -50,6 +50,47 @@ describe('readDocument', () => {
     });
   });
 
+  it('says exactly what is wrong with front matter after a blank line, instead of a missing title', async () => {
+    const project = await makeProject({ 'content/articles/late.md': '\n\n---\ntitle: Late\n---\nBody\n' });
+    cleanups.push(project.cleanup);
+    const result = await readDocument(path.join(project.contentDir, 'articles/late.md'), {
+      projectDir: project.dir,
+      resource: 'article',
+    });
+    expect(result).toMatchObject({
+      problems: [
+        {
+          file: 'content/articles/late.md',
+          line: 3,
+          column: 1,
+          message:
+            'front matter must start on the first line, but --- is on line 3: remove the blank line(s) before it',
+          severity: 'error',
+        },
+      ],
+    });
+  });
+
+  it("reads Hugo's TOML front matter between +++ lines, with key lines and dates as written", async () => {
+    const project = await makeProject({
+      'content/articles/hugo.md':
+        '+++\ntitle = "Hugo"\ndate = 2024-05-01\ndraft = true\n[params]\nx = 1\n+++\nBody\n',
+      'content/articles/broken.md': '+++\ntitle = \n+++\nBody\n',
+    });
+    cleanups.push(project.cleanup);
+    const read = (file: string) =>
+      readDocument(path.join(project.contentDir, file), { projectDir: project.dir, resource: 'article' });
+    expect(await read('articles/hugo.md')).toMatchObject({
+      frontMatter: { title: 'Hugo', date: '2024-05-01', draft: true, params: { x: 1 } },
+      frontMatterLines: { title: 2, date: 3, draft: 4 },
+      body: 'Body\n',
+      bodyLine: 8,
+    });
+    expect(await read('articles/broken.md')).toMatchObject({
+      problems: [{ line: 2, message: expect.stringMatching(/^front matter is not valid TOML: /) }],
+    });
+  });
+
   it('dates in front matter arrive as written, so an impossible one is not moved to another day', async () => {
     const project = await makeProject({ 'content/articles/d.md': '---\ndate: 2024-05-01\n---\n' });
     cleanups.push(project.cleanup);
