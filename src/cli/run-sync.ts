@@ -211,7 +211,10 @@ async function syncPass(
   checkpoint();
   const read = Date.now() - started;
   const show = flags.showProblem ?? (() => true);
-  for (const p of source.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
+  // On a terminal, errors stand out in red and warnings in yellow; logs and pipes get plain text.
+  const tint = pc.createColors(io.stderr.isTTY === true && !io.env.NO_COLOR);
+  const problemLine = (p: FileProblem) => (p.severity === 'error' ? tint.red : tint.yellow)(formatProblem(p));
+  for (const p of source.problems) if (show(p)) writeLine(io.stderr, problemLine(p));
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   if (flags.strict && hasErrors) {
     writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
@@ -270,7 +273,7 @@ async function syncPass(
     resources: config.resources,
     ...planFlags(flags, config),
   });
-  for (const p of plan.problems) if (show(p)) writeLine(io.stderr, formatProblem(p));
+  for (const p of plan.problems) if (show(p)) writeLine(io.stderr, problemLine(p));
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
   if (flags.out && mode === 'plan')
