@@ -9,6 +9,7 @@ import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../plan/digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
+import { checkMarkdownLimits } from '../render/markdown-limits.js';
 import { packHtml, type RecordHtml } from './packed-html.js';
 
 /**
@@ -160,16 +161,32 @@ export async function buildRecord(
     // The expander (and the parser it uses to find code) loads only for a body that has template
     // syntax: most have none, and a run that renders nothing loads no Markdown code at all.
     if (templates !== false && (body.includes('{{') || body.includes('{%'))) {
-      const { expandTemplates } = await import('../render/templates/expand-templates.js');
-      const expanded = expandTemplates(body, {
+      // The expander parses the body to find code in it, so the limits that guard the renderer's
+      // parser must hold first; and whatever it throws costs this file only.
+      const refused = checkMarkdownLimits(body, context.config.limits);
+      const at = (line: number, column: number, message: string): FileProblem => ({
         file: doc.file,
-        bodyLine: doc.bodyLine,
-        site,
-        shortcodes,
-        dialect: templates,
+        line: doc.bodyLine + line - 1,
+        column,
+        message,
+        severity: 'error',
       });
-      problems.push(...expanded.problems);
-      body = expanded.text;
+      if (refused) return { problems: [...problems, at(refused.line, refused.column, refused.message)] };
+      try {
+        const { expandTemplates } = await import('../render/templates/expand-templates.js');
+        const expanded = expandTemplates(body, {
+          file: doc.file,
+          bodyLine: doc.bodyLine,
+          site,
+          shortcodes,
+          dialect: templates,
+        });
+        problems.push(...expanded.problems);
+        body = expanded.text;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { problems: [...problems, at(1, 1, `its template syntax could not be expanded: ${message}`)] };
+      }
     }
     let rendered: RenderResult;
     try {

@@ -21,7 +21,7 @@ function random(seed: number): () => number {
 }
 
 const SEED = 20261126;
-const COUNT = 36;
+const COUNT = 40;
 const rand = random(SEED);
 const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
 const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!;
@@ -31,6 +31,13 @@ const fm = (body: string, extra = '') => `---\ntitle: Fuzz\n${extra}---\n${body}
 const generators: Record<string, () => string | Uint8Array> = {
   deepQuotes: () => fm(`${'>'.repeat(int(150, 4000))} x\n`),
   deepLists: () => fm(Array.from({ length: int(120, 600) }, (_, i) => `${'  '.repeat(i)}- x`).join('\n')),
+  // Template syntax sends a body through the template expander, which parses it before rendering.
+  templatedDeepLists: () =>
+    fm(
+      `${Array.from({ length: int(300, 3000) }, (_, i) => `${'  '.repeat(i)}- x`).join('\n')}\n` +
+        '{% raw %}x{% endraw %}\n',
+    ),
+  templatedDeepQuotes: () => fm(`${'>'.repeat(int(3000, 20000))} {{< note >}}x{{< /note >}}\n`),
   dashLists: () => fm(`${'- '.repeat(int(200, 5000))}x\n`),
   deepHtml: () => fm(`${pick(['<div>', '<span>', '<b><i>'])}`.repeat(int(3000, 8000))),
   emphasisRun: () => fm(`${pick(['a*', '*a ', '_a', 'a__', '~~a'])}`.repeat(int(3000, 12000))),
