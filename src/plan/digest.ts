@@ -1,17 +1,9 @@
-import { sha256 } from '../sha256.js';
-import { stableJson } from '../stable-json.js';
-import type { MediaSource } from '../media/resolve-media.js';
+import { digest, htmlDigest } from '../digest.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { RemoteRecord } from '../resources.js';
 
-/** Short, stable digest of a JSON value (object keys sorted). */
-export function digest(value: unknown): string {
-  // Plain values (most fields, and every body) need no key sorting: skip the replacer, which
-  // costs more than the hash on a no-op run over thousands of records.
-  const text =
-    value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
-  return sha256(text).slice(0, 20);
-}
+// The digest itself lives below records/ and plan/, which both take digests.
+export { digest, htmlDigest };
 
 /**
  * Digest of each field a record sends, in symbolic form: a category by slug and media by
@@ -25,11 +17,6 @@ export function sourceDigests(record: DesiredRecord): Record<string, string> {
   if (record.html)
     out[record.html.field] = record.html.digest ?? htmlDigest(record.html.template, record.html.media);
   return out;
-}
-
-/** The digest of a rendered body: its HTML with placeholders, and its images by content. */
-export function htmlDigest(template: string, media: readonly MediaSource[]): string {
-  return digest({ html: template, media: media.map((m) => m.identity) });
 }
 
 /**
