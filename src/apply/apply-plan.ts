@@ -148,17 +148,17 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     if (change.action === 'unchanged') {
       // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
       // Otherwise nothing at all, not even a task: a no-op run has 10,000 of these.
-      const entry = ctx.store.state.records[change.key];
+      const entry = ctx.store.state.records[change.movedFrom ?? change.key];
       const inputMoved =
         change.input &&
         (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
-      if (entry && (entry.file !== change.file || inputMoved)) {
+      if (entry && (entry.file !== change.file || inputMoved || change.movedFrom)) {
         tasks.push(
-          ctx.store.recordWritten(change.key, {
-            ...entry,
-            file: change.file,
-            ...(change.input ? { input: change.input } : {}),
-          }),
+          ctx.store.recordWritten(
+            change.key,
+            { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) },
+            change.movedFrom,
+          ),
         );
       }
       continue;
@@ -332,15 +332,19 @@ async function writeRecord(
   });
 
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(change.key, {
-      id: change.id,
-      file: record.file,
-      owner: change.owner,
-      source: digests,
-      remote: change.baseline,
-      ...(change.marker !== undefined ? { marker: change.marker } : {}),
-      ...(record.input ? { input: record.input } : {}),
-    });
+    await ctx.store.recordWritten(
+      change.key,
+      {
+        id: change.id,
+        file: record.file,
+        owner: change.owner,
+        source: digests,
+        remote: change.baseline,
+        ...(change.marker !== undefined ? { marker: change.marker } : {}),
+        ...(record.input ? { input: record.input } : {}),
+      },
+      change.movedFrom,
+    );
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;
@@ -363,7 +367,7 @@ async function writeRecord(
     // What the CMS holds after the write is the baseline, so a CMS that normalises stays quiet.
     const held =
       returned && hasFields(returned, fields, resource) ? returned : await mustGet(ctx, record, change.id);
-    await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held));
+    await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held), change.movedFrom);
     remember(record, change.id, ctx.book);
     result.updated += 1;
     return;
@@ -397,7 +401,7 @@ async function writeRecord(
     }
   }
   if (!held || !hasFields(held, fields, resource)) held = await mustGet(ctx, record, id);
-  await ctx.store.recordWritten(change.key, entryFor(id, owner, held));
+  await ctx.store.recordWritten(change.key, entryFor(id, owner, held), change.movedFrom);
   remember(record, id, ctx.book);
   result.created += 1;
 }

@@ -39,6 +39,8 @@ export interface SyncFlags {
   prune?: boolean;
   maxDeletes?: number;
   overwriteDrift?: boolean;
+  /** false (--no-detect-renames): a renamed file is a new record, its old one a removal. */
+  detectRenames?: boolean;
   detailedExitcode?: boolean;
   strict?: boolean;
   /** For callers that print their own line per sync (watch): no plan, progress or summary. */
@@ -361,6 +363,7 @@ function planFlags(flags: SyncFlags, config: Config): PlanFlags {
     maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
     overwriteDrift: flags.overwriteDrift ?? false,
     only: flags.only ?? [],
+    detectRenames: flags.detectRenames ?? true,
   };
 }
 

@@ -41,6 +41,11 @@ export function addSyncOptions(command: Command): Command {
       integer('--max-deletes', 0),
     )
     .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
+    .option(
+      '--no-detect-renames',
+      'a file renamed without `slug:` is a new record (by default, one with the same body as exactly one ' +
+        'removed file keeps that record)',
+    )
     .option('--strict', 'stop before any call when any file has an error')
     .option(
       '--local',

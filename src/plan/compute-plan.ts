@@ -8,6 +8,7 @@ import type { DesiredRecord } from '../records/build-record.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
+import { detectRenames } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
 
@@ -39,12 +40,16 @@ export interface PlanInput {
   trustState?: boolean;
   /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
   remoteMedia?: RemoteRecord[];
+  /** Take a file renamed without `slug:` as its record moved (see detect-renames.ts). Default true. */
+  detectRenames?: boolean;
 }
 
 interface Base {
   key: string;
   resource: RecordResource;
   file: string;
+  /** The state key this record had before its file was renamed: the write moves state to `key`. */
+  movedFrom?: string;
 }
 export type Change =
   | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
@@ -112,10 +117,31 @@ export function computePlan(input: PlanInput): Plan {
   const book = idBook(input);
   const claimed = managedIds(state);
   const desiredKeys = new Set(input.desired.map((d) => d.key));
+  const renames =
+    input.detectRenames === false
+      ? { moves: new Map<string, string>(), ambiguous: new Map<string, string[]>() }
+      : detectRenames({ ...input, desiredKeys });
+  for (const [key, candidates] of renames.ambiguous) {
+    const record = input.desired.find((d) => d.key === key)!;
+    problems.push({
+      file: record.file,
+      line: 1,
+      column: 1,
+      severity: 'warning',
+      message:
+        `has the same body as ${candidates.join(', ')}, whose files are gone: more than one candidate, so it is ` +
+        `not taken as a rename and is created as a new record (give it the old \`slug:\` to keep the old record)`,
+    });
+  }
+  // Old keys of moved records: their record lives on under the new key, so they are not removals.
+  const stillHeld = new Set([...desiredKeys, ...renames.moves.values()]);
 
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
-    const base = { key: record.key, resource: record.resource, file: record.file };
+    const movedFrom = renames.moves.get(record.key);
+    const base: Base = movedFrom
+      ? { key: record.key, resource: record.resource, file: record.file, movedFrom }
+      : { key: record.key, resource: record.resource, file: record.file };
     if (
       record.categorySlug &&
       !desiredKeys.has(`category/${record.categorySlug.slug}`) &&
@@ -134,7 +160,7 @@ export function computePlan(input: PlanInput): Plan {
       if (entry) changes.push({ ...base, action: 'keep', id: entry.id, reason: 'file has errors' });
       continue;
     }
-    const entry = state.records[record.key];
+    const entry = state.records[record.key] ?? (movedFrom ? state.records[movedFrom] : undefined);
     const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
     // A record taken unrendered from this very state entry has its digests: nothing to compare.
     // Its digests are not even read (a state read through its index parses them only on use).
@@ -259,7 +285,7 @@ export function computePlan(input: PlanInput): Plan {
   const isListed = (resource: RecordResource, id: number) => remoteById.get(resource)!.has(id);
   const removals = planRemovals({
     ...input,
-    desiredKeys,
+    desiredKeys: stillHeld,
     isListed,
     emptyContent: input.desired.length === 0 && input.protectedKeys.size === 0,
   });
@@ -544,6 +570,7 @@ function idsOf(byResource: Map<string, Map<number, string>>, resource: string): 
 
 /** An unchanged record, built as a plain literal: a spread per record adds up over a large site. */
 function unchanged(base: Base, id: number, input: RecordInput | undefined): Change {
+  if (base.movedFrom) return { ...base, action: 'unchanged', id, ...(input ? { input } : {}) };
   return input
     ? { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id, input }
     : { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id };

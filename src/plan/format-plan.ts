@@ -76,9 +76,10 @@ export function formatPlan(plan: Plan, options: { color: boolean; skipped?: numb
     if (line) lines.push(line);
   }
   const n = countPlan(plan);
+  const moves = plan.changes.filter((ch) => ch.movedFrom && ch.action === 'update').length;
   const summary = [
     `${n.create} to create`,
-    `${n.update} to update`,
+    `${n.update} to update${moves ? ` (${moves} renamed)` : ''}`,
     `${n.delete} to delete`,
     `${n.upload} to upload`,
     ...(n.adopt ? [`${n.adopt} to adopt`] : []),
@@ -107,8 +108,14 @@ function formatChange(change: Change, c: ReturnType<typeof pc.createColors>): st
       const fields = c.dim(`(${change.fields.join(', ')})`);
       const adopting = change.owner === 'adopted' && !change.overwrite ? c.dim(' adopting') : '';
       const overwriting = change.overwrite ? c.red(` overwriting ${change.overwrite} in the CMS`) : '';
+      if (change.movedFrom)
+        return `  ${c.yellow('→')} ${change.movedFrom} → ${change.key}  ${fields}${overwriting}  ${where}`;
       return `  ${c.yellow('~')} ${change.key}  ${fields}${adopting}${overwriting}  ${where}`;
     }
+    case 'unchanged':
+      return change.movedFrom
+        ? `  ${c.yellow('→')} ${change.movedFrom} → ${change.key}  ${where}`
+        : undefined;
     case 'adopt':
       return `  ${c.cyan('=')} ${change.key}  ${c.dim(`adopt id ${change.id}: the CMS already holds it`)}`;
     case 'delete':
@@ -162,6 +169,7 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
         file: change.file,
       };
       if ('id' in change) out.id = change.id;
+      if (change.movedFrom) out.movedFrom = change.movedFrom;
       if ('fields' in change) out.fields = change.fields;
       if (change.action === 'drift') {
         out.kind = change.kind;
