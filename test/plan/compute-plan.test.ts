@@ -400,7 +400,7 @@ describe('computePlan', () => {
 });
 
 describe('renames', () => {
-  const body = (text: string) => ({ field: 'body', template: text && `<p>${text}</p>`, media: [] });
+  const body = (text: string) => ({ field: 'body' as const, template: text && `<p>${text}</p>`, media: [] });
   /** `old-name` written by cms-sync as id 7, its file now renamed to `new-name` with the same body. */
   function renamed(text = 'The same story') {
     const before = article('old-name', { html: body(text) });
