@@ -152,7 +152,9 @@ export function protectEmbeds(html: string, hooks: EmbedHooks): ProtectedHtml {
     if (node.tagName === 'figure' && classes.includes('wp-block-embed') && !embedded) {
       // The block editor saves only the URL; WordPress makes the player when the page is shown.
       const wrapper = [...elements(node)].find((e) => classesOf(e).includes('wp-block-embed__wrapper'));
-      const url = textOf(wrapper ?? node).trim();
+      // The URL is the wrapper's text, or already marked as an auto-embed (a URL on its own line).
+      const marker = [...elements(node)].find((e) => e.tagName === OEMBED_ELEMENT);
+      const url = marker ? String(marker.properties.dataUrl ?? '').trim() : textOf(wrapper ?? node).trim();
       const captions = node.children.filter(
         (c): c is Element => c.type === 'element' && c.tagName === 'figcaption',
       );
@@ -240,6 +242,8 @@ function ghostMediaCard(card: Element): Element | undefined {
   if (!media) return undefined;
   const properties = { ...media.properties };
   delete properties.style;
+  // Ghost's placeholder poster (a transparent spacer image) only sizes its own player.
+  if (String(properties.poster ?? '').includes('spacergif.org')) delete properties.poster;
   if (properties.controls === undefined && properties.autoPlay === undefined) properties.controls = true;
   const caption =
     all.find((e) => e.tagName === 'figcaption') ??

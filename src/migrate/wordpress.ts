@@ -342,7 +342,7 @@ function withAltText(html: string, altOf: Map<string, string>): string {
   return html.replace(/<img\b[^>]*>/gi, (tag) => {
     const id = /\bwp-image-(\d+)\b/.exec(tag)?.[1];
     const alt = id && altOf.get(id);
-    if (!alt || /\salt\s*=\s*(?:"[^"]*\S[^"]*"|'[^']*\S[^']*')/i.test(tag)) return tag;
+    if (!alt || /\salt\s*=\s*(?:"[^"]*[^"\s][^"]*"|'[^']*[^'\s][^']*')/i.test(tag)) return tag;
     const escaped = alt.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
     return tag.replace(/\salt\s*=\s*(?:""|'')/i, '').replace(/^<img\b/i, `<img alt="${escaped}"`);
   });
