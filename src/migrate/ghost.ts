@@ -6,6 +6,7 @@ import { htmlToMarkdown } from './html-to-markdown.js';
 import { jsonErrorPosition } from './json-position.js';
 import type { MigrationReport } from './report.js';
 import { decodeSlug, slugify } from './slug.js';
+import { uniqueSlugs } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
 import type { ImportOptions } from './import-options.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
@@ -188,33 +189,26 @@ function slugOf(post: Row): string {
  * posts and pages at `/<slug>/` (and drafts' previews at `/p/<uuid>/`); an export from the
  * Content API also carries the full `url`.
  */
-function assignSlugs(posts: Row[], links: OldSiteLinks, report: MigrationReport): Map<Row, string> {
+function assignSlugs(rows: Row[], links: OldSiteLinks, report: MigrationReport): Map<Row, string> {
+  const posts = rows.filter((post) => typeOf(post) === 'post' || typeOf(post) === 'page');
   const folderOf = (post: Row): LinkFolder => (typeOf(post) === 'page' ? 'pages' : 'articles');
-  const wanted = new Set(posts.map((post) => `${folderOf(post)}/${slugOf(post)}`));
-  const taken = new Set<string>();
-  const slugs = new Map<Row, string>();
-  for (const post of posts) {
+  const slugs = uniqueSlugs(
+    posts.map((post) => ({ folder: folderOf(post), asked: slugOf(post), label: labelOf(post) })),
+    report,
+  );
+  const byPost = new Map<Row, string>();
+  posts.forEach((post, i) => {
+    const slug = slugs[i]!;
     const folder = folderOf(post);
-    const asked = slugOf(post);
-    let slug = asked;
-    for (let n = 2; taken.has(`${folder}/${slug}`); n++) {
-      slug = `${asked}-${n}`;
-      if (wanted.has(`${folder}/${slug}`)) slug = asked;
-    }
-    taken.add(`${folder}/${slug}`);
-    slugs.set(post, slug);
-    if (slug !== asked)
-      report.renamed.push(
-        `${labelOf(post)}: ${folder}/${asked}.md is taken; written as ${folder}/${slug}.md`,
-      );
+    byPost.set(post, slug);
     if (str(post.url)) {
       links.addSite(str(post.url));
       links.add(str(post.url), folder, slug);
     }
     if (str(post.slug)) links.add(`/${str(post.slug)}/`, folder, slug);
     if (str(post.uuid)) links.add(`/p/${str(post.uuid)}/`, folder, slug);
-  }
-  return slugs;
+  });
+  return byPost;
 }
 
 async function importPost(post: Row, assigned: string | undefined, ctx: PostContext): Promise<void> {

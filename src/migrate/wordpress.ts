@@ -6,6 +6,7 @@ import type { MigrationReport } from './report.js';
 import { expandShortcodes } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
+import { uniqueSlugs } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
 import { autoEmbed, isBlockContent, stripBlockComments, wpautop } from './wpautop.js';
 import { itemType, parseChannel, parseItem, parseItemHead, validateXml, type WxrItem } from './wxr.js';
@@ -187,8 +188,7 @@ function slugOf(item: WxrItem): string {
 
 /**
  * Each post and page gets its slug before any is converted, so that a link to a post later in
- * the file is rewritten too. A slug an earlier item of the same folder has taken gets `-2`,
- * `-3`..., skipping any slug another item of the export asks for.
+ * the file is rewritten too.
  */
 function assignSlugs(
   records: Map<number, WxrItem>,
@@ -196,26 +196,18 @@ function assignSlugs(
   report: MigrationReport,
 ): Map<number, string> {
   const folderOf = (item: WxrItem): LinkFolder => (item.type === 'page' ? 'pages' : 'articles');
-  const wanted = new Set([...records.values()].map((item) => `${folderOf(item)}/${slugOf(item)}`));
-  const taken = new Set<string>();
-  const slugs = new Map<number, string>();
-  for (const [position, item] of records) {
-    const folder = folderOf(item);
-    const asked = slugOf(item);
-    let slug = asked;
-    for (let n = 2; taken.has(`${folder}/${slug}`); n++) {
-      slug = `${asked}-${n}`;
-      if (wanted.has(`${folder}/${slug}`)) slug = asked;
-    }
-    taken.add(`${folder}/${slug}`);
-    slugs.set(position, slug);
-    if (slug !== asked)
-      report.renamed.push(
-        `${labelOf(item)}: ${folder}/${asked}.md is taken; written as ${folder}/${slug}.md`,
-      );
-    for (const url of [item.link, item.guid, `?p=${item.id}`]) if (url) links.add(url, folder, slug);
-  }
-  return slugs;
+  const items = [...records];
+  const slugs = uniqueSlugs(
+    items.map(([, item]) => ({ folder: folderOf(item), asked: slugOf(item), label: labelOf(item) })),
+    report,
+  );
+  const byPosition = new Map<number, string>();
+  items.forEach(([position, item], i) => {
+    const slug = slugs[i]!;
+    byPosition.set(position, slug);
+    for (const url of [item.link, item.guid, `?p=${item.id}`]) if (url) links.add(url, folderOf(item), slug);
+  });
+  return byPosition;
 }
 
 async function importItem(item: WxrItem, assigned: string | undefined, ctx: ItemContext): Promise<void> {
