@@ -11,6 +11,7 @@ interface ImportFlags {
   out?: string;
   force?: boolean;
   ghostUrl?: string;
+  linkPath?: string;
 }
 
 const HELP = `
@@ -22,8 +23,11 @@ publish. Nothing is sent to any CMS. Existing files are never overwritten withou
   ghost FILE.json      Ghost export (Settings > Labs > Export): posts, pages, tags ->
                        categories, users
 
-Front matter kept beyond what cms-sync sends (excerpt, featured_image, tags, author, parent):
-plan warns about these keys unless resources.<resource>.passThrough lists them.
+Front matter kept beyond what cms-sync sends (excerpt, featured_image, featured_image_alt, tags,
+author, parent, sticky, featured): plan warns about these keys unless
+resources.<resource>.passThrough lists them. Embeds are kept as raw HTML (YouTube, Vimeo and X
+URLs as {{< youtube >}}-style shortcodes); links to imported posts and pages become
+--link-path paths; the report lists what was left out.
 
 Examples:
   $ cms-sync import wordpress export.xml
@@ -33,6 +37,14 @@ Examples:
 function absoluteUrl(value: string): string {
   if (!/^https?:\/\/[^/]/i.test(value) || !URL.canParse(value))
     throw new InvalidArgumentError(`Expected \`--ghost-url\` to be an http(s) URL, got \`${value}\`.`);
+  return value;
+}
+
+function linkPath(value: string): string {
+  if (!value.includes('{slug}'))
+    throw new InvalidArgumentError(
+      `Expected \`--link-path\` to contain {slug}, e.g. /blog/{slug}/, got \`${value}\`.`,
+    );
   return value;
 }
 
@@ -48,6 +60,11 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
       '--ghost-url <url>',
       'Ghost: the old site address, put where the export says __GHOST_URL__',
       absoluteUrl,
+    )
+    .option(
+      '--link-path <pattern>',
+      'WordPress and Ghost: the path a link to an imported post or page becomes (default /{folder}/{slug}/)',
+      linkPath,
     )
     .addHelpText('after', HELP)
     .action(async (source: string, file: string, flags: ImportFlags) => {
@@ -81,10 +98,14 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
       const started = Date.now();
       if (source === 'wordpress') {
         const { importWordPress } = await import('../migrate/wordpress.js');
-        await importWordPress(common);
+        await importWordPress({ ...common, ...(flags.linkPath ? { linkPath: flags.linkPath } : {}) });
       } else {
         const { importGhost } = await import('../migrate/ghost.js');
-        await importGhost({ ...common, ...(flags.ghostUrl ? { ghostUrl: flags.ghostUrl } : {}) });
+        await importGhost({
+          ...common,
+          ...(flags.ghostUrl ? { ghostUrl: flags.ghostUrl } : {}),
+          ...(flags.linkPath ? { linkPath: flags.linkPath } : {}),
+        });
       }
       progress.finish();
       const where = path.relative(projectDir, contentDir) || '.';
