@@ -1,40 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { createProject, png, runCli, SECRET_TOKEN, type Project } from '../e2e/harness.js';
+import {
+  articleVariant,
+  CATEGORIES,
+  handWritten,
+  SECTIONS,
+  USERS,
+  writeDoc,
+} from '../fixtures/roundtrip/corpus.js';
 import { FIXTURES } from './helpers.js';
-
-const CORPUS = fileURLToPath(new URL('../fixtures/roundtrip/', import.meta.url));
 
 // Articles take any field in the local CMS, so their extra front matter is passed through.
 const CONFIG = 'export default { resources: { article: { passThrough: true } } };\n';
-
-/** Sections added to the hand-written bodies, one per variant, so no two variants are alike. */
-const SECTIONS = [
-  '',
-  'A variant paragraph with **bold**, _emphasis_ and `code`.',
-  '1. one\n2. two\n   - nested\n3. three',
-  '> A quote that was added.\n>\n> Second paragraph.',
-  '| x | y |\n| - | -: |\n| 1 | 2 |',
-  '- [ ] open\n- [x] closed',
-  '<video src="https://media.example.com/extra.mp4" controls></video>',
-  'See https://example.org/page, mail x@example.org or visit www.example.org.',
-  '![Added image](../images/bridge.png "small")',
-  'Extra note[^extra].\n\n[^extra]: The added note.',
-  '<!-- added comment -->\n\nText after a comment.',
-  '```json\n{ "a": 1 }\n```',
-  '<figure class="wide"><blockquote>Quoted</blockquote><figcaption>Someone</figcaption></figure>',
-  '- loose one\n\n- loose two',
-  'Line one  \nline two after a hard break.',
-  '<pre><code class="language-go"><span class="k">func</span> main() {}</code></pre>',
-];
-const CATEGORIES = ['world', 'sport', 'culture', 'science', 'politics', 'tech'];
-const USERS = ['dana', 'eli', 'fay', 'gus'];
 
 interface Change {
   action: string;
@@ -42,54 +24,16 @@ interface Change {
   fields?: string[];
 }
 
-interface Doc {
-  frontMatter: Record<string, unknown>;
-  body: string;
-}
-
-function readDoc(text: string): Doc {
-  const match = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(text);
-  if (!match) throw new Error('fixture without front matter');
-  return { frontMatter: parseYaml(match[1]!) as Record<string, unknown>, body: match[2]!.trim() };
-}
-
-function writeDoc(doc: Doc): string {
-  return `---\n${stringifyYaml(doc.frontMatter)}---\n\n${doc.body}\n`;
-}
-
-/** Variant `j` of a hand-written article: other slug, front matter and one more section. */
-function articleVariant(base: Doc, j: number): Doc {
-  const fm: Record<string, unknown> = {
-    ...base.frontMatter,
-    title: `${String(base.frontMatter.title)} (${j})`,
-  };
-  if (j % 3 === 0) fm.tags = [...((fm.tags as string[] | undefined) ?? []), `tag-${j}`];
-  if (j % 5 === 1) fm.description = `Variant ${j}: a description with "quotes" and a colon: here`;
-  if (j % 4 === 2) fm.excerpt = `Excerpt of variant ${j}.`;
-  if (j % 6 === 3)
-    Object.assign(fm, { subtitle: `Sub ${j}`, featured: j % 2 === 0, score: j, extra: { n: j } });
-  if (j % 7 === 4) fm.category = CATEGORIES[j % CATEGORIES.length];
-  if (j % 4 === 0) fm.author = USERS[j % USERS.length];
-  if (j % 5 === 2) fm.date = `2023-0${1 + (j % 9)}-1${j % 9}`;
-  if (j % 9 === 5) delete fm.date;
-  if (j % 2 === 1 && fm.status === undefined && fm.draft === undefined) fm.status = j % 4 === 1 ? 0 : 1;
-  const section = SECTIONS[j % SECTIONS.length]!;
-  return { frontMatter: fm, body: section ? `${base.body}\n\n${section}` : base.body };
-}
-
 /** The corpus beside the importers' output: content/ path -> file text. */
 async function corpus(): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
-  for (const name of await readdir(path.join(CORPUS, 'articles'))) {
-    const base = readDoc(await readFile(path.join(CORPUS, 'articles', name), 'utf8'));
-    for (let j = 0; j < 16; j++)
-      files[`content/articles/${name.replace(/\.md$/, '')}-${j}.md`] = writeDoc(articleVariant(base, j));
-  }
-  for (const name of await readdir(path.join(CORPUS, 'pages'))) {
-    const base = readDoc(await readFile(path.join(CORPUS, 'pages', name), 'utf8'));
+  for (const [name, base] of await handWritten('articles'))
+    for (let j = 0; j < SECTIONS.length; j++)
+      files[`content/articles/${name}-${j}.md`] = writeDoc(articleVariant(base, j));
+  for (const [name, base] of await handWritten('pages')) {
     for (let j = 0; j < 4; j++) {
       const section = SECTIONS[(j * 5) % SECTIONS.length]!;
-      files[`content/pages/${name.replace(/\.md$/, '')}-${j}.md`] = writeDoc({
+      files[`content/pages/${name}-${j}.md`] = writeDoc({
         frontMatter: { ...base.frontMatter, title: `${String(base.frontMatter.title)} ${j}` },
         body: section ? `${base.body}\n\n${section}` : base.body,
       });
