@@ -3,7 +3,8 @@ import path from 'node:path';
 import matter from 'gray-matter';
 import type { MigrationReport } from './report.js';
 import type { RecordResource } from '../resources.js';
-import { FOLDER_TO_RESOURCE, RESOURCE_TABLE } from '../resources/table.js';
+import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import { fileNameProblem } from './slug.js';
 
 /** A resource's folder under content/ (its entry in the resource table). */

@@ -94,7 +94,7 @@ function unknownSlug(ref: RecordRef, slug: string, known: readonly string[]): st
   const closest = closestNames(slug, known, SUGGESTED);
   return (
     `${target} \`${slug}\` does not exist in content/${folder}/ or in the CMS` +
-    (meant ? `: did you mean \`${meant}\`?` : '') +
+    (meant ? `: did you mean \`${meant}\`?` : '.') +
     (closest.length > 0
       ? ` Known ${target} slugs: ${closest.map((s) => `\`${s}\``).join(', ')}` +
         (known.length > closest.length ? ` (and ${known.length - closest.length} more)` : '') +
@@ -177,7 +177,7 @@ export function depths(
     return (entry.refs ?? [])
       .filter((r) => r.relation.target === entry.resource)
       .flatMap((r) => r.slugs.map((slug) => `${entry.resource}/${slug}`))
-      .filter((target) => target !== key && named.has(target));
+      .filter((target) => target !== key);
   };
   // An explicit stack, as in loops(); a member of a loop counts its way round it as depth 0.
   for (const start of named.keys()) {
@@ -188,7 +188,8 @@ export function depths(
         stack.pop();
         continue;
       }
-      const targets = targetsOf(key);
+      // A record that names none (or one outside this plan) starts a chain.
+      const targets = named.has(key) ? targetsOf(key) : [];
       const pending = targets.filter((t) => !depth.has(t) && !visiting.has(t));
       if (pending.length > 0 && !visiting.has(key)) {
         visiting.add(key);

@@ -10,7 +10,8 @@ import { digest } from '../plan/digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';
-import { RESOURCE_TABLE, refsFromState, type RecordRef, type Relation } from '../resources/table.js';
+import { refsFromState } from '../resources/derived.js';
+import { RESOURCE_TABLE, type RecordRef, type Relation } from '../resources/table.js';
 import { likelyTypo } from './suggest.js';
 
 export { likelyTypo } from './suggest.js';

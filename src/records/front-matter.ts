@@ -53,20 +53,24 @@ export function buildSchemas(
       })
       .trim()
       .min(1, { error: `\`${relation.key}\` must not be empty` });
-  const relationShape = (relation: Relation): Z.ZodType =>
+  const relationShape = (relation: Relation, siblings: readonly Relation[]): Z.ZodType =>
     relation.many
-      ? z.union([slugOf(relation), z.array(slugOf(relation))], {
-          error: (issue) =>
-            `\`${relation.key}\` must be a list of ${relation.target} slugs, e.g. ${relation.key}: [a, b], ` +
-            `got ${got(issue.input)}`,
-        })
+      ? // One slug is a list of one.
+        z.preprocess(
+          (value) => (typeof value === 'string' ? [value] : value),
+          z.array(slugOf(relation), {
+            error: (issue) =>
+              `\`${relation.key}\` must be a list of ${relation.target} slugs, e.g. ${relation.key}: [a, b], ` +
+              `got ${got(issue.input)}`,
+          }),
+        )
       : z
           .string({
             error: (issue) =>
               Array.isArray(issue.input)
                 ? `\`${relation.key}\` names one ${relation.target}, got a list` +
-                  (relationOfMany(table, relation)
-                    ? `: use \`${relationOfMany(table, relation)}:\` for several`
+                  (listKeyFor(relation, siblings)
+                    ? `: use \`${listKeyFor(relation, siblings)}:\` for several`
                     : '')
                 : `\`${relation.key}\` must be the slug of a ${relation.target} (content/` +
                   `${table[relation.target].folder}/<slug>.md), got ${got(issue.input)}`,
@@ -84,22 +88,16 @@ export function buildSchemas(
       shape.draft = draft.optional();
       shape.published = published.optional();
     }
-    for (const relation of descriptor.relations) shape[relation.key] = relationShape(relation).optional();
+    for (const relation of descriptor.relations)
+      shape[relation.key] = relationShape(relation, descriptor.relations).optional();
     schemas[resource] = z.object(shape);
   }
   return schemas;
 }
 
-/** The many-valued key beside a single one to the same target (`authors` beside `author`), if any. */
-function relationOfMany(
-  table: Readonly<Record<RecordResource, ResourceDescriptor>>,
-  single: Relation,
-): string | undefined {
-  for (const descriptor of Object.values(table)) {
-    if (!descriptor.relations.includes(single)) continue;
-    return descriptor.relations.find((r) => r.many && r.target === single.target)?.key;
-  }
-  return undefined;
+/** The list key beside a single one (`authors` beside `author`), to point a list to it. */
+function listKeyFor(single: Relation, relations: readonly Relation[]): string | undefined {
+  return relations.find((r) => r.many && r.target === single.target && r.key.startsWith(single.key))?.key;
 }
 
 /** What a front matter value is, for messages: `a number (5)`, `a list`, `nothing`. */
