@@ -71,7 +71,8 @@ export interface FromApiContext {
 /**
  * A CMS record -> the front matter keys cms-sync reads back (undefined values left out by the
  * writer), and the HTML of its body field if it has one (for the caller to turn into Markdown).
- * Relation ids become slugs; an id whose record has no slug is left out with a warning.
+ * Relation ids become slugs; an id whose record has no slug is left out with a warning. Warnings
+ * are about this record, worded to follow its label (`article 3: ...`).
  */
 export function fromApi(
   resource: RecordResource,
@@ -88,7 +89,7 @@ export function fromApi(
   const required = (field: string) => {
     const value = text(field);
     if (value?.trim()) return value;
-    warn(`has no ${field}; written as "(untitled)" (the CMS gets that title on the next apply)`);
+    warn(`no ${field} in the CMS; written as "(untitled)" (the CMS gets that on the next apply)`);
     return '(untitled)';
   };
   const idOf = (value: unknown) => {

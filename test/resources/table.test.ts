@@ -137,4 +137,17 @@ describe('fromApi (what pull writes)', () => {
     );
     expect(category).toEqual({ frontMatter: { name: 'Sport', description: undefined, parent: 'news' } });
   });
+
+  it('writes a placeholder for a missing required field, and says so', () => {
+    const warnings: string[] = [];
+    const page = fromApi(
+      'page',
+      { id: 2, content: '<p>x</p>' },
+      { fields: {}, slugOf, warn: (m) => warnings.push(m) },
+    );
+    expect(page).toEqual({ frontMatter: { title: '(untitled)', status: undefined }, html: '<p>x</p>' });
+    expect(warnings).toEqual([
+      'no title in the CMS; written as "(untitled)" (the CMS gets that on the next apply)',
+    ]);
+  });
 });
