@@ -13,9 +13,9 @@ import { checkMarkdownLimits } from '../render/markdown-limits.js';
 import { refsFromState } from '../resources/derived.js';
 import { RESOURCE_TABLE, type RecordRef, type Relation } from '../resources/table.js';
 import { likelyTypo } from './suggest.js';
+import { packHtml, type RecordHtml } from './packed-html.js';
 
 export { likelyTypo } from './suggest.js';
-import { packHtml, type RecordHtml } from './packed-html.js';
 
 /**
  * What one file asks the CMS to hold, in cms-sync's field names. Values that depend on ids the

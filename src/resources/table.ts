@@ -4,9 +4,10 @@ import type { RecordResource } from '../resources.js';
 /**
  * Everything cms-sync knows about one record resource, in one place: where its files live, what
  * their front matter may say, what that becomes in the CMS and back, what it points at, and
- * whether it has a status and may be deleted. Record building, the plan, the payload, apply's
- * ordering, pull and the importers all read this table; a new resource or relation is an entry
- * here (plus the name in RECORD_RESOURCES), never code elsewhere.
+ * whether it has a status and may be deleted. Record building, the config's managed fields, the
+ * plan, the payload, apply's ordering, the importers' writer and pull (through fromApi, in
+ * derived.ts) read this table; a new resource or relation is an entry here (plus the name in
+ * RECORD_RESOURCES), never code elsewhere.
  */
 export interface ResourceDescriptor {
   /** `content/<folder>/<slug>.md` */
