@@ -5,7 +5,7 @@ import { findMedia } from '../media/media-library.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import { markerField, type Change, type Plan } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
-import { apiName, comparableDigest, resolveFields, type IdBook } from '../plan/payload.js';
+import { apiName, comparableDigest, rememberId, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { CmsClient } from '../remote/client.js';
 import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/errors.js';
@@ -133,7 +133,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     );
   }
 
-  const categoryWrites = new Map<string, Promise<boolean>>();
+  const recordWrites = new Map<string, Promise<boolean>>();
   const tasks: Promise<void>[] = [];
   // Record writes in progress at once, each from its journaled intent to its confirmed state:
   // enough to keep the client's slots full while some wait for an image, and few enough that a
@@ -142,8 +142,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // when it dies. Uploads stay outside it, so a record in the window that waits for its image
   // never holds that upload back.
   const window = pLimit(Math.max(WRITE_WINDOW, 4 * ctx.client.concurrency));
-  // Writes enter the window in apply order, so a category is in it before any record that
-  // waits for it: a full window can never wait on a write still outside it.
+  // Writes enter the window in apply order, so a record is in it before any record that names
+  // it and waits for it: a full window can never wait on a write still outside it.
   for (const change of writes) {
     if (change.action === 'unchanged') {
       // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
@@ -181,17 +181,18 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
           const w = uploads.get(m.identity);
           if (w) waits.push(w);
         }
-      if (record.categorySlug) {
-        const w = categoryWrites.get(`category/${record.categorySlug.slug}`);
-        if (w) waits.push(w);
-      }
+      for (const ref of record.refs ?? [])
+        for (const slug of ref.slugs) {
+          const w = recordWrites.get(`${ref.relation.target}/${slug}`);
+          if (w) waits.push(w);
+        }
       const ready = !(await Promise.all(waits)).includes(false);
       if (stopped()) {
         notStarted += 1;
         return false;
       }
       if (!ready) {
-        fail(change.key, change.file, new Error('not written: an image or category it needs failed'));
+        fail(change.key, change.file, new Error('not written: an image or a record it names failed'));
         progress(`${symbol(change)} ${change.key}`, false);
         return false;
       }
@@ -206,7 +207,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         return false;
       }
     });
-    if (change.resource === 'category') categoryWrites.set(change.key, task);
+    recordWrites.set(change.key, task);
     tasks.push(task.then(() => undefined));
   }
   await Promise.all([...tasks, ...uploads.values()]);
@@ -434,14 +435,16 @@ function hasFields(
 }
 
 function remember(record: DesiredRecord, id: number, book: IdBook): void {
-  if (record.resource === 'category') book.categoryIdBySlug.set(record.slug, id);
+  rememberId(book, record.key, id);
 }
 
+/** Deletes that may run side by side: one resource, one depth (children before their parents). */
 function groupByResource(changes: Change[]): Change[][] {
   const groups: Change[][] = [];
+  const depth = (change: Change) => (change.action === 'delete' ? (change.depth ?? 0) : 0);
   for (const change of changes) {
     const last = groups.at(-1);
-    if (last && last[0]!.resource === change.resource) last.push(change);
+    if (last && last[0]!.resource === change.resource && depth(last[0]!) === depth(change)) last.push(change);
     else groups.push([change]);
   }
   return groups;

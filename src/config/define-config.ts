@@ -9,9 +9,9 @@ import type { ImageSize, RecordResource } from '../resources.js';
 export interface ResourceOptions {
   /**
    * API field name for each managed field. Only the names you set are changed.
-   * @default the same names (article: title, slug, created_at, status, category_id, body;
-   * page: title, slug, content; category: name, slug, description; breaking: title, slug,
-   * url, status; user: name, slug, email, role, bio)
+   * @default the same names (article: title, slug, created_at, status, category_id, author_id,
+   * author_ids, body; page: title, slug, status, content; category: name, slug, description,
+   * parent_id; breaking: title, slug, url, status; user: name, slug, email, role, bio)
    * @example { body: 'html', created_at: 'published_at' }
    */
   fields?: Record<string, string>;

@@ -6,6 +6,7 @@ import { validatedConfigs, type ValidatedConfigs } from './validated-configs.js'
 import { SyncError } from '../errors.js';
 import { requireLater } from '../require-later.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import type { ResourceOptions, UserConfig } from './define-config.js';
 import { MANAGED_FIELDS, configSchema, type Config, type ResolvedResource } from './schema.js';
 import { resolveLimits } from '../source/limits.js';
@@ -268,7 +269,7 @@ function resolveResource(
   return {
     fields: Object.fromEntries(managed.map((name) => [name, options?.fields?.[name] ?? name])),
     passThrough: options?.passThrough ?? false,
-    allowDelete: options?.allowDelete ?? resource !== 'user',
+    allowDelete: options?.allowDelete ?? RESOURCE_TABLE[resource].deletable,
   };
 }
 

@@ -2,18 +2,16 @@ import type { z as Z } from 'zod';
 import { zod } from '../zod.js';
 import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
+import { managedFields } from '../resources/derived.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import type { ClientFactory, UserConfig } from './define-config.js';
 import type { ContentLimits } from '../source/limits.js';
 import type { ShortcodeHandler, SiteInfo } from '../render/templates/builtins.js';
 
-/** Managed fields per resource, in the order they are shown. */
-export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
-  category: ['name', 'slug', 'description'],
-  user: ['name', 'slug', 'email', 'role', 'bio'],
-  article: ['title', 'slug', 'created_at', 'status', 'category_id', 'body'],
-  page: ['title', 'slug', 'status', 'content'],
-  breaking: ['title', 'slug', 'url', 'status'],
-};
+/** Managed fields per resource, in the order they are shown (from the resource table). */
+export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = Object.fromEntries(
+  RECORD_RESOURCES.map((r) => [r, managedFields(RESOURCE_TABLE[r])]),
+) as unknown as Record<RecordResource, readonly string[]>;
 
 function describe(value: unknown): string {
   return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\` (${value === null ? 'null' : typeof value})`;

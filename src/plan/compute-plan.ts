@@ -4,13 +4,16 @@ import type { FileProblem } from '../errors.js';
 import { mediaIdentities } from '../media/media-library.js';
 import type { RemoteListing } from '../remote/snapshot.js';
 import type { MediaSource } from '../media/resolve-media.js';
-import type { DesiredRecord } from '../records/build-record.js';
+import type { DesiredRecord, RecordRef } from '../records/build-record.js';
+import { refsFromState, resourceOrder } from '../resources/derived.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { detectRenames } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
+import { checkRelations, depths } from './relations.js';
 
 export type { RemoteListing } from '../remote/snapshot.js';
 
@@ -76,7 +79,12 @@ export type Change =
       kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms';
       fields: string[];
     })
-  | (Base & { action: 'delete'; id: number })
+  | (Base & {
+      action: 'delete';
+      id: number;
+      /** Its depth in chains of its own resource (a category under a parent): deeper ones go first. */
+      depth?: number;
+    })
   | (Base & { action: 'forget'; id: number })
   | (Base & { action: 'keep'; id: number; reason: string });
 
@@ -98,8 +106,9 @@ export interface Plan {
   deletesHeld?: string;
 }
 
+/** Apply order of resources: each after every resource it names (see resourceOrder). */
 const ORDER: Record<RecordResource, number> = Object.fromEntries(
-  RECORD_RESOURCES.map((r, i) => [r, i]),
+  resourceOrder(RESOURCE_TABLE).map((r, i) => [r, i]),
 ) as Record<RecordResource, number>;
 
 /**
@@ -136,26 +145,16 @@ export function computePlan(input: PlanInput): Plan {
   // Old keys of moved records: their record lives on under the new key, so they are not removals.
   const stillHeld = new Set([...desiredKeys, ...renames.moves.values()]);
 
+  const relations = checkRelations({ desired: input.desired, book, protectedKeys: input.protectedKeys });
+  problems.push(...relations.problems);
+
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
     const movedFrom = renames.moves.get(record.key);
     const base: Base = movedFrom
       ? { key: record.key, resource: record.resource, file: record.file, movedFrom }
       : { key: record.key, resource: record.resource, file: record.file };
-    if (
-      record.categorySlug &&
-      !desiredKeys.has(`category/${record.categorySlug.slug}`) &&
-      !book.categoryIdBySlug.has(record.categorySlug.slug)
-    ) {
-      problems.push({
-        file: record.file,
-        line: record.categorySlug.line,
-        column: 1,
-        severity: 'error',
-        message:
-          `category \`${record.categorySlug.slug}\` does not exist in content/categories/ or in the CMS: add ` +
-          `content/categories/${record.categorySlug.slug}.md or fix the slug`,
-      });
+    if (relations.failing.has(record.key)) {
       const entry = state.records[record.key];
       if (entry) changes.push({ ...base, action: 'keep', id: entry.id, reason: 'file has errors' });
       continue;
@@ -293,7 +292,12 @@ export function computePlan(input: PlanInput): Plan {
   const { deletes, deletesHeld } = removals;
 
   const uploads = plannedUploads(changes, book);
-  changes.sort(byApplyOrder);
+  const depth = chainDepths(input.desired, deletes, state);
+  for (const change of deletes) {
+    const d = depth.get(change.key);
+    if (d && change.action === 'delete') change.depth = d;
+  }
+  changes.sort((a, b) => byApplyOrder(a, b, depth));
   const plan: Plan = { changes, uploads, problems, knownMedia: knownMedia(input, book) };
   if (deletesHeld) plan.deletesHeld = deletesHeld;
   if (deletes.length > input.maxDeletes) {
@@ -392,17 +396,18 @@ export function mayAbort(
   return deletes.length > input.maxDeletes;
 }
 
-/** What ids are known before anything is written: categories by slug, media by identity. */
+/** What ids are known before anything is written: records by key (slug), media by identity. */
 export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'remoteMedia'>): IdBook {
-  const categoryIdBySlug = new Map<string, number>();
-  const slugField = apiName('slug', input.resources.category);
-  for (const category of [...input.remote.category.records].sort((a, b) => b.id - a.id)) {
-    if (typeof category[slugField] === 'string') categoryIdBySlug.set(category[slugField], category.id);
+  const idByKey = new Map<string, number>();
+  for (const resource of RECORD_RESOURCES) {
+    const slugField = apiName('slug', input.resources[resource]);
+    // Newest first, so the oldest record with a slug wins; state's own entries win over all.
+    for (const record of [...input.remote[resource].records].sort((a, b) => b.id - a.id)) {
+      const slug = record[slugField];
+      if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
+    }
   }
-  for (const key in input.state.records) {
-    if (key.startsWith('category/'))
-      categoryIdBySlug.set(key.slice('category/'.length), input.state.records[key]!.id);
-  }
+  for (const key in input.state.records) idByKey.set(key, input.state.records[key]!.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
@@ -410,7 +415,22 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
   }
   for (const [identity, entry] of Object.entries(input.state.media))
     mediaIdByIdentity.set(identity, entry.id);
-  return { categoryIdBySlug, mediaIdByIdentity };
+  return { idByKey, mediaIdByIdentity };
+}
+
+/**
+ * Depth of each record in chains of its own resource: of the records written, from their files;
+ * of the records deleted, from what state kept of their files.
+ */
+function chainDepths(desired: readonly DesiredRecord[], deletes: readonly Change[], state: State) {
+  const named = new Map<string, { resource: RecordResource; refs?: RecordRef[] | undefined }>();
+  for (const record of desired) if (record.refs) named.set(record.key, record);
+  for (const change of deletes) {
+    const kept = state.records[change.key]?.input?.refs;
+    if (kept)
+      named.set(change.key, { resource: change.resource, refs: refsFromState(change.resource, kept) });
+  }
+  return depths(named);
 }
 
 /** Images used by the desired records that state did not know but the CMS's library has. */
@@ -584,11 +604,13 @@ function union(a: string[], b: string[]): string[] {
   return [...new Set([...a, ...b])].sort();
 }
 
-function byApplyOrder(a: Change, b: Change): number {
+function byApplyOrder(a: Change, b: Change, depth: ReadonlyMap<string, number>): number {
   const deleteA = a.action === 'delete' ? 1 : 0;
   const deleteB = b.action === 'delete' ? 1 : 0;
   if (deleteA !== deleteB) return deleteA - deleteB;
-  // Deletes run in reverse resource order: articles before the categories they point at.
+  // Writes: a record after those it names (resource order, then depth in its own resource's
+  // chains); deletes the other way round: articles before their categories, children before parents.
   const order = deleteA ? ORDER[b.resource] - ORDER[a.resource] : ORDER[a.resource] - ORDER[b.resource];
-  return order || byCodeUnit(a.key, b.key);
+  const deeper = (depth.get(a.key) ?? 0) - (depth.get(b.key) ?? 0);
+  return order || (deleteA ? -deeper : deeper) || byCodeUnit(a.key, b.key);
 }

@@ -1,7 +1,7 @@
 import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
 import type { MediaSource } from '../media/resolve-media.js';
-import type { DesiredRecord } from '../records/build-record.js';
+import type { DesiredRecord, RecordRef } from '../records/build-record.js';
 import type { RemoteRecord } from '../resources.js';
 
 /** Short, stable digest of a JSON value (object keys sorted). */
@@ -14,17 +14,23 @@ export function digest(value: unknown): string {
 }
 
 /**
- * Digest of each field a record sends, in symbolic form: a category by slug and media by
- * content, so the result is known before the CMS hands out ids.
+ * Digest of each field a record sends, in symbolic form: the records it names by slug and media
+ * by content, so the result is known before the CMS hands out ids.
  */
 export function sourceDigests(record: DesiredRecord): Record<string, string> {
   if (record.unchangedSince) return record.unchangedSince.source;
   const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
-  if (record.categorySlug) out.category_id = digest(`category:${record.categorySlug.slug}`);
+  for (const ref of record.refs ?? []) out[ref.relation.field] = refDigest(ref);
   if (record.html)
     out[record.html.field] = record.html.digest ?? htmlDigest(record.html.template, record.html.media);
   return out;
+}
+
+/** A relation's value by slug: `category:news` for one, the list of slugs for many. */
+export function refDigest(ref: RecordRef): string {
+  const { target, many } = ref.relation;
+  return many ? digest({ [target]: ref.slugs }) : digest(`${target}:${ref.slugs[0]}`);
 }
 
 /** The digest of a rendered body: its HTML with placeholders, and its images by content. */

@@ -4,7 +4,8 @@ import { htmlDigest } from '../plan/digest.js';
 
 /** A rendered body as a record carries it: see DesiredRecord.html. */
 export interface RecordHtml {
-  field: 'body' | 'content';
+  /** The field it goes into (the resource's `htmlField`). */
+  field: string;
   /** The rendered HTML, with a placeholder per image (see bindMedia). */
   readonly template: string;
   media: MediaSource[];

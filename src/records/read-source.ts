@@ -14,6 +14,7 @@ import {
 import type { State } from '../state/state-file.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 
 export interface SourceRead {
   /**
@@ -151,9 +152,7 @@ export async function readSource(
     }
   }
   const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
-  const toRender = toBuild.filter(
-    (i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page',
-  ).length;
+  const toRender = toBuild.filter((i) => RESOURCE_TABLE[docs[i]!.resource].htmlField !== undefined).length;
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
     limits: config.limits,

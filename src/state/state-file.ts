@@ -31,6 +31,11 @@ export interface RecordInput {
   media: string[];
   /** sha256 of the file's bytes: a file with the same bytes need not even be parsed. */
   fileSha?: string;
+  /**
+   * What the file names through relations, by front matter key (see RecordRef): a record taken
+   * from state unrendered still orders and checks what it points at.
+   */
+  refs?: Record<string, { slugs: string[]; line: number }>;
 }
 
 /** A file or URL that has been uploaded once, and its media id. */

@@ -8,7 +8,8 @@ import {
 } from '../../src/plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
 import { comparableDigest } from '../../src/plan/payload.js';
-import type { DesiredRecord } from '../../src/records/build-record.js';
+import type { DesiredRecord, RecordRef } from '../../src/records/build-record.js';
+import { RESOURCE_TABLE } from '../../src/resources/table.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../../src/resources.js';
 import { emptyState, type State } from '../../src/state/state-file.js';
 
@@ -23,6 +24,15 @@ function article(slug: string, overrides: Partial<DesiredRecord> = {}): DesiredR
     values: { slug, title: `Title of ${slug}`, status: 1 },
     html: { field: 'body', template: `<p>About ${slug}</p>`, media: [] },
     ...overrides,
+  };
+}
+
+/** `category: <slug>` at `line` of an article's front matter. */
+function categoryRef(slug: string, line: number): RecordRef {
+  return {
+    relation: RESOURCE_TABLE.article.relations.find((r) => r.key === 'category')!,
+    slugs: [slug],
+    line,
   };
 }
 
@@ -87,7 +97,7 @@ const actions = (plan: ReturnType<typeof computePlan>) => plan.changes.map((c) =
 
 describe('computePlan', () => {
   it('creates what the CMS does not have, categories before the articles that point at them', () => {
-    const hello = article('hello', { categorySlug: { slug: 'politics', line: 4 } });
+    const hello = article('hello', { refs: [categoryRef('politics', 4)] });
     const plan = computePlan(input([hello, category('politics')], [], emptyState('local')));
     expect(actions(plan)).toEqual(['create category/politics', 'create article/hello']);
     expect(plan.problems).toEqual([]);
@@ -385,7 +395,7 @@ describe('computePlan', () => {
 
   it('reports an article whose category exists nowhere, at the line of `category:`', () => {
     const plan = computePlan(
-      input([article('hello', { categorySlug: { slug: 'sport', line: 5 } })], [], emptyState('local')),
+      input([article('hello', { refs: [categoryRef('sport', 5)] })], [], emptyState('local')),
     );
     expect(plan.problems).toEqual([
       expect.objectContaining({
