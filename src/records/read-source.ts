@@ -1,7 +1,6 @@
 import pLimit from 'p-limit';
 import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
-import type { FileProblem } from '../errors.js';
 import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
@@ -14,6 +13,10 @@ import {
 import type { State } from '../state/state-file.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
+import { pluginsFingerprint, resolvePlugins, type ResolvedPlugins } from '../render/plugins.js';
+import { digest } from '../plan/digest.js';
+import { SyncError, type FileProblem } from '../errors.js';
+import type { RecordResource } from '../resources.js';
 
 export interface SourceRead {
   /**
@@ -51,6 +54,24 @@ export interface ScannedKeys {
   failedFiles: readonly string[];
 }
 
+/** Bump when the layout rules (bundles, translations) change which file is which record. */
+const LAYOUT_VERSION = 1;
+
+/**
+ * What outside a file, beyond pipelineFingerprint, changes what it becomes: the layout rules
+ * and `languages` (its key, its language field) for every record, and the render plugins for
+ * the records that are rendered (articles, pages), so that a plugin's change renders those again
+ * and nothing else.
+ */
+function extraFingerprints(
+  config: Config,
+  plugins: ResolvedPlugins | undefined,
+): { all: string; rendered: string } {
+  const all = digest({ layout: LAYOUT_VERSION, languages: config.languages });
+  const rendered = plugins && pluginsFingerprint(plugins);
+  return { all, rendered: rendered ? digest({ all, plugins: rendered }) : all };
+}
+
 /**
  * content/ -> desired records. Files with errors are skipped and protected, never taken as
  * deleted; files whose inputs are those of the last write are taken from state unrendered.
@@ -70,12 +91,22 @@ export async function readSource(
       ? { key, slug: key.slice(key.indexOf('/') + 1) }
       : undefined;
   };
+  const { remarkPlugins, rehypePlugins } = config.markdown;
+  // Found (not imported) on every run, so that a plugin's new version renders again what it renders.
+  const plugins =
+    remarkPlugins.length || rehypePlugins.length
+      ? resolvePlugins(config.projectDir, config.markdown)
+      : undefined;
+  const fingerprints = extraFingerprints(config, plugins);
+  const fingerprintOf = (resource: RecordResource) =>
+    resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
   const hashCache = openHashCache(config.stateDir);
   const scan = await scanContent({
     projectDir: config.projectDir,
     contentDir: config.contentDir,
     hashCache,
     limits: config.limits,
+    languages: config.languages,
     ...(options.only ? { only: options.only } : {}),
     ...(options.overwriteDrift ? {} : { known }),
   });
@@ -116,13 +147,14 @@ export async function readSource(
     return reuseRecord(doc, entry, {
       config,
       imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))),
+      fingerprint: fingerprintOf(doc.resource),
     });
   };
   for (const stub of scan.unchanged) {
     const entry = state.records[stub.key];
     const record = entry?.input?.media.length
       ? await reuse(stub)
-      : reuseRecord(stub, entry, { config, imageHashes: [] });
+      : reuseRecord(stub, entry, { config, imageHashes: [], fingerprint: fingerprintOf(stub.resource) });
     if (record) {
       reused.push(record);
       continue;
@@ -134,6 +166,9 @@ export async function readSource(
       hashCache,
       limits: config.limits,
       readPath: stub.readPath,
+      stem: stub.stem,
+      lang: stub.lang,
+      languages: config.languages,
     });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
@@ -158,7 +193,19 @@ export async function readSource(
     defaultSize: config.media.defaultSize,
     limits: config.limits,
     documents: toRender,
+    ...(plugins ? { plugins } : {}),
   });
+  // A plugin that fails to load fails every document the same way: that is the run's failure.
+  let pluginFailure: SyncError | undefined;
+  const render = async (markdown: string) => {
+    try {
+      return await renderer.render(markdown);
+    } catch (error) {
+      if (error instanceof SyncError) pluginFailure ??= error;
+      throw error;
+    }
+  };
+  const languageField = config.languages.field;
   const limit = pLimit(32);
   const built: Array<{
     key: string;
@@ -174,11 +221,19 @@ export async function readSource(
         // would keep the whole content folder in memory twice (Markdown and HTML).
         const doc = docs[i]!;
         docs[i] = undefined;
-        const { record, problems } = await buildRecord(doc, { config, render: renderer.render, media });
+        const { record, problems } = await buildRecord(doc, {
+          config,
+          render,
+          media,
+          fingerprint: fingerprintOf(doc.resource),
+        });
+        if (record && languageField && (doc.resource === 'article' || doc.resource === 'page'))
+          record.values[languageField] = doc.lang ?? config.languages.default;
         built.push({ key: doc.key, file: doc.file, record, problems });
       }),
     ),
   ).finally(() => renderer.close());
+  if (pluginFailure) throw pluginFailure;
   const desired: DesiredRecord[] = [];
   for (const { key, file, record, problems: own } of built) {
     problems.push(...own);
