@@ -270,8 +270,8 @@ export interface UserConfig {
      */
     codes?: string[];
     /**
-     * API field that receives each record's language (articles and pages), e.g. `'lang'`; unset,
-     * the language is sent only as part of the slug.
+     * API field that receives each article's language, e.g. `'lang'` (the CMS keeps custom fields
+     * on articles only); unset, the language is sent only as part of the slug.
      * @default undefined
      */
     field?: string;

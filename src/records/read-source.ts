@@ -3,7 +3,7 @@ import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
-import { scanContent } from '../source/scan-content.js';
+import { duplicateProblem, scanContent } from '../source/scan-content.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -138,6 +138,8 @@ export async function readSource(
   // An unchanged file whose images or pipeline changed must be parsed after all.
   const docs: Array<SourceDocument | undefined> = scan.documents;
   const reused: DesiredRecord[] = [];
+  /** Files known unchanged that had to be read after all: the key state gave them may no longer be theirs. */
+  const reread = new Set<SourceDocument>();
   // The record as state has it, if its file, images and pipeline are unchanged. Most records have
   // no local image: those are checked without waiting on anything (an await per record adds up).
   const reuse = async (
@@ -174,9 +176,34 @@ export async function readSource(
       problems.push(...doc.problems);
       failedFiles.push(stub.file);
       keys.push(stub.key, ...doc.claimedKeys);
-    } else docs.push(doc);
+    } else {
+      docs.push(doc);
+      if (doc.key !== stub.key) reread.add(doc);
+    }
   }
-  const documentCount = docs.length + reused.length;
+  // A new layout or `languages` gives such a file another key, which the scan could not check
+  // against the others: two files with one key are both skipped, as the scan does.
+  if (reread.size > 0) {
+    const claimants = new Map<string, Array<SourceDocument | DesiredRecord>>();
+    for (const claimant of [...docs, ...reused]) {
+      if (!claimant) continue;
+      const list = claimants.get(claimant.key);
+      if (list) list.push(claimant);
+      else claimants.set(claimant.key, [claimant]);
+    }
+    for (const [key, list] of claimants) {
+      if (list.length < 2 || !list.some((c) => reread.has(c as SourceDocument))) continue;
+      keys.push(key);
+      for (const claimant of list) {
+        problems.push(duplicateProblem(claimant, list));
+        failedFiles.push(claimant.file);
+        const at = docs.indexOf(claimant as SourceDocument);
+        if (at !== -1) docs[at] = undefined;
+        else reused.splice(reused.indexOf(claimant as DesiredRecord), 1);
+      }
+    }
+  }
+  const documentCount = docs.filter(Boolean).length + reused.length;
   // Parsed files can still be as at the last write (e.g. state written before file hashes were kept).
   for (const [i, doc] of docs.entries()) {
     const record = !doc || options.overwriteDrift ? undefined : await reuse(doc);
@@ -227,7 +254,8 @@ export async function readSource(
           media,
           fingerprint: fingerprintOf(doc.resource),
         });
-        if (record && languageField && (doc.resource === 'article' || doc.resource === 'page'))
+        // Articles only: of the CMS's resources, only articles take fields beyond their own.
+        if (record && languageField && doc.resource === 'article')
           record.values[languageField] = doc.lang ?? config.languages.default;
         built.push({ key: doc.key, file: doc.file, record, problems });
       }),

@@ -188,7 +188,10 @@ function layoutProblems(
       problems.push({ file: byPath.get(inContent)!.file, line: 1, column: 1, message, severity: 'warning' });
   };
   for (const [folder, files] of resources) {
-    const index = records.find((p) => path.posix.dirname(p) === folder) ?? files[0]!;
+    // At the bundle's index in the default language, if it has one: the file a writer opens first.
+    const indexes = records.filter((p) => path.posix.dirname(p) === folder);
+    const index =
+      indexes.find((p) => pathIdentity(p, languages).lang === undefined) ?? indexes[0] ?? files[0]!;
     const names = files.map((f) => f.slice(folder.length + 1));
     const shown =
       names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
@@ -207,15 +210,15 @@ function layoutProblems(
   return { documentPaths: records.map((p) => byPath.get(p)!), problems };
 }
 
-function duplicateProblem(
-  doc: SourceDocument | UnparsedDocument,
-  claimants: ReadonlyArray<SourceDocument | UnparsedDocument>,
-): FileProblem {
+/** One of two or more files that claim one key (a file known unchanged has no front matter lines). */
+export function duplicateProblem<
+  T extends { file: string; key: string; frontMatterLines?: Record<string, number> },
+>(doc: T, claimants: readonly T[]): FileProblem {
   const others = claimants.filter((d) => d !== doc).map((d) => d.file);
-  const fromSlug = !('unparsed' in doc) && Object.hasOwn(doc.frontMatterLines, 'slug');
+  const fromSlug = doc.frontMatterLines !== undefined && Object.hasOwn(doc.frontMatterLines, 'slug');
   return {
     file: doc.file,
-    line: fromSlug && !('unparsed' in doc) ? (doc.frontMatterLines['slug'] ?? 1) : 1,
+    line: fromSlug ? (doc.frontMatterLines?.['slug'] ?? 1) : 1,
     column: 1,
     message:
       `key "${doc.key}" is also claimed by ${others.join(', ')}; both files are skipped until one of them ` +
