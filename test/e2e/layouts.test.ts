@@ -35,7 +35,7 @@ describe('site layouts as writers have them', () => {
   it(
     'syncs page bundles by folder name with their images, translations under their own keys, and not a ' +
       'bundle’s other Markdown files',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       project = await createProject(site());
       const result = await project.run(['apply']);

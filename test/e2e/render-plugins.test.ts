@@ -57,7 +57,7 @@ describe('remark and rehype plugins from sync.config.ts', () => {
   it(
     'renders with them, in this thread and on a worker, and renders again exactly what a change of ' +
       'their options or code affects',
-    { timeout: 60_000 },
+    { timeout: 180_000 },
     async () => {
       project = await createProject({
         'sync.config.ts': config('fancy'),
@@ -102,73 +102,81 @@ describe('remark and rehype plugins from sync.config.ts', () => {
     },
   );
 
-  it('loads npm plugins from the project’s node_modules, and renders again when a version changes', async () => {
-    const shout = (version: string) =>
-      JSON.stringify({ name: 'rehype-shout', version, type: 'module', exports: './index.js' });
-    project = await createProject({
-      'sync.config.ts':
-        "export default { markdown: { rehypePlugins: ['rehype-minify-whitespace', 'rehype-shout'] } };\n",
-      'node_modules/rehype-shout/package.json': shout('1.0.0'),
-      'node_modules/rehype-shout/index.js':
-        "export default () => (tree) => { tree.children.push({ type: 'text', value: '!' }); };\n",
-      'content/articles/one.md': article('One', '- a\n- b\n'),
-      'content/categories/news.md': '---\nname: News\n---\n',
-    });
-    // A real package, installed as npm links one: its own dependencies are found from where it really is.
-    const real = path.join(NODE_MODULES, 'rehype-minify-whitespace');
-    await symlink(real, path.join(project.dir, 'node_modules/rehype-minify-whitespace'), 'dir');
-    const applied = await project.run(['apply']);
-    expect(applied.code, applied.stderr).toBe(0);
-    expect((await project.records('article'))[0]!.body).toBe('<ul><li>a</li><li>b</li></ul>!');
-    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as JsonRun;
-    expect(rerun.source.rendered).toBe(0);
+  it(
+    'loads npm plugins from the project’s node_modules, and renders again when a version changes',
+    { timeout: 120_000 },
+    async () => {
+      const shout = (version: string) =>
+        JSON.stringify({ name: 'rehype-shout', version, type: 'module', exports: './index.js' });
+      project = await createProject({
+        'sync.config.ts':
+          "export default { markdown: { rehypePlugins: ['rehype-minify-whitespace', 'rehype-shout'] } };\n",
+        'node_modules/rehype-shout/package.json': shout('1.0.0'),
+        'node_modules/rehype-shout/index.js':
+          "export default () => (tree) => { tree.children.push({ type: 'text', value: '!' }); };\n",
+        'content/articles/one.md': article('One', '- a\n- b\n'),
+        'content/categories/news.md': '---\nname: News\n---\n',
+      });
+      // A real package, installed as npm links one: its own dependencies are found from where it really is.
+      const real = path.join(NODE_MODULES, 'rehype-minify-whitespace');
+      await symlink(real, path.join(project.dir, 'node_modules/rehype-minify-whitespace'), 'dir');
+      const applied = await project.run(['apply']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect((await project.records('article'))[0]!.body).toBe('<ul><li>a</li><li>b</li></ul>!');
+      const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as JsonRun;
+      expect(rerun.source.rendered).toBe(0);
 
-    // Same code, new version: a package is known by its name and version, the category not rendered.
-    await project.write('node_modules/rehype-shout/package.json', shout('1.0.1'));
-    const bumped = JSON.parse((await project.run(['apply', '--json'])).stdout) as JsonRun;
-    expect(bumped.source).toMatchObject({ documents: 2, rendered: 1 });
-    expect(bumped.plan.changes.filter((c) => c.action !== 'unchanged')).toEqual([]);
-  });
+      // Same code, new version: a package is known by its name and version, the category not rendered.
+      await project.write('node_modules/rehype-shout/package.json', shout('1.0.1'));
+      const bumped = JSON.parse((await project.run(['apply', '--json'])).stdout) as JsonRun;
+      expect(bumped.source).toMatchObject({ documents: 2, rendered: 1 });
+      expect(bumped.plan.changes.filter((c) => c.action !== 'unchanged')).toEqual([]);
+    },
+  );
 
-  it('stops the run, naming the plugin and why, when one cannot be found or loaded', async () => {
-    project = await createProject({
-      'sync.config.ts': "export default { markdown: { remarkPlugins: ['./plugins/missing.mjs'] } };\n",
-      'plugins/broken.mjs': 'export default function ( {\n',
-      'plugins/not-a-plugin.mjs': 'export const x = 1;\n',
-      'content/articles/one.md': article('One', 'Hello.'),
-    });
-    const missing = await project.run(['plan']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(
-      'The remark plugin `./plugins/missing.mjs` in markdown.remarkPlugins could not be found (resolved from ',
-    );
-    expect(missing.stderr).toContain("Cannot find module './plugins/missing.mjs'");
+  it(
+    'stops the run, naming the plugin and why, when one cannot be found or loaded',
+    { timeout: 120_000 },
+    async () => {
+      project = await createProject({
+        'sync.config.ts': "export default { markdown: { remarkPlugins: ['./plugins/missing.mjs'] } };\n",
+        'plugins/broken.mjs': 'export default function ( {\n',
+        'plugins/not-a-plugin.mjs': 'export const x = 1;\n',
+        'content/articles/one.md': article('One', 'Hello.'),
+      });
+      const missing = await project.run(['plan']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain(
+        'The remark plugin `./plugins/missing.mjs` in markdown.remarkPlugins could not be found (resolved from ',
+      );
+      expect(missing.stderr).toContain("Cannot find module './plugins/missing.mjs'");
 
-    await project.write(
-      'sync.config.ts',
-      "export default { markdown: { rehypePlugins: ['./plugins/broken.mjs'] } };\n",
-    );
-    const broken = await project.run(['plan']);
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(
-      /The rehype plugin `\.\/plugins\/broken\.mjs` in markdown\.rehypePlugins could not be loaded: .*Unexpected/,
-    );
-    expect(broken.stderr).not.toContain('content/articles/one.md');
+      await project.write(
+        'sync.config.ts',
+        "export default { markdown: { rehypePlugins: ['./plugins/broken.mjs'] } };\n",
+      );
+      const broken = await project.run(['plan']);
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(
+        /The rehype plugin `\.\/plugins\/broken\.mjs` in markdown\.rehypePlugins could not be loaded: .*Unexpected/,
+      );
+      expect(broken.stderr).not.toContain('content/articles/one.md');
 
-    await project.write(
-      'sync.config.ts',
-      "export default { markdown: { rehypePlugins: ['./plugins/not-a-plugin.mjs'] } };\n",
-    );
-    const notPlugin = await project.run(['plan']);
-    expect(notPlugin.code).toBe(1);
-    expect(notPlugin.stderr).toContain(
-      'The rehype plugin `./plugins/not-a-plugin.mjs` in markdown.rehypePlugins is not a unified plugin: its ' +
-        'default export is missing, not a function.',
-    );
-    expect(await project.records('article')).toEqual([]);
-  });
+      await project.write(
+        'sync.config.ts',
+        "export default { markdown: { rehypePlugins: ['./plugins/not-a-plugin.mjs'] } };\n",
+      );
+      const notPlugin = await project.run(['plan']);
+      expect(notPlugin.code).toBe(1);
+      expect(notPlugin.stderr).toContain(
+        'The rehype plugin `./plugins/not-a-plugin.mjs` in markdown.rehypePlugins is not a unified plugin: its ' +
+          'default export is missing, not a function.',
+      );
+      expect(await project.records('article')).toEqual([]);
+    },
+  );
 
-  it('takes plugins by specifier with JSON options only, and says why', async () => {
+  it('takes plugins by specifier with JSON options only, and says why', { timeout: 120_000 }, async () => {
     project = await createProject({
       'sync.config.ts': 'export default { markdown: { remarkPlugins: [() => () => {}] } };\n',
       'content/articles/one.md': article('One', 'Hello.'),
