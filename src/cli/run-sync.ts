@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
+import { collapseWarnings } from '../records/collapse-warnings.js';
 import { formatProblem, redactCredentials, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
@@ -216,7 +217,7 @@ async function syncPass(
   // On a terminal, errors stand out in red and warnings in yellow; logs and pipes get plain text.
   const tint = pc.createColors(io.stderr.isTTY === true && !io.env.NO_COLOR);
   const problemLine = (p: FileProblem) => (p.severity === 'error' ? tint.red : tint.yellow)(formatProblem(p));
-  for (const p of source.problems) if (show(p)) writeLine(io.stderr, problemLine(p));
+  for (const p of collapseWarnings(source.problems.filter(show))) writeLine(io.stderr, problemLine(p));
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   if (flags.strict && hasErrors) {
     writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');

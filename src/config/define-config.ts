@@ -30,6 +30,12 @@ export interface ResourceOptions {
   allowDelete?: boolean;
 }
 
+/**
+ * A unified plugin as the render workers can load it: a module specifier (`'remark-gfm'`,
+ * `'./plugins/x.js'`), or `[specifier, options]` where options are JSON data.
+ */
+export type PluginEntry = string | [specifier: string, options?: unknown];
+
 /** A config's own API client factory (`target.client`): see `CmsClient` for what it returns. */
 export type ClientFactory = (
   options: ClientFactoryOptions,
@@ -245,6 +251,31 @@ export interface UserConfig {
   statusMap?: { draft?: number; published?: number };
   /** Per-resource field mapping and rules. */
   resources?: Partial<Record<RecordResource, ResourceOptions>>;
+  /**
+   * Translations (`index.es.md`, `post.pt-br.md`, or front matter `lang: es`): a document in the
+   * default language keeps its slug, one in another language gets `<slug>-<lang>`.
+   */
+  languages?: {
+    /**
+     * The language of documents that name none; its documents keep their plain slug.
+     * @default 'en'
+     */
+    default?: string;
+    /**
+     * Languages recognised in file names (`post.es.md`). Without it, any two-letter language
+     * code, with an optional region or script (`pt-br`, `zh-hant`), is one; with it, only these
+     * are, so `notes.it.md` can stay a document named `notes.it` on a site with no Italian.
+     * @default any two-letter language code
+     * @example ['en', 'es', 'pt-br']
+     */
+    codes?: string[];
+    /**
+     * API field that receives each article's language, e.g. `'lang'` (the CMS keeps custom fields
+     * on articles only); unset, the language is sent only as part of the slug.
+     * @default undefined
+     */
+    field?: string;
+  };
   /** How cms-sync reads and writes the API where the spec leaves it open (docs/cms-api.md). */
   /** How Markdown bodies are read before they are rendered. */
   markdown?: {
@@ -268,6 +299,23 @@ export interface UserConfig {
      * @default {}
      */
     site?: SiteInfo;
+    /**
+     * remark plugins (Markdown syntax tree), run after GFM and before images are collected, as
+     * Astro and Docusaurus take them: each a module specifier, resolved from the project folder
+     * as Node would from sync.config.ts, or `[specifier, options]` with JSON options. A plugin's
+     * name, version (or a local file's content) and options are part of each rendered record's
+     * fingerprint, so changing one renders the articles and pages again, and only them.
+     * @default []
+     * @example remarkPlugins: ['remark-smartypants', ['./plugins/abbr.js', { wiki: true }]]
+     */
+    remarkPlugins?: PluginEntry[];
+    /**
+     * rehype plugins (HTML syntax tree), run after raw HTML is parsed and before images become
+     * media blocks; given as `remarkPlugins` are.
+     * @default []
+     * @example rehypePlugins: [['rehype-external-links', { rel: ['nofollow'] }]]
+     */
+    rehypePlugins?: PluginEntry[];
   };
   wire?: {
     /**

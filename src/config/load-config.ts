@@ -235,6 +235,13 @@ export function resolveConfig(
       templates: user.markdown?.templates ?? 'auto',
       shortcodes: { ...user.markdown?.shortcodes },
       site: { ...user.markdown?.site },
+      remarkPlugins: user.markdown?.remarkPlugins ?? [],
+      rehypePlugins: user.markdown?.rehypePlugins ?? [],
+    },
+    languages: {
+      default: (user.languages?.default ?? 'en').toLowerCase(),
+      codes: user.languages?.codes?.map((code) => code.toLowerCase()),
+      field: user.languages?.field,
     },
     wire: {
       endpointPath: user.wire?.endpointPath ?? '/functions/api',

@@ -4,7 +4,9 @@ import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import { managedFields } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
-import type { ClientFactory, UserConfig } from './define-config.js';
+import type { ClientFactory, PluginEntry, UserConfig } from './define-config.js';
+import { pluginEntryProblem } from '../render/plugins.js';
+import { isLanguageTag } from '../source/languages.js';
 import type { ContentLimits } from '../source/limits.js';
 import type { ShortcodeHandler, SiteInfo } from '../render/templates/builtins.js';
 
@@ -21,7 +23,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 2;
+export const CONFIG_SCHEMA_VERSION = 3;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -36,6 +38,17 @@ function buildConfigSchema(z: typeof Z) {
       .min(min, {
         error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}`,
       });
+
+  const pluginEntry = (stage: string) =>
+    z.custom<PluginEntry>((value) => pluginEntryProblem(value) === undefined, {
+      error: (issue) =>
+        `Expected each of \`markdown.${stage}\` to be usable: ${pluginEntryProblem(issue.input)}`,
+    });
+  const languageTag = (name: string) =>
+    z.string().refine((tag) => isLanguageTag(tag), {
+      error: (issue) =>
+        `Expected \`${name}\` to be a language tag such as en, es or pt-br, got ${describe(issue.input)}`,
+    });
 
   const resourceOptions = z.strictObject({
     fields: z.record(z.string(), z.string().min(1)).optional(),
@@ -120,6 +133,15 @@ function buildConfigSchema(z: typeof Z) {
             params: z.record(z.string(), z.unknown()).optional(),
           })
           .optional(),
+        remarkPlugins: z.array(pluginEntry('remarkPlugins')).optional(),
+        rehypePlugins: z.array(pluginEntry('rehypePlugins')).optional(),
+      })
+      .optional(),
+    languages: z
+      .strictObject({
+        default: languageTag('languages.default').optional(),
+        codes: z.array(languageTag('languages.codes')).optional(),
+        field: z.string().min(1).optional(),
       })
       .optional(),
     wire: z
@@ -192,7 +214,11 @@ export interface Config {
     templates: 'auto' | 'hugo' | 'liquid' | false;
     shortcodes: Record<string, ShortcodeHandler>;
     site: SiteInfo;
+    remarkPlugins: PluginEntry[];
+    rehypePlugins: PluginEntry[];
   };
+  /** Translations (see UserConfig.languages), lower case. */
+  languages: { default: string; codes: string[] | undefined; field: string | undefined };
   wire: {
     endpointPath: string;
     pageSize: number;

@@ -49,7 +49,7 @@ export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult
 /** Document -> DesiredRecord, or the problems that keep it from being synced. */
 export async function buildRecord(
   doc: SourceDocument,
-  context: { config: Config; render: Renderer; media: MediaResolver },
+  context: { config: Config; render: Renderer; media: MediaResolver; fingerprint?: string | undefined },
 ): Promise<{ record?: DesiredRecord; problems: FileProblem[] }> {
   const problems: FileProblem[] = [];
   const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
@@ -209,7 +209,7 @@ export async function buildRecord(
   record.input = {
     hash: inputHash(
       doc.hash,
-      pipelineFingerprint(context.config),
+      withExtra(pipelineFingerprint(context.config), context.fingerprint),
       local.map((m) => m.sha256),
     ),
     media: local.map((m) => m.contentPath),
@@ -305,6 +305,11 @@ function templatesFingerprint(config: Config): unknown {
     : { templates, handlers, site };
 }
 
+/** The pipeline's fingerprint with what the caller adds for this record (plugins, layout: see readSource). */
+function withExtra(fingerprint: string, extra: string | undefined): string {
+  return extra === undefined ? fingerprint : `${fingerprint}+${extra}`;
+}
+
 /** The digest of a record's inputs (RecordInput.hash): file bytes, pipeline, images. */
 export function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[]): string {
   return digest(`${fileHash}:${fingerprint}:${mediaHashes.join(',')}`);
@@ -318,13 +323,17 @@ export function inputHash(fileHash: string, fingerprint: string, mediaHashes: st
 export function reuseRecord(
   doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
   entry: StateRecord | undefined,
-  context: { config: Config; imageHashes: ReadonlyArray<string | undefined> },
+  context: {
+    config: Config;
+    imageHashes: ReadonlyArray<string | undefined>;
+    fingerprint?: string | undefined;
+  },
 ): DesiredRecord | undefined {
   if (!entry?.input || entry.file !== doc.file) return undefined;
   const hashes = context.imageHashes;
   if (hashes.length !== entry.input.media.length || hashes.some((h) => h === undefined)) return undefined;
-  if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash)
-    return undefined;
+  const fingerprint = withExtra(pipelineFingerprint(context.config), context.fingerprint);
+  if (inputHash(doc.hash, fingerprint, hashes as string[]) !== entry.input.hash) return undefined;
   const record: DesiredRecord = {
     key: doc.key,
     resource: doc.resource,
