@@ -9,6 +9,7 @@ import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../res
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { remoteDigests, sourceDigests } from './digest.js';
+import { fieldValues, type FieldValue } from './field-diff.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
 
 export type { RemoteListing } from '../remote/snapshot.js';
@@ -39,6 +40,8 @@ export interface PlanInput {
   trustState?: boolean;
   /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
   remoteMedia?: RemoteRecord[];
+  /** --diff: each create, update and drift carries both sides of the fields it names (`values`). */
+  fieldValues?: boolean;
 }
 
 interface Base {
@@ -47,7 +50,7 @@ interface Base {
   file: string;
 }
 export type Change =
-  | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
+  | (Base & { action: 'create'; record: DesiredRecord; fields: string[]; values?: FieldValue[] })
   | (Base & {
       action: 'update';
       id: number;
@@ -55,6 +58,8 @@ export type Change =
       fields: string[];
       owner: StateRecord['owner'];
       overwrite?: 'drift' | 'conflict';
+      /** With `fieldValues`: the CMS's value and ours, for each field that differs. */
+      values?: FieldValue[];
     })
   | (Base & {
       action: 'adopt';
@@ -70,6 +75,10 @@ export type Change =
       id: number;
       kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms';
       fields: string[];
+      /** `fields` under the CMS's own names (the wire mapping), which is how drift is reported. */
+      cmsFields: string[];
+      /** With `fieldValues`: the CMS's value and ours, for each drifted field. */
+      values?: FieldValue[];
     })
   | (Base & { action: 'delete'; id: number })
   | (Base & { action: 'forget'; id: number })
@@ -112,6 +121,7 @@ export function computePlan(input: PlanInput): Plan {
   const book = idBook(input);
   const claimed = managedIds(state);
   const desiredKeys = new Set(input.desired.map((d) => d.key));
+  const desiredByKey = new Map(input.fieldValues ? input.desired.map((d) => [d.key, d]) : []);
 
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
@@ -214,6 +224,7 @@ export function computePlan(input: PlanInput): Plan {
           id: entry.id,
           kind: changed.length ? 'conflict' : 'changed-in-cms',
           fields: inCms,
+          cmsFields: inCms.map((f) => apiName(f, resource)),
         });
       }
       continue;
@@ -221,7 +232,15 @@ export function computePlan(input: PlanInput): Plan {
     if (entry && !remote && input.remote[record.resource].complete) {
       if (input.overwriteDrift)
         changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
-      else changes.push({ ...base, action: 'drift', id: entry.id, kind: 'deleted-in-cms', fields: [] });
+      else
+        changes.push({
+          ...base,
+          action: 'drift',
+          id: entry.id,
+          kind: 'deleted-in-cms',
+          fields: [],
+          cmsFields: [],
+        });
       continue;
     }
     if (entry && !remote) {
@@ -266,6 +285,15 @@ export function computePlan(input: PlanInput): Plan {
   changes.push(...removals.kept, ...removals.deletes);
   const { deletes, deletesHeld } = removals;
 
+  if (input.fieldValues) {
+    for (const change of changes) {
+      if (change.action !== 'create' && change.action !== 'update' && change.action !== 'drift') continue;
+      const record = change.action === 'drift' ? desiredByKey.get(change.key) : change.record;
+      if (!record || change.fields.length === 0) continue;
+      const held = change.action === 'create' ? undefined : remoteById.get(change.resource)!.get(change.id);
+      change.values = fieldValues(record, held, change.fields, book, input.resources[change.resource]);
+    }
+  }
   const uploads = plannedUploads(changes, book);
   changes.sort(byApplyOrder);
   const plan: Plan = { changes, uploads, problems, knownMedia: knownMedia(input, book) };
