@@ -25,7 +25,7 @@ export function choosePager(context: PagerContext): string | undefined {
   const { env } = context;
   if (!context.pager || context.json || !context.isTTY) return undefined;
   if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') return undefined;
-  if (context.rows === undefined || context.lines < context.rows) return undefined;
+  if (!context.rows || context.lines < context.rows) return undefined;
   if (env.PAGER !== undefined) return env.PAGER.trim() || undefined;
   return 'less -FRX';
 }

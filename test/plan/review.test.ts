@@ -1,7 +1,9 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createProject, type Project } from '../e2e/harness.js';
+import { BIN, createProject, SECRET_TOKEN, type Project } from '../e2e/harness.js';
 
 let project: Project | undefined;
 afterEach(async () => {
@@ -109,6 +111,16 @@ describe('plans a reviewer can read', () => {
     // Without --diff, no values: the JSON stays small.
     const bare = JSON.parse((await project.run(['plan', '--json'])).stdout);
     expect(bare.plan.changes.some((c: any) => 'values' in c)).toBe(false);
+    // A saved plan with diffs in it is still one `apply FILE` carries out.
+    expect((await project.run(['plan', '--diff', '--out', 'plan.json'])).code).toBe(0);
+    expect(JSON.parse(await project.read('plan.json')).plan.changes.some((c: any) => c.values)).toBe(true);
+    const applied = await project.run(['apply', 'plan.json']);
+    expect(applied.stderr).not.toContain('Refusing');
+    expect((await project.records('article')).map((r) => r.title).sort()).toEqual([
+      'Calm (edited in the CMS)',
+      'New one',
+      'Storm: roads closed',
+    ]);
   }, 60_000);
 
   it('never pages when stdout is not a terminal, even with $PAGER set', async () => {
@@ -119,4 +131,45 @@ describe('plans a reviewer can read', () => {
     expect(plan.stdout).toMatch(/^Target: .*\nPlan: 1 to create/);
     expect(existsSync(marker)).toBe(false);
   }, 60_000);
+
+  // `script` (util-linux) runs the CLI on a pseudo-terminal of 10 rows, as a user's terminal.
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)(
+    'pages a plan longer than the terminal through $PAGER, unless --no-pager or CI',
+    async () => {
+      project = await reviewedProject();
+      const paged = path.join(project.dir, 'paged.txt');
+      const onTerminal = (args: string, env: Record<string, string> = {}) => {
+        const command = `stty rows 10 cols 120; ${process.execPath} ${BIN} --cwd ${project!.dir} ${args}`;
+        // Not spawnSync: the local CMS the CLI talks to runs in this process.
+        const child = spawn('script', ['-qec', command, '/dev/null'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            PATH: process.env.PATH,
+            HOME: process.env.HOME,
+            CMS_BASE_URL: project!.cms.url,
+            CMS_API_TOKEN: SECRET_TOKEN,
+            NO_COLOR: '1',
+            PAGER: `cat > ${paged}`,
+            ...env,
+          },
+        });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+        return new Promise<string>((resolve) => child.on('close', () => resolve(out)));
+      };
+      const screen = await onTerminal('plan --diff');
+      const text = await readFile(paged, 'utf8');
+      expect(text).toMatch(/^Plan: 1 to create, 1 to update/m);
+      expect(text).toContain('+  <li>trains and buses</li>');
+      expect(screen).not.toContain('Plan:');
+      await rm(paged);
+      expect(await onTerminal('plan --diff --no-pager')).toContain('Plan: 1 to create');
+      expect(await onTerminal('plan --diff', { CI: 'true' })).toContain('Plan: 1 to create');
+      // A plan that fits the screen is printed, not paged.
+      expect(await onTerminal('plan --compact')).toContain('Plan: 1 to create');
+      expect(existsSync(paged)).toBe(false);
+    },
+    90_000,
+  );
 });
