@@ -28,6 +28,7 @@ import { createPathFilter } from '../source/glob.js';
 import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
 import { interruptSignal, writeLine, type CliIO } from './io.js';
+import { printPaged } from './pager.js';
 import { createProgress } from './progress.js';
 import { openSession, readOnlyState, type Session, type SessionOptions } from './session.js';
 import type { Target } from './target.js';
@@ -58,6 +59,12 @@ export interface SyncFlags {
   local?: boolean;
   /** --token-file: read the API token from this file rather than the environment. */
   tokenFile?: string;
+  /** plan --diff: each changed field's diff (text), both sides of it (--json). */
+  diff?: boolean;
+  /** plan --compact: counts only, one line per resource and action. */
+  compact?: boolean;
+  /** plan --no-pager (false): never page the plan. */
+  pager?: boolean;
 }
 
 export interface SyncOutcome {
@@ -204,7 +211,8 @@ async function syncPass(
     config,
     {
       only: flags.only,
-      overwriteDrift: flags.overwriteDrift,
+      // --diff shows our side of a drifted field too, so every record is built, as for --overwrite-drift.
+      overwriteDrift: flags.overwriteDrift || flags.diff,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
       ...aheadHooks,
@@ -263,7 +271,8 @@ async function syncPass(
         ? await ahead.library()
         : (await client.list('media')).records
       : undefined;
-  const plan = computePlan({
+  const planInput = {
+    ...(flags.diff ? { fieldValues: true } : {}),
     ...(remoteMedia ? { remoteMedia } : {}),
     trustState: !refresh,
     ...(config.wire.changeMarker ? { changeMarker: config.wire.changeMarker } : {}),
@@ -275,7 +284,15 @@ async function syncPass(
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
     ...planFlags(flags, config),
-  });
+  };
+  let plan = computePlan(planInput);
+  const lightUpdates =
+    refresh && flags.diff ? (await import('../plan/field-diff.js')).cmsValuesWanted(plan) : undefined;
+  if (lightUpdates?.size) {
+    // An update of a file the CMS did not change was listed without its fields: read them to diff.
+    await completeRecords(client, remote, lightUpdates, config.wire.pageSize);
+    plan = computePlan(planInput);
+  }
   for (const p of plan.problems) if (show(p)) writeLine(io.stderr, problemLine(p));
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
@@ -297,7 +314,10 @@ async function syncPass(
   const drifted = plan.changes.some((c) => c.action === 'drift');
 
   const skipped = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file)).size;
-  if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, { color, skipped }));
+  const shown = { color, skipped, diff: flags.diff === true, compact: flags.compact === true };
+  if (!flags.json && !flags.quiet && mode === 'plan')
+    await printPaged(io, formatPlan(plan, shown), { json: false, pager: flags.pager !== false });
+  else if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, shown));
   if (mode === 'plan' || plan.abort || !session.store) {
     if (flags.json && !flags.quiet)
       writeLine(

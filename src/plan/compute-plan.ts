@@ -12,6 +12,7 @@ import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { detectRenames } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
+import { fieldValues, type FieldValue } from './field-diff.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
 import { checkRelations, depths } from './relations.js';
 
@@ -45,6 +46,8 @@ export interface PlanInput {
   remoteMedia?: RemoteRecord[];
   /** Take a file renamed without `slug:` as its record moved (see detect-renames.ts). Default true. */
   detectRenames?: boolean;
+  /** --diff: each create, update and drift carries both sides of the fields it names (`values`). */
+  fieldValues?: boolean;
 }
 
 interface Base {
@@ -55,7 +58,7 @@ interface Base {
   movedFrom?: string;
 }
 export type Change =
-  | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
+  | (Base & { action: 'create'; record: DesiredRecord; fields: string[]; values?: FieldValue[] })
   | (Base & {
       action: 'update';
       id: number;
@@ -63,6 +66,8 @@ export type Change =
       fields: string[];
       owner: StateRecord['owner'];
       overwrite?: 'drift' | 'conflict';
+      /** With `fieldValues`: the CMS's value and ours, for each field that differs. */
+      values?: FieldValue[];
     })
   | (Base & {
       action: 'adopt';
@@ -78,6 +83,10 @@ export type Change =
       id: number;
       kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms';
       fields: string[];
+      /** `fields` under the CMS's own names (the wire mapping), which is how drift is reported. */
+      cmsFields: string[];
+      /** With `fieldValues`: the CMS's value and ours, for each drifted field. */
+      values?: FieldValue[];
     })
   | (Base & {
       action: 'delete';
@@ -147,6 +156,7 @@ export function computePlan(input: PlanInput): Plan {
 
   const relations = checkRelations({ desired: input.desired, book, protectedKeys: input.protectedKeys });
   problems.push(...relations.problems);
+  const desiredByKey = new Map(input.fieldValues ? input.desired.map((d) => [d.key, d]) : []);
 
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
@@ -239,6 +249,7 @@ export function computePlan(input: PlanInput): Plan {
           id: entry.id,
           kind: changed.length ? 'conflict' : 'changed-in-cms',
           fields: inCms,
+          cmsFields: inCms.map((f) => apiName(f, resource)),
         });
       }
       continue;
@@ -246,7 +257,15 @@ export function computePlan(input: PlanInput): Plan {
     if (entry && !remote && input.remote[record.resource].complete) {
       if (input.overwriteDrift)
         changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
-      else changes.push({ ...base, action: 'drift', id: entry.id, kind: 'deleted-in-cms', fields: [] });
+      else
+        changes.push({
+          ...base,
+          action: 'drift',
+          id: entry.id,
+          kind: 'deleted-in-cms',
+          fields: [],
+          cmsFields: [],
+        });
       continue;
     }
     if (entry && !remote) {
@@ -291,6 +310,15 @@ export function computePlan(input: PlanInput): Plan {
   changes.push(...removals.kept, ...removals.deletes);
   const { deletes, deletesHeld } = removals;
 
+  if (input.fieldValues) {
+    for (const change of changes) {
+      if (change.action !== 'create' && change.action !== 'update' && change.action !== 'drift') continue;
+      const record = change.action === 'drift' ? desiredByKey.get(change.key) : change.record;
+      if (!record || change.fields.length === 0) continue;
+      const held = change.action === 'create' ? undefined : remoteById.get(change.resource)!.get(change.id);
+      change.values = fieldValues(record, held, change.fields, book, input.resources[change.resource]);
+    }
+  }
   const uploads = plannedUploads(changes, book);
   const depth = chainDepths(input.desired, deletes, state);
   for (const change of deletes) {

@@ -31,7 +31,7 @@ describe('a file renamed without slug:', () => {
 
     const plan = await project.run(['plan']);
     expect(plan.stdout).toContain('→ article/council-budget → article/budget-passes');
-    expect(plan.stdout).toContain('0 to create, 1 to update (1 renamed)');
+    expect(plan.stdout).toContain('Plan: 0 to create, 1 to update');
 
     project.cms.resetStats();
     const apply = await project.run(['apply', '--prune']);
