@@ -19,7 +19,7 @@ const BLOCK =
   /<dynamic-block data-id="(\d+)" data-type="media" data-size="(\w+)" contenteditable="false"><\/dynamic-block>/g;
 
 describe('import hugo, then plan and apply against the local CMS', () => {
-  it('creates posts, translations, pages, categories and users, uploads each image once; a rerun plans nothing', async () => {
+  it('creates posts, translations, pages, categories, users; one upload per image; a rerun plans nothing', async () => {
     project = await createProject({});
     const imported = await project.run(['import', 'hugo', path.join(SITES, 'hugo')]);
     expect(imported.code).toBe(0);
