@@ -10,6 +10,7 @@ import { expandTemplates, type Dialect } from '../render/templates/expand-templa
 import type { ImportOptions } from './import-options.js';
 import type { MigrationReport } from './report.js';
 import { rewriteImages } from './site-images.js';
+import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
 import { ContentWriter } from './write-content.js';
 
@@ -147,7 +148,8 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
   for (const entry of entries) {
     done++;
     const { doc, file } = entry;
-    const expanded = expandTemplates(entry.body, {
+    const raw = profile.dialect === 'liquid' ? protectRaw(entry.body) : undefined;
+    const expanded = expandTemplates(raw?.text ?? entry.body, {
       file,
       bodyLine: entry.bodyLine,
       site: profile.site,
@@ -155,10 +157,11 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
       resolveRef,
     });
     for (const p of expanded.problems) {
-      report.warnings.push(`${p.file}:${p.line}:${p.column}: ${p.message}`);
+      const line = raw ? entry.bodyLine + raw.bodyLine(p.line - entry.bodyLine) : p.line;
+      report.warnings.push(`${p.file}:${line}:${p.column}: ${p.message}`);
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
-    const body = rewriteImages(expanded.text, (url) => {
+    const body = rewriteImages(raw ? raw.restore(expanded.text) : expanded.text, (url) => {
       const found = findLocal(url, doc, profile);
       if (found === 'external') return undefined;
       const where = `${file}:${lineOf(entry, url)}`;

@@ -18,6 +18,7 @@ function errorsIn(stderr: string): string[] {
 const BLOCK =
   /<dynamic-block data-id="(\d+)" data-type="media" data-size="(\w+)" contenteditable="false"><\/dynamic-block>/g;
 
+// Five runs of the real CLI each, on a machine that may be shared: a generous time limit.
 describe('import hugo, then plan and apply against the local CMS', () => {
   it('creates posts, translations, pages, categories, users; one upload per image; a rerun plans nothing', async () => {
     project = await createProject({});
@@ -91,5 +92,5 @@ describe('import hugo, then plan and apply against the local CMS', () => {
     const again = await project.run(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 15 unchanged.');
-  });
+  }, 120_000);
 });

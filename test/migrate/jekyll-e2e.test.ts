@@ -18,6 +18,7 @@ function errorsIn(stderr: string): string[] {
 const BLOCK =
   /<dynamic-block data-id="\d+" data-type="media" data-size="medium" contenteditable="false"><\/dynamic-block>/;
 
+// Five runs of the real CLI each, on a machine that may be shared: a generous time limit.
 describe('import jekyll, then plan and apply against the local CMS', () => {
   it('Jekyll: drafts stay drafts, dates hold, images upload; the one missing image is found at its line', async () => {
     project = await createProject({});
@@ -47,7 +48,7 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('Plan: 14 to create, 0 to update, 0 to delete, 3 to upload, 0 unchanged.');
     expect(plan.stderr).toContain(
-      'content/articles/harbour-walk.md:22:1: warning: `{% include %}` of `newsletter.html`',
+      'content/articles/harbour-walk.md:26:1: warning: `{% include %}` of `newsletter.html`',
     );
 
     const apply = await project.run(['apply']);
@@ -76,6 +77,9 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     });
     expect(bySlug('harbour-walk').body).toMatch(BLOCK);
     expect(bySlug('harbour-walk').body).toContain('<code class="language-ruby">puts "{{ page.title }}"');
+    // `{% raw %}` kept by the import is read by sync as Jekyll reads it: shown, not expanded, not warned about.
+    expect(bySlug('harbour-walk').body).toContain('<p>In prose: {{ site.title }} and {% if x %}.</p>');
+    expect(plan.stderr).not.toMatch(/harbour-walk\.md:\d+:\d+: warning: Liquid/);
     expect(bySlug('harbour-walk-es')).toMatchObject({
       title: 'Un paseo por el puerto',
       category_id: id('travel'),
@@ -98,7 +102,7 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     const again = await project.run(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 14 unchanged.');
-  });
+  }, 120_000);
 
   it('Eleventy: posts and pages created, the photo uploaded once, a rerun plans nothing', async () => {
     project = await createProject({});
@@ -115,5 +119,5 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     expect((await project.records('page')).map((p) => p.slug)).toEqual(['about']);
     const again = await project.run(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
-  });
+  }, 120_000);
 });

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { protectRaw } from '../../src/migrate/site-raw.js';
+import { expandTemplates } from '../../src/render/templates/expand-templates.js';
 import { runInProcess } from './helpers.js';
 import { projectWithSite, summary } from './hugo-and-jekyll-helpers.js';
 
@@ -32,7 +34,7 @@ describe('import jekyll', () => {
         'Warning: site/_posts/2024-02-10-harbour-walk.md:15:7: Liquid output `{{ page.title }}` is left as text: ' +
           '`page.title` is not a value cms-sync knows; cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and ' +
           'the `url`, `relative_url` and `absolute_url` filters',
-        'Warning: site/_posts/2024-02-10-harbour-walk.md:20:1: `{% include %}` of `newsletter.html` is left as ' +
+        'Warning: site/_posts/2024-02-10-harbour-walk.md:24:1: `{% include %}` of `newsletter.html` is left as ' +
           "text: it runs one of the site's templates, which cms-sync cannot; map `include` under " +
           '`markdown.shortcodes` in sync.config.ts (args[0] is the file), or write the content into the file',
         'Warning: site/news/_posts/2024-05-01-city-news.md:7: image `/assets/img/missing.png` is not in the site ' +
@@ -62,7 +64,7 @@ describe('import jekyll', () => {
       'content/users/ana.md',
       'content/users/tom-weller.md',
     ]);
-    // Jekyll's `+0500`-style offset; {{ site.baseurl }} and relative_url resolved; raw kept as written.
+    // Jekyll's `-0500`-style offset; {{ site.baseurl }} and relative_url resolved; raw kept, for sync to read.
     expect(await project.read('content/articles/harbour-walk.md')).toBe(
       [
         '---',
@@ -84,7 +86,11 @@ describe('import jekyll', () => {
         'puts "{{ page.title }}"',
         '```',
         '',
-        'The template shows `{{ page.title }}` literally.',
+        'The template shows {% raw %}`{{ page.title }}`{% endraw %} literally.',
+        '',
+        '{% raw %}',
+        'In prose: {{ site.title }} and {% if x %}.',
+        '{% endraw %}',
         '',
         '{% include newsletter.html %}',
         '',
@@ -187,5 +193,37 @@ describe('import jekyll', () => {
     const file = await runInProcess(project.dir, ['import', 'jekyll', 'site/hugo.toml']);
     expect(file.code).toBe(1);
     expect(file.stderr).toContain('site/hugo.toml: no such folder');
+  });
+});
+
+describe('protectRaw', () => {
+  const expand = (body: string) => {
+    const raw = protectRaw(body);
+    const expanded = expandTemplates(raw.text, { file: 'x.md', dialect: 'liquid' });
+    return { text: raw.restore(expanded.text), problems: expanded.problems, raw };
+  };
+
+  it('keeps {% raw %} in prose for sync, and writes only its inside in code', () => {
+    const { text, problems } = expand(
+      [
+        'Prose {% raw %}{{ a }}{% endraw %} and plain {% raw %}text{% endraw %}.',
+        '',
+        '{% highlight liquid %}',
+        '{% raw %}{{ b }}{% endraw %}',
+        '{% endhighlight %}',
+      ].join('\n'),
+    );
+    expect(problems).toEqual([]);
+    expect(text).toBe(
+      ['Prose {% raw %}{{ a }}{% endraw %} and plain text.', '', '```liquid', '{{ b }}', '```'].join('\n'),
+    );
+  });
+
+  it('maps lines after a raw block that spans lines back to the file', () => {
+    const body = 'a\n{% raw %}\n{{ x }}\n{% endraw %}\n{{ page.y }}\n';
+    const { problems, raw } = expand(body);
+    expect(problems).toHaveLength(1);
+    // `{{ page.y }}` is on line 3 of the set-aside text and on line 5 of the body.
+    expect(raw.bodyLine(problems[0]!.line - 1) + 1).toBe(5);
   });
 });
