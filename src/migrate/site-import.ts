@@ -113,6 +113,21 @@ export const MEDIA_FOLDER = 'media';
 
 const MEDIA_NAME = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
 
+/**
+ * What a document becomes (keys cms-sync does not send are marked *; `plan` warns about them
+ * unless resources.<resource>.passThrough lists them):
+ *
+ * - articles/<slug>.md: title, slug (translations only), date (`date`, else Hugo's `publishDate`,
+ *   else a leading `YYYY-MM-DD-` of the file or bundle name; read in the site's time zone),
+ *   `draft: true` (draft, `published: false`, `_drafts/`), category (the first category's slug),
+ *   tags* (other categories, then tags), author* or authors* (user slugs), description*,
+ *   excerpt* (`excerpt` or Hugo's `summary`), lang*.
+ * - pages/<slug>.md: title, slug (translations only), draft, description*, lang*.
+ * - categories/<slug>.md: name; users/<slug>.md: name, email, bio (from the site's author data).
+ *
+ * A translation (a language in the file name, or a `lang` key other than the site's default) is
+ * `<slug>-<lang>`. Any other front matter key is listed in the report with its file and line.
+ */
 export async function importSite(profile: SiteProfile, options: ImportOptions): Promise<void> {
   const { report } = options;
   const shown = (abs: string) =>
