@@ -75,6 +75,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     mediaRoot: siteDir,
     documents,
     silentKeys: new Set(['layout']),
+    spaceSeparatedNames: true,
   };
 }
 

@@ -65,6 +65,8 @@ export interface SiteProfile {
   documents: SiteDocument[];
   /** Front matter keys that carry only presentation (layout): dropped without a report line. */
   silentKeys: ReadonlySet<string>;
+  /** A taxonomy given as one string is a space-separated list (Jekyll), not one name (Hugo, Eleventy). */
+  spaceSeparatedNames?: boolean;
   /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
   collectionTags?: ReadonlySet<string>;
 }
@@ -319,6 +321,7 @@ function mapEntry(
 
   const draft = doc.draft === true || data.draft === true || data.published === false;
   const collection = profile.collectionTags ?? new Set<string>();
+  const split = profile.spaceSeparatedNames === true;
   return {
     doc,
     file,
@@ -331,8 +334,12 @@ function mapEntry(
     lang,
     date,
     draft,
-    categories: unique([...(doc.pathCategories ?? []), ...names(data.categories), ...names(data.category)]),
-    tags: unique(names(data.tags)).filter((tag) => !collection.has(tag)),
+    categories: unique([
+      ...(doc.pathCategories ?? []),
+      ...names(data.categories, split),
+      ...names(data.category, split),
+    ]),
+    tags: unique(names(data.tags, split)).filter((tag) => !collection.has(tag)),
     authors: unique([...people(data.author), ...people(data.authors)]),
   };
 }
@@ -503,17 +510,16 @@ function slugOf(value: string | undefined): string | undefined {
   return value === undefined ? undefined : value.replace(/^\/+|\/+$/g, '') || undefined;
 }
 
-/** A taxonomy value: a list, or (Jekyll) one string of space-separated names. */
-function names(value: unknown): string[] {
+/** A taxonomy value: a list, or one string (with `split`, Jekyll's space- or comma-separated names). */
+function names(value: unknown, split: boolean): string[] {
   if (Array.isArray(value)) return value.map(text).filter((v): v is string => v !== undefined);
   const one = text(value);
   if (one === undefined) return [];
-  return one.includes(',')
-    ? one
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : one.split(/\s+/);
+  if (!split) return [one];
+  return one
+    .split(one.includes(',') ? ',' : /\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Authors: a name, a list of names, or mappings with a `name`. */

@@ -179,7 +179,7 @@ describe('import hugo', () => {
     await writeFile(site('config/_default/params.toml'), 'greeting = "Hi"\n');
     await writeFile(
       site('content/blog/note.fr.md'),
-      '---\ntitle: Note\ndate: 2024-13-01\n---\n{{< param greeting >}}\n',
+      '---\ntitle: Note\ndate: 2024-13-01\ncategories: Travel Stories\n---\n{{< param greeting >}}\n',
     );
     const run = await runInProcess(project.dir, ['import', 'hugo', 'other']);
     expect(run.code).toBe(0);
@@ -187,7 +187,7 @@ describe('import hugo', () => {
       'Warning: other/content/blog/note.fr.md:3: `date` `2024-13-01` has no month 13: use ISO 8601',
     );
     expect(await project.read('content/articles/note-fr.md')).toBe(
-      '---\ntitle: Note\nslug: note-fr\nlang: fr\n---\n\nHi\n',
+      '---\ntitle: Note\nslug: note-fr\ncategory: travel-stories\nlang: fr\n---\n\nHi\n',
     );
 
     const none = await runInProcess(project.dir, ['import', 'hugo', 'content']);
