@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
 import { dateFromFileName } from '../records/parse-date.js';
+import type { ShortcodeCall } from '../render/templates/builtins.js';
 import type { ImportOptions } from './import-options.js';
 import type { MigrationReport } from './report.js';
 import {
@@ -204,6 +205,7 @@ async function eleventyProfile(
     documents,
     silentKeys: new Set(['layout', 'eleventyNavigation', 'eleventyExcludeFromCollections']),
     collectionTags: new Set(['posts', 'post', 'all']),
+    shortcodes: { image: eleventyImage },
   };
 }
 
@@ -247,6 +249,20 @@ async function walkEleventy(
       baseDir: dir,
     });
   }
+}
+
+/**
+ * `{% image "src", "alt" %}`: the shortcode of Eleventy's image plugin as its starter projects
+ * define it (source, alt, then sizes the CMS makes itself). An image, so that it is copied and
+ * uploaded like any other.
+ */
+function eleventyImage(call: ShortcodeCall): string {
+  const [src, alt = ''] = call.args;
+  if (src === undefined || src.trim() === '')
+    throw new Error('`image` needs a source, e.g. {% image "photo.jpg", "alt" %}');
+  const escape = (value: string) =>
+    value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<img src="${escape(src.trim())}" alt="${escape(alt)}">`;
 }
 
 /** `_data/authors.yml` (or .yaml/.json): handle -> name, email, bio. */

@@ -5,7 +5,7 @@ import { parseDate } from '../records/parse-date.js';
 import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
-import { refPath, type SiteInfo } from '../render/templates/builtins.js';
+import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
 import type { MigrationReport } from './report.js';
@@ -67,6 +67,8 @@ export interface SiteProfile {
   silentKeys: ReadonlySet<string>;
   /** A taxonomy given as one string is a space-separated list (Jekyll), not one name (Hugo, Eleventy). */
   spaceSeparatedNames?: boolean;
+  /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
+  shortcodes?: Record<string, ShortcodeHandler>;
   /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
   collectionTags?: ReadonlySet<string>;
 }
@@ -172,6 +174,7 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
       site: profile.site,
       dialect: profile.dialect,
       resolveRef,
+      ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
     });
     for (const p of expanded.problems) {
       const line = raw ? entry.bodyLine + raw.bodyLine(p.line - entry.bodyLine) : p.line;

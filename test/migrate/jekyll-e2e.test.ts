@@ -104,7 +104,7 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     expect(again.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 14 unchanged.');
   }, 120_000);
 
-  it('Eleventy: posts and pages created, the photo uploaded once, a rerun plans nothing', async () => {
+  it('Eleventy: posts and pages, the photo (also in {% image %}) uploaded once, a rerun plans nothing', async () => {
     project = await createProject({});
     expect((await project.run(['import', 'jekyll', path.join(SITES, 'eleventy')])).code).toBe(0);
     const apply = await project.run(['apply']);
@@ -116,6 +116,9 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
       ['first-note', 1, '2024-08-01T00:00:00.000Z'],
       ['second-note', 0, '2024-09-01T00:00:00.000Z'],
     ]);
+    // The Markdown image and the `{% image %}` shortcode name one file: one media record, shown twice.
+    const ids = [...String(articles.find((a) => a.slug === 'first-note')!.body).matchAll(/data-id="(\d+)"/g)];
+    expect(ids.map((m) => m[1])).toEqual([ids[0]![1], ids[0]![1]]);
     expect((await project.records('page')).map((p) => p.slug)).toEqual(['about']);
     const again = await project.run(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);

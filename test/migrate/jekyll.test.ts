@@ -140,7 +140,7 @@ describe('import jekyll', () => {
     );
   });
 
-  it('reads an Eleventy site: its input folder, posts folder, collection tags and passthrough assets', async () => {
+  it('reads an Eleventy site: input and posts folders, collection tags, passthrough assets, {% image %}', async () => {
     project = await projectWithSite('eleventy');
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'site']);
     expect(run.code).toBe(0);
@@ -152,8 +152,8 @@ describe('import jekyll', () => {
         '  breaking        0 written',
         '  users           0 written',
         '  media           1 copied',
-        'Warning: site/src/posts/2024-08-01-first-note.md:7:1: Liquid tag `image` (`{% image "/assets/photo.png", ' +
-          '"A photo with the image sho...`) is neither built in nor mapped, so it is left as text',
+        'Warning: site/src/posts/second-note.md:8:1: Liquid tag `callout` ' +
+          '(`{% callout "Drafts are not published" %}`) is neither built in nor mapped, so it is left as text',
       ].join('\n'),
     );
     expect(await project.files()).toEqual([
@@ -173,13 +173,13 @@ describe('import jekyll', () => {
         '',
         'A photo: ![A small photo](../media/assets/photo.png)',
         '',
-        '{% image "/assets/photo.png", "A photo with the image shortcode" %}',
+        '<img src="../media/assets/photo.png" alt="A photo with the image shortcode">',
         '',
       ].join('\n'),
     );
     expect(await project.read('content/articles/second-note.md')).toBe(
       '---\ntitle: Second note\ndate: 2024-09-01T00:00:00.000Z\ndraft: true\n---\n\n' +
-        'Back to the [about page](/about/).\n',
+        'Back to the [about page](/about/).\n\n{% callout "Drafts are not published" %}\n',
     );
   });
 
