@@ -80,6 +80,14 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
   };
 }
 
+/** Folders of the theme and build, not content. */
+const THEME_DIRS = new Set(['_includes', '_layouts', '_data', '_sass', '_plugins', '_site', '_drafts']);
+
+async function holdsMarkdown(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.some((name) => isMarkdown(String(name)));
+}
+
 interface JekyllWalk {
   documents: SiteDocument[];
   excluded: Set<string>;
@@ -102,6 +110,10 @@ async function walkJekyll(
       if (entry.name === '_posts') await addPosts(abs, abs, categories, false, ctx);
       else if (entry.name === '_drafts' && dir === siteDir) await addPosts(abs, abs, categories, true, ctx);
       else if (!entry.name.startsWith('_')) await walkJekyll(siteDir, abs, [...categories, entry.name], ctx);
+      else if (!THEME_DIRS.has(entry.name) && (await holdsMarkdown(abs))) {
+        // A collection (`_recipes/`) has its own layout and URL: say so rather than pass over it.
+        ctx.report.skip(`collections other than _posts (\`${rel}/\`: not imported)`);
+      }
       continue;
     }
     if (!entry.isFile() || !isMarkdown(entry.name)) continue;

@@ -26,6 +26,7 @@ describe('import jekyll', () => {
         '  users           2 written',
         '  media           3 copied',
         'Skipped:',
+        '       1  collections other than _posts (`_recipes/`: not imported)',
         '       1  the home page (index.md with no text of its own: its layout builds it)',
         '       1  Markdown files without front matter (Jekyll serves them as they are)',
         '       1  categories beyond the first of a post (the CMS takes one; added to its tags)',
