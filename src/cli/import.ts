@@ -15,16 +15,32 @@ interface ImportFlags {
 }
 
 const HELP = `
-Converts another CMS's export into content/ files, which \`cms-sync plan\` and \`apply\` then
-publish. Nothing is sent to any CMS. Existing files are never overwritten without --force.
+Converts another CMS's export, or a static site's folder, into content/ files, which
+\`cms-sync plan\` and \`apply\` then publish. Nothing is sent to any CMS. Existing files are
+never overwritten without --force.
 
   wordpress FILE.xml   WXR 1.1/1.2 (Tools > Export): posts -> articles, pages, categories,
                        authors -> users
   ghost FILE.json      Ghost export (Settings > Labs > Export): posts, pages, tags ->
                        categories, users
+  hugo SITE_DIR        A Hugo site (hugo.toml/config.toml/hugo.yaml or config/_default/):
+                       section files and page bundles -> articles, top-level ones -> pages,
+                       index.<lang>.md and <name>.<lang>.md -> <slug>-<lang> translations,
+                       shortcodes expanded, images from bundles and static/ copied
+  jekyll SITE_DIR      A Jekyll site (_config.yml): _posts/ (YYYY-MM-DD-slug.md, also
+                       <category>/_posts/) -> articles, _drafts/ and published: false ->
+                       drafts, pages with front matter -> pages, Liquid expanded, images
+                       from assets/ or anywhere in the site copied.
+                       An Eleventy site (eleventy.config.js/.mjs/.cjs or .eleventy.js, its
+                       dir.input read as text): posts/, post/, blog/ or a folder tagged
+                       \`posts\` -> articles, other Markdown -> pages, {% image "src", "alt" %}
+                       -> an image
+Static sites: categories -> categories/, authors (with _data/authors.yml or data/authors.yaml)
+-> users/, images -> content/media/<path on the old site>; template syntax left as text is
+listed with its file and line (map it under markdown.shortcodes in sync.config.ts).
 
 Front matter kept beyond what cms-sync sends (excerpt, featured_image, featured_image_alt, tags,
-author, parent, sticky, featured): plan warns about these keys unless
+author, authors, parent, sticky, featured, description, lang): plan warns about these keys unless
 resources.<resource>.passThrough lists them. Embeds are kept as raw HTML (YouTube, Vimeo and X
 URLs as {{< youtube >}}-style shortcodes); links to imported posts and pages become
 --link-path paths; the report lists what was left out.
@@ -32,7 +48,16 @@ URLs as {{< youtube >}}-style shortcodes); links to imported posts and pages bec
 Examples:
   $ cms-sync import wordpress export.xml
   $ cms-sync import ghost ghost-export.json --ghost-url https://old.example.com
+  $ cms-sync import hugo ../my-hugo-site
+  $ cms-sync import jekyll ../my-jekyll-site
 `;
+
+const SOURCES = {
+  wordpress: { name: 'WordPress export', site: false },
+  ghost: { name: 'Ghost export', site: false },
+  hugo: { name: 'Hugo site', site: true },
+  jekyll: { name: 'Jekyll/Eleventy site', site: true },
+} as const;
 
 function absoluteUrl(value: string): string {
   if (!/^https?:\/\/[^/]/i.test(value) || !URL.canParse(value))
@@ -51,9 +76,9 @@ function linkPath(value: string): string {
 export function registerImport(program: Command, io: CliIO, setExit: SetExit): void {
   program
     .command('import')
-    .description('convert a WordPress (WXR) or Ghost (JSON) export into content/ files')
-    .argument('<source>', 'wordpress or ghost')
-    .argument('<file>', 'the export file')
+    .description('convert a WordPress, Ghost, Hugo or Jekyll/Eleventy site into content/ files')
+    .argument('<source>', 'wordpress, ghost, hugo or jekyll')
+    .argument('<file>', 'the export file, or the site folder for hugo and jekyll')
     .option('--out <dir>', 'content folder to write into (default: the config contentDir, content/)')
     .option('--force', 'overwrite files that already exist')
     .option(
@@ -68,20 +93,24 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
     )
     .addHelpText('after', HELP)
     .action(async (source: string, file: string, flags: ImportFlags) => {
-      if (source !== 'wordpress' && source !== 'ghost') {
+      if (!Object.hasOwn(SOURCES, source)) {
         throw new SyncError(
           'CMS_SYNC_INPUT',
-          `Unknown export type \`${source}\`: use \`cms-sync import wordpress FILE.xml\` or \`cms-sync import ghost ` +
-            `FILE.json\`.`,
+          `Unknown export type \`${source}\`: use \`cms-sync import wordpress FILE.xml\`, ` +
+            `\`import ghost FILE.json\`, \`import hugo SITE_DIR\` or \`import jekyll SITE_DIR\`.`,
         );
       }
+      const kind = SOURCES[source as keyof typeof SOURCES];
       const projectDir = projectDirOf(io, program.opts().cwd);
       const config = await loadConfig(projectDir, io.env);
       const contentDir = flags.out ? path.resolve(projectDir, flags.out) : config.contentDir;
       const absPath = path.resolve(projectDir, file);
       const info = await stat(absPath).catch(() => undefined);
-      if (!info?.isFile())
-        throw new SyncError('CMS_SYNC_INPUT', `${file}: no such file (looked in ${projectDir}).`);
+      if (kind.site ? !info?.isDirectory() : !info?.isFile())
+        throw new SyncError(
+          'CMS_SYNC_INPUT',
+          `${file}: no such ${kind.site ? 'folder' : 'file'} (looked in ${projectDir}).`,
+        );
 
       const { MigrationReport } = await import('../migrate/report.js');
       const report = new MigrationReport();
@@ -99,23 +128,24 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
       if (source === 'wordpress') {
         const { importWordPress } = await import('../migrate/wordpress.js');
         await importWordPress({ ...common, ...(flags.linkPath ? { linkPath: flags.linkPath } : {}) });
-      } else {
+      } else if (source === 'ghost') {
         const { importGhost } = await import('../migrate/ghost.js');
         await importGhost({
           ...common,
           ...(flags.ghostUrl ? { ghostUrl: flags.ghostUrl } : {}),
           ...(flags.linkPath ? { linkPath: flags.linkPath } : {}),
         });
+      } else if (source === 'hugo') {
+        const { importHugo } = await import('../migrate/hugo.js');
+        await importHugo(common);
+      } else {
+        const { importJekyll } = await import('../migrate/jekyll.js');
+        await importJekyll(common);
       }
       progress.finish();
       const where = path.relative(projectDir, contentDir) || '.';
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      writeLine(
-        io.stdout,
-        report.format(
-          `Imported ${source === 'wordpress' ? 'WordPress' : 'Ghost'} export ${file} into ${where}/ in ${seconds}s:`,
-        ),
-      );
+      writeLine(io.stdout, report.format(`Imported ${kind.name} ${file} into ${where}/ in ${seconds}s:`));
       writeLine(io.stdout, 'Next: `cms-sync plan` shows what apply would send.');
       if (report.failures.length) setExit(1);
     });

@@ -57,6 +57,9 @@ export class MigrationReport {
     const folders = ['articles', 'pages', 'categories', 'breaking', 'users'];
     for (const folder of folders)
       lines.push(`  ${folder.padEnd(11)}${String(this.written.get(folder) ?? 0).padStart(6)} written`);
+    // Only the static-site importers copy files; the others leave media at their URLs.
+    const media = this.written.get('media');
+    if (media) lines.push(`  ${'media'.padEnd(11)}${String(media).padStart(6)} copied`);
     if (this.skipped.size) {
       lines.push('Skipped:');
       for (const [reason, count] of this.skipped) lines.push(`  ${String(count).padStart(6)}  ${reason}`);
