@@ -7,7 +7,7 @@ import type { DesiredRecord } from '../records/build-record.js';
 import { PLACEHOLDER_PREFIX } from '../render/bind-media.js';
 import type { RecordResource, RemoteRecord } from '../resources.js';
 import type { Plan } from './compute-plan.js';
-import { apiName, sameValue, type IdBook } from './payload.js';
+import { apiName, refValue, sameValue, type IdBook } from './payload.js';
 
 /**
  * One field a change writes (or that drifted), with both sides: what the CMS holds now and what
@@ -57,9 +57,13 @@ export function fieldValues(
 }
 
 function ourValue(record: DesiredRecord, field: string, book: IdBook): unknown {
-  if (field === 'category_id' && record.categorySlug) {
-    const slug = record.categorySlug.slug;
-    return book.categoryIdBySlug.get(slug) ?? `category/${slug}`;
+  const ref = record.refs?.find((r) => r.relation.field === field);
+  if (ref) {
+    // The id once the CMS has handed one out; until then the key it will be bound to.
+    const value = refValue(ref, book);
+    if (value !== undefined) return value;
+    const keys = ref.slugs.map((slug) => `${ref.relation.target}/${slug}`);
+    return ref.relation.many ? keys : keys[0];
   }
   if (record.html && field === record.html.field) {
     const media = record.html.media;
