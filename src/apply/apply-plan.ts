@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
+import { editMediaText, textEntry } from '../media/edit-media.js';
+import { isImageFailure, type FailedMedia } from '../media/failed-media.js';
 import { findMedia } from '../media/media-library.js';
+import type { MediaText } from '../media/media-text.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import { markerField, type Change, type Plan } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
@@ -26,6 +29,8 @@ export interface ApplyContext {
   onProgress?: (event: ProgressEvent) => void;
   /** Uploads started while documents were still being rendered (see upload-ahead.ts). */
   ahead?: UploadAhead;
+  /** Remote images the CMS failed to fetch, remembered so the next runs do not send them again at once. */
+  failedMedia?: FailedMedia;
   /**
    * Aborted at Ctrl-C: no write starts after it; writes already sent finish and are journaled,
    * and state is saved. The result then says how many were not started.
@@ -104,12 +109,16 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // No more uploads wait in the client's queue than it sends at once, so that after an interrupt
   // none is sent that had not already gone out.
   const uploadSlots = pLimit(ctx.client.concurrency);
-  const send = (source: MediaSource) =>
-    uploadSlots(() => (stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library)));
+  const send = (source: MediaSource, text: MediaText | undefined) =>
+    uploadSlots(() =>
+      stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library, text),
+    );
+  // Why an image a record needs failed, by identity: the record's error names it.
+  const imageErrors = new Map<string, string>();
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
-      (ctx.ahead?.started(upload.source.identity) ?? send(upload.source)).then(
+      (ctx.ahead?.started(upload.source.identity, upload.text) ?? send(upload.source, upload.text)).then(
         (id) => {
           ctx.book.mediaIdByIdentity.set(upload.source.identity, id);
           result.uploaded += 1;
@@ -121,12 +130,38 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
             notStarted += 1;
             return false;
           }
-          fail(
+          imageErrors.set(
             upload.source.identity,
-            upload.source.kind === 'file' ? upload.source.file : '',
-            new Error(`upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`),
+            `upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`,
           );
+          if (error instanceof CmsAuthError) fatal ??= error;
           progress(`^ ${describeSource(upload.source)}`, false);
+          return false;
+        },
+      ),
+    );
+  }
+
+  for (const edit of plan.mediaEdits ?? []) {
+    uploads.set(
+      edit.identity,
+      uploadSlots(() =>
+        stopped()
+          ? Promise.reject(new NotStarted())
+          : editMediaText(edit, { client: ctx.client, store: ctx.store, wire: ctx.config.wire }),
+      ).then(
+        () => {
+          if (edit.send) progress(`~ media ${edit.source}`, true);
+          return true;
+        },
+        (error: unknown) => {
+          if (error instanceof NotStarted) {
+            notStarted += 1;
+            return false;
+          }
+          imageErrors.set(edit.identity, `alt/title of ${edit.source} not set: ${(error as Error).message}`);
+          if (error instanceof CmsAuthError) fatal ??= error;
+          if (edit.send) progress(`~ media ${edit.source}`, false);
           return false;
         },
       ),
@@ -191,7 +226,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         return false;
       }
       if (!ready) {
-        fail(change.key, change.file, new Error('not written: an image or category it needs failed'));
+        fail(change.key, change.file, new Error(notReadyMessage(record, imageErrors)));
         progress(`${symbol(change)} ${change.key}`, false);
         return false;
       }
@@ -258,7 +293,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
 const WRITE_WINDOW = 32;
 
 /** What an upload needs: the client and the state it is journaled in. */
-export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf'>;
+export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf' | 'failedMedia'>;
 
 /**
  * Uploads one image (journaled before, remembered in state after) and resolves with its media
@@ -269,6 +304,7 @@ export async function uploadSource(
   source: MediaSource,
   ctx: UploadContext,
   library: MediaLibraryView,
+  text?: MediaText,
 ): Promise<number> {
   if (source.kind === 'existing') return source.id;
   const url = ctx.uploadUrlOf(source);
@@ -276,9 +312,12 @@ export async function uploadSource(
     await ctx.store.mediaUploaded(source.identity, {
       id,
       source: source.kind === 'file' ? source.file : source.url,
+      ...(text ? textEntry(text) : {}),
     });
+    if (source.kind === 'url') await ctx.failedMedia?.forget(source.url);
     return id;
   };
+  const extra = text ? { alt: text.alt, ...(text.title === undefined ? {} : { title: text.title }) } : {};
   // An earlier run died after sending this upload: the file may already be in the library.
   if (ctx.store.openIntents.has(source.identity)) {
     const found = findMedia(await library.list(false), source, url);
@@ -287,14 +326,33 @@ export async function uploadSource(
   const idempotencyKey = randomUUID();
   await ctx.store.intend(source.identity, 'upload', idempotencyKey);
   try {
-    return await done((await ctx.client.uploadFromUrl(url, {}, { idempotencyKey })).id);
+    try {
+      return await done((await ctx.client.uploadFromUrl(url, extra, { idempotencyKey })).id);
+    } catch (error) {
+      if (!(error instanceof CmsAmbiguousError)) throw error;
+      // The answer was lost: look in the library before uploading the file a second time.
+      const found = findMedia(await library.list(true), source, url);
+      if (found !== undefined) return done(found);
+      return done((await ctx.client.uploadFromUrl(url, extra, { idempotencyKey })).id);
+    }
   } catch (error) {
-    if (!(error instanceof CmsAmbiguousError)) throw error;
-    // The answer was lost: look in the library before uploading the file a second time.
-    const found = findMedia(await library.list(true), source, url);
-    if (found !== undefined) return done(found);
-    return done((await ctx.client.uploadFromUrl(url, {}, { idempotencyKey })).id);
+    // The CMS could not fetch this remote image: the next runs treat it as missing for a while.
+    if (source.kind === 'url' && isImageFailure(error))
+      await ctx.failedMedia?.remember(source.url, error instanceof Error ? error.message : String(error));
+    throw error;
   }
+}
+
+/** Why a record was not written: each image it needs that failed, at its line, or the category. */
+function notReadyMessage(record: DesiredRecord, imageErrors: ReadonlyMap<string, string>): string {
+  const images = (record.html?.media ?? []).flatMap((m, i) => {
+    const why = imageErrors.get(m.identity);
+    const at = record.html?.text?.[i];
+    return why ? [`${at ? `${record.file}:${at.line}:${at.column}: ` : ''}${why}`] : [];
+  });
+  return images.length
+    ? `not written: ${[...new Set(images)].join('; ')}`
+    : 'not written: an image or category it needs failed';
 }
 
 /** The media library, listed at most once per run unless a fresh copy is asked for. */

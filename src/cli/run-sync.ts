@@ -3,7 +3,9 @@ import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-
 import type { Config } from '../config/schema.js';
 import { formatProblem, redactCredentials, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
+import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
+import type { DesiredRecord } from '../records/build-record.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
 import {
   computePlan,
@@ -55,6 +57,8 @@ export interface SyncFlags {
   local?: boolean;
   /** --token-file: read the API token from this file rather than the environment. */
   tokenFile?: string;
+  /** --retry-failed-media: upload remote images that failed lately again now. */
+  retryFailedMedia?: boolean;
 }
 
 export interface SyncOutcome {
@@ -110,6 +114,7 @@ export async function syncOnce(
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
+  const failedMedia = openFailedMedia(session.config.stateDir);
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
   const ahead =
@@ -120,10 +125,12 @@ export async function syncOnce(
           uploadUrlOf: uploadUrlFor(session.target),
           checkLibrary: flags.refresh !== false,
           signal,
+          wire: session.config.wire,
+          failedMedia,
         })
       : undefined;
   try {
-    return await syncPass(session, flags, io, ahead, signal);
+    return await syncPass(session, flags, io, ahead, signal, failedMedia);
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -150,6 +157,7 @@ async function syncPass(
   io: CliIO,
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
+  failedMedia: FailedMedia,
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
@@ -174,12 +182,13 @@ async function syncPass(
   // listing is read and the scan shows the plan cannot stop on --max-deletes (an abort promises
   // that nothing was sent).
   const aheadHooks = ahead && {
-    onMedia: (m: MediaSource) => ahead.offer(m),
+    onRecord: (record: DesiredRecord) => ahead.offer(record),
     onScanned: (keys: ScannedKeys) => {
       const listed = refresh ? remotePending : Promise.resolve(unread());
       listed?.then(
         (remote) => {
           const protect = protectedKeys(keys.protectedKeys, state, flags.only);
+          const known = idBook({ state, remote, resources: config.resources });
           ahead.open(
             !mayAbort({
               ...planFlags(flags, config),
@@ -191,6 +200,12 @@ async function syncPass(
               protectedKeys: protect,
               failedFiles: new Set(keys.failedFiles),
             }),
+            // Only records the plan is sure to write (see upload-ahead.ts): new to state, category there.
+            (record, built) =>
+              state.records[record.key] === undefined &&
+              (!record.categorySlug ||
+                known.categoryIdBySlug.has(record.categorySlug.slug) ||
+                built.has(`category/${record.categorySlug.slug}`)),
           );
         },
         () => ahead.open(false),
@@ -204,6 +219,12 @@ async function syncPass(
       overwriteDrift: flags.overwriteDrift,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
+      failures: {
+        memory: failedMedia,
+        retryAfterMs: config.media.retryFailedAfterMs,
+        retryAll: flags.retryFailedMedia === true,
+        now: new Date(),
+      },
       ...aheadHooks,
     },
     state,
@@ -331,6 +352,7 @@ async function syncPass(
     quiet: flags.quiet === true,
     skipped,
     color,
+    failedMedia,
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
@@ -407,6 +429,7 @@ async function carryOut(
     book: IdBook;
     ahead?: UploadAhead;
     signal?: AbortSignal;
+    failedMedia: FailedMedia;
   },
 ): Promise<ApplyResult> {
   // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
@@ -418,6 +441,7 @@ async function carryOut(
     config: ctx.config,
     book: ctx.book,
     uploadUrlOf: uploadUrlFor(ctx.target),
+    failedMedia: ctx.failedMedia,
     ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),

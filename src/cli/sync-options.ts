@@ -43,6 +43,10 @@ export function addSyncOptions(command: Command): Command {
     .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
     .option('--strict', 'stop before any call when any file has an error')
     .option(
+      '--retry-failed-media',
+      'upload remote images that failed again now, not when media.retryFailedAfterMs is up',
+    )
+    .option(
       '--local',
       'sync to the embedded local CMS, even with CMS_BASE_URL set or in CI (or CMS_SYNC_LOCAL=1)',
     )

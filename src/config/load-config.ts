@@ -214,6 +214,8 @@ export function resolveConfig(
     media: {
       publicBaseUrl: publicBaseUrl && !publicBaseUrl.endsWith('/') ? `${publicBaseUrl}/` : publicBaseUrl,
       defaultSize: user.media?.defaultSize ?? 'medium',
+      onMissing: user.media?.onMissing ?? 'error',
+      retryFailedAfterMs: user.media?.retryFailedAfterMs ?? 24 * 60 * 60 * 1000,
     },
     sync: {
       concurrency: user.sync?.concurrency ?? 4,
@@ -234,6 +236,7 @@ export function resolveConfig(
       templates: user.markdown?.templates ?? 'auto',
       shortcodes: { ...user.markdown?.shortcodes },
       site: { ...user.markdown?.site },
+      captions: user.markdown?.captions ?? 'paragraph',
     },
     wire: {
       endpointPath: user.wire?.endpointPath ?? '/functions/api',
@@ -245,6 +248,8 @@ export function resolveConfig(
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
       payloadKey: user.wire?.payloadKey ?? 'data',
       uploadUrlField: user.wire?.uploadUrlField ?? 'url',
+      mediaAltField: user.wire?.mediaAltField ?? 'alt',
+      mediaTitleField: user.wire?.mediaTitleField ?? 'title',
       changeMarker: user.wire?.changeMarker ?? 'updated_at',
     },
   };

@@ -23,7 +23,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 2;
+export const CONFIG_SCHEMA_VERSION = 3;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -63,6 +63,8 @@ function buildConfigSchema(z: typeof Z) {
       .strictObject({
         publicBaseUrl: z.url().optional(),
         defaultSize: z.enum(IMAGE_SIZES).optional(),
+        onMissing: z.enum(['error', 'warn', 'drop']).optional(),
+        retryFailedAfterMs: positiveInt('media.retryFailedAfterMs', 0).optional(),
       })
       .optional(),
     sync: z
@@ -122,6 +124,7 @@ function buildConfigSchema(z: typeof Z) {
             params: z.record(z.string(), z.unknown()).optional(),
           })
           .optional(),
+        captions: z.enum(['paragraph', 'figure', 'none']).optional(),
       })
       .optional(),
     wire: z
@@ -142,6 +145,8 @@ function buildConfigSchema(z: typeof Z) {
         idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
         payloadKey: z.string().min(1).optional(),
         uploadUrlField: z.string().min(1).optional(),
+        mediaAltField: z.union([z.string().min(1), z.literal(false)]).optional(),
+        mediaTitleField: z.union([z.string().min(1), z.literal(false)]).optional(),
         changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
       })
       .optional(),
@@ -175,7 +180,12 @@ export interface Config {
   contentDir: string;
   stateDir: string;
   target: { baseUrl: string | undefined; tokenEnv: string; client: ClientFactory | undefined };
-  media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
+  media: {
+    publicBaseUrl: string | undefined;
+    defaultSize: ImageSize;
+    onMissing: MissingMedia;
+    retryFailedAfterMs: number;
+  };
   sync: {
     concurrency: number;
     rps: number;
@@ -194,6 +204,7 @@ export interface Config {
     templates: 'auto' | 'hugo' | 'liquid' | false;
     shortcodes: Record<string, ShortcodeHandler>;
     site: SiteInfo;
+    captions: CaptionStyle;
   };
   wire: {
     endpointPath: string;
@@ -205,6 +216,14 @@ export interface Config {
     idempotencyHeader: string | false;
     payloadKey: string;
     uploadUrlField: string;
+    mediaAltField: string | false;
+    mediaTitleField: string | false;
     changeMarker: string | false;
   };
 }
+
+/** What a record gets for an image that cannot be had (see UserConfig.media.onMissing). */
+export type MissingMedia = 'error' | 'warn' | 'drop';
+
+/** Where captions go (see UserConfig.markdown.captions). */
+export type CaptionStyle = 'paragraph' | 'figure' | 'none';

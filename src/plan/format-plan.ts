@@ -42,6 +42,7 @@ export function countPlan(plan: Plan): PlanCounts {
 export function hasChanges(plan: Plan): boolean {
   return (
     plan.uploads.length > 0 ||
+    (plan.mediaEdits ?? []).length > 0 ||
     plan.changes.some(
       (c) =>
         c.action === 'create' ||
@@ -70,6 +71,10 @@ export function formatPlan(plan: Plan, options: { color: boolean; skipped?: numb
           ? upload.source.url
           : '';
     lines.push(`  ${c.green('^')} upload ${source}  ${c.dim(`(used by ${upload.usedBy.length})`)}`);
+  }
+  for (const edit of plan.mediaEdits ?? []) {
+    if (edit.send)
+      lines.push(`  ${c.yellow('~')} media ${edit.source}  ${c.dim(`(alt/title, from ${edit.text.from})`)}`);
   }
   for (const change of plan.changes) {
     const line = formatChange(change, c);
@@ -153,6 +158,16 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
       identity: u.source.identity,
       source: u.source.kind === 'file' ? u.source.file : u.source.kind === 'url' ? u.source.url : null,
       usedBy: u.usedBy,
+      ...(u.text ? { alt: u.text.alt, title: u.text.title ?? null } : {}),
+    })),
+    mediaEdits: (plan.mediaEdits ?? []).map((e) => ({
+      identity: e.identity,
+      id: e.id,
+      source: e.source,
+      alt: e.text.alt,
+      title: e.text.title ?? null,
+      from: e.text.from,
+      send: e.send,
     })),
     changes: plan.changes.map((change) => {
       const out: Record<string, unknown> = {

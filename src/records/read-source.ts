@@ -2,7 +2,8 @@ import pLimit from 'p-limit';
 import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
-import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
+import type { FailedMedia } from '../media/failed-media.js';
+import { createMediaResolver } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
 import { scanContent } from '../source/scan-content.js';
 import {
@@ -34,8 +35,10 @@ export interface ReadSourceOptions {
   canServeLocalFiles: boolean;
   /** Called once content/ is scanned, before anything is rendered: the keys files claim (see ScannedKeys). */
   onScanned?: (keys: ScannedKeys) => void;
-  /** Called for each image a document resolves to while it is built (uploads can start early). */
-  onMedia?: (source: MediaSource) => void;
+  /** Called for each record as soon as it is built without errors, or taken from state (uploads can start early). */
+  onRecord?: (record: DesiredRecord) => void;
+  /** Remote images that failed lately: missing until their retry is due (see failed-media.ts). */
+  failures?: { memory: FailedMedia; retryAfterMs: number; retryAll: boolean; now: Date } | undefined;
   /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
   saveHashes?: boolean;
 }
@@ -89,18 +92,9 @@ export async function readSource(
     contentDir: config.contentDir,
     canServeLocalFiles: options.canServeLocalFiles,
     hashCache,
+    failures: options.failures,
   });
-  const { onMedia } = options;
-  const media: MediaResolver = onMedia
-    ? {
-        hashFile: resolver.hashFile,
-        async resolve(src, documentAbsPath) {
-          const resolved = await resolver.resolve(src, documentAbsPath);
-          if (resolved.ok) onMedia(resolved.source);
-          return resolved;
-        },
-      }
-    : resolver;
+  const media = resolver;
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
@@ -156,6 +150,7 @@ export async function readSource(
   ).length;
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
+    captions: config.markdown.captions,
     limits: config.limits,
     documents: toRender,
   });
@@ -166,7 +161,10 @@ export async function readSource(
     record: DesiredRecord | undefined;
     problems: FileProblem[];
   }> = [];
-  for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });
+  for (const record of reused) {
+    built.push({ key: record.key, file: record.file, record, problems: [] });
+    options.onRecord?.(record);
+  }
   await Promise.all(
     toBuild.map((i) =>
       limit(async () => {
@@ -176,6 +174,7 @@ export async function readSource(
         docs[i] = undefined;
         const { record, problems } = await buildRecord(doc, { config, render: renderer.render, media });
         built.push({ key: doc.key, file: doc.file, record, problems });
+        if (record) options.onRecord?.(record);
       }),
     ),
   ).finally(() => renderer.close());

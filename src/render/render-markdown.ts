@@ -8,6 +8,7 @@ import type { ImageSize } from '../resources.js';
 import { DEFAULT_LIMITS } from '../source/limits.js';
 import { checkMarkdownLimits, type MarkdownLimits } from './markdown-limits.js';
 import {
+  type CaptionStyle,
   MEDIA_COLLECTOR,
   rehypeMediaBlocks,
   remarkMarkImageKinds,
@@ -16,7 +17,7 @@ import {
   type RenderProblem,
 } from './rewrite-media.js';
 
-export type { ImageRef, RenderProblem } from './rewrite-media.js';
+export type { CaptionStyle, ImageRef, RenderProblem } from './rewrite-media.js';
 export { bindMedia } from './bind-media.js';
 
 export interface RenderResult {
@@ -29,6 +30,8 @@ export interface RenderResult {
 export interface RenderOptions {
   /** Size of an image that does not set one. */
   defaultSize: ImageSize;
+  /** Where captions go (config `markdown.captions`). @default 'paragraph' */
+  captions?: CaptionStyle | undefined;
   /** Nesting and emphasis limits (config `limits`), checked before parsing. */
   limits?: MarkdownLimits | undefined;
 }
@@ -52,7 +55,12 @@ const processor = unified()
 export function renderMarkdown(markdown: string, options: RenderOptions): RenderResult {
   const refused = checkMarkdownLimits(markdown, options.limits ?? DEFAULT_LIMITS);
   if (refused) return { html: '', images: [], problems: [refused] };
-  const media: MediaCollector = { defaultSize: options.defaultSize, images: [], problems: [] };
+  const media: MediaCollector = {
+    defaultSize: options.defaultSize,
+    captions: options.captions ?? 'paragraph',
+    images: [],
+    problems: [],
+  };
   let file;
   try {
     file = processor.processSync({ value: markdown, data: { [MEDIA_COLLECTOR]: media } });

@@ -8,7 +8,11 @@ parentPort?.on('message', (job: RenderJob) => {
   try {
     reply = {
       id: job.id,
-      result: renderMarkdown(job.markdown, { defaultSize: job.defaultSize, limits: job.limits }),
+      result: renderMarkdown(job.markdown, {
+        defaultSize: job.defaultSize,
+        captions: job.captions,
+        limits: job.limits,
+      }),
     };
   } catch (error) {
     reply = { id: job.id, error: error instanceof Error ? error.message : String(error) };

@@ -1,6 +1,6 @@
 import type { ImageSize } from '../resources.js';
 import type { ContentLimits } from '../source/limits.js';
-import type { RenderResult } from './render-markdown.js';
+import type { CaptionStyle, RenderResult } from './render-markdown.js';
 import type { RenderPool } from './render-pool.js';
 
 export interface Renderer {
@@ -28,15 +28,16 @@ const IN_THREAD_MAX_CHARS = 64 * 1024;
  */
 export async function createRenderer(options: {
   defaultSize: ImageSize;
+  captions?: CaptionStyle;
   limits: ContentLimits;
   /** Documents to render in this run. */
   documents: number;
 }): Promise<Renderer> {
-  const { defaultSize, limits } = options;
+  const { defaultSize, captions, limits } = options;
   let renderMarkdown: typeof import('./render-markdown.js').renderMarkdown | undefined;
   const here = async (md: string) => {
     renderMarkdown ??= (await import('./render-markdown.js')).renderMarkdown;
-    return renderMarkdown(md, { defaultSize, limits });
+    return renderMarkdown(md, { defaultSize, captions, limits });
   };
   type PoolModule = typeof import('./render-pool.js');
   let pool: Promise<{ pool: RenderPool; WorkerDiedError: PoolModule['WorkerDiedError'] }> | undefined;
@@ -44,6 +45,7 @@ export async function createRenderer(options: {
     (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => ({
       pool: createRenderPool({
         defaultSize,
+        captions,
         limits,
         budgetMs: limits.renderBudgetMs,
         ...(size ? { size } : {}),
