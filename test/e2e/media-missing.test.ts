@@ -15,8 +15,10 @@ async function deadPort(): Promise<number> {
 }
 
 // One attempt per request: the CMS's 502 for an unreachable image is not waited out six times.
-const config = (onMissing?: string) =>
-  `export default { sync: { retry: { maxAttempts: 1 } }${onMissing ? `, media: { onMissing: '${onMissing}' }` : ''} };\n`;
+const config = (onMissing?: string) => {
+  const media = onMissing ? `, media: { onMissing: '${onMissing}' }` : '';
+  return `export default { sync: { retry: { maxAttempts: 1 } }${media} };\n`;
+};
 
 describe('images that cannot be had (media.onMissing)', () => {
   let project: Project | undefined;
