@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
 import { editMediaText, textEntry } from '../media/edit-media.js';
 import { isImageFailure, type FailedMedia } from '../media/failed-media.js';
+import { withoutImages } from '../media/fallback.js';
 import { findMedia } from '../media/media-library.js';
 import type { MediaText } from '../media/media-text.js';
 import type { MediaSource } from '../media/resolve-media.js';
@@ -59,6 +60,8 @@ export interface ApplyResult {
   adopted: number;
   uploaded: number;
   failures: ApplyFailure[];
+  /** Records written without an image the CMS could not fetch (media.onMissing), one line each. */
+  warnings?: string[];
   /** Why planned deletes were not carried out, when they were not. */
   deletesSkipped?: string;
   /** Set when the signal stopped the apply: planned writes (uploads, records, deletes) never started. */
@@ -115,6 +118,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     );
   // Why an image a record needs failed, by identity: the record's error names it.
   const imageErrors = new Map<string, string>();
+  // Remote images the CMS could not fetch: with media.onMissing 'warn' or 'drop', records go without them.
+  const unreachable = new Set<string>();
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
@@ -135,6 +140,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
             `upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`,
           );
           if (error instanceof CmsAuthError) fatal ??= error;
+          if (upload.source.kind === 'url' && isImageFailure(error)) unreachable.add(upload.source.identity);
           progress(`^ ${describeSource(upload.source)}`, false);
           return false;
         },
@@ -209,18 +215,39 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         progress(`  ${change.key} (already gone from the CMS)`, true);
         return true;
       }
-      const record = change.record;
-      const waits: Promise<boolean>[] = [];
+      let record = change.record;
+      const waits: Array<Promise<boolean>> = [];
+      const imageWaits: Array<[string, Promise<boolean>]> = [];
       if (record.html)
         for (const m of record.html.media) {
           const w = uploads.get(m.identity);
-          if (w) waits.push(w);
+          if (w) imageWaits.push([m.identity, w]);
         }
       if (record.categorySlug) {
         const w = categoryWrites.get(`category/${record.categorySlug.slug}`);
         if (w) waits.push(w);
       }
-      const ready = !(await Promise.all(waits)).includes(false);
+      const [others, images] = await Promise.all([
+        Promise.all(waits),
+        Promise.all(imageWaits.map(([, w]) => w)),
+      ]);
+      const missing = new Set(imageWaits.filter((_, i) => !images[i]).map(([identity]) => identity));
+      let ready = !others.includes(false) && missing.size === 0;
+      const { onMissing } = ctx.config.media;
+      if (
+        !ready &&
+        onMissing !== 'error' &&
+        !others.includes(false) &&
+        [...missing].every((i) => unreachable.has(i))
+      ) {
+        // The CMS could not fetch these remote images: as the next runs will (see failed-media.ts), the record
+        // goes without them.
+        record = withoutImages(record, missing, onMissing);
+        ready = true;
+        const how = onMissing === 'warn' ? 'as a plain <img> of its URL' : 'without it';
+        for (const line of notReadyLines(change.record, imageErrors))
+          (result.warnings ??= []).push(`${line}; published ${how} (media.onMissing: '${onMissing}')`);
+      }
       if (stopped()) {
         notStarted += 1;
         return false;
@@ -232,7 +259,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       }
       if (fatal) return false;
       try {
-        await writeRecord(change, ctx, result);
+        await writeRecord(record === change.record ? change : { ...change, record }, ctx, result);
         progress(`${symbol(change)} ${change.key}`, true);
         return true;
       } catch (error) {
@@ -345,14 +372,19 @@ export async function uploadSource(
 
 /** Why a record was not written: each image it needs that failed, at its line, or the category. */
 function notReadyMessage(record: DesiredRecord, imageErrors: ReadonlyMap<string, string>): string {
-  const images = (record.html?.media ?? []).flatMap((m, i) => {
+  const images = notReadyLines(record, imageErrors);
+  return images.length
+    ? `not written: ${images.join('; ')}`
+    : 'not written: an image or category it needs failed';
+}
+
+function notReadyLines(record: DesiredRecord, imageErrors: ReadonlyMap<string, string>): string[] {
+  const lines = (record.html?.media ?? []).flatMap((m, i) => {
     const why = imageErrors.get(m.identity);
     const at = record.html?.text?.[i];
     return why ? [`${at ? `${record.file}:${at.line}:${at.column}: ` : ''}${why}`] : [];
   });
-  return images.length
-    ? `not written: ${[...new Set(images)].join('; ')}`
-    : 'not written: an image or category it needs failed';
+  return [...new Set(lines)];
 }
 
 /** The media library, listed at most once per run unless a fresh copy is asked for. */

@@ -451,6 +451,7 @@ async function carryOut(
     const line = `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`;
     writeLine(ctx.io.stderr, redactCredentials(line));
   }
+  for (const warning of result.warnings ?? []) writeLine(ctx.io.stderr, redactCredentials(warning));
   if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
   if (result.interrupted) {
     const { created, updated, deleted, uploaded, adopted } = result;

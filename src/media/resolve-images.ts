@@ -6,6 +6,8 @@ import type { MediaResolver, MediaSource } from './resolve-media.js';
 
 /** An image's alt text and title where the body uses it; they go to its media record. */
 export interface ImageText {
+  /** The address as written (not part of the digest: the source is). */
+  src?: string;
   alt: string;
   title?: string;
   /** Where the image is in its file, 1-based. */
@@ -47,6 +49,7 @@ export async function resolveImages(
     if (resolved.ok) {
       media.push(resolved.source);
       text.push({
+        src: image.src,
         alt: image.alt,
         ...(image.title === undefined ? {} : { title: image.title }),
         line,
@@ -72,7 +75,8 @@ export async function resolveImages(
   return { html, media, text, problems, replaced };
 }
 
-function plainImage(image: ImageRef): string {
+/** What media.onMissing 'warn' leaves of an image: an <img> of the address written. */
+export function plainImage(image: Pick<ImageRef, 'src' | 'alt' | 'title'>): string {
   const title = image.title === undefined ? '' : ` title="${escapeAttribute(image.title)}"`;
   return `<img src="${escapeAttribute(image.src)}" alt="${escapeAttribute(image.alt)}"${title}>`;
 }

@@ -128,19 +128,41 @@ describe('images that cannot be had (media.onMissing)', () => {
     },
   );
 
-  it("a remembered remote failure with 'warn' publishes a plain <img> of the URL without sending it", async () => {
+  it("'warn' with a remote image the CMS cannot fetch: published with a plain <img> of the URL at once, then not sent again", async () => {
     const url = `http://127.0.0.1:${await deadPort()}/photo.png`;
     project = await createProject({
       'sync.config.ts': config('warn'),
       'content/articles/remote.md': article('Remote', [`![Photo](${url})`]),
     });
-    await project.run(['apply']);
+    const first = await project.run(['apply']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`content/articles/remote.md:5:1: upload of ${url} failed:`);
+    expect(first.stderr).toMatch(/published as a plain <img> of its URL \(media\.onMissing: 'warn'\)/);
+    expect((await project.records('article'))[0]!.body).toBe(`<img src="${url}" alt="Photo">`);
+
     project.cms.resetStats();
     const second = await project.run(['apply']);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/remote\.md:5:1: warning: image `http:.*could not be uploaded at/);
     expect(project.cms.stats().byAction['media.upload_from_url']).toBeUndefined();
-    expect((await project.records('article'))[0]!.body).toBe(`<img src="${url}" alt="Photo">`);
+    expect(project.cms.stats().writes).toBe(0);
+  });
+
+  it("'drop' with a remote image the CMS cannot fetch: published without it", async () => {
+    const url = `http://127.0.0.1:${await deadPort()}/photo.png`;
+    project = await createProject({
+      'sync.config.ts': config('drop'),
+      'content/articles/remote.md': article('Remote', ['Text.', '', `![Photo](${url})`]),
+    });
+    const first = await project.run(['apply']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/published without it \(media\.onMissing: 'drop'\)/);
+    expect((await project.records('article'))[0]!.body).toBe('<p>Text.</p>\n');
+    project.cms.resetStats();
+    const second = await project.run(['apply']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(project.cms.stats().writes).toBe(0);
+    expect(project.cms.stats().byAction['media.upload_from_url']).toBeUndefined();
   });
 
   it('apply uploads no image of a file that is skipped (bad front matter, unknown category)', async () => {
