@@ -128,7 +128,7 @@ describe('images that cannot be had (media.onMissing)', () => {
     },
   );
 
-  it("'warn' with a remote image the CMS cannot fetch: published with a plain <img> of the URL at once, then not sent again", async () => {
+  it("'warn' with a remote image the CMS cannot fetch: a plain <img> of the URL at once, then not sent", async () => {
     const url = `http://127.0.0.1:${await deadPort()}/photo.png`;
     project = await createProject({
       'sync.config.ts': config('warn'),

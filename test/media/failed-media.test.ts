@@ -22,7 +22,7 @@ describe('remote images that failed are remembered, and tried again once the ret
       failures: { memory, retryAfterMs: 24 * HOUR, retryAll, now },
     });
 
-  it('is missing for 24 hours after the failure (a later run reads it from .cms-sync/), then uploaded again', async () => {
+  it('is missing for 24 hours after the failure (read from .cms-sync/), then uploaded again', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-failed-'));
     const at = new Date('2026-11-20T10:00:00Z');
     await openFailedMedia(dir, () => at).remember(url, 'HTTP 502');
