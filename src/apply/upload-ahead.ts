@@ -23,10 +23,11 @@ export interface UploadAhead {
   /** A record built without errors (its images, and its key for records that wait on it). */
   offer(record: DesiredRecord): void;
   /**
-   * true: start the uploads of the records offered so far and to come, for each record once
-   * `writes(record)` is sure the plan writes it. false: start none, ever.
+   * true: start the uploads of the records offered so far and to come, each once `writes(record)`
+   * is sure the plan writes it: `true`, or `{ after: key }` once the record of that key is built
+   * (its category). false: start none, ever.
    */
-  open(go: boolean, writes?: (record: DesiredRecord, built: ReadonlySet<string>) => boolean): void;
+  open(go: boolean, writes?: (record: DesiredRecord) => boolean | { after: string }): void;
   /**
    * The media id of an image started ahead (uploaded, or found in the library), if it was; when
    * the plan gives it another alt or title than the upload carried, the media record is edited.
@@ -50,7 +51,9 @@ export function createUploadAhead(
   },
 ): UploadAhead {
   const knownBefore = { ...ctx.store.state.media };
-  const waiting: DesiredRecord[] = [];
+  // Records offered before the gate opened, and records waiting for a key to be built, by that key.
+  const queued: DesiredRecord[] = [];
+  const waiting = new Map<string, DesiredRecord[]>();
   const built = new Set<string>();
   const started = new Map<string, Promise<{ id: number; uploaded: boolean; text: MediaText | undefined }>>();
   const shared = mediaLibrary(ctx.client);
@@ -59,7 +62,7 @@ export function createUploadAhead(
   let before: Promise<RemoteRecord[]> | undefined;
   const library = () => (before ??= shared.list(false));
   let gate: 'waiting' | 'open' | 'closed' = 'waiting';
-  let writes: (record: DesiredRecord, built: ReadonlySet<string>) => boolean = () => true;
+  let writes: (record: DesiredRecord) => boolean | { after: string } = () => true;
   // As in applyPlan: no more uploads queue in the client than it sends at once, so none goes out
   // after an interrupt that had not gone out before it.
   const slots = pLimit(ctx.client.concurrency);
@@ -82,27 +85,26 @@ export function createUploadAhead(
     outcome.catch(() => undefined);
     started.set(source.identity, outcome);
   };
-  // Starts the images of every waiting record the plan is now sure to write.
-  const pump = () => {
+  // Starts the images of a record once the plan is sure to write it.
+  const consider = (record: DesiredRecord) => {
     if (gate !== 'open' || stopped()) return;
-    for (let i = 0; i < waiting.length;) {
-      const record = waiting[i]!;
-      if (!writes(record, built)) {
-        i += 1;
-        continue;
-      }
-      waiting.splice(i, 1);
-      record.html?.media.forEach((source, n) => {
-        if (source.kind === 'existing' || knownBefore[source.identity] || started.has(source.identity))
-          return;
-        const said = record.html?.text?.[n];
-        start(source, {
-          alt: said?.alt ?? '',
-          ...(said?.title === undefined ? {} : { title: said.title }),
-          from: record.key,
-        });
-      });
+    const sure = writes(record);
+    if (sure === false) return;
+    if (sure !== true && !built.has(sure.after)) {
+      const list = waiting.get(sure.after) ?? [];
+      list.push(record);
+      waiting.set(sure.after, list);
+      return;
     }
+    record.html?.media.forEach((source, n) => {
+      if (source.kind === 'existing' || knownBefore[source.identity] || started.has(source.identity)) return;
+      const said = record.html?.text?.[n];
+      start(source, {
+        alt: said?.alt ?? '',
+        ...(said?.title === undefined ? {} : { title: said.title }),
+        from: record.key,
+      });
+    });
   };
 
   return {
@@ -111,16 +113,19 @@ export function createUploadAhead(
     offer(record) {
       if (gate === 'closed') return;
       built.add(record.key);
-      if (record.html?.media.some((m) => m.kind !== 'existing' && !knownBefore[m.identity]))
-        waiting.push(record);
-      pump();
+      const released = waiting.get(record.key) ?? [];
+      waiting.delete(record.key);
+      if (record.html?.media.some((m) => m.kind !== 'existing' && !knownBefore[m.identity])) {
+        if (gate === 'waiting') queued.push(record);
+        else consider(record);
+      }
+      for (const other of released) consider(other);
     },
     open(go, sure) {
       if (gate !== 'waiting') return;
       gate = go && !stopped() ? 'open' : 'closed';
       if (sure) writes = sure;
-      if (gate === 'closed') waiting.length = 0;
-      pump();
+      for (const record of queued.splice(0)) consider(record);
     },
     started(identity, text) {
       const outcome = started.get(identity);
@@ -135,7 +140,8 @@ export function createUploadAhead(
     },
     async settle() {
       if (gate === 'waiting') gate = 'closed';
-      waiting.length = 0;
+      queued.length = 0;
+      waiting.clear();
       return Promise.all(
         [...started].map(([identity, outcome]) =>
           outcome.then(

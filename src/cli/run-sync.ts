@@ -201,11 +201,12 @@ async function syncPass(
               failedFiles: new Set(keys.failedFiles),
             }),
             // Only records the plan is sure to write (see upload-ahead.ts): new to state, category there.
-            (record, built) =>
+            (record) =>
               state.records[record.key] === undefined &&
               (!record.categorySlug ||
-                known.categoryIdBySlug.has(record.categorySlug.slug) ||
-                built.has(`category/${record.categorySlug.slug}`)),
+                known.categoryIdBySlug.has(record.categorySlug.slug) || {
+                  after: `category/${record.categorySlug.slug}`,
+                }),
           );
         },
         () => ahead.open(false),

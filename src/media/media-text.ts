@@ -119,7 +119,9 @@ function warnOthers(
   problems: FileProblem[],
 ): void {
   for (const use of list) {
-    if (use.key === held.textFrom || sameText(held, use)) continue;
+    // A use that says nothing (no alt, no title) loses nothing; one that says something else is told.
+    if (use.key === held.textFrom || sameText(held, use) || (use.alt === '' && use.title === undefined))
+      continue;
     problems.push({
       file: use.file,
       line: use.line,
