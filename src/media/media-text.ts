@@ -119,9 +119,9 @@ function warnOthers(
   problems: FileProblem[],
 ): void {
   for (const use of list) {
-    // A use that says nothing (no alt, no title) loses nothing; one that says something else is told.
-    if (use.key === held.textFrom || sameText(held, use) || (use.alt === '' && use.title === undefined))
-      continue;
+    // Only a different alt is told: it is what a reader who cannot see the image gets. A use without an alt
+    // loses nothing, and a title follows the record that speaks for the file.
+    if (use.key === held.textFrom || use.alt === '' || use.alt === (held.alt ?? '')) continue;
     problems.push({
       file: use.file,
       line: use.line,
