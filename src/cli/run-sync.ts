@@ -4,7 +4,9 @@ import type { Config } from '../config/schema.js';
 import { collapseWarnings } from '../records/collapse-warnings.js';
 import { formatProblem, redactCredentials, SyncError, type FileProblem } from '../errors.js';
 import type { CmsClient } from '../remote/client.js';
+import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
+import type { DesiredRecord } from '../records/build-record.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
 import {
   computePlan,
@@ -16,7 +18,7 @@ import {
   type Plan,
   type RemoteListing,
 } from '../plan/compute-plan.js';
-import { apiName } from '../plan/payload.js';
+import { apiName, idOfKey } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags, SavedPlan } from '../plan/saved-plan.js';
@@ -65,6 +67,8 @@ export interface SyncFlags {
   compact?: boolean;
   /** plan --no-pager (false): never page the plan. */
   pager?: boolean;
+  /** --retry-failed-media: upload remote images that failed lately again now. */
+  retryFailedMedia?: boolean;
 }
 
 export interface SyncOutcome {
@@ -120,6 +124,7 @@ export async function syncOnce(
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
+  const failedMedia = openFailedMedia(session.config.stateDir);
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
   const ahead =
@@ -130,10 +135,12 @@ export async function syncOnce(
           uploadUrlOf: uploadUrlFor(session.target),
           checkLibrary: flags.refresh !== false,
           signal,
+          wire: session.config.wire,
+          failedMedia,
         })
       : undefined;
   try {
-    return await syncPass(session, flags, io, ahead, signal);
+    return await syncPass(session, flags, io, ahead, signal, failedMedia);
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -160,6 +167,7 @@ async function syncPass(
   io: CliIO,
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
+  failedMedia: FailedMedia,
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
@@ -184,12 +192,13 @@ async function syncPass(
   // listing is read and the scan shows the plan cannot stop on --max-deletes (an abort promises
   // that nothing was sent).
   const aheadHooks = ahead && {
-    onMedia: (m: MediaSource) => ahead.offer(m),
+    onRecord: (record: DesiredRecord) => ahead.offer(record),
     onScanned: (keys: ScannedKeys) => {
       const listed = refresh ? remotePending : Promise.resolve(unread());
       listed?.then(
         (remote) => {
           const protect = protectedKeys(keys.protectedKeys, state, flags.only);
+          const known = idBook({ state, remote, resources: config.resources });
           ahead.open(
             !mayAbort({
               ...planFlags(flags, config),
@@ -201,6 +210,15 @@ async function syncPass(
               protectedKeys: protect,
               failedFiles: new Set(keys.failedFiles),
             }),
+            // Only records the plan is sure to write (see upload-ahead.ts): new to state, and every
+            // record they name known, or one of them still to be built (more: left to the apply).
+            (record) => {
+              if (state.records[record.key] !== undefined) return false;
+              const unknown = (record.refs ?? [])
+                .flatMap((ref) => ref.slugs.map((slug) => `${ref.relation.target}/${slug}`))
+                .filter((key) => idOfKey(known, key) === undefined);
+              return unknown.length === 0 ? true : unknown.length === 1 ? { after: unknown[0]! } : false;
+            },
           );
         },
         () => ahead.open(false),
@@ -215,6 +233,12 @@ async function syncPass(
       overwriteDrift: flags.overwriteDrift || flags.diff,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
+      failures: {
+        memory: failedMedia,
+        retryAfterMs: config.media.retryFailedAfterMs,
+        retryAll: flags.retryFailedMedia === true,
+        now: new Date(),
+      },
       ...aheadHooks,
     },
     state,
@@ -354,6 +378,7 @@ async function syncPass(
     quiet: flags.quiet === true,
     skipped,
     color,
+    failedMedia,
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
@@ -431,6 +456,7 @@ async function carryOut(
     book: IdBook;
     ahead?: UploadAhead;
     signal?: AbortSignal;
+    failedMedia: FailedMedia;
   },
 ): Promise<ApplyResult> {
   // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
@@ -442,6 +468,7 @@ async function carryOut(
     config: ctx.config,
     book: ctx.book,
     uploadUrlOf: uploadUrlFor(ctx.target),
+    failedMedia: ctx.failedMedia,
     ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
@@ -451,6 +478,7 @@ async function carryOut(
     const line = `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`;
     writeLine(ctx.io.stderr, redactCredentials(line));
   }
+  for (const warning of result.warnings ?? []) writeLine(ctx.io.stderr, redactCredentials(warning));
   if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
   if (result.interrupted) {
     const { created, updated, deleted, uploaded, adopted } = result;

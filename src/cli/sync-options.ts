@@ -48,6 +48,10 @@ export function addSyncOptions(command: Command): Command {
     )
     .option('--strict', 'stop before any call when any file has an error')
     .option(
+      '--retry-failed-media',
+      'upload remote images that failed again now, not when media.retryFailedAfterMs is up',
+    )
+    .option(
       '--local',
       'sync to the embedded local CMS, even with CMS_BASE_URL set or in CI (or CMS_SYNC_LOCAL=1)',
     )

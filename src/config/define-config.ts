@@ -142,6 +142,23 @@ export interface UserConfig {
      * @default 'medium'
      */
     defaultSize?: ImageSize;
+    /**
+     * What happens to a record whose image cannot be had: a local file that is missing, or a
+     * remote image the CMS failed to fetch. `'error'` skips the record with an error at the
+     * image's line; `'warn'` publishes it with the image left as a plain `<img>` of the address
+     * written (a warning at its line, every run); `'drop'` publishes it without the image (a
+     * warning too). Each run tries again: a missing file that is added, or a failed image whose
+     * retry is due, becomes a media block.
+     * @default 'error'
+     */
+    onMissing?: 'error' | 'warn' | 'drop';
+    /**
+     * How long a remote image the CMS failed to fetch is remembered (in `.cms-sync/failed-media.json`)
+     * before an upload is tried again, in milliseconds; until then it counts as missing (see
+     * `onMissing`) and costs no request. `--retry-failed-media` tries every one again now.
+     * @default 86400000 (24 hours)
+     */
+    retryFailedAfterMs?: number;
   };
   /** Requests and safety limits. Flags of the same name override these. */
   sync?: {
@@ -316,6 +333,15 @@ export interface UserConfig {
      * @example rehypePlugins: [['rehype-external-links', { rel: ['nofollow'] }]]
      */
     rehypePlugins?: PluginEntry[];
+    /**
+     * Where an image's caption goes: a Hugo `figure`'s `caption` (or any `<figure>` with a
+     * `<figcaption>` around one image), and the title of an image that stands alone in its
+     * paragraph (`![Alt](a.png "Caption")`). `'paragraph'`: a `<p class="caption">` right after
+     * the media block; `'figure'`: `<figure>` with the block and a `<figcaption>`; `'none'`:
+     * dropped from the body (a title still reaches the media record).
+     * @default 'paragraph'
+     */
+    captions?: 'paragraph' | 'figure' | 'none';
   };
   wire?: {
     /**
@@ -366,6 +392,17 @@ export interface UserConfig {
      * @default 'url'
      */
     uploadUrlField?: string;
+    /**
+     * Field of a media record that holds an image's alt text: sent with `upload_from_url`, and
+     * in an `edit` of the media record when the alt changes. `false` sends none.
+     * @default 'alt'
+     */
+    mediaAltField?: string | false;
+    /**
+     * Field of a media record that holds an image's title (as `mediaAltField`). `false` sends none.
+     * @default 'title'
+     */
+    mediaTitleField?: string | false;
     /**
      * A field the CMS changes on every write (like `updated_at`). With it, a run lists only ids,
      * slugs and this field, and reads in full only the records that changed since cms-sync's

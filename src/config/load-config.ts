@@ -215,6 +215,8 @@ export function resolveConfig(
     media: {
       publicBaseUrl: publicBaseUrl && !publicBaseUrl.endsWith('/') ? `${publicBaseUrl}/` : publicBaseUrl,
       defaultSize: user.media?.defaultSize ?? 'medium',
+      onMissing: user.media?.onMissing ?? 'error',
+      retryFailedAfterMs: user.media?.retryFailedAfterMs ?? 24 * 60 * 60 * 1000,
     },
     sync: {
       concurrency: user.sync?.concurrency ?? 4,
@@ -237,6 +239,7 @@ export function resolveConfig(
       site: { ...user.markdown?.site },
       remarkPlugins: user.markdown?.remarkPlugins ?? [],
       rehypePlugins: user.markdown?.rehypePlugins ?? [],
+      captions: user.markdown?.captions ?? 'paragraph',
     },
     languages: {
       default: (user.languages?.default ?? 'en').toLowerCase(),
@@ -253,6 +256,8 @@ export function resolveConfig(
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
       payloadKey: user.wire?.payloadKey ?? 'data',
       uploadUrlField: user.wire?.uploadUrlField ?? 'url',
+      mediaAltField: user.wire?.mediaAltField ?? 'alt',
+      mediaTitleField: user.wire?.mediaTitleField ?? 'title',
       changeMarker: user.wire?.changeMarker ?? 'updated_at',
     },
   };

@@ -74,6 +74,8 @@ function buildConfigSchema(z: typeof Z) {
       .strictObject({
         publicBaseUrl: z.url().optional(),
         defaultSize: z.enum(IMAGE_SIZES).optional(),
+        onMissing: z.enum(['error', 'warn', 'drop']).optional(),
+        retryFailedAfterMs: positiveInt('media.retryFailedAfterMs', 0).optional(),
       })
       .optional(),
     sync: z
@@ -135,6 +137,7 @@ function buildConfigSchema(z: typeof Z) {
           .optional(),
         remarkPlugins: z.array(pluginEntry('remarkPlugins')).optional(),
         rehypePlugins: z.array(pluginEntry('rehypePlugins')).optional(),
+        captions: z.enum(['paragraph', 'figure', 'none']).optional(),
       })
       .optional(),
     languages: z
@@ -162,6 +165,8 @@ function buildConfigSchema(z: typeof Z) {
         idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
         payloadKey: z.string().min(1).optional(),
         uploadUrlField: z.string().min(1).optional(),
+        mediaAltField: z.union([z.string().min(1), z.literal(false)]).optional(),
+        mediaTitleField: z.union([z.string().min(1), z.literal(false)]).optional(),
         changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
       })
       .optional(),
@@ -195,7 +200,12 @@ export interface Config {
   contentDir: string;
   stateDir: string;
   target: { baseUrl: string | undefined; tokenEnv: string; client: ClientFactory | undefined };
-  media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
+  media: {
+    publicBaseUrl: string | undefined;
+    defaultSize: ImageSize;
+    onMissing: MissingMedia;
+    retryFailedAfterMs: number;
+  };
   sync: {
     concurrency: number;
     rps: number;
@@ -216,6 +226,7 @@ export interface Config {
     site: SiteInfo;
     remarkPlugins: PluginEntry[];
     rehypePlugins: PluginEntry[];
+    captions: CaptionStyle;
   };
   /** Translations (see UserConfig.languages), lower case. */
   languages: { default: string; codes: string[] | undefined; field: string | undefined };
@@ -229,6 +240,14 @@ export interface Config {
     idempotencyHeader: string | false;
     payloadKey: string;
     uploadUrlField: string;
+    mediaAltField: string | false;
+    mediaTitleField: string | false;
     changeMarker: string | false;
   };
 }
+
+/** What a record gets for an image that cannot be had (see UserConfig.media.onMissing). */
+export type MissingMedia = 'error' | 'warn' | 'drop';
+
+/** Where captions go (see UserConfig.markdown.captions). */
+export type CaptionStyle = 'paragraph' | 'figure' | 'none';

@@ -7,6 +7,7 @@ import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord, RecordRef } from '../records/build-record.js';
 import { refsFromState, resourceOrder } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
+import { planMediaText, type MediaEdit, type MediaText } from '../media/media-text.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
@@ -101,6 +102,8 @@ export interface Upload {
   source: MediaSource;
   /** Keys of the records that wait for this upload. */
   usedBy: string[];
+  /** The alt text and title it is uploaded with (see media-text.ts). */
+  text?: MediaText;
 }
 
 export interface Plan {
@@ -108,6 +111,8 @@ export interface Plan {
   uploads: Upload[];
   /** Images the CMS already holds that state did not know: remembered, not uploaded again. */
   knownMedia: Array<{ identity: string; id: number; source: string }>;
+  /** Media records whose alt text or title changes (an edit), or whose record that gave them does. */
+  mediaEdits: MediaEdit[];
   problems: FileProblem[];
   /** Set when a safety limit stops the plan from being applied (exit code 3). */
   abort?: string;
@@ -320,13 +325,36 @@ export function computePlan(input: PlanInput): Plan {
     }
   }
   const uploads = plannedUploads(changes, book);
+  const text = planMediaText({
+    written: changes.flatMap((c) =>
+      c.action === 'create' || c.action === 'update' || c.action === 'adopt' ? [c.record] : [],
+    ),
+    present: new Set([
+      ...changes.filter((c) => c.action !== 'delete' && c.action !== 'forget').map((c) => c.key),
+      ...input.protectedKeys,
+    ]),
+    state,
+    idOf: (identity) => book.mediaIdByIdentity.get(identity),
+    uploading: new Set(uploads.map((u) => u.source.identity)),
+  });
+  for (const upload of uploads) {
+    const said = text.upload.get(upload.source.identity);
+    if (said) upload.text = said;
+  }
+  problems.push(...text.problems);
   const depth = chainDepths(input.desired, deletes, state);
   for (const change of deletes) {
     const d = depth.get(change.key);
     if (d && change.action === 'delete') change.depth = d;
   }
   changes.sort((a, b) => byApplyOrder(a, b, depth));
-  const plan: Plan = { changes, uploads, problems, knownMedia: knownMedia(input, book) };
+  const plan: Plan = {
+    changes,
+    uploads,
+    problems,
+    knownMedia: knownMedia(input, book),
+    mediaEdits: text.edits,
+  };
   if (deletesHeld) plan.deletesHeld = deletesHeld;
   if (deletes.length > input.maxDeletes) {
     plan.abort =

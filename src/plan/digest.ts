@@ -23,7 +23,8 @@ export function sourceDigests(record: DesiredRecord): Record<string, string> {
   for (const [field, value] of Object.entries(record.values)) out[field] = digest(value);
   for (const ref of record.refs ?? []) out[ref.relation.field] = refDigest(ref);
   if (record.html)
-    out[record.html.field] = record.html.digest ?? htmlDigest(record.html.template, record.html.media);
+    out[record.html.field] =
+      record.html.digest ?? htmlDigest(record.html.template, record.html.media, record.html.text);
   return out;
 }
 
@@ -33,9 +34,22 @@ export function refDigest(ref: RecordRef): string {
   return many ? digest({ [target]: ref.slugs }) : digest(`${target}:${ref.slugs[0]}`);
 }
 
-/** The digest of a rendered body: its HTML with placeholders, and its images by content. */
-export function htmlDigest(template: string, media: readonly MediaSource[]): string {
-  return digest({ html: template, media: media.map((m) => m.identity) });
+/**
+ * The digest of a rendered body: its HTML with placeholders, its images by content, and their
+ * alt texts and titles (they reach the media records, so a change to one is a change to the body).
+ */
+export function htmlDigest(
+  template: string,
+  media: readonly MediaSource[],
+  text: ReadonlyArray<{ alt: string; title?: string }> = [],
+): string {
+  const said = text.some((t) => t.alt !== '' || t.title !== undefined);
+  return digest({
+    html: template,
+    media: media.map((m) => m.identity),
+    // Only when there is something: a body whose images have no alt keeps the digest it had.
+    ...(said ? { text: text.map((t) => [t.alt, t.title ?? null]) } : {}),
+  });
 }
 
 /**

@@ -59,6 +59,7 @@ function countedAs(change: Change): keyof PlanCounts {
 export function hasChanges(plan: Plan): boolean {
   return (
     plan.uploads.length > 0 ||
+    (plan.mediaEdits ?? []).length > 0 ||
     plan.changes.some(
       (c) =>
         c.action === 'create' ||
@@ -144,6 +145,13 @@ function groupByResource(plan: Plan): Map<string, Entry[]> {
           ? upload.source.url
           : '';
     add(MEDIA, (c) => `  ${c.green('^')} upload ${source}  ${c.dim(`(used by ${upload.usedBy.length})`)}`);
+  }
+  for (const edit of plan.mediaEdits ?? []) {
+    if (edit.send)
+      add(
+        MEDIA,
+        (c) => `  ${c.yellow('~')} media ${edit.source}  ${c.dim(`(alt/title, from ${edit.text.from})`)}`,
+      );
   }
   const ordered = [...plan.changes].sort((a, b) => RESOURCE_ORDER[a.resource] - RESOURCE_ORDER[b.resource]);
   for (const change of ordered) {
@@ -298,6 +306,16 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
       identity: u.source.identity,
       source: u.source.kind === 'file' ? u.source.file : u.source.kind === 'url' ? u.source.url : null,
       usedBy: u.usedBy,
+      ...(u.text ? { alt: u.text.alt, title: u.text.title ?? null } : {}),
+    })),
+    mediaEdits: (plan.mediaEdits ?? []).map((e) => ({
+      identity: e.identity,
+      id: e.id,
+      source: e.source,
+      alt: e.text.alt,
+      title: e.text.title ?? null,
+      from: e.text.from,
+      send: e.send,
     })),
     changes: plan.changes.map((change) => {
       const out: Record<string, unknown> = {

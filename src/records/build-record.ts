@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
-import type { MediaResolver, MediaSource } from '../media/resolve-media.js';
+import { resolveImages } from '../media/resolve-images.js';
+import type { MediaResolver } from '../media/resolve-media.js';
 import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
 import type { SourceDocument } from '../source/read-document.js';
@@ -134,6 +135,7 @@ export async function buildRecord(
   }
 
   const htmlField = descriptor.htmlField;
+  let replaced = 0;
   if (htmlField) {
     const { templates, shortcodes, site } = context.config.markdown;
     // The expander (and the parser it uses to find code) loads only for a body that has template
@@ -190,27 +192,18 @@ export async function buildRecord(
         severity: p.severity,
       });
     }
-    const media: MediaSource[] = [];
-    for (const image of rendered.images) {
-      const resolved = await context.media.resolve(image.src, doc.absPath);
-      if (resolved.ok) media.push(resolved.source);
-      else
-        problems.push({
-          file: doc.file,
-          line: doc.bodyLine + image.line - 1,
-          column: image.column,
-          message: resolved.message,
-          severity: 'error',
-        });
-    }
-    record.html = packHtml(htmlField, rendered.html, media);
+    const images = await resolveImages(rendered, doc, context.media, context.config.media.onMissing);
+    problems.push(...images.problems);
+    record.html = packHtml(htmlField, images.html, images.media, images.text);
+    replaced = images.replaced;
   }
   const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];
   record.input = {
     hash: inputHash(
       doc.hash,
       withExtra(pipelineFingerprint(context.config), context.fingerprint),
-      local.map((m) => m.sha256),
+      // An image left out (media.onMissing) is looked for again next run: no reuse until it is there.
+      [...local.map((m) => m.sha256), ...(replaced > 0 ? ['replaced'] : [])],
     ),
     media: local.map((m) => m.contentPath),
     fileSha: doc.hash,
@@ -285,6 +278,8 @@ export function pipelineFingerprint(config: Config): string {
       resources: config.resources,
       statusMap: config.statusMap,
       defaultSize: config.media.defaultSize,
+      onMissing: config.media.onMissing,
+      captions: config.markdown.captions,
       timezone: config.timezone,
       markdown: templatesFingerprint(config),
     });

@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
-import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
+import type { FailedMedia } from '../media/failed-media.js';
+import { createMediaResolver } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
 import { duplicateProblem, scanContent } from '../source/scan-content.js';
 import {
@@ -38,8 +39,10 @@ export interface ReadSourceOptions {
   canServeLocalFiles: boolean;
   /** Called once content/ is scanned, before anything is rendered: the keys files claim (see ScannedKeys). */
   onScanned?: (keys: ScannedKeys) => void;
-  /** Called for each image a document resolves to while it is built (uploads can start early). */
-  onMedia?: (source: MediaSource) => void;
+  /** Called for each record as soon as it is built without errors, or taken from state (uploads can start early). */
+  onRecord?: (record: DesiredRecord) => void;
+  /** Remote images that failed lately: missing until their retry is due (see failed-media.ts). */
+  failures?: { memory: FailedMedia; retryAfterMs: number; retryAll: boolean; now: Date } | undefined;
   /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
   saveHashes?: boolean;
 }
@@ -121,18 +124,9 @@ export async function readSource(
     contentDir: config.contentDir,
     canServeLocalFiles: options.canServeLocalFiles,
     hashCache,
+    failures: options.failures,
   });
-  const { onMedia } = options;
-  const media: MediaResolver = onMedia
-    ? {
-        hashFile: resolver.hashFile,
-        async resolve(src, documentAbsPath) {
-          const resolved = await resolver.resolve(src, documentAbsPath);
-          if (resolved.ok) onMedia(resolved.source);
-          return resolved;
-        },
-      }
-    : resolver;
+  const media = resolver;
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
@@ -217,6 +211,7 @@ export async function readSource(
   const toRender = toBuild.filter((i) => RESOURCE_TABLE[docs[i]!.resource].htmlField !== undefined).length;
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
+    captions: config.markdown.captions,
     limits: config.limits,
     documents: toRender,
     ...(plugins ? { plugins } : {}),
@@ -239,7 +234,10 @@ export async function readSource(
     record: DesiredRecord | undefined;
     problems: FileProblem[];
   }> = [];
-  for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });
+  for (const record of reused) {
+    built.push({ key: record.key, file: record.file, record, problems: [] });
+    options.onRecord?.(record);
+  }
   await Promise.all(
     toBuild.map((i) =>
       limit(async () => {
@@ -257,6 +255,7 @@ export async function readSource(
         if (record && languageField && doc.resource === 'article')
           record.values[languageField] = doc.lang ?? config.languages.default;
         built.push({ key: doc.key, file: doc.file, record, problems });
+        if (record) options.onRecord?.(record);
       }),
     ),
   ).finally(() => renderer.close());

@@ -9,6 +9,7 @@ import type { ImageSize } from '../resources.js';
 import { DEFAULT_LIMITS } from '../source/limits.js';
 import { checkMarkdownLimits, type MarkdownLimits } from './markdown-limits.js';
 import {
+  type CaptionStyle,
   MEDIA_COLLECTOR,
   rehypeMediaBlocks,
   remarkMarkImageKinds,
@@ -17,7 +18,7 @@ import {
   type RenderProblem,
 } from './rewrite-media.js';
 
-export type { ImageRef, RenderProblem } from './rewrite-media.js';
+export type { CaptionStyle, ImageRef, RenderProblem } from './rewrite-media.js';
 export { bindMedia } from './bind-media.js';
 
 export interface RenderResult {
@@ -30,6 +31,8 @@ export interface RenderResult {
 export interface RenderOptions {
   /** Size of an image that does not set one. */
   defaultSize: ImageSize;
+  /** Where captions go (config `markdown.captions`). @default 'paragraph' */
+  captions?: CaptionStyle | undefined;
   /** Nesting and emphasis limits (config `limits`), checked before parsing. */
   limits?: MarkdownLimits | undefined;
 }
@@ -66,7 +69,7 @@ const processor = createProcessor();
 export function renderMarkdown(markdown: string, options: RenderOptions): RenderResult {
   const refused = checkMarkdownLimits(markdown, options.limits ?? DEFAULT_LIMITS);
   if (refused) return { html: '', images: [], problems: [refused] };
-  const media: MediaCollector = { defaultSize: options.defaultSize, images: [], problems: [] };
+  const media = collector(options);
   try {
     return resultOf(processor.processSync(fileOf(markdown, media)), media);
   } catch (error) {
@@ -82,12 +85,21 @@ export async function renderMarkdownWith(
 ): Promise<RenderResult> {
   const refused = checkMarkdownLimits(markdown, options.limits ?? DEFAULT_LIMITS);
   if (refused) return { html: '', images: [], problems: [refused] };
-  const media: MediaCollector = { defaultSize: options.defaultSize, images: [], problems: [] };
+  const media = collector(options);
   try {
     return resultOf(await pipeline.process(fileOf(markdown, media)), media);
   } catch (error) {
     return failedRender(error);
   }
+}
+
+function collector(options: RenderOptions): MediaCollector {
+  return {
+    defaultSize: options.defaultSize,
+    captions: options.captions ?? 'paragraph',
+    images: [],
+    problems: [],
+  };
 }
 
 function fileOf(markdown: string, media: MediaCollector) {

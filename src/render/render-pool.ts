@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { ImageSize } from '../resources.js';
 import { raiseHint } from '../source/limits.js';
 import type { MarkdownLimits } from './markdown-limits.js';
-import type { RenderResult } from './render-markdown.js';
+import type { CaptionStyle, RenderResult } from './render-markdown.js';
 import { pluginError, type PluginStage, type ResolvedPlugins } from './plugins.js';
 import type { SyncError } from '../errors.js';
 
@@ -11,6 +11,7 @@ export interface RenderJob {
   id: number;
   markdown: string;
   defaultSize: ImageSize;
+  captions?: CaptionStyle | undefined;
   limits?: MarkdownLimits | undefined;
 }
 
@@ -48,6 +49,7 @@ export interface RenderPool {
  */
 export function createRenderPool(options: {
   defaultSize: ImageSize;
+  captions?: CaptionStyle | undefined;
   size?: number;
   /** Cap on each worker's old-generation heap, in MiB (tests use it to make a worker run out of memory). */
   maxHeapMb?: number;
@@ -85,8 +87,14 @@ export function createRenderPool(options: {
     const job = pending.get(id);
     if (!job) return;
     slot.queue.push(id);
-    const { defaultSize, limits } = options;
-    slot.worker.postMessage({ id, markdown: job.markdown, defaultSize, limits } satisfies RenderJob);
+    const { defaultSize, captions, limits } = options;
+    slot.worker.postMessage({
+      id,
+      markdown: job.markdown,
+      defaultSize,
+      captions,
+      limits,
+    } satisfies RenderJob);
     if (slot.queue.length === 1) startClock(slot);
   };
 

@@ -8,13 +8,17 @@ const { plugins } = (workerData ?? {}) as RenderWorkerData;
 // One renderer per worker thread: the unified pipeline is built once, with the config's plugins
 // imported before the first job (jobs sent meanwhile wait in the port until the listener is added).
 let render: (job: RenderJob) => RenderResult | Promise<RenderResult> = (job) =>
-  renderMarkdown(job.markdown, { defaultSize: job.defaultSize, limits: job.limits });
+  renderMarkdown(job.markdown, { defaultSize: job.defaultSize, captions: job.captions, limits: job.limits });
 let loaded = true;
 if (plugins) {
   try {
     const pipeline = createProcessor(await importPlugins(plugins));
     render = (job) =>
-      renderMarkdownWith(pipeline, job.markdown, { defaultSize: job.defaultSize, limits: job.limits });
+      renderMarkdownWith(pipeline, job.markdown, {
+        defaultSize: job.defaultSize,
+        captions: job.captions,
+        limits: job.limits,
+      });
   } catch (error) {
     loaded = false;
     const failed =

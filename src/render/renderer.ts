@@ -1,6 +1,6 @@
 import type { ImageSize } from '../resources.js';
 import type { ContentLimits } from '../source/limits.js';
-import type { RenderResult } from './render-markdown.js';
+import type { CaptionStyle, RenderResult } from './render-markdown.js';
 import type { RenderPool } from './render-pool.js';
 import type { ResolvedPlugins } from './plugins.js';
 
@@ -29,19 +29,20 @@ const IN_THREAD_MAX_CHARS = 64 * 1024;
  */
 export async function createRenderer(options: {
   defaultSize: ImageSize;
+  captions?: CaptionStyle;
   limits: ContentLimits;
   /** Documents to render in this run. */
   documents: number;
   /** The config's remark and rehype plugins, found on disk (see resolvePlugins); imported on first use. */
   plugins?: ResolvedPlugins | undefined;
 }): Promise<Renderer> {
-  const { defaultSize, limits, plugins } = options;
+  const { defaultSize, captions, limits, plugins } = options;
   let renderHere: Promise<(md: string) => RenderResult | Promise<RenderResult>> | undefined;
   const loadHere = async () => {
     const { renderMarkdown, renderMarkdownWith, createProcessor } = await import('./render-markdown.js');
-    if (!plugins) return (md: string) => renderMarkdown(md, { defaultSize, limits });
+    if (!plugins) return (md: string) => renderMarkdown(md, { defaultSize, captions, limits });
     const pipeline = createProcessor(await (await import('./plugins.js')).importPlugins(plugins));
-    return (md: string) => renderMarkdownWith(pipeline, md, { defaultSize, limits });
+    return (md: string) => renderMarkdownWith(pipeline, md, { defaultSize, captions, limits });
   };
   // A plugin that fails to load fails every render with the same SyncError (see readSource).
   const here = async (md: string) => (await (renderHere ??= loadHere()))(md);
@@ -51,6 +52,7 @@ export async function createRenderer(options: {
     (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => ({
       pool: createRenderPool({
         defaultSize,
+        captions,
         limits,
         budgetMs: limits.renderBudgetMs,
         ...(size ? { size } : {}),

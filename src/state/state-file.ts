@@ -43,6 +43,11 @@ export interface MediaEntry {
   id: number;
   /** Where it came from, for people reading the state: a content path or a URL. */
   source: string;
+  /** The alt text and title the media record was given (absent: none was sent). */
+  alt?: string;
+  title?: string;
+  /** The record whose use of the image gave them: the CMS keeps one alt per file (see media-text.ts). */
+  textFrom?: string;
 }
 
 export interface State {

@@ -99,7 +99,8 @@ describe('the read-only HTML view', () => {
       .replaceAll('&#39;', "'")
       .replaceAll('&amp;', '&');
     expect(inner).toContain(
-      `<img src="/media/${media['a.png'].id}/a.png" alt="alt &quot;quoted&quot;" style="max-width:100%;width:240px">`,
+      `<img src="/media/${media['a.png'].id}/a.png" alt="alt &quot;quoted&quot;" title="&lt;b&gt;a.png&lt;/b&gt;" ` +
+        'style="max-width:100%;width:240px">',
     );
     expect(inner).toContain(
       `<video src="/media/${media['clip.mp4'].id}/clip.mp4" controls style="max-width:100%;width:960px"></video>`,

@@ -120,10 +120,14 @@ export function recordPage(
       `</iframe>`;
   }
   if (resource === 'media' && typeof record.mime === 'string' && record.mime.startsWith('image/')) {
+    const title = typeof record.title === 'string' ? ` title="${escapeHtml(record.title)}"` : '';
     rendered =
-      `<h2>preview</h2><img ` +
-      `src="/media/${record.id}/${escapeHtml(encodeURIComponent(String(record.filename)))}" alt="" ` +
-      `style="max-width:100%">`;
+      `<h2>preview</h2><figure><img ` +
+      `src="/media/${record.id}/${escapeHtml(encodeURIComponent(String(record.filename)))}" ` +
+      `alt="${escapeHtml(record.alt ?? '')}"${title} style="max-width:100%"><figcaption>` +
+      `<b>alt</b> ${record.alt ? escapeHtml(record.alt) : '<span class="muted">(none)</span>'} · ` +
+      `<b>title</b> ${record.title ? escapeHtml(record.title) : '<span class="muted">(none)</span>'}` +
+      `</figcaption></figure>`;
   }
   // A reader comes to see the article: the rendered body first, the raw fields below it.
   const title = String(record[SCHEMAS[resource].label] ?? record.filename ?? `${resource} ${id}`);
