@@ -1,23 +1,54 @@
-// Imports a generated WordPress export and prints items/s and peak memory (RSS).
-//   node bench/import.mjs              5,000 posts
+// Imports a generated input for each importer (WordPress WXR, Ghost JSON, a Hugo site, a Jekyll
+// site) and prints items/s and peak memory (RSS) of each.
+//   node bench/import.mjs                        5,000 posts each, every importer
 //   node bench/import.mjs --items 50000
-// Needs `npm run build` first (it runs the built CLI from dist/, in this process, so
-// process.memoryUsage().rss sampled every 20 ms covers the import itself).
+//   node bench/import.mjs --only hugo,jekyll
+// Needs `npm run build` first. Each importer runs in a process of its own (this script again,
+// with one `--only`), running the built CLI from dist/ in that process, so process.memoryUsage().rss
+// sampled every 20 ms covers that import alone.
+import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { machine } from './lib.mjs';
 
+const IMPORTERS = ['wordpress', 'ghost', 'hugo', 'jekyll'];
 const args = process.argv.slice(2);
 const itemsArg = args.indexOf('--items');
 const ITEMS = itemsArg >= 0 ? Number(args[itemsArg + 1]) : 5000;
 if (!Number.isInteger(ITEMS) || ITEMS < 1)
   throw new Error(`Expected \`--items\` to be an integer >= 1, got \`${args[itemsArg + 1]}\``);
+const onlyArg = args.indexOf('--only');
+const ONLY = onlyArg >= 0 ? String(args[onlyArg + 1]).split(',') : IMPORTERS;
+for (const name of ONLY) {
+  if (!IMPORTERS.includes(name))
+    throw new Error(`Expected \`--only\` to list ${IMPORTERS.join(', ')}, got \`${name}\``);
+}
 
-const { main } = await import('../dist/cli/main.js');
+if (ONLY.length > 1) {
+  console.log(`cms-sync import bench: ${machine()}`);
+  for (const name of ONLY) {
+    const child = spawnSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        '--only',
+        name,
+        '--items',
+        String(ITEMS),
+        '--quiet',
+      ],
+      { stdio: 'inherit' },
+    );
+    if (child.status !== 0) process.exit(child.status ?? 1);
+  }
+  process.exit(0);
+}
 
 const PARAGRAPH =
   'The river rose <strong>two metres</strong> overnight & residents were told to stay home; the café on Main Street ' +
@@ -87,14 +118,174 @@ async function generate(file, items) {
   await once(out, 'finish');
 }
 
+/** A tiny valid PNG; `n` appended after IEND so that files differ. */
+function png(n) {
+  const base = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  return Buffer.concat([base, Buffer.from(`image-${n}`)]);
+}
+
+const MARKDOWN_PARAGRAPH =
+  'The river rose **two metres** overnight & residents were told to stay home; the café on Main Street ' +
+  'stayed open. See https://example.com/news for more.';
+
+/** A Ghost export (db[0].data) with posts, pages, tags and authors. */
+async function generateGhost(file, items) {
+  const out = createWriteStream(file);
+  const write = async (text) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  const users = Array.from({ length: 5 }, (_, a) => ({
+    id: `u${a}`,
+    slug: `author${a}`,
+    name: `Author ${a}`,
+  }));
+  const tags = Array.from({ length: 20 }, (_, c) => ({ id: `t${c}`, slug: `tag-${c}`, name: `Tag ${c}` }));
+  await write(`{"db":[{"meta":{"version":"5.0.0"},"data":{"users":${JSON.stringify(users)},`);
+  await write(`"tags":${JSON.stringify(tags)},"posts":[`);
+  for (let i = 1; i <= items; i++) {
+    const html = [
+      `<p>${PARAGRAPH.replace('\n', '<br>')}</p>`,
+      `<figure class="kg-card kg-image-card kg-card-hascaption"><img src="__GHOST_URL__/content/images/${i}.png" ` +
+        `alt="Photo ${i}"><figcaption>Caption ${i}</figcaption></figure>`,
+      `<p>${PARAGRAPH.replace('\n', ' ')}</p>`,
+      '<pre><code class="language-js">const x = 1;</code></pre>',
+    ].join('');
+    const post = {
+      id: `p${i}`,
+      title: `Post ${i} & friends`,
+      slug: `post-${i}`,
+      html,
+      status: i % 9 === 0 ? 'draft' : 'published',
+      type: i % 50 === 5 ? 'page' : 'post',
+      published_at: '2024-01-01T10:00:00.000Z',
+      custom_excerpt: `Excerpt ${i}`,
+      feature_image: `__GHOST_URL__/content/images/${i}.png`,
+    };
+    await write(`${i > 1 ? ',' : ''}${JSON.stringify(post)}`);
+  }
+  await write('],"posts_tags":[');
+  for (let i = 1; i <= items; i++) {
+    await write(`${i > 1 ? ',' : ''}{"post_id":"p${i}","tag_id":"t${i % 20}","sort_order":0}`);
+  }
+  await write('],"posts_authors":[');
+  for (let i = 1; i <= items; i++) {
+    await write(`${i > 1 ? ',' : ''}{"post_id":"p${i}","author_id":"u${i % 5}","sort_order":0}`);
+  }
+  await write(']}}]}\n');
+  out.end();
+  await once(out, 'finish');
+}
+
+/**
+ * A Hugo site: every tenth post a page bundle with its own image (every twentieth with a Spanish
+ * translation), the others leaf files, half in TOML and half in YAML, with built-in shortcodes and
+ * 100 images in static/.
+ */
+async function generateHugo(siteDir, items) {
+  await mkdir(path.join(siteDir, 'static/images'), { recursive: true });
+  await mkdir(path.join(siteDir, 'content/posts'), { recursive: true });
+  await writeFile(
+    path.join(siteDir, 'hugo.toml'),
+    'baseURL = "https://hugo.bench.example/"\ndefaultContentLanguage = "en"\n' +
+      '[languages.en]\nweight = 1\n[languages.es]\nweight = 2\n[params]\nowner = "Bench"\n',
+  );
+  for (let n = 0; n < 100; n++) await writeFile(path.join(siteDir, `static/images/${n}.png`), png(n));
+  await writeFile(path.join(siteDir, 'content/about.md'), '---\ntitle: About\n---\nAbout the bench.\n');
+  for (let i = 1; i <= items; i++) {
+    const bundle = i % 10 === 0;
+    const meta = {
+      title: `Post ${i}`,
+      date: `2024-01-${String((i % 28) + 1).padStart(2, '0')}T10:00:00+01:00`,
+      draft: i % 9 === 0,
+      categories: [`Category ${i % 20}`],
+      tags: [`tag-${i % 100}`, 'bench'],
+      authors: [`author${i % 5}`],
+    };
+    const frontMatter =
+      i % 2 === 0
+        ? `+++\ntitle = ${JSON.stringify(meta.title)}\ndate = ${meta.date}\ndraft = ${meta.draft}\n` +
+          `categories = ${JSON.stringify(meta.categories)}\ntags = ${JSON.stringify(meta.tags)}\n` +
+          `authors = ${JSON.stringify(meta.authors)}\n+++\n`
+        : `---\ntitle: ${meta.title}\ndate: ${meta.date}\ndraft: ${meta.draft}\n` +
+          `categories: [${meta.categories[0]}]\ntags: [${meta.tags.join(', ')}]\nauthors: [${meta.authors[0]}]\n---\n`;
+    const body = [
+      MARKDOWN_PARAGRAPH,
+      bundle
+        ? '{{< figure src="cover.png" alt="The cover" caption="A *caption*" >}}'
+        : `![Photo ${i}](/images/${i % 100}.png)`,
+      MARKDOWN_PARAGRAPH,
+      i % 3 === 0
+        ? '{{< youtube dQw4w9WgXcQ >}}'
+        : '{{< highlight go >}}\nfmt.Println("hi")\n{{< /highlight >}}',
+      `Read [the first post]({{< ref "post-1" >}}). {{< param owner >}}`,
+    ].join('\n\n');
+    if (bundle) {
+      const dir = path.join(siteDir, `content/posts/post-${i}`);
+      await mkdir(dir);
+      await writeFile(path.join(dir, 'cover.png'), png(1000 + i));
+      await writeFile(path.join(dir, 'index.md'), `${frontMatter}\n${body}\n`);
+      if (i % 20 === 0) await writeFile(path.join(dir, 'index.es.md'), `${frontMatter}\n${body}\n`);
+    } else {
+      await writeFile(path.join(siteDir, `content/posts/post-${i}.md`), `${frontMatter}\n${body}\n`);
+    }
+  }
+}
+
+/** A Jekyll site: _posts with Liquid (baseurl, relative_url, highlight, raw), drafts, 100 images in assets/. */
+async function generateJekyll(siteDir, items) {
+  await mkdir(path.join(siteDir, 'assets/img'), { recursive: true });
+  await mkdir(path.join(siteDir, '_posts'), { recursive: true });
+  await mkdir(path.join(siteDir, '_data'), { recursive: true });
+  await writeFile(
+    path.join(siteDir, '_config.yml'),
+    'title: Bench\nurl: https://jekyll.bench.example\nbaseurl: /blog\ntimezone: Europe/London\n',
+  );
+  await writeFile(
+    path.join(siteDir, '_data/authors.yml'),
+    Array.from({ length: 5 }, (_, a) => `author${a}:\n  name: Author ${a}\n`).join(''),
+  );
+  for (let n = 0; n < 100; n++) await writeFile(path.join(siteDir, `assets/img/${n}.png`), png(n));
+  await writeFile(path.join(siteDir, 'about.md'), '---\ntitle: About\n---\nAbout the bench.\n');
+  for (let i = 1; i <= items; i++) {
+    const day = `2024-01-${String((i % 28) + 1).padStart(2, '0')}`;
+    const frontMatter =
+      `---\nlayout: post\ntitle: "Post ${i}"\n${i % 4 === 0 ? '' : `date: ${day} 10:00:00 +0100\n`}` +
+      `categories: cat-${i % 20}\ntags: [tag-${i % 100}, bench]\nauthor: author${i % 5}\n` +
+      `${i % 9 === 0 ? 'published: false\n' : ''}---\n`;
+    const body = [
+      MARKDOWN_PARAGRAPH,
+      `![Photo ${i}]({{ site.baseurl }}/assets/img/${i % 100}.png)`,
+      MARKDOWN_PARAGRAPH,
+      '{% highlight ruby %}\nputs "hi"\n{% endhighlight %}',
+      `Read [about]({{ "/about/" | relative_url }}); {% raw %}\`{{ page.title }}\`{% endraw %}.`,
+    ].join('\n\n');
+    await writeFile(path.join(siteDir, `_posts/${day}-post-${i}.md`), `${frontMatter}\n${body}\n`);
+  }
+}
+
+const [kind] = ONLY;
+const quiet = args.includes('--quiet');
 const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-import-'));
 try {
-  const file = path.join(dir, 'export.xml');
-  await generate(file, ITEMS);
-  const size = (await stat(file)).size;
-  console.log(`cms-sync import bench: ${machine()}`);
-  console.log(`export: ${ITEMS} items, ${(size / 2 ** 20).toFixed(1)} MiB`);
+  const input = { wordpress: 'export.xml', ghost: 'ghost.json', hugo: 'hugo-site', jekyll: 'jekyll-site' }[
+    kind
+  ];
+  const source = path.join(dir, input);
+  if (kind === 'wordpress') await generate(source, ITEMS);
+  else if (kind === 'ghost') await generateGhost(source, ITEMS);
+  else if (kind === 'hugo') await generateHugo(source, ITEMS);
+  else await generateJekyll(source, ITEMS);
+  if (!quiet) console.log(`cms-sync import bench: ${machine()}`);
+  const size =
+    kind === 'wordpress' || kind === 'ghost'
+      ? `, ${((await stat(source)).size / 2 ** 20).toFixed(1)} MiB`
+      : '';
+  console.log(`${kind}: ${ITEMS} posts${size}`);
 
+  const { main } = await import('../dist/cli/main.js');
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
@@ -105,7 +296,7 @@ try {
   let report = '';
   stdout.setEncoding('utf8').on('data', (s) => (report += s));
   const started = process.hrtime.bigint();
-  const code = await main(['--cwd', dir, 'import', 'wordpress', 'export.xml'], {
+  const code = await main(['--cwd', dir, 'import', kind, input], {
     stdout,
     stderr: process.stderr,
     env: { PATH: process.env.PATH },
@@ -119,7 +310,13 @@ try {
     console.log(report);
     throw new Error(`import exited ${code}`);
   }
-  console.log(report.split('\n').slice(1, 6).join('\n'));
+  console.log(
+    report
+      .split('\n')
+      .slice(1, 7)
+      .filter((line) => /^ {2}\w/.test(line))
+      .join('\n'),
+  );
   console.log(`import: ${seconds.toFixed(1)} s, ${(ITEMS / seconds).toFixed(0)} items/s`);
   console.log(
     `peak RSS: ${(peak / 2 ** 20).toFixed(0)} MiB (${(before / 2 ** 20).toFixed(0)} MiB before the import)`,

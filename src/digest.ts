@@ -11,7 +11,20 @@ export function digest(value: unknown): string {
   return sha256(text).slice(0, 20);
 }
 
-/** The digest of a rendered body: its HTML with placeholders, and its images by content. */
-export function htmlDigest(template: string, media: readonly MediaSource[]): string {
-  return digest({ html: template, media: media.map((m) => m.identity) });
+/**
+ * The digest of a rendered body: its HTML with placeholders, its images by content, and their
+ * alt texts and titles (they reach the media records, so a change to one is a change to the body).
+ */
+export function htmlDigest(
+  template: string,
+  media: readonly MediaSource[],
+  text: ReadonlyArray<{ alt: string; title?: string }> = [],
+): string {
+  const said = text.some((t) => t.alt !== '' || t.title !== undefined);
+  return digest({
+    html: template,
+    media: media.map((m) => m.identity),
+    // Only when there is something: a body whose images have no alt keeps the digest it had.
+    ...(said ? { text: text.map((t) => [t.alt, t.title ?? null]) } : {}),
+  });
 }

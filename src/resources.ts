@@ -1,6 +1,6 @@
 /**
- * The resources of the CMS API (docs/cms-api.md) and the content folders that map to them
- * (docs/contract.md, Layout).
+ * The resources of the CMS API (docs/cms-api.md). What cms-sync knows of each record resource
+ * (folder, front matter, fields, relations) is its entry in resources/table.ts.
  */
 export const RECORD_RESOURCES = ['category', 'user', 'article', 'page', 'breaking'] as const;
 export type RecordResource = (typeof RECORD_RESOURCES)[number];
@@ -10,15 +10,6 @@ export type Resource = (typeof RESOURCES)[number];
 
 export const ACTIONS = ['get', 'add', 'edit', 'delete'] as const;
 export type Action = (typeof ACTIONS)[number] | 'upload_from_url';
-
-/** content/<folder>/ -> resource. */
-export const FOLDER_TO_RESOURCE: Readonly<Record<string, RecordResource>> = {
-  articles: 'article',
-  pages: 'page',
-  categories: 'category',
-  breaking: 'breaking',
-  users: 'user',
-};
 
 export const MEDIA_EXTENSIONS = ['png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'avif', 'pdf', 'mp4'] as const;
 

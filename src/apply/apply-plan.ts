@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Config } from '../config/schema.js';
+import { editMediaText, textEntry } from '../media/edit-media.js';
+import { isImageFailure, type FailedMedia } from '../media/failed-media.js';
+import { withoutImages } from '../media/fallback.js';
 import { findMedia } from '../media/media-library.js';
+import type { MediaText } from '../media/media-text.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import { markerField, type Change, type Plan } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
-import { apiName, comparableDigest, resolveFields, type IdBook } from '../plan/payload.js';
+import { apiName, comparableDigest, rememberId, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { CmsClient } from '../remote/client.js';
 import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/errors.js';
@@ -26,6 +30,8 @@ export interface ApplyContext {
   onProgress?: (event: ProgressEvent) => void;
   /** Uploads started while documents were still being rendered (see upload-ahead.ts). */
   ahead?: UploadAhead;
+  /** Remote images the CMS failed to fetch, remembered so the next runs do not send them again at once. */
+  failedMedia?: FailedMedia;
   /**
    * Aborted at Ctrl-C: no write starts after it; writes already sent finish and are journaled,
    * and state is saved. The result then says how many were not started.
@@ -54,6 +60,8 @@ export interface ApplyResult {
   adopted: number;
   uploaded: number;
   failures: ApplyFailure[];
+  /** Records written without an image the CMS could not fetch (media.onMissing), one line each. */
+  warnings?: string[];
   /** Why planned deletes were not carried out, when they were not. */
   deletesSkipped?: string;
   /** Set when the signal stopped the apply: planned writes (uploads, records, deletes) never started. */
@@ -104,12 +112,18 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // No more uploads wait in the client's queue than it sends at once, so that after an interrupt
   // none is sent that had not already gone out.
   const uploadSlots = pLimit(ctx.client.concurrency);
-  const send = (source: MediaSource) =>
-    uploadSlots(() => (stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library)));
+  const send = (source: MediaSource, text: MediaText | undefined) =>
+    uploadSlots(() =>
+      stopped() ? Promise.reject(new NotStarted()) : uploadSource(source, ctx, library, text),
+    );
+  // Why an image a record needs failed, by identity: the record's error names it.
+  const imageErrors = new Map<string, string>();
+  // Remote images the CMS could not fetch: with media.onMissing 'warn' or 'drop', records go without them.
+  const unreachable = new Set<string>();
   for (const upload of plan.uploads) {
     uploads.set(
       upload.source.identity,
-      (ctx.ahead?.started(upload.source.identity) ?? send(upload.source)).then(
+      (ctx.ahead?.started(upload.source.identity, upload.text) ?? send(upload.source, upload.text)).then(
         (id) => {
           ctx.book.mediaIdByIdentity.set(upload.source.identity, id);
           result.uploaded += 1;
@@ -121,11 +135,12 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
             notStarted += 1;
             return false;
           }
-          fail(
+          imageErrors.set(
             upload.source.identity,
-            upload.source.kind === 'file' ? upload.source.file : '',
-            new Error(`upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`),
+            `upload of ${describeSource(upload.source)} failed: ${(error as Error).message}`,
           );
+          if (error instanceof CmsAuthError) fatal ??= error;
+          if (upload.source.kind === 'url' && isImageFailure(error)) unreachable.add(upload.source.identity);
           progress(`^ ${describeSource(upload.source)}`, false);
           return false;
         },
@@ -133,7 +148,33 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     );
   }
 
-  const categoryWrites = new Map<string, Promise<boolean>>();
+  for (const edit of plan.mediaEdits ?? []) {
+    uploads.set(
+      edit.identity,
+      uploadSlots(() =>
+        stopped()
+          ? Promise.reject(new NotStarted())
+          : editMediaText(edit, { client: ctx.client, store: ctx.store, wire: ctx.config.wire }),
+      ).then(
+        () => {
+          if (edit.send) progress(`~ media ${edit.source}`, true);
+          return true;
+        },
+        (error: unknown) => {
+          if (error instanceof NotStarted) {
+            notStarted += 1;
+            return false;
+          }
+          imageErrors.set(edit.identity, `alt/title of ${edit.source} not set: ${(error as Error).message}`);
+          if (error instanceof CmsAuthError) fatal ??= error;
+          if (edit.send) progress(`~ media ${edit.source}`, false);
+          return false;
+        },
+      ),
+    );
+  }
+
+  const recordWrites = new Map<string, Promise<boolean>>();
   const tasks: Promise<void>[] = [];
   // Record writes in progress at once, each from its journaled intent to its confirmed state:
   // enough to keep the client's slots full while some wait for an image, and few enough that a
@@ -142,23 +183,23 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // when it dies. Uploads stay outside it, so a record in the window that waits for its image
   // never holds that upload back.
   const window = pLimit(Math.max(WRITE_WINDOW, 4 * ctx.client.concurrency));
-  // Writes enter the window in apply order, so a category is in it before any record that
-  // waits for it: a full window can never wait on a write still outside it.
+  // Writes enter the window in apply order, so a record is in it before any record that names
+  // it and waits for it: a full window can never wait on a write still outside it.
   for (const change of writes) {
     if (change.action === 'unchanged') {
       // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
       // Otherwise nothing at all, not even a task: a no-op run has 10,000 of these.
-      const entry = ctx.store.state.records[change.key];
+      const entry = ctx.store.state.records[change.movedFrom ?? change.key];
       const inputMoved =
         change.input &&
         (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
-      if (entry && (entry.file !== change.file || inputMoved)) {
+      if (entry && (entry.file !== change.file || inputMoved || change.movedFrom)) {
         tasks.push(
-          ctx.store.recordWritten(change.key, {
-            ...entry,
-            file: change.file,
-            ...(change.input ? { input: change.input } : {}),
-          }),
+          ctx.store.recordWritten(
+            change.key,
+            { ...entry, file: change.file, ...(change.input ? { input: change.input } : {}) },
+            change.movedFrom,
+          ),
         );
       }
       continue;
@@ -174,30 +215,52 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         progress(`  ${change.key} (already gone from the CMS)`, true);
         return true;
       }
-      const record = change.record;
-      const waits: Promise<boolean>[] = [];
+      let record = change.record;
+      const waits: Array<Promise<boolean>> = [];
+      const imageWaits: Array<[string, Promise<boolean>]> = [];
       if (record.html)
         for (const m of record.html.media) {
           const w = uploads.get(m.identity);
+          if (w) imageWaits.push([m.identity, w]);
+        }
+      for (const ref of record.refs ?? [])
+        for (const slug of ref.slugs) {
+          const w = recordWrites.get(`${ref.relation.target}/${slug}`);
           if (w) waits.push(w);
         }
-      if (record.categorySlug) {
-        const w = categoryWrites.get(`category/${record.categorySlug.slug}`);
-        if (w) waits.push(w);
+      const [others, images] = await Promise.all([
+        Promise.all(waits),
+        Promise.all(imageWaits.map(([, w]) => w)),
+      ]);
+      const missing = new Set(imageWaits.filter((_, i) => !images[i]).map(([identity]) => identity));
+      let ready = !others.includes(false) && missing.size === 0;
+      const { onMissing } = ctx.config.media;
+      if (
+        !ready &&
+        onMissing !== 'error' &&
+        !others.includes(false) &&
+        [...missing].every((i) => unreachable.has(i))
+      ) {
+        // The CMS could not fetch these remote images: as the next runs will (see failed-media.ts), the record
+        // goes without them.
+        record = withoutImages(record, missing, onMissing);
+        ready = true;
+        const how = onMissing === 'warn' ? 'as a plain <img> of its URL' : 'without it';
+        for (const line of notReadyLines(change.record, imageErrors))
+          (result.warnings ??= []).push(`${line}; published ${how} (media.onMissing: '${onMissing}')`);
       }
-      const ready = !(await Promise.all(waits)).includes(false);
       if (stopped()) {
         notStarted += 1;
         return false;
       }
       if (!ready) {
-        fail(change.key, change.file, new Error('not written: an image or category it needs failed'));
+        fail(change.key, change.file, new Error(notReadyMessage(record, imageErrors)));
         progress(`${symbol(change)} ${change.key}`, false);
         return false;
       }
       if (fatal) return false;
       try {
-        await writeRecord(change, ctx, result);
+        await writeRecord(record === change.record ? change : { ...change, record }, ctx, result);
         progress(`${symbol(change)} ${change.key}`, true);
         return true;
       } catch (error) {
@@ -206,7 +269,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         return false;
       }
     });
-    if (change.resource === 'category') categoryWrites.set(change.key, task);
+    recordWrites.set(change.key, task);
     tasks.push(task.then(() => undefined));
   }
   await Promise.all([...tasks, ...uploads.values()]);
@@ -258,7 +321,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
 const WRITE_WINDOW = 32;
 
 /** What an upload needs: the client and the state it is journaled in. */
-export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf'>;
+export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf' | 'failedMedia'>;
 
 /**
  * Uploads one image (journaled before, remembered in state after) and resolves with its media
@@ -269,6 +332,7 @@ export async function uploadSource(
   source: MediaSource,
   ctx: UploadContext,
   library: MediaLibraryView,
+  text?: MediaText,
 ): Promise<number> {
   if (source.kind === 'existing') return source.id;
   const url = ctx.uploadUrlOf(source);
@@ -276,9 +340,12 @@ export async function uploadSource(
     await ctx.store.mediaUploaded(source.identity, {
       id,
       source: source.kind === 'file' ? source.file : source.url,
+      ...(text ? textEntry(text) : {}),
     });
+    if (source.kind === 'url') await ctx.failedMedia?.forget(source.url);
     return id;
   };
+  const extra = text ? { alt: text.alt, ...(text.title === undefined ? {} : { title: text.title }) } : {};
   // An earlier run died after sending this upload: the file may already be in the library.
   if (ctx.store.openIntents.has(source.identity)) {
     const found = findMedia(await library.list(false), source, url);
@@ -287,14 +354,38 @@ export async function uploadSource(
   const idempotencyKey = randomUUID();
   await ctx.store.intend(source.identity, 'upload', idempotencyKey);
   try {
-    return await done((await ctx.client.uploadFromUrl(url, {}, { idempotencyKey })).id);
+    try {
+      return await done((await ctx.client.uploadFromUrl(url, extra, { idempotencyKey })).id);
+    } catch (error) {
+      if (!(error instanceof CmsAmbiguousError)) throw error;
+      // The answer was lost: look in the library before uploading the file a second time.
+      const found = findMedia(await library.list(true), source, url);
+      if (found !== undefined) return done(found);
+      return done((await ctx.client.uploadFromUrl(url, extra, { idempotencyKey })).id);
+    }
   } catch (error) {
-    if (!(error instanceof CmsAmbiguousError)) throw error;
-    // The answer was lost: look in the library before uploading the file a second time.
-    const found = findMedia(await library.list(true), source, url);
-    if (found !== undefined) return done(found);
-    return done((await ctx.client.uploadFromUrl(url, {}, { idempotencyKey })).id);
+    // The CMS could not fetch this remote image: the next runs treat it as missing for a while.
+    if (source.kind === 'url' && isImageFailure(error))
+      await ctx.failedMedia?.remember(source.url, error instanceof Error ? error.message : String(error));
+    throw error;
   }
+}
+
+/** Why a record was not written: each image it needs that failed, at its line, or the category. */
+function notReadyMessage(record: DesiredRecord, imageErrors: ReadonlyMap<string, string>): string {
+  const images = notReadyLines(record, imageErrors);
+  return images.length
+    ? `not written: ${images.join('; ')}`
+    : 'not written: an image or a record it names failed';
+}
+
+function notReadyLines(record: DesiredRecord, imageErrors: ReadonlyMap<string, string>): string[] {
+  const lines = (record.html?.media ?? []).flatMap((m, i) => {
+    const why = imageErrors.get(m.identity);
+    const at = record.html?.text?.[i];
+    return why ? [`${at ? `${record.file}:${at.line}:${at.column}: ` : ''}${why}`] : [];
+  });
+  return [...new Set(lines)];
 }
 
 /** The media library, listed at most once per run unless a fresh copy is asked for. */
@@ -332,15 +423,19 @@ async function writeRecord(
   });
 
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(change.key, {
-      id: change.id,
-      file: record.file,
-      owner: change.owner,
-      source: digests,
-      remote: change.baseline,
-      ...(change.marker !== undefined ? { marker: change.marker } : {}),
-      ...(record.input ? { input: record.input } : {}),
-    });
+    await ctx.store.recordWritten(
+      change.key,
+      {
+        id: change.id,
+        file: record.file,
+        owner: change.owner,
+        source: digests,
+        remote: change.baseline,
+        ...(change.marker !== undefined ? { marker: change.marker } : {}),
+        ...(record.input ? { input: record.input } : {}),
+      },
+      change.movedFrom,
+    );
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;
@@ -363,7 +458,7 @@ async function writeRecord(
     // What the CMS holds after the write is the baseline, so a CMS that normalises stays quiet.
     const held =
       returned && hasFields(returned, fields, resource) ? returned : await mustGet(ctx, record, change.id);
-    await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held));
+    await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held), change.movedFrom);
     remember(record, change.id, ctx.book);
     result.updated += 1;
     return;
@@ -397,7 +492,7 @@ async function writeRecord(
     }
   }
   if (!held || !hasFields(held, fields, resource)) held = await mustGet(ctx, record, id);
-  await ctx.store.recordWritten(change.key, entryFor(id, owner, held));
+  await ctx.store.recordWritten(change.key, entryFor(id, owner, held), change.movedFrom);
   remember(record, id, ctx.book);
   result.created += 1;
 }
@@ -430,14 +525,16 @@ function hasFields(
 }
 
 function remember(record: DesiredRecord, id: number, book: IdBook): void {
-  if (record.resource === 'category') book.categoryIdBySlug.set(record.slug, id);
+  rememberId(book, record.key, id);
 }
 
+/** Deletes that may run side by side: one resource, one depth (children before their parents). */
 function groupByResource(changes: Change[]): Change[][] {
   const groups: Change[][] = [];
+  const depth = (change: Change) => (change.action === 'delete' ? (change.depth ?? 0) : 0);
   for (const change of changes) {
     const last = groups.at(-1);
-    if (last && last[0]!.resource === change.resource) last.push(change);
+    if (last && last[0]!.resource === change.resource && depth(last[0]!) === depth(change)) last.push(change);
     else groups.push([change]);
   }
   return groups;

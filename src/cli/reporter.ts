@@ -13,16 +13,33 @@ export interface OutputFlags {
   quiet?: boolean;
   /** Which per-file problems to print (all by default); every one is in the report either way. */
   showProblem?: (problem: FileProblem) => boolean;
+  /** --diff: each changed field's diff under its record. */
+  diff?: boolean;
+  /** --compact: counts only, one line per resource and action. */
+  compact?: boolean;
+  /** false (--no-pager): never page the plan. */
+  pager?: boolean;
+}
+
+/** The CLI's reporter; with `deferPlan`, the plan's text is kept for the caller to print (paged). */
+export interface CliReporter extends SyncReporter {
+  /** The plan's text, when deferred and there was one. */
+  planText(): string | undefined;
 }
 
 /** The lines of plan, apply, watch and pull: the engine's events, printed as a terminal or a log reads them. */
-export function createCliReporter(io: CliIO, flags: OutputFlags = {}): SyncReporter {
+export function createCliReporter(
+  io: CliIO,
+  flags: OutputFlags = {},
+  options: { deferPlan?: boolean } = {},
+): CliReporter {
   const show = flags.showProblem ?? (() => true);
   // On a terminal, errors stand out in red and warnings in yellow; logs and pipes get plain text.
   const tint = pc.createColors(io.stderr.isTTY === true && !io.env.NO_COLOR);
   const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
   let progress: ReturnType<typeof createProgress> | undefined;
-  return (event: SyncEvent) => {
+  let planText: string | undefined;
+  const reporter = (event: SyncEvent) => {
     switch (event.type) {
       case 'target':
         return writeLine(flags.json ? io.stderr : io.stdout, event.announcement);
@@ -42,10 +59,18 @@ export function createCliReporter(io: CliIO, flags: OutputFlags = {}): SyncRepor
             : `Refusing to apply ${event.file}: ${event.detail}. Nothing was written. Make a new plan with ` +
                 `\`cms-sync plan --out ${event.file}\`.`,
         );
-      case 'plan':
-        if (!flags.json && !flags.quiet)
-          writeLine(io.stdout, formatPlan(event.plan, { color, skipped: event.skipped }));
+      case 'plan': {
+        if (flags.json || flags.quiet) return;
+        const shown = {
+          color,
+          skipped: event.skipped,
+          diff: flags.diff === true,
+          compact: flags.compact === true,
+        };
+        if (options.deferPlan) planText = formatPlan(event.plan, shown);
+        else writeLine(io.stdout, formatPlan(event.plan, shown));
         return;
+      }
       case 'apply-start':
         // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
         // stdout with the plan and summary, unless stdout is reserved for --json.
@@ -63,6 +88,7 @@ export function createCliReporter(io: CliIO, flags: OutputFlags = {}): SyncRepor
         return;
     }
   };
+  return Object.assign(reporter, { planText: () => planText });
 }
 
 function printApplied(
@@ -76,6 +102,7 @@ function printApplied(
     const line = `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`;
     writeLine(io.stderr, redactCredentials(line));
   }
+  for (const warning of result.warnings ?? []) writeLine(io.stderr, redactCredentials(warning));
   if (result.deletesSkipped) writeLine(io.stderr, result.deletesSkipped);
   if (result.interrupted) {
     const { created, updated, deleted, uploaded, adopted } = result;

@@ -133,6 +133,12 @@ export function registerServe(program: Command, io: CliIO, _setExit: SetExit): v
         },
         maxConnections: flags.maxConnections,
         log: (line) => writeLine(io.stderr, line),
+        // Record pages link the file each record came from, as this project's state says.
+        sourceProject: {
+          dir: cwd,
+          contentDir: resolve(cwd, 'content'),
+          stateFiles: [resolve(dataDir, 'state', 'state.json'), resolve(cwd, '.cms-sync', 'state.json')],
+        },
       };
       // The server loads only for `serve`, not for every command.
       const { startLocalCms } = await import('../server/index.js');

@@ -3,6 +3,7 @@ import { runSync, type SyncReport } from '../sync/run-sync.js';
 import type { SessionOptions } from '../sync/session.js';
 import type { Target } from '../sync/target.js';
 import { interruptSignal, writeLine, type CliIO } from './io.js';
+import { printPaged } from './pager.js';
 import { createCliReporter } from './reporter.js';
 import type { SyncFlags } from './sync-options.js';
 
@@ -23,8 +24,12 @@ export async function runSyncCommand(
     writeLine(io.stderr, `Stopping: no new ${what}. Press Ctrl-C again to quit at once.`);
   signal.addEventListener('abort', stopping, { once: true });
   try {
-    const reporter = createCliReporter(io, flags);
+    // A plan alone is printed after the run, so that a long one can go through a pager.
+    const reporter = createCliReporter(io, flags, { deferPlan: mode === 'plan' });
     const { report, target } = await runSync(mode, { ...flags, ...options, env: io.env, signal }, reporter);
+    const planText = reporter.planText();
+    if (planText !== undefined)
+      await printPaged(io, planText, { json: flags.json === true, pager: flags.pager !== false });
     if (flags.json && !flags.quiet && report.plan && !report.stopped) writeLine(io.stdout, syncJson(report));
     return { exitCode: exitCodeOf(report, flags), target };
   } finally {

@@ -49,7 +49,16 @@ export function addSyncOptions(command: Command): Command {
       integer('--max-deletes', 0),
     )
     .option('--overwrite-drift', 'replace records that were changed in the CMS since cms-sync wrote them')
+    .option(
+      '--no-detect-renames',
+      'a file renamed without `slug:` is a new record (by default, one with the same body as exactly one ' +
+        'removed file keeps that record)',
+    )
     .option('--strict', 'stop before any call when any file has an error')
+    .option(
+      '--retry-failed-media',
+      'upload remote images that failed again now, not when media.retryFailedAfterMs is up',
+    )
     .option(
       '--local',
       'sync to the embedded local CMS, even with CMS_BASE_URL set or in CI (or CMS_SYNC_LOCAL=1)',

@@ -9,9 +9,9 @@ import type { ImageSize, RecordResource } from '../resources.js';
 export interface ResourceOptions {
   /**
    * API field name for each managed field. Only the names you set are changed.
-   * @default the same names (article: title, slug, created_at, status, category_id, body;
-   * page: title, slug, content; category: name, slug, description; breaking: title, slug,
-   * url, status; user: name, slug, email, role, bio)
+   * @default the same names (article: title, slug, created_at, status, category_id, author_id,
+   * author_ids, body; page: title, slug, status, content; category: name, slug, description,
+   * parent_id; breaking: title, slug, url, status; user: name, slug, email, role, bio)
    * @example { body: 'html', created_at: 'published_at' }
    */
   fields?: Record<string, string>;
@@ -29,6 +29,12 @@ export interface ResourceOptions {
    */
   allowDelete?: boolean;
 }
+
+/**
+ * A unified plugin as the render workers can load it: a module specifier (`'remark-gfm'`,
+ * `'./plugins/x.js'`), or `[specifier, options]` where options are JSON data.
+ */
+export type PluginEntry = string | [specifier: string, options?: unknown];
 
 /** A config's own API client factory (`target.client`): see `CmsClient` for what it returns. */
 export type ClientFactory = (
@@ -136,6 +142,23 @@ export interface UserConfig {
      * @default 'medium'
      */
     defaultSize?: ImageSize;
+    /**
+     * What happens to a record whose image cannot be had: a local file that is missing, or a
+     * remote image the CMS failed to fetch. `'error'` skips the record with an error at the
+     * image's line; `'warn'` publishes it with the image left as a plain `<img>` of the address
+     * written (a warning at its line, every run); `'drop'` publishes it without the image (a
+     * warning too). Each run tries again: a missing file that is added, or a failed image whose
+     * retry is due, becomes a media block.
+     * @default 'error'
+     */
+    onMissing?: 'error' | 'warn' | 'drop';
+    /**
+     * How long a remote image the CMS failed to fetch is remembered (in `.cms-sync/failed-media.json`)
+     * before an upload is tried again, in milliseconds; until then it counts as missing (see
+     * `onMissing`) and costs no request. `--retry-failed-media` tries every one again now.
+     * @default 86400000 (24 hours)
+     */
+    retryFailedAfterMs?: number;
   };
   /** Requests and safety limits. Flags of the same name override these. */
   sync?: {
@@ -245,6 +268,31 @@ export interface UserConfig {
   statusMap?: { draft?: number; published?: number };
   /** Per-resource field mapping and rules. */
   resources?: Partial<Record<RecordResource, ResourceOptions>>;
+  /**
+   * Translations (`index.es.md`, `post.pt-br.md`, or front matter `lang: es`): a document in the
+   * default language keeps its slug, one in another language gets `<slug>-<lang>`.
+   */
+  languages?: {
+    /**
+     * The language of documents that name none; its documents keep their plain slug.
+     * @default 'en'
+     */
+    default?: string;
+    /**
+     * Languages recognised in file names (`post.es.md`). Without it, any two-letter language
+     * code, with an optional region or script (`pt-br`, `zh-hant`), is one; with it, only these
+     * are, so `notes.it.md` can stay a document named `notes.it` on a site with no Italian.
+     * @default any two-letter language code
+     * @example ['en', 'es', 'pt-br']
+     */
+    codes?: string[];
+    /**
+     * API field that receives each article's language, e.g. `'lang'` (the CMS keeps custom fields
+     * on articles only); unset, the language is sent only as part of the slug.
+     * @default undefined
+     */
+    field?: string;
+  };
   /** How cms-sync reads and writes the API where the spec leaves it open (docs/cms-api.md). */
   /** How Markdown bodies are read before they are rendered. */
   markdown?: {
@@ -268,6 +316,32 @@ export interface UserConfig {
      * @default {}
      */
     site?: SiteInfo;
+    /**
+     * remark plugins (Markdown syntax tree), run after GFM and before images are collected, as
+     * Astro and Docusaurus take them: each a module specifier, resolved from the project folder
+     * as Node would from sync.config.ts, or `[specifier, options]` with JSON options. A plugin's
+     * name, version (or a local file's content) and options are part of each rendered record's
+     * fingerprint, so changing one renders the articles and pages again, and only them.
+     * @default []
+     * @example remarkPlugins: ['remark-smartypants', ['./plugins/abbr.js', { wiki: true }]]
+     */
+    remarkPlugins?: PluginEntry[];
+    /**
+     * rehype plugins (HTML syntax tree), run after raw HTML is parsed and before images become
+     * media blocks; given as `remarkPlugins` are.
+     * @default []
+     * @example rehypePlugins: [['rehype-external-links', { rel: ['nofollow'] }]]
+     */
+    rehypePlugins?: PluginEntry[];
+    /**
+     * Where an image's caption goes: a Hugo `figure`'s `caption` (or any `<figure>` with a
+     * `<figcaption>` around one image), and the title of an image that stands alone in its
+     * paragraph (`![Alt](a.png "Caption")`). `'paragraph'`: a `<p class="caption">` right after
+     * the media block; `'figure'`: `<figure>` with the block and a `<figcaption>`; `'none'`:
+     * dropped from the body (a title still reaches the media record).
+     * @default 'paragraph'
+     */
+    captions?: 'paragraph' | 'figure' | 'none';
   };
   wire?: {
     /**
@@ -318,6 +392,17 @@ export interface UserConfig {
      * @default 'url'
      */
     uploadUrlField?: string;
+    /**
+     * Field of a media record that holds an image's alt text: sent with `upload_from_url`, and
+     * in an `edit` of the media record when the alt changes. `false` sends none.
+     * @default 'alt'
+     */
+    mediaAltField?: string | false;
+    /**
+     * Field of a media record that holds an image's title (as `mediaAltField`). `false` sends none.
+     * @default 'title'
+     */
+    mediaTitleField?: string | false;
     /**
      * A field the CMS changes on every write (like `updated_at`). With it, a run lists only ids,
      * slugs and this field, and reads in full only the records that changed since cms-sync's

@@ -6,6 +6,7 @@ import { validatedConfigs, type ValidatedConfigs } from './validated-configs.js'
 import { SyncError } from '../errors.js';
 import { requireLater } from '../require-later.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import type { ResourceOptions, UserConfig } from './define-config.js';
 import { MANAGED_FIELDS, configSchema, type Config, type ResolvedResource } from './schema.js';
 import { resolveLimits } from '../source/limits.js';
@@ -214,6 +215,8 @@ export function resolveConfig(
     media: {
       publicBaseUrl: publicBaseUrl && !publicBaseUrl.endsWith('/') ? `${publicBaseUrl}/` : publicBaseUrl,
       defaultSize: user.media?.defaultSize ?? 'medium',
+      onMissing: user.media?.onMissing ?? 'error',
+      retryFailedAfterMs: user.media?.retryFailedAfterMs ?? 24 * 60 * 60 * 1000,
     },
     sync: {
       concurrency: user.sync?.concurrency ?? 4,
@@ -234,6 +237,14 @@ export function resolveConfig(
       templates: user.markdown?.templates ?? 'auto',
       shortcodes: { ...user.markdown?.shortcodes },
       site: { ...user.markdown?.site },
+      remarkPlugins: user.markdown?.remarkPlugins ?? [],
+      rehypePlugins: user.markdown?.rehypePlugins ?? [],
+      captions: user.markdown?.captions ?? 'paragraph',
+    },
+    languages: {
+      default: (user.languages?.default ?? 'en').toLowerCase(),
+      codes: user.languages?.codes?.map((code) => code.toLowerCase()),
+      field: user.languages?.field,
     },
     wire: {
       endpointPath: user.wire?.endpointPath ?? '/functions/api',
@@ -245,6 +256,8 @@ export function resolveConfig(
       idempotencyHeader: user.wire?.idempotencyHeader ?? 'Idempotency-Key',
       payloadKey: user.wire?.payloadKey ?? 'data',
       uploadUrlField: user.wire?.uploadUrlField ?? 'url',
+      mediaAltField: user.wire?.mediaAltField ?? 'alt',
+      mediaTitleField: user.wire?.mediaTitleField ?? 'title',
       changeMarker: user.wire?.changeMarker ?? 'updated_at',
     },
   };
@@ -268,7 +281,7 @@ function resolveResource(
   return {
     fields: Object.fromEntries(managed.map((name) => [name, options?.fields?.[name] ?? name])),
     passThrough: options?.passThrough ?? false,
-    allowDelete: options?.allowDelete ?? resource !== 'user',
+    allowDelete: options?.allowDelete ?? RESOURCE_TABLE[resource].deletable,
   };
 }
 

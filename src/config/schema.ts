@@ -2,18 +2,18 @@ import type { z as Z } from 'zod';
 import { zod } from '../zod.js';
 import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
-import type { ClientFactory, UserConfig } from './define-config.js';
+import { managedFields } from '../resources/derived.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
+import type { ClientFactory, PluginEntry, UserConfig } from './define-config.js';
+import { pluginEntryProblem } from '../render/plugins.js';
+import { isLanguageTag } from '../source/languages.js';
 import type { ContentLimits } from '../source/limits.js';
 import type { ShortcodeHandler, SiteInfo } from '../render/templates/builtins.js';
 
-/** Managed fields per resource, in the order they are shown. */
-export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = {
-  category: ['name', 'slug', 'description'],
-  user: ['name', 'slug', 'email', 'role', 'bio'],
-  article: ['title', 'slug', 'created_at', 'status', 'category_id', 'body'],
-  page: ['title', 'slug', 'status', 'content'],
-  breaking: ['title', 'slug', 'url', 'status'],
-};
+/** Managed fields per resource, in the order they are shown (from the resource table). */
+export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = Object.fromEntries(
+  RECORD_RESOURCES.map((r) => [r, managedFields(RESOURCE_TABLE[r])]),
+) as unknown as Record<RecordResource, readonly string[]>;
 
 function describe(value: unknown): string {
   return `\`${typeof value === 'string' ? value : JSON.stringify(value)}\` (${value === null ? 'null' : typeof value})`;
@@ -23,7 +23,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 2;
+export const CONFIG_SCHEMA_VERSION = 3;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -38,6 +38,17 @@ function buildConfigSchema(z: typeof Z) {
       .min(min, {
         error: (issue) => `Expected \`${name}\` to be an integer >= ${min}, got ${describe(issue.input)}`,
       });
+
+  const pluginEntry = (stage: string) =>
+    z.custom<PluginEntry>((value) => pluginEntryProblem(value) === undefined, {
+      error: (issue) =>
+        `Expected each of \`markdown.${stage}\` to be usable: ${pluginEntryProblem(issue.input)}`,
+    });
+  const languageTag = (name: string) =>
+    z.string().refine((tag) => isLanguageTag(tag), {
+      error: (issue) =>
+        `Expected \`${name}\` to be a language tag such as en, es or pt-br, got ${describe(issue.input)}`,
+    });
 
   const resourceOptions = z.strictObject({
     fields: z.record(z.string(), z.string().min(1)).optional(),
@@ -63,6 +74,8 @@ function buildConfigSchema(z: typeof Z) {
       .strictObject({
         publicBaseUrl: z.url().optional(),
         defaultSize: z.enum(IMAGE_SIZES).optional(),
+        onMissing: z.enum(['error', 'warn', 'drop']).optional(),
+        retryFailedAfterMs: positiveInt('media.retryFailedAfterMs', 0).optional(),
       })
       .optional(),
     sync: z
@@ -122,6 +135,16 @@ function buildConfigSchema(z: typeof Z) {
             params: z.record(z.string(), z.unknown()).optional(),
           })
           .optional(),
+        remarkPlugins: z.array(pluginEntry('remarkPlugins')).optional(),
+        rehypePlugins: z.array(pluginEntry('rehypePlugins')).optional(),
+        captions: z.enum(['paragraph', 'figure', 'none']).optional(),
+      })
+      .optional(),
+    languages: z
+      .strictObject({
+        default: languageTag('languages.default').optional(),
+        codes: z.array(languageTag('languages.codes')).optional(),
+        field: z.string().min(1).optional(),
       })
       .optional(),
     wire: z
@@ -142,6 +165,8 @@ function buildConfigSchema(z: typeof Z) {
         idempotencyHeader: z.union([z.string().min(1), z.literal(false)]).optional(),
         payloadKey: z.string().min(1).optional(),
         uploadUrlField: z.string().min(1).optional(),
+        mediaAltField: z.union([z.string().min(1), z.literal(false)]).optional(),
+        mediaTitleField: z.union([z.string().min(1), z.literal(false)]).optional(),
         changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
       })
       .optional(),
@@ -175,7 +200,12 @@ export interface Config {
   contentDir: string;
   stateDir: string;
   target: { baseUrl: string | undefined; tokenEnv: string; client: ClientFactory | undefined };
-  media: { publicBaseUrl: string | undefined; defaultSize: ImageSize };
+  media: {
+    publicBaseUrl: string | undefined;
+    defaultSize: ImageSize;
+    onMissing: MissingMedia;
+    retryFailedAfterMs: number;
+  };
   sync: {
     concurrency: number;
     rps: number;
@@ -194,7 +224,12 @@ export interface Config {
     templates: 'auto' | 'hugo' | 'liquid' | false;
     shortcodes: Record<string, ShortcodeHandler>;
     site: SiteInfo;
+    remarkPlugins: PluginEntry[];
+    rehypePlugins: PluginEntry[];
+    captions: CaptionStyle;
   };
+  /** Translations (see UserConfig.languages), lower case. */
+  languages: { default: string; codes: string[] | undefined; field: string | undefined };
   wire: {
     endpointPath: string;
     pageSize: number;
@@ -205,6 +240,14 @@ export interface Config {
     idempotencyHeader: string | false;
     payloadKey: string;
     uploadUrlField: string;
+    mediaAltField: string | false;
+    mediaTitleField: string | false;
     changeMarker: string | false;
   };
 }
+
+/** What a record gets for an image that cannot be had (see UserConfig.media.onMissing). */
+export type MissingMedia = 'error' | 'warn' | 'drop';
+
+/** Where captions go (see UserConfig.markdown.captions). */
+export type CaptionStyle = 'paragraph' | 'figure' | 'none';

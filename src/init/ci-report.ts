@@ -26,6 +26,8 @@ interface ReportChange {
   fields?: string[];
   message?: string;
   reason?: string;
+  /** With `plan --json --diff`: each changed field and its readable diff. */
+  values?: Array<{ field: string; cmsField?: string; diff?: string }>;
 }
 
 /** The parts of the `--json` document this report reads; anything else is ignored. */
@@ -134,23 +136,74 @@ export function safeLogLines(log: string): string[] {
   return lines.map(defuseLine);
 }
 
-/** One annotation per file problem, and a warning per drifted record (it needs a human). */
-export function annotations(doc: SyncJson): string[] {
-  const lines = doc.plan.problems.map((p) => {
+/** GitHub shows this many annotations of each kind (error, warning) per step; it drops the rest. */
+export const ANNOTATIONS_SHOWN = 10;
+
+interface Annotation {
+  level: 'error' | 'warning';
+  file?: string;
+  line?: number;
+  column?: number;
+  title: string;
+  messages: string[];
+}
+
+/**
+ * The annotations to make, one per file and title (all problems of a file in one, positioned at
+ * the first), errors first, and how many files of each kind GitHub would not show.
+ */
+export function groupedAnnotations(doc: SyncJson): { shown: Annotation[]; hidden: Annotation[] } {
+  const groups = new Map<string, Annotation>();
+  const add = (entry: Omit<Annotation, 'messages'>, message: string) => {
+    const key = `${entry.title}\0${entry.file ?? ''}`;
+    const group = groups.get(key);
+    if (!group) groups.set(key, { ...entry, messages: [message] });
+    else {
+      group.messages.push(message);
+      if (entry.level === 'error') group.level = 'error';
+    }
+  };
+  for (const p of doc.plan.problems) {
     const level = p.severity === 'warning' ? 'warning' : 'error';
-    const where = `file=${escapeProperty(p.file)},line=${whole(p.line)},col=${whole(p.column)}`;
-    return `::${level} ${where},title=cms-sync::${escapeData(p.message)}`;
-  });
+    const where = { file: p.file, line: whole(p.line), column: whole(p.column) };
+    add({ level, title: 'cms-sync', ...where }, `${where.line}:${where.column}: ${p.message}`);
+  }
   for (const change of doc.plan.changes) {
     if (change.action !== 'drift' || !change.file) continue;
-    const message = change.message ?? `${change.key} changed in the CMS`;
-    lines.push(`::warning file=${escapeProperty(change.file)},title=cms-sync drift::${escapeData(message)}`);
+    add(
+      { level: 'warning', title: 'cms-sync drift', file: change.file },
+      change.message ?? `${change.key} changed in the CMS`,
+    );
   }
   for (const failure of doc.result?.failures ?? []) {
-    const where = failure.file ? `file=${escapeProperty(failure.file)},` : '';
-    lines.push(`::error ${where}title=cms-sync apply::${escapeData(`${failure.key}: ${failure.message}`)}`);
+    const where = failure.file ? { file: failure.file } : {};
+    add({ level: 'error', title: 'cms-sync apply', ...where }, `${failure.key}: ${failure.message}`);
   }
-  return lines;
+  const shown: Annotation[] = [];
+  const hidden: Annotation[] = [];
+  const count = { error: 0, warning: 0 };
+  for (const group of groups.values()) {
+    count[group.level] += 1;
+    (count[group.level] <= ANNOTATIONS_SHOWN ? shown : hidden).push(group);
+  }
+  return { shown, hidden };
+}
+
+/**
+ * One annotation per file (its problems in one message), at most ANNOTATIONS_SHOWN of each kind:
+ * GitHub drops the rest, so those files are listed in the job summary instead.
+ */
+export function annotations(doc: SyncJson): string[] {
+  return groupedAnnotations(doc).shown.map((a) => {
+    const at = a.file
+      ? `file=${escapeProperty(a.file)},${a.line ? `line=${a.line},col=${a.column ?? 1},` : ''}`
+      : '';
+    // A lone problem's message reads as before; several are listed with their positions.
+    const single = a.messages.length === 1 && a.title === 'cms-sync';
+    const text = single ? a.messages[0]!.replace(/^\d+:\d+: /, '') : a.messages.join('\n');
+    const title = a.messages.length > 1 ? `${a.title} (${a.messages.length})` : a.title;
+    return `::${a.level} ${at}title=${escapeProperty(title)}::${escapeData(text)}`;
+  });
 }
 
 const cell = (s: string) =>
@@ -200,6 +253,16 @@ export function summaryMarkdown(doc: SyncJson): string {
     }
     out.push('');
   }
+  const { hidden } = groupedAnnotations(doc);
+  if (hidden.length) {
+    out.push(
+      `**Not annotated (${hidden.length})**: GitHub shows ${ANNOTATIONS_SHOWN} annotations of each kind, so these ` +
+        'files are listed here only:',
+      '',
+      ...hidden.map((a) => `- ${a.file ? code(a.file) : 'the run'}: ${cell(a.messages.join('; '))}`),
+      '',
+    );
+  }
   const failures = doc.result?.failures ?? [];
   if (failures.length) {
     out.push(`**Failed (${failures.length})**`, '');
@@ -227,4 +290,116 @@ export function failureReport(
     out.push('Its last messages:', '', fence, ...tail, fence, '');
   }
   return { annotation: `::error title=cms-sync::${escapeData(why)}`, summary: out.join('\n') };
+}
+
+/** The hidden line that marks cms-sync's comment on a pull request, so a later run edits it. */
+export const COMMENT_MARKER = '<!-- cms-sync-plan -->';
+
+/** GitHub refuses a comment longer than this (characters). */
+export const COMMENT_LIMIT = 65_536;
+
+const SYMBOLS: Record<string, string> = {
+  create: '+',
+  update: '~',
+  delete: '-',
+  drift: '!',
+  adopt: '=',
+  keep: '·',
+};
+
+/** Characters of one change's diff at most; a diff this long is cut with a pointer to `plan --diff`. */
+const DIFF_CHARS = 6_000;
+/** Diffs longer than this many lines are folded in `<details>`. */
+const FOLD_LINES = 12;
+/** Changes listed at most: a reviewer reads the first ones, the job summary has every one. */
+const COMMENT_CHANGES = 50;
+
+const escapeHtml = (s: string) =>
+  plainText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** One change's field diffs as the body of a ```diff block, cut at DIFF_CHARS. */
+function changeDiff(change: ReportChange): string[] {
+  const lines: string[] = [];
+  for (const value of change.values ?? []) {
+    const name = value.cmsField ?? value.field;
+    const diff = plainText(value.diff ?? '').split('\n');
+    if (diff.length === 1 && !diff[0]!.startsWith('@@')) lines.push(`${name}: ${diff[0]}`);
+    else lines.push(`${name}:`, ...diff);
+  }
+  let size = 0;
+  const kept = lines.findIndex((line) => (size += line.length + 1) > DIFF_CHARS);
+  if (kept < 0) return lines;
+  return [
+    ...lines.slice(0, kept),
+    `… ${lines.length - kept} more lines: run \`cms-sync plan --diff\` to see them all`,
+  ];
+}
+
+/** One change as the comment lists it: a line, and its diff (folded when long). */
+function changeBlock(change: ReportChange): string {
+  const symbol = SYMBOLS[change.action] ?? '·';
+  const fields = change.fields?.length ? ` (${cell(change.fields.join(', '))})` : '';
+  const note =
+    change.action === 'drift' || change.action === 'keep'
+      ? ` — ${cell(change.message ?? change.reason ?? '')}`
+      : '';
+  const head = `- \`${symbol}\` ${cell(change.action)} ${code(change.key)}${fields}${note}`;
+  const diff = changeDiff(change);
+  if (diff.length === 0) return head;
+  const fence = fenceFor(diff, 3);
+  const block = [`${fence}diff`, ...diff, fence];
+  if (diff.length <= FOLD_LINES) return [head, '', ...block.map((l) => `  ${l}`)].join('\n');
+  const summary = `<summary>diff of <code>${escapeHtml(change.key)}</code> (${diff.length} lines)</summary>`;
+  return [head, '', `  <details>${summary}`, '', ...block.map((l) => `  ${l}`), '', '  </details>'].join(
+    '\n',
+  );
+}
+
+/**
+ * The pull request comment: the marker, the plan's summary, the first changes with their diffs
+ * (folded when long), a link to the job summary with everything. Never longer than `limit`:
+ * changes that do not fit are counted, not shown.
+ */
+export function commentMarkdown(
+  doc: SyncJson,
+  options: { summaryUrl?: string; limit?: number } = {},
+): string {
+  const limit = options.limit ?? COMMENT_LIMIT;
+  const link = options.summaryUrl ? `[job summary](${options.summaryUrl})` : 'job summary';
+  const head = [COMMENT_MARKER, `### cms-sync plan${doc.target ? ` (${cell(doc.target)})` : ''}`, ''];
+  const counts = Object.entries(doc.plan.counts ?? {}).filter(([, n]) => n > 0);
+  head.push(counts.length ? counts.map(([name, n]) => `**${n}** ${name}`).join(' · ') : 'Nothing to do.', '');
+  if (doc.plan.abort)
+    head.push(
+      `> **Aborted:** ${cell(typeof doc.plan.abort === 'string' ? doc.plan.abort : JSON.stringify(doc.plan.abort))}`,
+      '',
+    );
+  const files = new Set(doc.plan.problems.map((p) => p.file)).size;
+  if (files)
+    head.push(
+      `**${files} file${files === 1 ? ' has' : 's have'} problems**: see the annotations and the ${link}.`,
+      '',
+    );
+  const changes = doc.plan.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'forget');
+  const foot = (more: number) =>
+    more > 0
+      ? [`… and ${more} more, see the ${link}.`, '']
+      : options.summaryUrl
+        ? [`Every detail: the ${link}.`, '']
+        : [];
+  const size = (lines: string[]) => lines.reduce((n, line) => n + line.length + 1, 0);
+  // Room for the longest footer there can be.
+  const reserve = size(foot(changes.length)) + 2;
+  const body: string[] = [];
+  let used = size(head) + reserve;
+  let shown = 0;
+  for (const change of changes.slice(0, COMMENT_CHANGES)) {
+    const block = changeBlock(change);
+    if (used + block.length + 1 > limit) break;
+    body.push(block);
+    used += block.length + 1;
+    shown += 1;
+  }
+  const out = [...head, ...body, ...(body.length ? [''] : []), ...foot(changes.length - shown)];
+  return out.join('\n');
 }

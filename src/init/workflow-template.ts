@@ -3,9 +3,12 @@
  * integration" explains it line by line; keep the two in step.
  *
  * Design choices (the why, since YAML cannot carry much):
- * - `plan` on pull requests posts the plan to the job summary and annotates bad files, so a
- *   reviewer sees what merging will do to the CMS. Plans only read the CMS: they run side by side
- *   and never wait for an apply.
+ * - `plan` on pull requests posts the plan to the job summary, annotates bad files (one
+ *   annotation per file), and keeps one comment on the pull request with the summary and the first
+ *   diffs, so a reviewer sees what merging will do to the CMS where they already look. Plans only
+ *   read the CMS: they run side by side and never wait for an apply.
+ * - Only the plan job may write to pull requests (`pull-requests: write`), and only its Report
+ *   step gets the GitHub token, which ci-report itself uses: no third-party action sees it.
  * - `apply` runs only on the default branch (a push, or a manual run started from it): a manual
  *   run from any other branch would publish content nobody reviewed.
  * - Every apply to the one CMS shares one concurrency group, whatever the branch, with
@@ -58,6 +61,10 @@ jobs:
     concurrency:
       group: cms-sync-plan-\${{ github.event.pull_request.number }}
       cancel-in-progress: true
+    # The plan is posted as a comment on the pull request (and edited in place on later pushes).
+    permissions:
+      contents: read
+      pull-requests: write
     steps:
       - uses: actions/checkout@v5
         with:
@@ -79,19 +86,21 @@ jobs:
           if [ -z "$CMS_MEDIA_BASE_URL" ]; then
             export CMS_MEDIA_BASE_URL="https://raw.githubusercontent.com/$GITHUB_REPOSITORY/$HEAD_SHA/content/"
           fi
-          ./node_modules/.bin/cms-sync plan --json > plan.json 2> plan.log || {
+          ./node_modules/.bin/cms-sync plan --json --diff > plan.json 2> plan.log || {
             status=$?
             echo "cms-sync plan exited with $status: the Report step below shows why."
             exit $status
           }
       - name: Report
         if: always()
+        env:
+          GITHUB_TOKEN: \${{ github.token }}
         run: |
           if [ ! -x node_modules/.bin/cms-sync ]; then
             echo '### cms-sync is not installed: did npm ci fail?' >> "$GITHUB_STEP_SUMMARY"
             exit 1
           fi
-          ./node_modules/.bin/cms-sync ci-report plan.json --log plan.log
+          ./node_modules/.bin/cms-sync ci-report plan.json --log plan.log --pr-comment
 
   apply:
     # Only the default branch applies, also when started by hand from another branch.

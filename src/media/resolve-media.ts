@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sha256 } from '../sha256.js';
 import { isInside } from '../source/content-paths.js';
 import type { HashCache } from '../source/hash-cache.js';
+import { retryDue, type FailedMedia } from './failed-media.js';
 
 /** Where an image comes from; `identity` is what "upload once" is keyed by. */
 export type MediaSource =
@@ -19,7 +20,12 @@ export type MediaSource =
       identity: string;
     };
 
-export type ResolveResult = { ok: true; source: MediaSource } | { ok: false; message: string };
+/**
+ * `missing`: the image cannot be had — a local file that is not there, or a remote image the CMS
+ * failed to fetch not long ago — so media.onMissing decides; any other failure is an error.
+ */
+export type ResolveResult =
+  { ok: true; source: MediaSource } | { ok: false; message: string; missing?: boolean };
 
 export interface MediaResolver {
   resolve(src: string, documentAbsPath: string): Promise<ResolveResult>;
@@ -36,6 +42,8 @@ export function createMediaResolver(options: {
   contentDir: string;
   canServeLocalFiles: boolean;
   hashCache?: HashCache;
+  /** Remote images that failed (see failed-media.ts), retried once `retryAfterMs` has passed or with `retryAll`. */
+  failures?: { memory: FailedMedia; retryAfterMs: number; retryAll: boolean; now: Date } | undefined;
 }): MediaResolver {
   const { hashCache } = options;
   // content/ itself may be a link; what is inside is judged against where it really is.
@@ -82,6 +90,18 @@ export function createMediaResolver(options: {
         if (!URL.canParse(trimmed))
           return { ok: false, message: `image URL \`${trimmed}\` is not a valid URL` };
         const url = new URL(trimmed).href;
+        const failed = options.failures?.memory.get(url);
+        const { retryAfterMs = 0, retryAll = true, now = new Date() } = options.failures ?? {};
+        if (failed && !retryAll && !retryDue(failed, retryAfterMs, now)) {
+          const due = new Date(Date.parse(failed.at) + retryAfterMs).toISOString();
+          return {
+            ok: false,
+            missing: true,
+            message:
+              `image \`${trimmed}\` could not be uploaded at ${failed.at} (${failed.message}); it is tried again ` +
+              `after ${due}, or now with --retry-failed-media`,
+          };
+        }
         return { ok: true, source: { kind: 'url', url, identity: `url:${url}` } };
       }
       if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed) || trimmed.startsWith('//')) {
@@ -126,6 +146,7 @@ export function createMediaResolver(options: {
       if (!info?.isFile()) {
         return {
           ok: false,
+          missing: true,
           message:
             `image \`${trimmed}\` not found (looked for ` +
             `${toPosix(path.relative(options.projectDir, absPath))}): fix the path or add the file`,

@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { SyncError } from '../errors.js';
+import { protectEmbeds } from './embeds.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { jsonErrorPosition } from './json-position.js';
 import type { MigrationReport } from './report.js';
 import { decodeSlug, slugify } from './slug.js';
+import { uniqueSlugs } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
 import type { ImportOptions } from './import-options.js';
+import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 
-export interface GhostImportOptions extends ImportOptions {
+export interface GhostImportOptions extends ImportOptions, OldSiteOptions {
   /** The old site's address, which replaces `__GHOST_URL__`; without it links stay relative. */
   ghostUrl?: string;
 }
@@ -20,7 +23,23 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
-/** A Ghost export (Settings > Labs > Export) -> content/ files. */
+/** Post visibilities that keep the post from the public (members, paying members, some tiers). */
+const RESTRICTED = new Set(['members', 'paid', 'tiers', 'specific']);
+
+/**
+ * A Ghost export (Settings > Labs > Export) -> content/ files:
+ *
+ * - post -> articles/<slug>.md: title, date (published_at, else created_at), `draft: true` unless
+ *   published and public (members-only and paid posts too), category (the first tag), tags*,
+ *   excerpt*, featured*, featured_image* (`feature_image`, or `image` in Ghost 0.x and 1.x
+ *   exports) and featured_image_alt*, author*.
+ * - page -> pages/<slug>.md: title, `draft: true` as for posts, featured*.
+ * - tag -> categories/<slug>.md: name, description, parent* (Ghost's admin never sets a tag's
+ *   `parent_id`, but the column exists and is kept when an export has it).
+ * - A slug already taken by an earlier post (drafts slugged from their title) gets `-2`...
+ * - Embeds (HTML cards with gist scripts, embed cards, video and audio cards) are kept
+ *   (embeds.ts); links to imported posts and pages are rewritten to their new paths.
+ */
 export async function importGhost(options: GhostImportOptions): Promise<void> {
   const { report } = options;
   const text = (await readFile(options.absPath, 'utf8')).replace(/^\uFEFF/, '');
@@ -82,8 +101,13 @@ export async function importGhost(options: GhostImportOptions): Promise<void> {
       continue;
     }
     tagsById.set(str(tag.id), { ...tag, slug });
+  }
+  for (const tag of tagsById.values()) {
+    const slug = str(tag.slug);
     const fm: Record<string, unknown> = { name: str(tag.name) || slug };
     if (str(tag.description)) fm.description = str(tag.description);
+    const parent = tagsById.get(str(tag.parent_id));
+    if (parent && parent !== tag) fm.parent = str(parent.slug);
     await writer.write('categories', slug, fm, '', `tag \`${slug}\``);
   }
 
@@ -102,18 +126,24 @@ export async function importGhost(options: GhostImportOptions): Promise<void> {
 
   const tagsOfPost = groupBy(rows('posts_tags'), 'post_id');
   const authorsOfPost = groupBy(rows('posts_authors'), 'post_id');
+  const metaOfPost = groupBy(rows('posts_meta'), 'post_id');
   const posts = rows('posts');
+  const links = new OldSiteLinks(options.linkPath);
+  if (base) links.addSite(base);
+  const slugs = assignSlugs(posts, links, report);
   let done = 0;
   for (const post of posts) {
     done++;
-    const label = `${str(post.type) || 'post'} ${str(post.id)} "${str(post.title)}"`;
+    const label = labelOf(post);
     try {
-      await importPost(post, {
+      await importPost(post, slugs.get(post), {
         writer,
         report,
         resolve,
         resolveUrl,
+        links,
         label,
+        meta: metaOfPost.get(str(post.id))?.[0] ?? {},
         tagsById,
         usersById,
         tags: tagsOfPost.get(str(post.id)) ?? [],
@@ -132,24 +162,78 @@ interface PostContext {
   report: MigrationReport;
   resolve: (value: string) => string;
   resolveUrl: (url: string) => string;
+  links: OldSiteLinks;
   label: string;
+  /** The post's `posts_meta` row (Ghost 4+ keeps the feature image's alt text there). */
+  meta: Row;
   tagsById: Map<string, Row>;
   usersById: Map<string, string>;
   tags: Row[];
   authors: Row[];
 }
 
-async function importPost(post: Row, ctx: PostContext): Promise<void> {
-  const type = str(post.type) || (post.page === true || post.page === 1 ? 'page' : 'post');
+function typeOf(post: Row): string {
+  return str(post.type) || (post.page === true || post.page === 1 ? 'page' : 'post');
+}
+
+function labelOf(post: Row): string {
+  return `${typeOf(post)} ${str(post.id)} "${str(post.title)}"`;
+}
+
+function slugOf(post: Row): string {
+  return decodeSlug(str(post.slug)) || slugify(str(post.title).trim()) || `${typeOf(post)}-${str(post.id)}`;
+}
+
+/**
+ * Slugs before any body is converted, so links to later posts are rewritten too. Ghost serves
+ * posts and pages at `/<slug>/` (and drafts' previews at `/p/<uuid>/`); an export from the
+ * Content API also carries the full `url`.
+ */
+function assignSlugs(rows: Row[], links: OldSiteLinks, report: MigrationReport): Map<Row, string> {
+  const posts = rows.filter((post) => typeOf(post) === 'post' || typeOf(post) === 'page');
+  const folderOf = (post: Row): LinkFolder => (typeOf(post) === 'page' ? 'pages' : 'articles');
+  const slugs = uniqueSlugs(
+    posts.map((post) => ({ folder: folderOf(post), asked: slugOf(post), label: labelOf(post) })),
+    report,
+  );
+  const byPost = new Map<Row, string>();
+  posts.forEach((post, i) => {
+    const slug = slugs[i]!;
+    const folder = folderOf(post);
+    byPost.set(post, slug);
+    if (str(post.url)) {
+      links.addSite(str(post.url));
+      links.add(str(post.url), folder, slug);
+    }
+    if (str(post.slug)) links.add(`/${str(post.slug)}/`, folder, slug);
+    if (str(post.uuid)) links.add(`/p/${str(post.uuid)}/`, folder, slug);
+  });
+  return byPost;
+}
+
+async function importPost(post: Row, assigned: string | undefined, ctx: PostContext): Promise<void> {
+  const type = typeOf(post);
   const title = str(post.title).trim();
-  const slug = decodeSlug(str(post.slug)) || slugify(title) || `${type}-${str(post.id)}`;
+  const slug = assigned ?? slugOf(post);
   const body = bodyOf(post, ctx);
   if (body === undefined) return;
-  const draft = str(post.status) !== 'published';
+  const visibility = str(post.visibility) || 'public';
+  const restricted = RESTRICTED.has(visibility);
+  // Members-only and paid posts must not become public by being imported.
+  const draft = str(post.status) !== 'published' || restricted;
+  if (restricted && str(post.status) === 'published')
+    ctx.report.warnings.push(
+      `${ctx.label} is for ${visibility === 'members' ? 'members' : 'paying members'} only on the old site ` +
+        `(visibility: ${visibility}); imported as a draft`,
+    );
+  const featured = post.featured === true || post.featured === 1;
+  for (const field of ['codeinjection_head', 'codeinjection_foot'])
+    if (str(post[field]).trim()) ctx.report.drop(`per-post code injection (${field})`, ctx.label);
 
   if (type === 'page') {
     const fm: Record<string, unknown> = { title: title || slug };
     if (draft) fm.draft = true;
+    if (featured) fm.featured = true;
     await ctx.writer.write('pages', slug, fm, body, ctx.label);
     return;
   }
@@ -169,10 +253,17 @@ async function importPost(post: Row, ctx: PostContext): Promise<void> {
     date: date && !Number.isNaN(date.getTime()) ? date : undefined,
   };
   if (draft) fm.draft = true;
+  if (featured) fm.featured = true;
   if (category) fm.category = category;
   if (tags.length) fm.tags = tags;
   if (str(post.custom_excerpt)) fm.excerpt = str(post.custom_excerpt);
-  if (str(post.feature_image)) fm.featured_image = ctx.resolve(str(post.feature_image));
+  // Ghost 0.x and 1.x exports call it `image`.
+  const image = str(post.feature_image) || str(post.image);
+  if (image) {
+    fm.featured_image = ctx.resolveUrl(ctx.resolve(image));
+    const alt = str(post.feature_image_alt) || str(ctx.meta.feature_image_alt);
+    if (alt) fm.featured_image_alt = alt;
+  }
   const author = [...ctx.authors].sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))[0];
   const authorSlug = author
     ? ctx.usersById.get(str(author.author_id))
@@ -189,11 +280,18 @@ async function importPost(post: Row, ctx: PostContext): Promise<void> {
 function bodyOf(post: Row, ctx: PostContext): string | undefined {
   const html = str(post.html);
   if (html.trim()) {
-    return htmlToMarkdown(ctx.resolve(html), {
+    const { report, label } = ctx;
+    const embeds = protectEmbeds(ctx.resolve(html), {
+      kept: (kind) => report.embed(kind),
+      dropped: (kind) => report.drop(kind, label),
       resolveUrl: ctx.resolveUrl,
-      onRelativeImage: (src) =>
-        ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has no absolute URL; written as a link`),
     });
+    const markdown = htmlToMarkdown(embeds.html, {
+      resolveUrl: (url) => rewriteLink(ctx.resolveUrl(url), label, ctx.links, report),
+      onRelativeImage: (src) =>
+        report.warnings.push(`${label}: image \`${src}\` has no absolute URL; written as a link`),
+    });
+    return embeds.restore(markdown);
   }
   const editor = str(post.lexical) ? 'lexical' : str(post.mobiledoc) ? 'mobiledoc' : undefined;
   if (!editor) return '';

@@ -1,21 +1,35 @@
-import type { Element, ElementContent, Root } from 'hast';
-import type { Image, Paragraph, PhrasingContent } from 'mdast';
+import type { Element, ElementContent, Root, RootContent } from 'hast';
+import type { FootnoteDefinition, FootnoteReference, Html, Nodes, Paragraph, PhrasingContent } from 'mdast';
+import type { Root as MdastRoot } from 'mdast';
 import rehypeParse from 'rehype-parse';
-import rehypeRemark from 'rehype-remark';
+import rehypeRemark, { type Options as RehypeRemarkOptions } from 'rehype-remark';
+import rehypeStringify from 'rehype-stringify';
 import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
-import { unified } from 'unified';
+import { unified, type Processor } from 'unified';
 import { CONTINUE, SKIP, visit } from 'unist-util-visit';
 import type { VFile } from 'vfile';
+import { sameValue } from '../plan/payload.js';
+import { bindMedia } from '../render/bind-media.js';
+import { renderMarkdown } from '../render/render-markdown.js';
 
 export interface ConvertOptions {
   /** Makes a URL found in the HTML absolute (site address, `__GHOST_URL__`); undefined if it cannot. */
   resolveUrl?: (url: string) => string | undefined;
   /** Told about every image whose URL stayed relative: it is written as a link, not an image. */
   onRelativeImage?: (src: string) => void;
+  /**
+   * The Markdown must render back (through cms-sync's own renderer) to the HTML it came from:
+   * every top-level block that would not is written as a raw HTML block, comments included,
+   * and lists keep the looseness they have. `pull` wants this; importers want plain Markdown
+   * (tight lists, bare URLs, editor markers dropped) more than the old site's exact markup.
+   */
+  faithful?: boolean;
 }
 
 const OPTIONS = 'cmsSyncConvert';
+/** The element that stands for a subtree written as raw HTML (its HTML in `data.raw`). */
+const RAW = 'cms-sync-raw';
 
 /** An image URL cms-sync can upload (http/https) or bind (cms-media:<id>). */
 function isUploadable(url: string): boolean {
@@ -30,25 +44,164 @@ const WP_SIZES: Record<string, string> = {
   'size-full': 'large',
 };
 
+/** Elements Markdown has no form for: kept as raw HTML wherever they are. */
+const NO_MARKDOWN_FORM = new Set([
+  'iframe',
+  'video',
+  'audio',
+  'script',
+  'style',
+  'object',
+  'embed',
+  'svg',
+  'math',
+  'center',
+  'details',
+]);
+/** Comments that only an editor needs (block-editor and Ghost card markers, WordPress's teaser break). */
+const EDITOR_MARKER = /^\s*(?:\/?wp:|kg-card-|more\b|nextpage\b|noteaser\b)/;
+/** Where a raw element is the whole block it sits in, it must start its own line (CommonMark HTML blocks). */
+const PHRASING = new Set(
+  (
+    'a abbr b bdi bdo br cite code data del dfn em i img input ins kbd mark q s samp small span strong sub sup ' +
+    'time u'
+  ).split(' '),
+);
+/** Elements whose content is text, so what they hold never is a block of its own. */
+const TEXT_CONTAINER = new Set([
+  ...PHRASING,
+  ...'p h1 h2 h3 h4 h5 h6 pre dt caption summary figcaption label button legend td th'.split(' '),
+]);
+/** Tags that start a CommonMark HTML block even with more on their line (kinds 1 and 6). */
+const BLOCK_START = new Set(
+  (
+    'pre script style textarea address article aside base basefont blockquote body caption center col colgroup dd ' +
+    'details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head ' +
+    'header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option p param search ' +
+    'section summary table tbody td tfoot th thead title tr track ul'
+  ).split(' '),
+);
+const VOID = new Set('area base br col embed hr img input link meta source track wbr'.split(' '));
+
+const htmlWriter = unified().use(rehypeStringify).freeze();
+const htmlReader = unified().use(rehypeParse, { fragment: true }).freeze();
+
+function toHtml(node: Root | RootContent): string {
+  return htmlWriter.stringify(node.type === 'root' ? node : { type: 'root', children: [node] });
+}
+
+/**
+ * A subtree as raw HTML that Markdown keeps as it is: no blank line inside (one would end the
+ * HTML block), on a line of its own when it is a block, on one line when it sits in text.
+ */
+function rawHtml(node: Element | RootContent, block: boolean): string {
+  const copy = restoreRaw(structuredClone(node));
+  // Raw text (scripts, styles, comments) decodes no entities: there a blank line can only go.
+  visit(copy, (n, _index, parent) => {
+    const rawText =
+      n.type === 'comment' ||
+      (n.type === 'text' && parent?.type === 'element' && /^(?:script|style)$/.test(parent.tagName));
+    if (rawText && 'value' in n) n.value = n.value.replace(/\n[ \t]*(?=\n)/g, '');
+  });
+  let html = toHtml(copy);
+  // Elsewhere an encoded newline keeps the text as it was.
+  while (/\n[ \t]*\n/.test(html)) html = html.replace(/\n([ \t]*)\n/g, '\n$1&#10;');
+  if (!block) return html.replace(/\n/g, ' ');
+  if (copy.type === 'element' && !BLOCK_START.has(copy.tagName) && !VOID.has(copy.tagName)) {
+    const open = toHtml({ ...copy, children: [] }).slice(0, -`</${copy.tagName}>`.length);
+    if (html.startsWith(open) && !html.startsWith(`${open}\n`)) html = `${open}\n${html.slice(open.length)}`;
+  }
+  return html;
+}
+
+/** The subtree with the elements that stood in for raw HTML back in their place. */
+function restoreRaw<T extends Element | RootContent>(node: T): T {
+  if (node.type === 'element' && node.tagName === RAW) return restoreRaw(rawOf(node).node as T);
+  if ('children' in node) node.children = node.children.map((c) => restoreRaw(c)) as typeof node.children;
+  return node;
+}
+
+function rawOf(node: Element): { html: string; node: ElementContent } {
+  return node.data as unknown as { html: string; node: ElementContent };
+}
+
+/** Stands `node` (at `parent.children[index]`) in for raw HTML. */
+function keepRaw(node: ElementContent, index: number, parent: Root | Element): void {
+  const siblings = parent.children.filter((c) => c !== node);
+  const inText = parent.type === 'element' && TEXT_CONTAINER.has(parent.tagName);
+  const block =
+    !inText &&
+    !siblings.some(
+      (c) =>
+        (c.type === 'text' && c.value.trim() !== '') || (c.type === 'element' && PHRASING.has(c.tagName)),
+    );
+  const data = { html: rawHtml(node, block), node };
+  parent.children[index] = {
+    type: 'element',
+    tagName: RAW,
+    properties: {},
+    children: [],
+    data: data as never,
+  };
+}
+
+/** Ids that a link in the document points at (`href="#id"`): footnotes and their back links. */
+function linkedIds(tree: Root): Set<string> {
+  const ids = new Set<string>();
+  visit(tree, 'element', (node) => {
+    const href = node.properties.href;
+    if (node.tagName === 'a' && typeof href === 'string' && href.startsWith('#'))
+      ids.add(decodeURIComponent(href.slice(1)));
+  });
+  return ids;
+}
+
+/** The GFM footnote label of a remark-gfm id (`user-content-fn-<label>`), if it is one. */
+function footnoteLabel(href: unknown, prefix: string): string | undefined {
+  return typeof href === 'string' && href.startsWith(prefix)
+    ? href.slice(prefix.length) || undefined
+    : undefined;
+}
+
 /**
  * Before HTML becomes Markdown: URLs made absolute, the "link to media file" wrapper around an
  * image dropped (cms-sync turns the image into a media block; the link would only point at
- * the old site), and images whose URL stays relative turned into links — cms-sync would
- * otherwise look for them as local files and fail at plan.
+ * the old site), images whose URL stays relative turned into links — cms-sync would
+ * otherwise look for them as local files and fail at plan — and what Markdown cannot say kept
+ * as raw HTML.
  */
 function rehypePrepare() {
   return (tree: Root, file: VFile): void => {
     const options = (file.data[OPTIONS] ?? {}) as ConvertOptions;
     const resolve = (url: string) => options.resolveUrl?.(url) ?? url;
-    // Comments (Ghost's kg-card markers, leftovers of editors) are not content.
-    visit(tree, 'comment', (_node, index, parent) => {
-      if (parent && index !== undefined) {
-        parent.children.splice(index, 1);
-        return [SKIP, index];
-      }
-      return undefined;
-    });
+    if (!options.faithful) {
+      visit(tree, 'comment', (node, index, parent) => {
+        if (parent && index !== undefined && EDITOR_MARKER.test(node.value)) {
+          parent.children.splice(index, 1);
+          return [SKIP, index];
+        }
+        return undefined;
+      });
+    }
+    const targets = linkedIds(tree);
     visit(tree, 'element', (node, index, parent) => {
+      if (!parent || index === undefined) return undefined;
+      if (NO_MARKDOWN_FORM.has(node.tagName) || (node.tagName === 'figure' && !isImageFigure(node))) {
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
+      // An element a link points at keeps its id, so the link still arrives (footnotes of
+      // other editors); remark-gfm's own footnotes have a Markdown form (see the handlers).
+      const id = node.properties.id;
+      if (typeof id === 'string' && targets.has(id) && !id.startsWith('user-content-')) {
+        if (/^(?:li|dt|dd|tr|td|th|tbody|thead)$/.test(node.tagName)) return undefined;
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
+      if (/^(?:ol|ul|dl|table)$/.test(node.tagName) && holdsTarget(node, targets)) {
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
       if (node.tagName === 'a' && typeof node.properties.href === 'string') {
         node.properties.href = resolve(node.properties.href);
         const only = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
@@ -57,18 +210,16 @@ function rehypePrepare() {
           only.length === 1 &&
           img?.type === 'element' &&
           img.tagName === 'img' &&
-          IMAGE_FILE.test(node.properties.href) &&
-          parent &&
-          index !== undefined
+          IMAGE_FILE.test(node.properties.href)
         ) {
           parent.children[index] = img;
           // Look at the image in the link's place next.
           return [CONTINUE, index];
         }
       }
-      if (node.tagName !== 'img') return;
+      if (node.tagName !== 'img') return undefined;
       const raw = typeof node.properties.src === 'string' ? node.properties.src.trim() : '';
-      if (raw === '' && parent && index !== undefined) {
+      if (raw === '') {
         // Nothing to show or upload: an <img> without a source is dropped.
         parent.children.splice(index, 1);
         return [SKIP, index];
@@ -78,7 +229,7 @@ function rehypePrepare() {
       const classes = Array.isArray(node.properties.className) ? node.properties.className.map(String) : [];
       const size = classes.map((c) => WP_SIZES[c]).find(Boolean);
       if (size && node.properties.title === undefined) node.properties.title = size;
-      if (!isUploadable(src) && parent && index !== undefined) {
+      if (!isUploadable(src)) {
         options.onRelativeImage?.(src);
         const alt =
           typeof node.properties.alt === 'string' && node.properties.alt ? node.properties.alt : src;
@@ -95,51 +246,262 @@ function rehypePrepare() {
   };
 }
 
-const processor = unified()
-  .use(rehypeParse, { fragment: true })
-  .use(rehypePrepare)
-  .use(rehypeRemark, {
-    handlers: {
-      // The CMS's media element: back to the Markdown cms-sync renders it from (docs/contract.md, Media).
-      'dynamic-block'(state, node: Element) {
-        const id = String(node.properties.dataId ?? '');
-        const size = String(node.properties.dataSize ?? '');
-        const image: Image = {
-          type: 'image',
-          url: `cms-media:${id}`,
-          alt: '',
-          ...(size ? { title: size } : {}),
-        };
-        state.patch(node, image);
-        return image;
-      },
-      // A caption (Ghost's image cards, <figure>s) reads as an italic line under its image.
-      figcaption(state, node: Element) {
-        const children = state.all(node) as PhrasingContent[];
-        const paragraph: Paragraph = {
-          type: 'paragraph',
-          children: children.length ? [{ type: 'emphasis', children }] : [],
-        };
-        state.patch(node, paragraph);
-        return paragraph;
-      },
-    },
-  })
-  .use(remarkGfm)
-  .use(remarkStringify, {
-    bullet: '-',
-    emphasis: '_',
-    strong: '*',
-    rule: '-',
-    fences: true,
-    listItemIndent: 'one',
-  })
-  .freeze();
+/** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */
+function isImageFigure(figure: Element): boolean {
+  let images = 0;
+  let other = false;
+  visit(figure, 'element', (node) => {
+    if (node === figure) return undefined;
+    if (node.tagName === 'img') images++;
+    else if (node.tagName === 'figcaption') return SKIP;
+    else if (!/^(?:a|picture|source|div|span|p)$/.test(node.tagName)) other = true;
+    return undefined;
+  });
+  return images > 0 && !other;
+}
+
+function holdsTarget(node: Element, targets: ReadonlySet<string>): boolean {
+  let found = false;
+  visit(node, 'element', (child) => {
+    if (
+      typeof child.properties.id === 'string' &&
+      targets.has(child.properties.id) &&
+      !child.properties.id.startsWith('user-content-')
+    )
+      found = true;
+  });
+  return found;
+}
+
+const FOOTNOTE = 'user-content-fn-';
+
+/** hast -> mdast handlers for what rehype-remark does not know or would flatten. */
+const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
+  [RAW](state, node: Element) {
+    const html: Html = { type: 'html', value: rawOf(node).html };
+    state.patch(node, html);
+    return html;
+  },
+  // A caption (Ghost's image cards, <figure>s) reads as an italic line under its image.
+  figcaption(state, node: Element) {
+    const children = state.all(node) as PhrasingContent[];
+    const paragraph: Paragraph = {
+      type: 'paragraph',
+      children: children.length ? [{ type: 'emphasis', children }] : [],
+    };
+    state.patch(node, paragraph);
+    return paragraph;
+  },
+  // remark-gfm's footnote reference: <sup><a href="#user-content-fn-x" data-footnote-ref>.
+  sup(state, node: Element) {
+    const only = node.children.length === 1 ? node.children[0] : undefined;
+    const label =
+      only?.type === 'element' && only.tagName === 'a' && only.properties.dataFootnoteRef !== undefined
+        ? footnoteLabel(only.properties.href, `#${FOOTNOTE}`)
+        : undefined;
+    if (label === undefined) return state.all(node);
+    const reference: FootnoteReference = { type: 'footnoteReference', identifier: label, label };
+    state.patch(node, reference);
+    return reference;
+  },
+  // remark-gfm's footnote section: each item back to a definition, without its back links.
+  section(state, node: Element) {
+    if (node.properties.dataFootnotes === undefined) return state.toFlow(state.all(node));
+    const definitions: FootnoteDefinition[] = [];
+    visit(node, 'element', (li) => {
+      const label = li.tagName === 'li' ? footnoteLabel(li.properties.id, FOOTNOTE) : undefined;
+      if (label === undefined) return undefined;
+      const item = structuredClone(li);
+      visit(item, 'element', (a, index, parent) => {
+        if (
+          a.tagName !== 'a' ||
+          a.properties.dataFootnoteBackref === undefined ||
+          !parent ||
+          index === undefined
+        )
+          return undefined;
+        parent.children.splice(index, 1);
+        const before = parent.children[index - 1];
+        if (before?.type === 'text') before.value = before.value.replace(/\s+$/, '');
+        return [SKIP, index];
+      });
+      definitions.push({
+        type: 'footnoteDefinition',
+        identifier: label,
+        label,
+        children: state.toFlow(state.all(item)) as FootnoteDefinition['children'],
+      });
+      return SKIP;
+    });
+    return definitions;
+  },
+};
+
+/**
+ * Markdown an editor would write: whitespace at the edges of emphasis moved out of it (else it
+ * is written as `&#x20;`), and a list whose items are each one paragraph (and maybe a list)
+ * kept tight, as `<li><p>` editors produce it.
+ */
+function remarkTidy() {
+  return (tree: MdastRoot, file: VFile): void => {
+    if ((file.data[OPTIONS] as ConvertOptions | undefined)?.faithful) return;
+    visit(tree, (node, index, parent) => {
+      if (node.type === 'list') {
+        const simple = node.children.every((item) =>
+          item.children.every((c, i) => (i === 0 ? c.type === 'paragraph' : c.type === 'list')),
+        );
+        if (simple) {
+          node.spread = false;
+          for (const item of node.children) item.spread = false;
+        }
+      }
+      if (
+        (node.type === 'emphasis' || node.type === 'strong' || node.type === 'delete') &&
+        parent &&
+        index !== undefined
+      ) {
+        const first = node.children[0];
+        const last = node.children[node.children.length - 1];
+        const lead = first?.type === 'text' ? /^\s+/.exec(first.value)?.[0] : undefined;
+        const trail = last?.type === 'text' ? /\s+$/.exec(last.value)?.[0] : undefined;
+        if (lead && first?.type === 'text') first.value = first.value.slice(lead.length);
+        if (trail && last?.type === 'text') last.value = last.value.slice(0, -trail.length);
+        const around: PhrasingContent[] = [];
+        if (lead) around.push({ type: 'text', value: ' ' });
+        around.push(node as PhrasingContent);
+        if (trail) around.push({ type: 'text', value: ' ' });
+        if (around.length > 1) {
+          (parent.children as Nodes[]).splice(index, 1, ...around);
+          return [SKIP, index + around.length];
+        }
+      }
+      return undefined;
+    });
+  };
+}
+
+interface Unsafe {
+  character: string;
+  before?: string;
+}
+/** mdast-util-gfm-autolink-literal's rules (character and what comes before it). */
+const AUTOLINK_UNSAFE = new Set([':[ps]', '.[Ww]', '@[+\\-.\\w]']);
+
+/**
+ * remark-gfm escapes what would become a link (`https\://`, `www\.`, `a\@b`) so that the text
+ * stays text. An importer rather lets a bare URL become the link its reader expects.
+ */
+function remarkBareUrls(this: Processor) {
+  const data = this.data() as { toMarkdownExtensions?: unknown[] };
+  const strip = (extension: unknown): unknown => {
+    if (!extension || typeof extension !== 'object') return extension;
+    const { unsafe, extensions, ...rest } = extension as { unsafe?: Unsafe[]; extensions?: unknown[] };
+    return {
+      ...rest,
+      ...(unsafe ? { unsafe: unsafe.filter((u) => !AUTOLINK_UNSAFE.has(`${u.character}${u.before}`)) } : {}),
+      ...(extensions ? { extensions: extensions.map(strip) } : {}),
+    };
+  };
+  data.toMarkdownExtensions = (data.toMarkdownExtensions ?? []).map(strip);
+}
+
+const STRINGIFY = {
+  bullet: '-',
+  emphasis: '_',
+  strong: '*',
+  rule: '-',
+  fences: true,
+  listItemIndent: 'one',
+} as const;
+
+function buildProcessor(faithful: boolean) {
+  const base = unified().use(rehypeRemark, { handlers }).use(remarkGfm).use(remarkTidy);
+  return (faithful ? base : base.use(remarkBareUrls)).use(remarkStringify, STRINGIFY).freeze();
+}
+
+// Built on first use, one per kind: assembling a pipeline costs more than converting a post.
+const processors: {
+  plain?: ReturnType<typeof buildProcessor>;
+  faithful?: ReturnType<typeof buildProcessor>;
+} = {};
+
+function toMarkdown(tree: Root, options: ConvertOptions): string {
+  const kind = options.faithful ? 'faithful' : 'plain';
+  const processor = (processors[kind] ??= buildProcessor(kind === 'faithful'));
+  const file = { data: { [OPTIONS]: options } } as unknown as VFile;
+  const copy = structuredClone(tree);
+  visit(copy, 'element', (node) => {
+    if (node.tagName !== 'dynamic-block') return;
+    // The CMS's media element: back to the Markdown cms-sync renders it from (docs/contract.md,
+    // Media). As an image it sits among text as the renderer reads it.
+    const size = node.properties.dataSize;
+    node.tagName = 'img';
+    node.properties = {
+      src: `cms-media:${String(node.properties.dataId ?? '')}`,
+      ...(typeof size === 'string' && size ? { title: size } : {}),
+    };
+    node.children = [];
+  });
+  const mdast = processor.runSync(copy, file);
+  const markdown = processor.stringify(mdast as MdastRoot, file).trim();
+  return markdown === '' ? '' : `${markdown}\n`;
+}
+
+function parse(html: string, options: ConvertOptions): Root {
+  const tree = htmlReader.parse(html);
+  rehypePrepare()(tree, { data: { [OPTIONS]: options } } as unknown as VFile);
+  return tree;
+}
 
 /** HTML -> Markdown (GFM), ending in one newline; empty HTML gives an empty string. */
 export function htmlToMarkdown(html: string, options: ConvertOptions = {}): string {
   if (html.trim() === '') return '';
-  const file = processor.processSync({ value: html, data: { [OPTIONS]: options } });
-  const markdown = String(file).trim();
-  return markdown === '' ? '' : `${markdown}\n`;
+  const tree = parse(html, options);
+  const markdown = toMarkdown(tree, options);
+  if (!options.faithful || rendersAs(markdown, html)) return markdown;
+  // Some block does not come back: find which, one block at a time, and keep those raw.
+  // remark-gfm's footnotes go together, references and section: their numbers and ids depend
+  // on the whole set.
+  const blocks = tree.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
+  const footnotes = blocks.filter((b) => holdsFootnotes(b));
+  const groups = [
+    ...blocks.filter((b) => !footnotes.includes(b)).map((b) => [b]),
+    ...(footnotes.length ? [footnotes] : []),
+  ];
+  for (const group of groups) {
+    const part: Root = { type: 'root', children: group };
+    if (rendersAs(toMarkdown(part, options), toHtml(part))) continue;
+    for (const block of group) {
+      const index = tree.children.indexOf(block);
+      if (block.type === 'element' || block.type === 'comment') keepRaw(block, index, tree);
+    }
+  }
+  return toMarkdown(tree, options);
+}
+
+function holdsFootnotes(node: RootContent): boolean {
+  let found = false;
+  visit(node, 'element', (n) => {
+    if (n.properties.dataFootnoteRef !== undefined || n.properties.dataFootnotes !== undefined) found = true;
+  });
+  return found;
+}
+
+/**
+ * Whether cms-sync's renderer turns `markdown` into `html`, as plan would compare them once
+ * the HTML of both is written alike (attribute order and quotes, entities): media blocks are
+ * bound to the ids their `cms-media:` sources name.
+ */
+export function rendersAs(markdown: string, html: string): boolean {
+  const rendered = renderMarkdown(markdown, { defaultSize: 'medium' });
+  if (rendered.problems.some((p) => p.severity === 'error')) return false;
+  const ids = rendered.images.map((image) => /^cms-media:(\d+)$/.exec(image.src)?.[1]);
+  if (ids.some((id) => id === undefined)) return false;
+  const bound = bindMedia(rendered.html, ids.map(Number));
+  return sameValue(canonicalHtml(bound), canonicalHtml(html));
+}
+
+/** HTML written the way rehype writes it: attributes, quotes and entities in one form. */
+export function canonicalHtml(html: string): string {
+  return toHtml(htmlReader.parse(html));
 }

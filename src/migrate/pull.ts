@@ -10,6 +10,7 @@ import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../res
 import { isDocumentFailure, readDocument } from '../source/read-document.js';
 import type { StateStore } from '../state/journal.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { pullFields, type SlugBook } from './pull-fields.js';
 import type { MigrationReport } from './report.js';
 import { slugify } from './slug.js';
 import { ContentWriter, type ContentFolder } from './write-content.js';
@@ -73,11 +74,16 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
     );
   }
   const field = (resource: RecordResource, name: string) => apiName(name, config.resources[resource]);
-  const categorySlugById = new Map<number, string>();
-  for (const c of listings.get('category') ?? []) {
-    const slug = c[field('category', 'slug')];
-    if (typeof slug === 'string' && slug) categorySlugById.set(c.id, slug.normalize('NFC'));
-  }
+  const slugsOf = (resource: 'category' | 'user') => {
+    const byId = new Map<number, string>();
+    for (const record of listings.get(resource) ?? []) {
+      const slug = record[field(resource, 'slug')];
+      if (typeof slug === 'string' && slug) byId.set(record.id, slug.normalize('NFC'));
+    }
+    return byId;
+  };
+  const slugs: SlugBook = { category: slugsOf('category'), user: slugsOf('user') };
+  const categorySlugById = slugs.category;
 
   const writer = new ContentWriter({
     projectDir: config.projectDir,
@@ -94,7 +100,7 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
       const get = (name: string) => remote[field(resource, name)];
       const label = `${resource} ${remote.id}`;
       try {
-        const doc = toDocument(resource, get, { categorySlugById, report, label });
+        const doc = toDocument(resource, remote, { config, slugs, report, label });
         const file = await writer.write(
           FOLDER[resource],
           slugOf(get, `${resource}-${remote.id}`),
@@ -128,7 +134,7 @@ async function adopt(
   pulled: Pulled[],
   store: StateStore,
   config: Config,
-  categorySlugById: Map<number, string>,
+  categorySlugById: ReadonlyMap<number, string>,
   result: PullResult,
   report: MigrationReport,
 ): Promise<void> {
@@ -192,74 +198,43 @@ interface Document {
   body: string;
 }
 
+/** The field a person knows a record by: required in front matter. */
+const LABEL: Record<RecordResource, 'title' | 'name'> = {
+  article: 'title',
+  page: 'title',
+  category: 'name',
+  breaking: 'title',
+  user: 'name',
+};
+
 /** One CMS record -> front matter and body, in the shape docs/contract.md (Layout) describes. */
 function toDocument(
   resource: RecordResource,
-  get: (name: string) => unknown,
-  ctx: { categorySlugById: Map<number, string>; report: MigrationReport; label: string },
+  remote: RemoteRecord,
+  ctx: { config: Config; slugs: SlugBook; report: MigrationReport; label: string },
 ): Document {
-  const text = (name: string) => (typeof get(name) === 'string' ? (get(name) as string) : undefined);
-  const required = (name: string) => {
-    const value = text(name)?.trim() ? text(name) : undefined;
-    if (value === undefined)
-      ctx.report.warnings.push(
-        `${ctx.label} has no ${name}; written as "(untitled)" (the CMS gets that title on the next apply)`,
-      );
-    return value ?? '(untitled)';
-  };
-  const number = (name: string) => {
-    const value = get(name);
-    const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
-  };
-  const html = (name: string) =>
-    htmlToMarkdown(text(name) ?? '', {
-      onRelativeImage: (src) =>
-        ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has a relative URL; written as a link`),
-    });
-  switch (resource) {
-    case 'article': {
-      const created = text('created_at');
-      const date = created && !Number.isNaN(Date.parse(created)) ? new Date(created) : undefined;
-      const categoryId = number('category_id');
-      const category = categoryId === undefined ? undefined : ctx.categorySlugById.get(categoryId);
-      if (categoryId !== undefined && category === undefined)
-        ctx.report.warnings.push(`${ctx.label}: category ${categoryId} has no slug in the CMS; left out`);
-      return {
-        frontMatter: { title: required('title'), date, status: number('status'), category },
-        body: html('body'),
-      };
-    }
-    case 'page':
-      return { frontMatter: { title: required('title'), status: number('status') }, body: html('content') };
-    case 'category':
-      // parent_id is not written: cms-sync does not manage it, so the CMS keeps it as it is,
-      // and a `parent:` key would only make plan warn about every child category.
-      return { frontMatter: { name: required('name'), description: text('description') }, body: '' };
-    case 'breaking': {
-      const url = text('url');
-      const valid = url !== undefined && URL.canParse(url);
-      if (url && !valid)
-        ctx.report.warnings.push(`${ctx.label}: url \`${url}\` is not an absolute URL; left out`);
-      return {
-        frontMatter: { title: required('title'), url: valid ? url : undefined, status: number('status') },
-        body: '',
-      };
-    }
-    case 'user': {
-      const email = text('email');
-      const valid = email !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email);
-      if (email && !valid)
-        ctx.report.warnings.push(`${ctx.label}: email \`${email}\` is not an address; left out`);
-      return {
-        frontMatter: {
-          name: required('name'),
-          email: valid ? email : undefined,
-          role: text('role'),
-          bio: text('bio'),
-        },
-        body: '',
-      };
-    }
+  const fields = pullFields(resource, remote, ctx.config.resources[resource], ctx.slugs);
+  for (const note of fields.notes) ctx.report.warnings.push(`${ctx.label}: ${note}`);
+  if (fields.unmapped.length)
+    ctx.report.warnOnce(
+      `${resource} fields ${fields.unmapped.map((f) => `\`${f}\``).join(', ')} are not written: list them in ` +
+        `resources.${resource}.passThrough in sync.config.ts to pull them (and send them back)`,
+    );
+  const label = LABEL[resource];
+  const named = fields.frontMatter[label];
+  if (typeof named !== 'string' || named.trim() === '') {
+    ctx.report.warnings.push(
+      `${ctx.label} has no ${label}; written as "(untitled)" (the CMS gets that ${label} on the next apply)`,
+    );
+    fields.frontMatter = { [label]: '(untitled)', ...fields.frontMatter };
   }
+  const body =
+    fields.html === undefined
+      ? ''
+      : htmlToMarkdown(fields.html, {
+          faithful: true,
+          onRelativeImage: (src) =>
+            ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has a relative URL; written as a link`),
+        });
+  return { frontMatter: fields.frontMatter, body };
 }

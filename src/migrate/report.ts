@@ -13,6 +13,28 @@ export class MigrationReport {
   /** Unknown shortcodes kept verbatim, by name. */
   readonly keptShortcodes = new Map<string, number>();
 
+  /** Embeds written into the Markdown (raw HTML or a shortcode), by kind. */
+  readonly embeds = new Map<string, number>();
+  /** What the conversion left out, by kind: how many times, and the items it happened in. */
+  readonly dropped = new Map<string, { count: number; items: Set<string> }>();
+  /** Items written under another slug than the export's, because an earlier item had it. */
+  readonly renamed: string[] = [];
+  /** Links to the old site's posts and pages that now point at their new paths. */
+  rewrittenLinks = 0;
+  /** `item: URL` for each link to the old site whose target was not imported (left as it was). */
+  readonly oldLinks: string[] = [];
+
+  embed(kind: string): void {
+    this.embeds.set(kind, (this.embeds.get(kind) ?? 0) + 1);
+  }
+
+  drop(kind: string, item: string): void {
+    const entry = this.dropped.get(kind) ?? { count: 0, items: new Set<string>() };
+    entry.count++;
+    entry.items.add(item);
+    this.dropped.set(kind, entry);
+  }
+
   wrote(folder: string): void {
     this.written.set(folder, (this.written.get(folder) ?? 0) + 1);
   }
@@ -35,6 +57,9 @@ export class MigrationReport {
     const folders = ['articles', 'pages', 'categories', 'breaking', 'users'];
     for (const folder of folders)
       lines.push(`  ${folder.padEnd(11)}${String(this.written.get(folder) ?? 0).padStart(6)} written`);
+    // Only the static-site importers copy files; the others leave media at their URLs.
+    const media = this.written.get('media');
+    if (media) lines.push(`  ${'media'.padEnd(11)}${String(media).padStart(6)} copied`);
     if (this.skipped.size) {
       lines.push('Skipped:');
       for (const [reason, count] of this.skipped) lines.push(`  ${String(count).padStart(6)}  ${reason}`);
@@ -57,6 +82,47 @@ export class MigrationReport {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, n]) => `[${name}] x${n}`);
       lines.push(`Kept verbatim: ${total} unknown shortcode${total === 1 ? '' : 's'} (${names.join(', ')})`);
+    }
+    if (this.embeds.size) {
+      const total = [...this.embeds.values()].reduce((a, b) => a + b, 0);
+      const kinds = [...this.embeds]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([kind, n]) => `${kind} x${n}`);
+      lines.push(`Embeds kept: ${total} (${kinds.join(', ')})`);
+    }
+    if (this.dropped.size) {
+      lines.push('Left out (no place for them in Markdown or the CMS):');
+      for (const [kind, { count, items }] of this.dropped) {
+        const names = [...items];
+        const shown =
+          names.slice(0, 5).join(', ') + (names.length > 5 ? `, and ${names.length - 5} more` : '');
+        lines.push(`  ${String(count).padStart(6)}  ${kind}: ${shown}`);
+      }
+    }
+    if (this.renamed.length) {
+      lines.push(
+        `Renamed (${this.renamed.length}; the slug was already taken by an earlier item of the export):`,
+      );
+      lines.push(
+        ...capped(
+          this.renamed.map((line) => `  ${line}`),
+          'items',
+        ),
+      );
+    }
+    if (this.rewrittenLinks || this.oldLinks.length) {
+      lines.push(
+        `Links to the old site's posts and pages: ${this.rewrittenLinks} rewritten to their new paths` +
+          (this.oldLinks.length
+            ? `, ${this.oldLinks.length} left as they were (no imported post or page there):`
+            : ''),
+      );
+      lines.push(
+        ...capped(
+          this.oldLinks.map((line) => `  ${line}`),
+          'links',
+        ),
+      );
     }
     lines.push(
       ...capped(

@@ -1,3 +1,6 @@
+import { oembedMarker } from './embeds.js';
+import { isOEmbedUrl } from './oembed.js';
+
 /**
  * WordPress shortcodes. The ones with a Markdown meaning become HTML that converts to it; any
  * other stays as the text the author typed (escaped in Markdown, so it still reads
@@ -10,8 +13,10 @@ export interface ShortcodeContext {
   childAttachments: () => string[];
   /** Called once per unknown shortcode kept verbatim. */
   onUnknown: (name: string) => void;
-  /** Called when something in a known shortcode had to be dropped. */
-  onDropped: (what: string) => void;
+  /** Called when something in a known shortcode had to be dropped; `kind` groups them in the report. */
+  onDropped: (what: string, kind?: string) => void;
+  /** Attachment id -> its alt text, for gallery images. */
+  attachmentAlt?: (id: string) => string | undefined;
 }
 
 // WordPress's own get_shortcode_regex(), for any name: 1 `[[` escape, 2 name, 3 attributes,
@@ -42,13 +47,27 @@ export function expandShortcodes(text: string, context: ShortcodeContext): strin
         case 'gallery':
           return gallery(attrs, context);
         case 'embed':
-          return urlLine(inner.trim() || attrs.src || attrs.url);
+          return embed(inner.trim() || attrs.src || attrs.url, context);
         case 'video':
-          return urlLine(
-            attrs.src ?? attrs.mp4 ?? attrs.webm ?? attrs.ogv ?? attrs.m4v ?? attrs.flv ?? firstUrl(inner),
-          );
         case 'audio':
-          return urlLine(attrs.src ?? attrs.mp3 ?? attrs.ogg ?? attrs.m4a ?? attrs.wav ?? firstUrl(inner));
+          return media(name.toLowerCase() as 'video' | 'audio', attrs, inner, context);
+        // WordPress.com (Jetpack) shortcodes: `[youtube URL]`, `[vimeo 123]`, `[tweet URL]`, `[gist URL]`.
+        case 'youtube':
+        case 'tweet':
+        case 'soundcloud':
+        case 'spotify':
+          return embed(attrs.url ?? attrs.id ?? attrs['0'] ?? firstUrl(inner), context);
+        case 'vimeo': {
+          const id = attrs.id ?? attrs['0'] ?? '';
+          return embed(/^\d+$/.test(id) ? `https://vimeo.com/${id}` : id || attrs.url, context);
+        }
+        case 'gist': {
+          const url = (attrs['0'] ?? attrs.url ?? firstUrl(inner) ?? '').replace(/\.js$/, '');
+          if (/^https:\/\/gist\.github\.com\/[\w/-]+$/.test(url))
+            return `\n\n<script src="${escapeAttribute(url)}.js"></script>\n\n`;
+          context.onUnknown(name);
+          return whole;
+        }
         default:
           context.onUnknown(name);
           // The content may hold known shortcodes (and HTML) of its own.
@@ -79,13 +98,67 @@ function gallery(attrs: Record<string, string>, context: ShortcodeContext): stri
   const items: string[] = [];
   for (const id of ids) {
     const url = context.attachmentUrl(id);
-    if (url) items.push(`<li><img src="${escapeAttribute(url)}" alt=""></li>`);
-    else context.onDropped(`gallery image ${id} (no attachment with that id in the export)`);
+    const alt = context.attachmentAlt?.(id) ?? '';
+    if (url) items.push(`<li><img src="${escapeAttribute(url)}" alt="${escapeAttribute(alt)}"></li>`);
+    else
+      context.onDropped(
+        `gallery image ${id} (no attachment with that id in the export)`,
+        'gallery images whose attachment is not in the export',
+      );
   }
   return items.length ? `\n\n<ul>${items.join('')}</ul>\n\n` : '';
 }
 
-/** An embed or media file: its URL on its own line, as a link. */
+/**
+ * `[embed]URL[/embed]`: a player for the URLs sync can embed (see oembed.ts), else the URL on
+ * its own line, as a link.
+ */
+function embed(url: string | undefined, context: ShortcodeContext): string {
+  if (!url) return '';
+  if (isOEmbedUrl(url)) return `\n\n${oembedMarker(url.trim())}\n\n`;
+  context.onDropped(
+    `embedded player of ${url.trim()} (kept as a link)`,
+    'embedded players from sites with no embed form here (kept as links)',
+  );
+  return urlLine(url);
+}
+
+const SOURCES = {
+  video: ['src', 'mp4', 'm4v', 'webm', 'ogv', 'flv', 'mov'],
+  audio: ['src', 'mp3', 'ogg', 'flac', 'm4a', 'wav'],
+};
+const MEDIA_ATTRIBUTES = { video: ['poster', 'width', 'height', 'preload'], audio: ['preload'] };
+
+/** `[video mp4="..."]`, `[audio src="..."]` -> the <video>/<audio> element WordPress shows. */
+function media(
+  tag: 'video' | 'audio',
+  attrs: Record<string, string>,
+  inner: string,
+  context: ShortcodeContext,
+): string {
+  const sources = [...new Set(SOURCES[tag].map((key) => attrs[key]?.trim()).filter((v): v is string => !!v))];
+  if (sources.length === 0) {
+    const url = firstUrl(inner);
+    if (url) sources.push(url);
+  }
+  // `[video src="https://youtu.be/..."]` is a YouTube player, as on WordPress.
+  if (sources.length === 1 && isOEmbedUrl(sources[0]!)) return embed(sources[0], context);
+  if (sources.length === 0) {
+    context.onDropped(`[${tag}] with no source`, `[${tag}] shortcodes with no source`);
+    return '';
+  }
+  let open = `<${tag} controls`;
+  for (const key of MEDIA_ATTRIBUTES[tag]) if (attrs[key]) open += ` ${key}="${escapeAttribute(attrs[key])}"`;
+  for (const flag of ['loop', 'autoplay', 'muted'])
+    if (attrs[flag] && !/^(?:0|off|false)$/i.test(attrs[flag])) open += ` ${flag}`;
+  const element =
+    sources.length === 1
+      ? `${open} src="${escapeAttribute(sources[0]!)}"></${tag}>`
+      : `${open}>${sources.map((src) => `<source src="${escapeAttribute(src)}">`).join('')}</${tag}>`;
+  return `\n\n${element}\n\n`;
+}
+
+/** A URL on its own line, as a link. */
 function urlLine(url: string | undefined): string {
   if (!url) return '';
   const safe = escapeAttribute(url.trim());

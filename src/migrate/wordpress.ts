@@ -1,18 +1,23 @@
 import { existsSync } from 'node:fs';
+import { protectEmbeds } from './embeds.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { expandShortcodes } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
+import { uniqueSlugs } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
-import { isBlockContent, stripBlockComments, wpautop } from './wpautop.js';
-import { itemType, parseChannel, parseItem, validateXml, type WxrItem } from './wxr.js';
+import { autoEmbed, isBlockContent, stripBlockComments, wpautop } from './wpautop.js';
+import { itemType, parseChannel, parseItem, parseItemHead, validateXml, type WxrItem } from './wxr.js';
 import { readXmlItems, type ItemScan } from './xml-items.js';
 import type { ImportOptions } from './import-options.js';
 
 export type { ImportOptions } from './import-options.js';
 
 const DRAFT_STATUSES = new Set(['draft', 'pending', 'private', 'future', 'auto-draft']);
+/** Statuses whose items are not imported at all. */
+const NOT_IMPORTED = new Set(['trash', 'auto-draft']);
 /** Item types that are not content records, and why they are skipped. */
 const SKIPPED_TYPES: Record<string, string> = {
   attachment: 'attachments (media stay at their URLs; cms-sync uploads the ones posts use)',
@@ -33,9 +38,12 @@ const SKIPPED_TYPES: Record<string, string> = {
  * - post -> articles/<slug>.md: title, date (wp:post_date_gmt, else the site-local date),
  *   `draft: true` for draft/pending/private/future and password-protected posts (published
  *   posts get no key: the config's statusMap.published applies), category (the first
- *   category's slug), tags* (other categories, then tags, as slugs), excerpt*,
- *   featured_image* (the `_thumbnail_id` attachment's URL), author* (the login).
- * - page -> pages/<slug>.md: title, draft* when not published.
+ *   category's slug), tags* (other categories, then tags, as slugs), excerpt*, sticky*,
+ *   featured_image* (the `_thumbnail_id` attachment's URL) and featured_image_alt*, author* (the login).
+ * - page -> pages/<slug>.md: title, `draft: true` as for posts.
+ * - A slug already taken by an earlier item of the same folder gets `-2`, `-3`... (reported).
+ * - Embeds (players, gists, audio, video, auto-embedded URLs) are kept (embeds.ts); links to
+ *   imported posts and pages are rewritten to their new paths (old-links.ts).
  * - category -> categories/<slug>.md: name, description, parent* (the parent's slug).
  * - author -> users/<login>.md: name (display name, else first + last, else login), email.
  *
@@ -43,22 +51,33 @@ const SKIPPED_TYPES: Record<string, string> = {
  * checks that it is well-formed (nothing is written when it is not) and learns the attachment
  * URLs that featured images and galleries refer to; the second converts one item at a time.
  */
-export async function importWordPress(options: ImportOptions): Promise<void> {
+export async function importWordPress(options: ImportOptions & OldSiteOptions): Promise<void> {
   const { report } = options;
   const where = { file: options.file };
 
   // Pass 1.
   const attachments = new Map<string, string>();
+  const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
+  /** Posts and pages to import, by their position among the items. */
+  const records = new Map<number, WxrItem>();
   const scan: ItemScan = { skeleton: '' };
   let total = 0;
   for await (const item of readXmlItems(options.absPath, scan)) {
     validateXml(item.text, { ...where, line: item.line, column: item.column });
     total++;
-    if (itemType(item.text) !== 'attachment') continue;
+    const type = itemType(item.text);
+    if (type === 'post' || type === 'page') {
+      const head = parseItemHead(item.text);
+      if (!NOT_IMPORTED.has(head.status)) records.set(total, head);
+      continue;
+    }
+    if (type !== 'attachment') continue;
     const attachment = parseItem(item.text);
     if (!attachment.attachmentUrl) continue;
     attachments.set(attachment.id, attachment.attachmentUrl);
+    const alt = attachment.meta._wp_attachment_image_alt?.trim();
+    if (alt) attachmentAlt.set(attachment.id, alt);
     if (attachment.parent && attachment.parent !== '0')
       childAttachments.set(attachment.parent, [
         ...(childAttachments.get(attachment.parent) ?? []),
@@ -88,6 +107,10 @@ export async function importWordPress(options: ImportOptions): Promise<void> {
       return url;
     }
   };
+
+  const links = new OldSiteLinks(options.linkPath);
+  for (const url of channel.siteUrls) links.addSite(url);
+  const slugs = assignSlugs(records, links, report);
 
   if (channel.otherTerms) report.skip('terms of custom taxonomies (wp:term)', channel.otherTerms);
 
@@ -122,12 +145,14 @@ export async function importWordPress(options: ImportOptions): Promise<void> {
     let parsed: WxrItem | undefined;
     try {
       parsed = parseItem(item.text);
-      await importItem(parsed, {
+      await importItem(parsed, slugs.get(done), {
         writer,
         report,
         attachments,
+        attachmentAlt,
         childAttachments,
         resolveUrl,
+        links,
         knownCategories,
       });
     } catch (error) {
@@ -145,13 +170,47 @@ interface ItemContext {
   writer: ContentWriter;
   report: MigrationReport;
   attachments: Map<string, string>;
+  attachmentAlt: Map<string, string>;
   childAttachments: Map<string, string[]>;
   resolveUrl: (url: string) => string | undefined;
+  links: OldSiteLinks;
   /** Category slugs with a file; a post's category missing from the channel gets one too. */
   knownCategories: Set<string>;
 }
 
-async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
+function labelOf(item: WxrItem): string {
+  return `${item.type} ${item.id} "${decodeEntities(item.title).trim()}"`;
+}
+
+function slugOf(item: WxrItem): string {
+  return decodeSlug(item.slug) || slugify(decodeEntities(item.title).trim()) || `${item.type}-${item.id}`;
+}
+
+/**
+ * Each post and page gets its slug before any is converted, so that a link to a post later in
+ * the file is rewritten too.
+ */
+function assignSlugs(
+  records: Map<number, WxrItem>,
+  links: OldSiteLinks,
+  report: MigrationReport,
+): Map<number, string> {
+  const folderOf = (item: WxrItem): LinkFolder => (item.type === 'page' ? 'pages' : 'articles');
+  const items = [...records];
+  const slugs = uniqueSlugs(
+    items.map(([, item]) => ({ folder: folderOf(item), asked: slugOf(item), label: labelOf(item) })),
+    report,
+  );
+  const byPosition = new Map<number, string>();
+  items.forEach(([position, item], i) => {
+    const slug = slugs[i]!;
+    byPosition.set(position, slug);
+    for (const url of [item.link, item.guid, `?p=${item.id}`]) if (url) links.add(url, folderOf(item), slug);
+  });
+  return byPosition;
+}
+
+async function importItem(item: WxrItem, assigned: string | undefined, ctx: ItemContext): Promise<void> {
   const { report } = ctx;
   if (item.comments) report.skip('comments (cms-sync has no comment records)', item.comments);
   if (item.type !== 'post' && item.type !== 'page') {
@@ -160,24 +219,25 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
     );
     return;
   }
-  if (item.status === 'trash' || item.status === 'auto-draft') {
+  if (NOT_IMPORTED.has(item.status)) {
     report.skip(
       item.status === 'trash' ? 'posts and pages in the trash' : 'auto-drafts (never saved by an author)',
     );
     return;
   }
   const title = decodeEntities(item.title).trim();
-  const label = `${item.type} ${item.id} "${title}"`;
-  const slug = decodeSlug(item.slug) || slugify(title) || `${item.type}-${item.id}`;
-  const body = convertBody(item, ctx);
-  // A password-protected post must not become public by being imported.
+  const label = labelOf(item);
+  const slug = assigned ?? slugOf(item);
+  const body = convertBody(item, label, ctx);
+  // A private or password-protected item must not become public by being imported.
   const draft = DRAFT_STATUSES.has(item.status) || item.password !== '';
-  if (item.password && !DRAFT_STATUSES.has(item.status))
+  if (item.status === 'private')
+    report.warnings.push(`${label} is private on the old site; imported as a draft`);
+  else if (item.password && !DRAFT_STATUSES.has(item.status))
     report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
 
   if (item.type === 'page') {
     const fm: Record<string, unknown> = { title: title || slug };
-    // Not sent by cms-sync (pages have no status in its front matter): kept so it is not lost.
     if (draft) fm.draft = true;
     await ctx.writer.write('pages', slug, fm, body, label);
     return;
@@ -202,6 +262,7 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
   }
   const fm: Record<string, unknown> = { title: title || slug, date: dateOf(item) };
   if (draft) fm.draft = true;
+  if (item.sticky) fm.sticky = true;
   if (category) fm.category = category;
   const allTags = [...otherCategories, ...tags];
   if (allTags.length) fm.tags = allTags;
@@ -210,8 +271,11 @@ async function importItem(item: WxrItem, ctx: ItemContext): Promise<void> {
   const thumbnail = item.meta._thumbnail_id;
   if (thumbnail) {
     const url = ctx.attachments.get(thumbnail);
-    if (url) fm.featured_image = ctx.resolveUrl(url) ?? url;
-    else
+    if (url) {
+      fm.featured_image = ctx.resolveUrl(url) ?? url;
+      const alt = ctx.attachmentAlt.get(thumbnail);
+      if (alt) fm.featured_image_alt = alt;
+    } else
       report.warnings.push(
         `${label}: featured image ${thumbnail} is not an attachment in the export; left out`,
       );
@@ -230,21 +294,48 @@ function dateOf(item: WxrItem): Date | undefined {
   return undefined;
 }
 
-function convertBody(item: WxrItem, ctx: ItemContext): string {
+function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
+  const { report } = ctx;
   const block = isBlockContent(item.content);
-  let html = block ? stripBlockComments(item.content) : item.content;
+  // WordPress's order: embeds of URLs on their own line, shortcodes, then paragraphs.
+  let html = autoEmbed(block ? stripBlockComments(item.content) : item.content);
+  html = withAltText(html, ctx.attachmentAlt);
   html = expandShortcodes(html, {
     attachmentUrl: (id) => ctx.attachments.get(id),
+    attachmentAlt: (id) => ctx.attachmentAlt.get(id),
     childAttachments: () => ctx.childAttachments.get(item.id) ?? [],
-    onUnknown: (name) => ctx.report.shortcode(name),
-    onDropped: (what) => ctx.report.warnings.push(`${item.type} ${item.id}: ${what} left out`),
+    onUnknown: (name) => report.shortcode(name),
+    onDropped: (what, kind) =>
+      kind ? report.drop(kind, label) : report.warnings.push(`${item.type} ${item.id}: ${what} left out`),
   });
   if (!block) html = wpautop(html);
-  return htmlToMarkdown(html, {
+  const embeds = protectEmbeds(html, {
+    kept: (kind) => report.embed(kind),
+    dropped: (kind) => report.drop(kind, label),
     resolveUrl: ctx.resolveUrl,
+  });
+  const markdown = htmlToMarkdown(embeds.html, {
+    resolveUrl: (url) => rewriteLink(ctx.resolveUrl(url) ?? url, label, ctx.links, report),
     onRelativeImage: (src) =>
-      ctx.report.warnings.push(
+      report.warnings.push(
         `${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`,
       ),
+  });
+  return embeds.restore(markdown);
+}
+
+/**
+ * The block editor and the media library leave `alt=""` in the post and keep the alt text on
+ * the attachment (`_wp_attachment_image_alt`); an image that names its attachment
+ * (`class="wp-image-12"`) gets it back.
+ */
+function withAltText(html: string, altOf: Map<string, string>): string {
+  if (altOf.size === 0 || !html.includes('wp-image-')) return html;
+  return html.replace(/<img\b[^>]*>/gi, (tag) => {
+    const id = /\bwp-image-(\d+)\b/.exec(tag)?.[1];
+    const alt = id && altOf.get(id);
+    if (!alt || /\salt\s*=\s*(?:"[^"]*[^"\s][^"]*"|'[^']*[^'\s][^']*')/i.test(tag)) return tag;
+    const escaped = alt.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+    return tag.replace(/\salt\s*=\s*(?:""|'')/i, '').replace(/^<img\b/i, `<img alt="${escaped}"`);
   });
 }

@@ -1,3 +1,6 @@
+import { oembedMarker } from './embeds.js';
+import { isOEmbedUrl } from './oembed.js';
+
 /**
  * WordPress's wpautop(), the filter that gives classic-editor posts their paragraphs on the
  * old site: a blank line starts a paragraph, a single newline is a <br />, block-level tags
@@ -51,4 +54,34 @@ export function isBlockContent(html: string): boolean {
 
 export function stripBlockComments(html: string): string {
   return html.replace(/<!--\s*\/?wp:[\s\S]*?-->/g, '');
+}
+
+/**
+ * WordPress's auto-embeds: a URL of a known provider alone on its line (classic editor), or alone
+ * in a paragraph (block editor), is shown as a player. It is marked here so the embed step
+ * writes it as one (embeds.ts); text inside <pre> is left alone.
+ */
+export function autoEmbed(html: string): string {
+  if (!/https?:\/\//i.test(html)) return html;
+  return html
+    .split(/(<pre[\s\S]*?<\/pre>)/i)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/^[ \t]*(https?:\/\/[^\s<>"]+)[ \t]*$/gim, (line, url: string) =>
+              isOEmbedUrl(url) ? `\n${oembedMarker(decodeAmp(url))}\n` : line,
+            )
+            .replace(
+              /(<p(?:\s[^>]*)?>)\s*(https?:\/\/[^\s<>"]+)\s*(<\/p>)/gi,
+              (whole, open: string, url: string, close: string) =>
+                isOEmbedUrl(url) ? `${open}${oembedMarker(decodeAmp(url))}${close}` : whole,
+            ),
+    )
+    .join('');
+}
+
+/** A URL written in HTML has its `&` as `&amp;`. */
+function decodeAmp(url: string): string {
+  return url.replace(/&amp;/g, '&');
 }

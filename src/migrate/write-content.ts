@@ -2,9 +2,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import matter from 'gray-matter';
 import type { MigrationReport } from './report.js';
+import type { RecordResource } from '../resources.js';
+import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import { fileNameProblem } from './slug.js';
 
-export type ContentFolder = 'articles' | 'pages' | 'categories' | 'breaking' | 'users';
+/** A resource's folder under content/ (its entry in the resource table). */
+export type ContentFolder = string;
+
+/** Where a resource's files go: content/<folder>/. */
+export function folderOf(resource: RecordResource): ContentFolder {
+  return RESOURCE_TABLE[resource].folder;
+}
 
 /**
  * A Markdown file with YAML front matter. YAML is written by js-yaml (through gray-matter),
@@ -23,10 +32,13 @@ export function serializeDocument(frontMatter: Record<string, unknown>, body: st
 /**
  * Writes content/<folder>/<slug>.md files. Existing files are left alone unless `force` (each
  * one is reported); two items with the same slug in one folder: the first wins, the second
- * is reported — picking silently would lose content.
+ * is reported — picking silently would lose content. A relation key (`author`, `parent`, ...)
+ * that names a record no file is written for, and none exists, is reported at `flush()`.
  */
 export class ContentWriter {
   readonly #claimed = new Set<string>();
+  /** `<folder>/<slug>` of each record named through a relation -> who names it, and by which key. */
+  readonly #named = new Map<string, { what: string; key: string; target: RecordResource; slug: string }>();
   readonly #folders = new Set<string>();
   // Files are written while the next items convert; a bounded number at once keeps memory flat.
   readonly #pending = new Set<Promise<void>>();
@@ -66,6 +78,7 @@ export class ContentWriter {
       return undefined;
     }
     this.#claimed.add(key);
+    this.#noteRelations(folder, frontMatter, what);
     const abs = path.join(this.options.contentDir, folder, `${slug}.md`);
     const rel = path.relative(this.options.projectDir, abs).split(path.sep).join('/');
     if (!this.options.force && this.options.exists(abs)) {
@@ -91,5 +104,28 @@ export class ContentWriter {
 
   async flush(): Promise<void> {
     await Promise.all(this.#pending);
+    for (const [file, { what, key, target, slug }] of this.#named) {
+      if (this.#claimed.has(file)) continue;
+      if (this.options.exists(path.join(this.options.contentDir, `${file}.md`))) continue;
+      this.options.report.warnings.push(
+        `${what}: its \`${key}\` names ${target} \`${slug}\`, which the export does not have: add ` +
+          `content/${file}.md (plan reports it as an error until then)`,
+      );
+    }
+    this.#named.clear();
+  }
+
+  #noteRelations(folder: ContentFolder, frontMatter: Record<string, unknown>, what: string): void {
+    const resource = FOLDER_TO_RESOURCE[folder];
+    if (!resource) return;
+    for (const relation of RESOURCE_TABLE[resource].relations) {
+      const value = frontMatter[relation.key];
+      for (const slug of Array.isArray(value) ? value : [value]) {
+        if (typeof slug !== 'string' || slug === '') continue;
+        const file = `${folderOf(relation.target)}/${slug.normalize('NFC')}`;
+        if (!this.#named.has(file))
+          this.#named.set(file, { what, key: relation.key, target: relation.target, slug });
+      }
+    }
   }
 }

@@ -16,6 +16,12 @@ export interface WxrItem {
   excerpt: string;
   attachmentUrl: string;
   password: string;
+  /** The permalink on the old site. */
+  link: string;
+  /** `http://site/?p=<id>`, the address that never changes. */
+  guid: string;
+  /** `<wp:is_sticky>1`: pinned to the top of the blog. */
+  sticky: boolean;
   /** `<category domain="category|post_tag" nicename="...">Name</category>`, in order. */
   terms: Array<{ domain: string; slug: string; name: string }>;
   meta: Record<string, string>;
@@ -41,6 +47,8 @@ export interface WxrChannel {
   version: string;
   /** Where relative URLs in content point: `wp:base_blog_url`, else `link`. */
   baseUrl: string;
+  /** Every address the old site is known by (`link`, `wp:base_site_url`, `wp:base_blog_url`). */
+  siteUrls: string[];
   authors: WxrAuthor[];
   categories: WxrCategory[];
   /** `wp:term` entries: terms of custom taxonomies, which have no place in cms-sync. */
@@ -123,6 +131,9 @@ export function parseItem(xml: string): WxrItem {
     excerpt: text(item['excerpt:encoded']),
     attachmentUrl: text(item['wp:attachment_url']),
     password: text(item['wp:post_password']),
+    link: text(item.link),
+    guid: text(item.guid),
+    sticky: text(item['wp:is_sticky']) === '1',
     terms: list(item.category).map((c) => ({
       domain: text(c.domain),
       slug: text(c.nicename),
@@ -139,6 +150,11 @@ export function parseChannel(skeleton: string): WxrChannel {
   return {
     version: text(channel['wp:wxr_version']),
     baseUrl: text(channel['wp:base_blog_url']) || text(channel.link) || text(channel['wp:base_site_url']),
+    siteUrls: [
+      text(channel.link),
+      text(channel['wp:base_site_url']),
+      text(channel['wp:base_blog_url']),
+    ].filter(Boolean),
     authors: list(channel['wp:author']).map((a) => ({
       login: text(a['wp:author_login']),
       email: text(a['wp:author_email']),
@@ -160,4 +176,18 @@ export function parseChannel(skeleton: string): WxrChannel {
 export function itemType(xml: string): string {
   const m = /<wp:post_type>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]*)/.exec(xml);
   return m?.[1] ?? '';
+}
+
+/**
+ * An item without its body, excerpt and comments: what the first pass needs (type, status,
+ * slug, title, addresses) at a fraction of the parsing.
+ */
+export function parseItemHead(xml: string): WxrItem {
+  let head = xml;
+  for (const tag of ['content:encoded', 'excerpt:encoded']) {
+    const start = head.indexOf(`<${tag}>`);
+    const end = start === -1 ? -1 : head.indexOf(`</${tag}>`, start);
+    if (end !== -1) head = head.slice(0, start) + head.slice(end + tag.length + 3);
+  }
+  return parseItem(head.replace(/<wp:comment>[\s\S]*?<\/wp:comment>/g, ''));
 }

@@ -4,12 +4,18 @@ import type { FileProblem } from '../errors.js';
 import { mediaIdentities } from '../media/media-library.js';
 import type { RemoteListing } from '../remote/snapshot.js';
 import type { MediaSource } from '../media/resolve-media.js';
-import type { DesiredRecord } from '../records/build-record.js';
+import type { DesiredRecord, RecordRef } from '../records/build-record.js';
+import { refsFromState, resourceOrder } from '../resources/derived.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
+import { planMediaText, type MediaEdit, type MediaText } from '../media/media-text.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
+import { detectRenames } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
+import { fieldValues, type FieldValue } from './field-diff.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
+import { checkRelations, depths } from './relations.js';
 
 export type { RemoteListing } from '../remote/snapshot.js';
 
@@ -39,15 +45,21 @@ export interface PlanInput {
   trustState?: boolean;
   /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
   remoteMedia?: RemoteRecord[];
+  /** Take a file renamed without `slug:` as its record moved (see detect-renames.ts). Default true. */
+  detectRenames?: boolean;
+  /** --diff: each create, update and drift carries both sides of the fields it names (`values`). */
+  fieldValues?: boolean;
 }
 
 interface Base {
   key: string;
   resource: RecordResource;
   file: string;
+  /** The state key this record had before its file was renamed: the write moves state to `key`. */
+  movedFrom?: string;
 }
 export type Change =
-  | (Base & { action: 'create'; record: DesiredRecord; fields: string[] })
+  | (Base & { action: 'create'; record: DesiredRecord; fields: string[]; values?: FieldValue[] })
   | (Base & {
       action: 'update';
       id: number;
@@ -55,6 +67,8 @@ export type Change =
       fields: string[];
       owner: StateRecord['owner'];
       overwrite?: 'drift' | 'conflict';
+      /** With `fieldValues`: the CMS's value and ours, for each field that differs. */
+      values?: FieldValue[];
     })
   | (Base & {
       action: 'adopt';
@@ -70,8 +84,17 @@ export type Change =
       id: number;
       kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms';
       fields: string[];
+      /** `fields` under the CMS's own names (the wire mapping), which is how drift is reported. */
+      cmsFields: string[];
+      /** With `fieldValues`: the CMS's value and ours, for each drifted field. */
+      values?: FieldValue[];
     })
-  | (Base & { action: 'delete'; id: number })
+  | (Base & {
+      action: 'delete';
+      id: number;
+      /** Its depth in chains of its own resource (a category under a parent): deeper ones go first. */
+      depth?: number;
+    })
   | (Base & { action: 'forget'; id: number })
   | (Base & { action: 'keep'; id: number; reason: string });
 
@@ -79,6 +102,8 @@ export interface Upload {
   source: MediaSource;
   /** Keys of the records that wait for this upload. */
   usedBy: string[];
+  /** The alt text and title it is uploaded with (see media-text.ts). */
+  text?: MediaText;
 }
 
 export interface Plan {
@@ -86,6 +111,8 @@ export interface Plan {
   uploads: Upload[];
   /** Images the CMS already holds that state did not know: remembered, not uploaded again. */
   knownMedia: Array<{ identity: string; id: number; source: string }>;
+  /** Media records whose alt text or title changes (an edit), or whose record that gave them does. */
+  mediaEdits: MediaEdit[];
   problems: FileProblem[];
   /** Set when a safety limit stops the plan from being applied (exit code 3). */
   abort?: string;
@@ -93,8 +120,9 @@ export interface Plan {
   deletesHeld?: string;
 }
 
+/** Apply order of resources: each after every resource it names (see resourceOrder). */
 const ORDER: Record<RecordResource, number> = Object.fromEntries(
-  RECORD_RESOURCES.map((r, i) => [r, i]),
+  resourceOrder(RESOURCE_TABLE).map((r, i) => [r, i]),
 ) as Record<RecordResource, number>;
 
 /**
@@ -112,29 +140,41 @@ export function computePlan(input: PlanInput): Plan {
   const book = idBook(input);
   const claimed = managedIds(state);
   const desiredKeys = new Set(input.desired.map((d) => d.key));
+  const renames =
+    input.detectRenames === false
+      ? { moves: new Map<string, string>(), ambiguous: new Map<string, string[]>() }
+      : detectRenames({ ...input, desiredKeys });
+  for (const [key, candidates] of renames.ambiguous) {
+    const record = input.desired.find((d) => d.key === key)!;
+    problems.push({
+      file: record.file,
+      line: 1,
+      column: 1,
+      severity: 'warning',
+      message:
+        `has the same body as ${candidates.join(', ')}, whose files are gone: more than one candidate, so it is ` +
+        `not taken as a rename and is created as a new record (give it the old \`slug:\` to keep the old record)`,
+    });
+  }
+  // Old keys of moved records: their record lives on under the new key, so they are not removals.
+  const stillHeld = new Set([...desiredKeys, ...renames.moves.values()]);
+
+  const relations = checkRelations({ desired: input.desired, book, protectedKeys: input.protectedKeys });
+  problems.push(...relations.problems);
+  const desiredByKey = new Map(input.fieldValues ? input.desired.map((d) => [d.key, d]) : []);
 
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
-    const base = { key: record.key, resource: record.resource, file: record.file };
-    if (
-      record.categorySlug &&
-      !desiredKeys.has(`category/${record.categorySlug.slug}`) &&
-      !book.categoryIdBySlug.has(record.categorySlug.slug)
-    ) {
-      problems.push({
-        file: record.file,
-        line: record.categorySlug.line,
-        column: 1,
-        severity: 'error',
-        message:
-          `category \`${record.categorySlug.slug}\` does not exist in content/categories/ or in the CMS: add ` +
-          `content/categories/${record.categorySlug.slug}.md or fix the slug`,
-      });
+    const movedFrom = renames.moves.get(record.key);
+    const base: Base = movedFrom
+      ? { key: record.key, resource: record.resource, file: record.file, movedFrom }
+      : { key: record.key, resource: record.resource, file: record.file };
+    if (relations.failing.has(record.key)) {
       const entry = state.records[record.key];
       if (entry) changes.push({ ...base, action: 'keep', id: entry.id, reason: 'file has errors' });
       continue;
     }
-    const entry = state.records[record.key];
+    const entry = state.records[record.key] ?? (movedFrom ? state.records[movedFrom] : undefined);
     const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
     // A record taken unrendered from this very state entry has its digests: nothing to compare.
     // Its digests are not even read (a state read through its index parses them only on use).
@@ -214,6 +254,7 @@ export function computePlan(input: PlanInput): Plan {
           id: entry.id,
           kind: changed.length ? 'conflict' : 'changed-in-cms',
           fields: inCms,
+          cmsFields: inCms.map((f) => apiName(f, resource)),
         });
       }
       continue;
@@ -221,7 +262,15 @@ export function computePlan(input: PlanInput): Plan {
     if (entry && !remote && input.remote[record.resource].complete) {
       if (input.overwriteDrift)
         changes.push({ ...base, action: 'create', record, fields: Object.keys(digests()).sort() });
-      else changes.push({ ...base, action: 'drift', id: entry.id, kind: 'deleted-in-cms', fields: [] });
+      else
+        changes.push({
+          ...base,
+          action: 'drift',
+          id: entry.id,
+          kind: 'deleted-in-cms',
+          fields: [],
+          cmsFields: [],
+        });
       continue;
     }
     if (entry && !remote) {
@@ -259,16 +308,53 @@ export function computePlan(input: PlanInput): Plan {
   const isListed = (resource: RecordResource, id: number) => remoteById.get(resource)!.has(id);
   const removals = planRemovals({
     ...input,
-    desiredKeys,
+    desiredKeys: stillHeld,
     isListed,
     emptyContent: input.desired.length === 0 && input.protectedKeys.size === 0,
   });
   changes.push(...removals.kept, ...removals.deletes);
   const { deletes, deletesHeld } = removals;
 
+  if (input.fieldValues) {
+    for (const change of changes) {
+      if (change.action !== 'create' && change.action !== 'update' && change.action !== 'drift') continue;
+      const record = change.action === 'drift' ? desiredByKey.get(change.key) : change.record;
+      if (!record || change.fields.length === 0) continue;
+      const held = change.action === 'create' ? undefined : remoteById.get(change.resource)!.get(change.id);
+      change.values = fieldValues(record, held, change.fields, book, input.resources[change.resource]);
+    }
+  }
   const uploads = plannedUploads(changes, book);
-  changes.sort(byApplyOrder);
-  const plan: Plan = { changes, uploads, problems, knownMedia: knownMedia(input, book) };
+  const text = planMediaText({
+    written: changes.flatMap((c) =>
+      c.action === 'create' || c.action === 'update' || c.action === 'adopt' ? [c.record] : [],
+    ),
+    present: new Set([
+      ...changes.filter((c) => c.action !== 'delete' && c.action !== 'forget').map((c) => c.key),
+      ...input.protectedKeys,
+    ]),
+    state,
+    idOf: (identity) => book.mediaIdByIdentity.get(identity),
+    uploading: new Set(uploads.map((u) => u.source.identity)),
+  });
+  for (const upload of uploads) {
+    const said = text.upload.get(upload.source.identity);
+    if (said) upload.text = said;
+  }
+  problems.push(...text.problems);
+  const depth = chainDepths(input.desired, deletes, state);
+  for (const change of deletes) {
+    const d = depth.get(change.key);
+    if (d && change.action === 'delete') change.depth = d;
+  }
+  changes.sort((a, b) => byApplyOrder(a, b, depth));
+  const plan: Plan = {
+    changes,
+    uploads,
+    problems,
+    knownMedia: knownMedia(input, book),
+    mediaEdits: text.edits,
+  };
   if (deletesHeld) plan.deletesHeld = deletesHeld;
   if (deletes.length > input.maxDeletes) {
     plan.abort =
@@ -366,17 +452,18 @@ export function mayAbort(
   return deletes.length > input.maxDeletes;
 }
 
-/** What ids are known before anything is written: categories by slug, media by identity. */
+/** What ids are known before anything is written: records by key (slug), media by identity. */
 export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'remoteMedia'>): IdBook {
-  const categoryIdBySlug = new Map<string, number>();
-  const slugField = apiName('slug', input.resources.category);
-  for (const category of [...input.remote.category.records].sort((a, b) => b.id - a.id)) {
-    if (typeof category[slugField] === 'string') categoryIdBySlug.set(category[slugField], category.id);
+  const idByKey = new Map<string, number>();
+  for (const resource of RECORD_RESOURCES) {
+    const slugField = apiName('slug', input.resources[resource]);
+    // Newest first, so the oldest record with a slug wins; state's own entries win over all.
+    for (const record of [...input.remote[resource].records].sort((a, b) => b.id - a.id)) {
+      const slug = record[slugField];
+      if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
+    }
   }
-  for (const key in input.state.records) {
-    if (key.startsWith('category/'))
-      categoryIdBySlug.set(key.slice('category/'.length), input.state.records[key]!.id);
-  }
+  for (const key in input.state.records) idByKey.set(key, input.state.records[key]!.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
@@ -384,7 +471,22 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
   }
   for (const [identity, entry] of Object.entries(input.state.media))
     mediaIdByIdentity.set(identity, entry.id);
-  return { categoryIdBySlug, mediaIdByIdentity };
+  return { idByKey, mediaIdByIdentity };
+}
+
+/**
+ * Depth of each record in chains of its own resource: of the records written, from their files;
+ * of the records deleted, from what state kept of their files.
+ */
+function chainDepths(desired: readonly DesiredRecord[], deletes: readonly Change[], state: State) {
+  const named = new Map<string, { resource: RecordResource; refs?: RecordRef[] | undefined }>();
+  for (const record of desired) if (record.refs) named.set(record.key, record);
+  for (const change of deletes) {
+    const kept = state.records[change.key]?.input?.refs;
+    if (kept)
+      named.set(change.key, { resource: change.resource, refs: refsFromState(change.resource, kept) });
+  }
+  return depths(named);
 }
 
 /** Images used by the desired records that state did not know but the CMS's library has. */
@@ -544,6 +646,7 @@ function idsOf(byResource: Map<string, Map<number, string>>, resource: string): 
 
 /** An unchanged record, built as a plain literal: a spread per record adds up over a large site. */
 function unchanged(base: Base, id: number, input: RecordInput | undefined): Change {
+  if (base.movedFrom) return { ...base, action: 'unchanged', id, ...(input ? { input } : {}) };
   return input
     ? { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id, input }
     : { key: base.key, resource: base.resource, file: base.file, action: 'unchanged', id };
@@ -557,11 +660,13 @@ function union(a: string[], b: string[]): string[] {
   return [...new Set([...a, ...b])].sort();
 }
 
-function byApplyOrder(a: Change, b: Change): number {
+function byApplyOrder(a: Change, b: Change, depth: ReadonlyMap<string, number>): number {
   const deleteA = a.action === 'delete' ? 1 : 0;
   const deleteB = b.action === 'delete' ? 1 : 0;
   if (deleteA !== deleteB) return deleteA - deleteB;
-  // Deletes run in reverse resource order: articles before the categories they point at.
+  // Writes: a record after those it names (resource order, then depth in its own resource's
+  // chains); deletes the other way round: articles before their categories, children before parents.
   const order = deleteA ? ORDER[b.resource] - ORDER[a.resource] : ORDER[a.resource] - ORDER[b.resource];
-  return order || byCodeUnit(a.key, b.key);
+  const deeper = (depth.get(a.key) ?? 0) - (depth.get(b.key) ?? 0);
+  return order || (deleteA ? -deeper : deeper) || byCodeUnit(a.key, b.key);
 }

@@ -13,6 +13,8 @@ export interface PlanFlags {
   maxDeletes: number;
   overwriteDrift: boolean;
   only: string[];
+  /** false with --no-detect-renames; absent in plans saved before renames were detected. */
+  detectRenames?: boolean;
 }
 
 /** `cms-sync plan --out FILE`: the plan, what it was computed from, and a fingerprint of both. */
@@ -38,6 +40,7 @@ export function planFingerprint(plan: Plan): string {
     changes: plan.changes.map((change) => ({
       action: change.action,
       key: change.key,
+      ...(change.movedFrom ? { movedFrom: change.movedFrom } : {}),
       id: 'id' in change ? change.id : null,
       fields: 'fields' in change ? change.fields : null,
       source: 'record' in change ? sourceDigests(change.record) : null,

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FileProblem } from '../errors.js';
-import type { MediaResolver, MediaSource } from '../media/resolve-media.js';
+import { resolveImages } from '../media/resolve-images.js';
+import type { MediaResolver } from '../media/resolve-media.js';
 import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
 import type { SourceDocument } from '../source/read-document.js';
@@ -10,7 +11,12 @@ import { digest } from '../digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';
+import { refsFromState } from '../resources/derived.js';
+import { RESOURCE_TABLE, type RecordRef, type Relation } from '../resources/table.js';
+import { likelyTypo } from './suggest.js';
 import { packHtml, type RecordHtml } from './packed-html.js';
+
+export { likelyTypo } from './suggest.js';
 
 /**
  * What one file asks the CMS to hold, in cms-sync's field names. Values that depend on ids the
@@ -24,8 +30,8 @@ export interface DesiredRecord {
   file: string;
   /** Plain field values, keyed by cms-sync field name (extra front matter under its own key). */
   values: Record<string, unknown>;
-  /** Slug of the category whose id goes into `category_id`. */
-  categorySlug?: { slug: string; line: number };
+  /** Records it names through its resource's relations, by slug: bound to ids only when sent. */
+  refs?: RecordRef[];
   /** The Markdown body rendered to HTML, with a placeholder per image (held deflated, see packHtml). */
   html?: RecordHtml;
   /** What it was built from (see RecordInput). */
@@ -37,14 +43,14 @@ export interface DesiredRecord {
   unchangedSince?: StateRecord;
 }
 
-export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult>;
+export type { RecordRef } from '../resources/table.js';
 
-const HTML_FIELD: Partial<Record<RecordResource, 'body' | 'content'>> = { article: 'body', page: 'content' };
+export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult>;
 
 /** Document -> DesiredRecord, or the problems that keep it from being synced. */
 export async function buildRecord(
   doc: SourceDocument,
-  context: { config: Config; render: Renderer; media: MediaResolver },
+  context: { config: Config; render: Renderer; media: MediaResolver; fingerprint?: string | undefined },
 ): Promise<{ record?: DesiredRecord; problems: FileProblem[] }> {
   const problems: FileProblem[] = [];
   const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
@@ -65,56 +71,30 @@ export async function buildRecord(
     return { problems };
   }
   const fm = parsed.data as Record<string, unknown>;
-  const values: Record<string, unknown> = { slug: doc.slug };
-  // `status` wins, then `draft`, then Jekyll's `published`; with none, a merged file is live.
-  const { draft: draftStatus, published: publishedStatus } = context.config.statusMap;
-  const statusOf = () =>
-    typeof fm.status === 'number'
-      ? fm.status
-      : typeof fm.draft === 'boolean'
-        ? fm.draft
-          ? draftStatus
-          : publishedStatus
-        : fm.published === false
-          ? draftStatus
-          : publishedStatus;
+  const descriptor = RESOURCE_TABLE[doc.resource];
   let body = doc.body;
-  const bodyText = body.trim();
-
-  switch (doc.resource) {
-    case 'article':
-      values.title = fm.title;
-      {
-        const date = dateOf(fm.date, doc.file, context.config.timezone);
-        if (date) values.created_at = date;
-      }
-      values.status = statusOf();
-      break;
-    case 'page':
-      values.title = fm.title;
-      values.status = statusOf();
-      break;
-    case 'category': {
-      const name = fm.name ?? fm.title;
-      if (typeof name !== 'string') {
-        at(undefined, '`name` is required: add `name: ...` (or `title: ...`) to the front matter');
-        return { problems };
-      }
-      values.name = name;
-      const description = fm.description ?? (bodyText || undefined);
-      if (description !== undefined) values.description = description;
-      break;
-    }
-    case 'breaking':
-      values.title = fm.title;
-      if (fm.url !== undefined) values.url = fm.url;
-      values.status = statusOf();
-      break;
-    case 'user':
-      values.name = fm.name;
-      for (const key of ['email', 'role'] as const) if (fm[key] !== undefined) values[key] = fm[key];
-      if (fm.bio !== undefined || bodyText) values.bio = fm.bio ?? bodyText;
-      break;
+  const own = descriptor.toFields(fm, {
+    bodyText: body.trim(),
+    dateOf: (value) => dateOf(value, doc.file, context.config.timezone),
+  });
+  if ('problem' in own) {
+    at(own.key, own.problem);
+    return { problems };
+  }
+  const values: Record<string, unknown> = { slug: doc.slug, ...own.values };
+  if (descriptor.hasStatus) {
+    // `status` wins, then `draft`, then Jekyll's `published`; with none, a merged file is live.
+    const { draft, published } = context.config.statusMap;
+    values.status =
+      typeof fm.status === 'number'
+        ? fm.status
+        : typeof fm.draft === 'boolean'
+          ? fm.draft
+            ? draft
+            : published
+          : fm.published === false
+            ? draft
+            : published;
   }
 
   const record: DesiredRecord = {
@@ -124,9 +104,8 @@ export async function buildRecord(
     file: doc.file,
     values,
   };
-  if (doc.resource === 'article' && typeof fm.category === 'string') {
-    record.categorySlug = { slug: fm.category.normalize('NFC'), line: doc.frontMatterLines.category ?? 1 };
-  }
+  const refs = refsOf(descriptor.relations, fm, doc.frontMatterLines);
+  if (refs.length > 0) record.refs = refs;
 
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
   const passThrough = context.config.resources[doc.resource].passThrough;
@@ -155,7 +134,8 @@ export async function buildRecord(
     }
   }
 
-  const htmlField = HTML_FIELD[doc.resource];
+  const htmlField = descriptor.htmlField;
+  let replaced = 0;
   if (htmlField) {
     const { templates, shortcodes, site } = context.config.markdown;
     // The expander (and the parser it uses to find code) loads only for a body that has template
@@ -212,68 +192,47 @@ export async function buildRecord(
         severity: p.severity,
       });
     }
-    const media: MediaSource[] = [];
-    for (const image of rendered.images) {
-      const resolved = await context.media.resolve(image.src, doc.absPath);
-      if (resolved.ok) media.push(resolved.source);
-      else
-        problems.push({
-          file: doc.file,
-          line: doc.bodyLine + image.line - 1,
-          column: image.column,
-          message: resolved.message,
-          severity: 'error',
-        });
-    }
-    record.html = packHtml(htmlField, rendered.html, media);
+    const images = await resolveImages(rendered, doc, context.media, context.config.media.onMissing);
+    problems.push(...images.problems);
+    record.html = packHtml(htmlField, images.html, images.media, images.text);
+    replaced = images.replaced;
   }
   const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];
   record.input = {
     hash: inputHash(
       doc.hash,
-      pipelineFingerprint(context.config),
-      local.map((m) => m.sha256),
+      withExtra(pipelineFingerprint(context.config), context.fingerprint),
+      // An image left out (media.onMissing) is looked for again next run: no reuse until it is there.
+      [...local.map((m) => m.sha256), ...(replaced > 0 ? ['replaced'] : [])],
     ),
     media: local.map((m) => m.contentPath),
     fileSha: doc.hash,
+    ...(record.refs ? { refs: refsInput(record.refs) } : {}),
   };
 
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };
 }
 
-/**
- * The managed key an unknown key was probably meant to be: the same but for case, or within a
- * small edit distance (one edit for short keys, two for longer). A typo'd `draft` would publish
- * a draft, which cannot be taken back, so it is an error rather than a warning.
- */
-export function likelyTypo(key: string, known: ReadonlySet<string>): string | undefined {
-  const lower = key.toLowerCase();
-  let best: { name: string; distance: number } | undefined;
-  for (const name of known) {
-    if (lower === name.toLowerCase()) return name;
-    const limit = Math.min(name.length, key.length) <= 5 ? 1 : 2;
-    const distance = editDistance(lower, name.toLowerCase(), limit);
-    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+/** The slugs each relation key of the front matter names, in the order of the table. */
+function refsOf(
+  relations: readonly Relation[],
+  fm: Record<string, unknown>,
+  lines: Record<string, number>,
+): RecordRef[] {
+  const refs: RecordRef[] = [];
+  for (const relation of relations) {
+    const value = fm[relation.key];
+    if (value === undefined) continue;
+    const named = (Array.isArray(value) ? value : [value]) as string[];
+    const slugs = [...new Set(named.map((slug) => slug.normalize('NFC')))];
+    if (slugs.length > 0) refs.push({ relation, slugs, line: lines[relation.key] ?? 1 });
   }
-  return best?.name;
+  return refs;
 }
 
-/** Optimal string alignment distance (adjacent swaps count as one edit), capped above `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
+/** Refs as state keeps them, so a record taken from state unrendered still knows what it names. */
+function refsInput(refs: readonly RecordRef[]): NonNullable<RecordInput['refs']> {
+  return Object.fromEntries(refs.map((ref) => [ref.relation.key, { slugs: ref.slugs, line: ref.line }]));
 }
 
 /**
@@ -306,7 +265,7 @@ function dateOf(value: unknown, file: string, timeZone: string): string | undefi
 }
 
 /** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
-const PIPELINE_VERSION = 3;
+const PIPELINE_VERSION = 4;
 
 const fingerprints = new WeakMap<Config, string>();
 
@@ -319,6 +278,8 @@ export function pipelineFingerprint(config: Config): string {
       resources: config.resources,
       statusMap: config.statusMap,
       defaultSize: config.media.defaultSize,
+      onMissing: config.media.onMissing,
+      captions: config.markdown.captions,
       timezone: config.timezone,
       markdown: templatesFingerprint(config),
     });
@@ -339,6 +300,11 @@ function templatesFingerprint(config: Config): unknown {
     : { templates, handlers, site };
 }
 
+/** The pipeline's fingerprint with what the caller adds for this record (plugins, layout: see readSource). */
+function withExtra(fingerprint: string, extra: string | undefined): string {
+  return extra === undefined ? fingerprint : `${fingerprint}+${extra}`;
+}
+
 /** The digest of a record's inputs (RecordInput.hash): file bytes, pipeline, images. */
 export function inputHash(fileHash: string, fingerprint: string, mediaHashes: string[]): string {
   return digest(`${fileHash}:${fingerprint}:${mediaHashes.join(',')}`);
@@ -352,14 +318,18 @@ export function inputHash(fileHash: string, fingerprint: string, mediaHashes: st
 export function reuseRecord(
   doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
   entry: StateRecord | undefined,
-  context: { config: Config; imageHashes: ReadonlyArray<string | undefined> },
+  context: {
+    config: Config;
+    imageHashes: ReadonlyArray<string | undefined>;
+    fingerprint?: string | undefined;
+  },
 ): DesiredRecord | undefined {
   if (!entry?.input || entry.file !== doc.file) return undefined;
   const hashes = context.imageHashes;
   if (hashes.length !== entry.input.media.length || hashes.some((h) => h === undefined)) return undefined;
-  if (inputHash(doc.hash, pipelineFingerprint(context.config), hashes as string[]) !== entry.input.hash)
-    return undefined;
-  return {
+  const fingerprint = withExtra(pipelineFingerprint(context.config), context.fingerprint);
+  if (inputHash(doc.hash, fingerprint, hashes as string[]) !== entry.input.hash) return undefined;
+  const record: DesiredRecord = {
     key: doc.key,
     resource: doc.resource,
     slug: doc.slug,
@@ -368,4 +338,6 @@ export function reuseRecord(
     input: { ...entry.input, fileSha: doc.hash },
     unchangedSince: entry,
   };
+  if (entry.input.refs) record.refs = refsFromState(doc.resource, entry.input.refs);
+  return record;
 }

@@ -1,5 +1,6 @@
 import type { z as Z } from 'zod';
 import type { RecordResource } from '../resources.js';
+import { RESOURCE_TABLE, type Relation, type ResourceDescriptor } from '../resources/table.js';
 import { zod } from '../zod.js';
 import { parseDate } from './parse-date.js';
 
@@ -7,17 +8,20 @@ type Schemas = Readonly<Record<RecordResource, Z.ZodObject>>;
 let built: Schemas | undefined;
 
 /**
- * Front matter that cms-sync understands, per resource (docs/contract.md, Layout), built on first use (a run
- * that parses no file never loads zod). Keys not listed here are "extra": passed through or
- * reported, as the config says.
+ * Front matter that cms-sync understands, per resource (its entry in the resource table), built
+ * on first use (a run that parses no file never loads zod). Keys not listed here are "extra":
+ * passed through or reported, as the config says.
  */
 export function frontMatterSchema(resource: RecordResource): Z.ZodObject {
-  return (built ??= buildSchemas(zod()))[resource];
+  return (built ??= buildSchemas(zod(), RESOURCE_TABLE))[resource];
 }
 
-function buildSchemas(z: typeof Z): Schemas {
+export function buildSchemas(
+  z: typeof Z,
+  table: Readonly<Record<RecordResource, ResourceDescriptor>>,
+): Schemas {
   /** A real date (see parseDate); the zone only moves it, so validity is checked in UTC. */
-  const dateLike = z.unknown().superRefine((value, ctx) => {
+  const date = z.unknown().superRefine((value, ctx) => {
     const parsed = parseDate(value, 'UTC');
     if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
   });
@@ -40,46 +44,60 @@ function buildSchemas(z: typeof Z): Schemas {
   const draft = z.boolean({ error: '`draft` must be true or false' });
   /** Jekyll's `published: false` is a draft too. */
   const published = z.boolean({ error: '`published` must be true or false' });
+  const slugOf = (relation: Relation) =>
+    z
+      .string({
+        error: (issue) =>
+          `\`${relation.key}\` must be the slug of a ${relation.target} (content/` +
+          `${table[relation.target].folder}/<slug>.md), got ${got(issue.input)}`,
+      })
+      .trim()
+      .min(1, { error: `\`${relation.key}\` must not be empty` });
+  const relationShape = (relation: Relation, siblings: readonly Relation[]): Z.ZodType =>
+    relation.many
+      ? // One slug is a list of one.
+        z.preprocess(
+          (value) => (typeof value === 'string' ? [value] : value),
+          z.array(slugOf(relation), {
+            error: (issue) =>
+              `\`${relation.key}\` must be a list of ${relation.target} slugs, e.g. ${relation.key}: [a, b], ` +
+              `got ${got(issue.input)}`,
+          }),
+        )
+      : z
+          .string({
+            error: (issue) =>
+              Array.isArray(issue.input)
+                ? `\`${relation.key}\` names one ${relation.target}, got a list` +
+                  (listKeyFor(relation, siblings)
+                    ? `: use \`${listKeyFor(relation, siblings)}:\` for several`
+                    : '')
+                : `\`${relation.key}\` must be the slug of a ${relation.target} (content/` +
+                  `${table[relation.target].folder}/<slug>.md), got ${got(issue.input)}`,
+          })
+          .trim()
+          .min(1, { error: `\`${relation.key}\` must not be empty` });
 
-  return {
-    article: z.object({
-      title: required('title'),
-      slug: text('slug').optional(),
-      date: dateLike.optional(),
-      status: status.optional(),
-      draft: draft.optional(),
-      published: published.optional(),
-      category: text('category').trim().min(1).optional(),
-    }),
-    page: z.object({
-      title: required('title'),
-      slug: text('slug').optional(),
-      status: status.optional(),
-      draft: draft.optional(),
-      published: published.optional(),
-    }),
-    category: z.object({
-      name: text('name').trim().min(1).optional(),
-      title: text('title').trim().min(1).optional(),
-      slug: text('slug').optional(),
-      description: text('description').optional(),
-    }),
-    breaking: z.object({
-      title: required('title'),
-      slug: text('slug').optional(),
-      url: z.url({ error: '`url` must be an absolute URL, e.g. https://example.com/live' }).optional(),
-      status: status.optional(),
-      draft: draft.optional(),
-      published: published.optional(),
-    }),
-    user: z.object({
-      name: required('name'),
-      slug: text('slug').optional(),
-      email: z.email({ error: '`email` is not an email address' }).optional(),
-      role: text('role').optional(),
-      bio: text('bio').optional(),
-    }),
-  };
+  const schemas = {} as Record<RecordResource, Z.ZodObject>;
+  for (const resource of Object.keys(table) as RecordResource[]) {
+    const descriptor = table[resource];
+    const shape: Record<string, Z.ZodType> = { ...descriptor.frontMatter({ z, text, required, date }) };
+    shape.slug = text('slug').optional();
+    if (descriptor.hasStatus) {
+      shape.status = status.optional();
+      shape.draft = draft.optional();
+      shape.published = published.optional();
+    }
+    for (const relation of descriptor.relations)
+      shape[relation.key] = relationShape(relation, descriptor.relations).optional();
+    schemas[resource] = z.object(shape);
+  }
+  return schemas;
+}
+
+/** The list key beside a single one (`authors` beside `author`), to point a list to it. */
+function listKeyFor(single: Relation, relations: readonly Relation[]): string | undefined {
+  return relations.find((r) => r.many && r.target === single.target && r.key.startsWith(single.key))?.key;
 }
 
 /** What a front matter value is, for messages: `a number (5)`, `a list`, `nothing`. */

@@ -1,10 +1,10 @@
 import pLimit from 'p-limit';
 import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
-import type { FileProblem } from '../errors.js';
-import { createMediaResolver, type MediaResolver, type MediaSource } from '../media/resolve-media.js';
+import type { FailedMedia } from '../media/failed-media.js';
+import { createMediaResolver } from '../media/resolve-media.js';
 import { openHashCache } from '../source/hash-cache.js';
-import { scanContent } from '../source/scan-content.js';
+import { duplicateProblem, scanContent } from '../source/scan-content.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -14,6 +14,11 @@ import {
 import type { State } from '../state/state-file.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
+import { pluginsFingerprint, resolvePlugins, type ResolvedPlugins } from '../render/plugins.js';
+import { digest } from '../plan/digest.js';
+import { SyncError, type FileProblem } from '../errors.js';
+import type { RecordResource } from '../resources.js';
 
 export interface SourceRead {
   /**
@@ -34,8 +39,10 @@ export interface ReadSourceOptions {
   canServeLocalFiles: boolean;
   /** Called once content/ is scanned, before anything is rendered: the keys files claim (see ScannedKeys). */
   onScanned?: (keys: ScannedKeys) => void;
-  /** Called for each image a document resolves to while it is built (uploads can start early). */
-  onMedia?: (source: MediaSource) => void;
+  /** Called for each record as soon as it is built without errors, or taken from state (uploads can start early). */
+  onRecord?: (record: DesiredRecord) => void;
+  /** Remote images that failed lately: missing until their retry is due (see failed-media.ts). */
+  failures?: { memory: FailedMedia; retryAfterMs: number; retryAll: boolean; now: Date } | undefined;
   /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
   saveHashes?: boolean;
 }
@@ -49,6 +56,24 @@ export interface ScannedKeys {
   claimed: ReadonlySet<string>;
   protectedKeys: readonly string[];
   failedFiles: readonly string[];
+}
+
+/** Bump when the layout rules (bundles, translations) change which file is which record. */
+const LAYOUT_VERSION = 1;
+
+/**
+ * What outside a file, beyond pipelineFingerprint, changes what it becomes: the layout rules
+ * and `languages` (its key, its language field) for every record, and the render plugins for
+ * the records that are rendered (articles, pages), so that a plugin's change renders those again
+ * and nothing else.
+ */
+function extraFingerprints(
+  config: Config,
+  plugins: ResolvedPlugins | undefined,
+): { all: string; rendered: string } {
+  const all = digest({ layout: LAYOUT_VERSION, languages: config.languages });
+  const rendered = plugins && pluginsFingerprint(plugins);
+  return { all, rendered: rendered ? digest({ all, plugins: rendered }) : all };
 }
 
 /**
@@ -70,12 +95,22 @@ export async function readSource(
       ? { key, slug: key.slice(key.indexOf('/') + 1) }
       : undefined;
   };
+  const { remarkPlugins, rehypePlugins } = config.markdown;
+  // Found (not imported) on every run, so that a plugin's new version renders again what it renders.
+  const plugins =
+    remarkPlugins.length || rehypePlugins.length
+      ? resolvePlugins(config.projectDir, config.markdown)
+      : undefined;
+  const fingerprints = extraFingerprints(config, plugins);
+  const fingerprintOf = (resource: RecordResource) =>
+    resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
   const hashCache = openHashCache(config.stateDir);
   const scan = await scanContent({
     projectDir: config.projectDir,
     contentDir: config.contentDir,
     hashCache,
     limits: config.limits,
+    languages: config.languages,
     ...(options.only ? { only: options.only } : {}),
     ...(options.overwriteDrift ? {} : { known }),
   });
@@ -89,24 +124,17 @@ export async function readSource(
     contentDir: config.contentDir,
     canServeLocalFiles: options.canServeLocalFiles,
     hashCache,
+    failures: options.failures,
   });
-  const { onMedia } = options;
-  const media: MediaResolver = onMedia
-    ? {
-        hashFile: resolver.hashFile,
-        async resolve(src, documentAbsPath) {
-          const resolved = await resolver.resolve(src, documentAbsPath);
-          if (resolved.ok) onMedia(resolved.source);
-          return resolved;
-        },
-      }
-    : resolver;
+  const media = resolver;
   const problems = [...scan.problems];
   const failedFiles = [...scan.failedFiles];
   const keys = [...scan.protectedKeys];
   // An unchanged file whose images or pipeline changed must be parsed after all.
   const docs: Array<SourceDocument | undefined> = scan.documents;
   const reused: DesiredRecord[] = [];
+  /** Files known unchanged that had to be read after all: the key state gave them may no longer be theirs. */
+  const reread = new Set<SourceDocument>();
   // The record as state has it, if its file, images and pipeline are unchanged. Most records have
   // no local image: those are checked without waiting on anything (an await per record adds up).
   const reuse = async (
@@ -116,13 +144,14 @@ export async function readSource(
     return reuseRecord(doc, entry, {
       config,
       imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))),
+      fingerprint: fingerprintOf(doc.resource),
     });
   };
   for (const stub of scan.unchanged) {
     const entry = state.records[stub.key];
     const record = entry?.input?.media.length
       ? await reuse(stub)
-      : reuseRecord(stub, entry, { config, imageHashes: [] });
+      : reuseRecord(stub, entry, { config, imageHashes: [], fingerprint: fingerprintOf(stub.resource) });
     if (record) {
       reused.push(record);
       continue;
@@ -134,14 +163,42 @@ export async function readSource(
       hashCache,
       limits: config.limits,
       readPath: stub.readPath,
+      stem: stub.stem,
+      lang: stub.lang,
+      languages: config.languages,
     });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
       failedFiles.push(stub.file);
       keys.push(stub.key, ...doc.claimedKeys);
-    } else docs.push(doc);
+    } else {
+      docs.push(doc);
+      if (doc.key !== stub.key) reread.add(doc);
+    }
   }
-  const documentCount = docs.length + reused.length;
+  // A new layout or `languages` gives such a file another key, which the scan could not check
+  // against the others: two files with one key are both skipped, as the scan does.
+  if (reread.size > 0) {
+    const claimants = new Map<string, Array<SourceDocument | DesiredRecord>>();
+    for (const claimant of [...docs, ...reused]) {
+      if (!claimant) continue;
+      const list = claimants.get(claimant.key);
+      if (list) list.push(claimant);
+      else claimants.set(claimant.key, [claimant]);
+    }
+    for (const [key, list] of claimants) {
+      if (list.length < 2 || !list.some((c) => reread.has(c as SourceDocument))) continue;
+      keys.push(key);
+      for (const claimant of list) {
+        problems.push(duplicateProblem(claimant, list));
+        failedFiles.push(claimant.file);
+        const at = docs.indexOf(claimant as SourceDocument);
+        if (at !== -1) docs[at] = undefined;
+        else reused.splice(reused.indexOf(claimant as DesiredRecord), 1);
+      }
+    }
+  }
+  const documentCount = docs.filter(Boolean).length + reused.length;
   // Parsed files can still be as at the last write (e.g. state written before file hashes were kept).
   for (const [i, doc] of docs.entries()) {
     const record = !doc || options.overwriteDrift ? undefined : await reuse(doc);
@@ -151,14 +208,25 @@ export async function readSource(
     }
   }
   const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
-  const toRender = toBuild.filter(
-    (i) => docs[i]!.resource === 'article' || docs[i]!.resource === 'page',
-  ).length;
+  const toRender = toBuild.filter((i) => RESOURCE_TABLE[docs[i]!.resource].htmlField !== undefined).length;
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
+    captions: config.markdown.captions,
     limits: config.limits,
     documents: toRender,
+    ...(plugins ? { plugins } : {}),
   });
+  // A plugin that fails to load fails every document the same way: that is the run's failure.
+  let pluginFailure: SyncError | undefined;
+  const render = async (markdown: string) => {
+    try {
+      return await renderer.render(markdown);
+    } catch (error) {
+      if (error instanceof SyncError) pluginFailure ??= error;
+      throw error;
+    }
+  };
+  const languageField = config.languages.field;
   const limit = pLimit(32);
   const built: Array<{
     key: string;
@@ -166,7 +234,10 @@ export async function readSource(
     record: DesiredRecord | undefined;
     problems: FileProblem[];
   }> = [];
-  for (const record of reused) built.push({ key: record.key, file: record.file, record, problems: [] });
+  for (const record of reused) {
+    built.push({ key: record.key, file: record.file, record, problems: [] });
+    options.onRecord?.(record);
+  }
   await Promise.all(
     toBuild.map((i) =>
       limit(async () => {
@@ -174,11 +245,21 @@ export async function readSource(
         // would keep the whole content folder in memory twice (Markdown and HTML).
         const doc = docs[i]!;
         docs[i] = undefined;
-        const { record, problems } = await buildRecord(doc, { config, render: renderer.render, media });
+        const { record, problems } = await buildRecord(doc, {
+          config,
+          render,
+          media,
+          fingerprint: fingerprintOf(doc.resource),
+        });
+        // Articles only: of the CMS's resources, only articles take fields beyond their own.
+        if (record && languageField && doc.resource === 'article')
+          record.values[languageField] = doc.lang ?? config.languages.default;
         built.push({ key: doc.key, file: doc.file, record, problems });
+        if (record) options.onRecord?.(record);
       }),
     ),
   ).finally(() => renderer.close());
+  if (pluginFailure) throw pluginFailure;
   const desired: DesiredRecord[] = [];
   for (const { key, file, record, problems: own } of built) {
     problems.push(...own);

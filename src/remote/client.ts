@@ -14,6 +14,7 @@ import {
   MAX_PAGE_SIZE,
   invalid,
   isObject,
+  mediaTextFields,
   readId,
   readListData,
   readMediaId,
@@ -277,7 +278,7 @@ export function createClient(options: ClientOptions): CmsClient {
       const answer = await call(
         withPayload(
           { resource: 'media', action: 'upload_from_url' },
-          { ...extra, [wire.uploadUrlField]: fileUrl },
+          { ...mediaTextFields(extra, wire, 'omit'), [wire.uploadUrlField]: fileUrl },
         ),
         writeOptions,
       );

@@ -44,6 +44,13 @@ export interface WireOptions {
   payloadKey: string;
   /** Property of the upload payload that holds the URL to fetch. @default 'url' */
   uploadUrlField: string;
+  /**
+   * Field of a media record (upload and edit) that holds the image's alt text, or false to send
+   * none. @default 'alt'
+   */
+  mediaAltField: string | false;
+  /** Field of a media record (upload and edit) that holds the image's title, or false to send none. @default 'title' */
+  mediaTitleField: string | false;
 }
 
 export const MAX_PAGE_SIZE = 100;
@@ -59,6 +66,8 @@ export const DEFAULT_WIRE: WireOptions = Object.freeze({
   idempotencyHeader: 'Idempotency-Key',
   payloadKey: 'data',
   uploadUrlField: 'url',
+  mediaAltField: 'alt',
+  mediaTitleField: 'title',
 }) as WireOptions;
 
 export function resolveWire(partial: Partial<WireOptions> = {}): WireOptions {
@@ -76,6 +85,11 @@ export function resolveWire(partial: Partial<WireOptions> = {}): WireOptions {
   for (const key of ['listKeys', 'totalKeys', 'idPaths', 'recordPaths', 'mediaIdKeys'] as const) {
     if (!Array.isArray(wire[key]) || !wire[key].every((k) => typeof k === 'string' && k !== '')) {
       throw invalid(`wire.${key}`, 'an array of non-empty strings', wire[key]);
+    }
+  }
+  for (const key of ['mediaAltField', 'mediaTitleField'] as const) {
+    if (wire[key] !== false && (typeof wire[key] !== 'string' || wire[key] === '')) {
+      throw invalid(`wire.${key}`, 'a field name or `false`', wire[key]);
     }
   }
   const header = wire.idempotencyHeader;
@@ -116,6 +130,32 @@ export function readId(data: unknown, wire: WireOptions): number | undefined {
   }
   const nested = singleNestedWith(data, (o) => toId(o.id) !== undefined);
   return nested ? toId(nested.id) : undefined;
+}
+
+/** An image's alt text and title, in cms-sync's terms. */
+export interface MediaText {
+  alt?: string | undefined;
+  title?: string | undefined;
+}
+
+/**
+ * The alt text and title as the CMS's media fields (wire.mediaAltField / mediaTitleField). An
+ * upload leaves out what is empty; an `edit` of a media record sends it as null, which clears it.
+ */
+export function mediaTextFields(
+  text: MediaText,
+  wire: Pick<WireOptions, 'mediaAltField' | 'mediaTitleField'>,
+  empty: 'omit' | 'clear',
+): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  const put = (field: string | false, value: string | undefined) => {
+    if (field === false) return;
+    if (value) out[field] = value;
+    else if (empty === 'clear') out[field] = null;
+  };
+  put(wire.mediaAltField, text.alt);
+  put(wire.mediaTitleField, text.title);
+  return out;
 }
 
 export function readMediaId(data: unknown, wire: WireOptions): number | undefined {

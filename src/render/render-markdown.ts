@@ -3,11 +3,13 @@ import rehypeStringify from 'rehype-stringify';
 import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
-import { unified } from 'unified';
+import { unified, type PluggableList } from 'unified';
+import type { LoadedPlugins } from './plugins.js';
 import type { ImageSize } from '../resources.js';
 import { DEFAULT_LIMITS } from '../source/limits.js';
 import { checkMarkdownLimits, type MarkdownLimits } from './markdown-limits.js';
 import {
+  type CaptionStyle,
   MEDIA_COLLECTOR,
   rehypeMediaBlocks,
   remarkMarkImageKinds,
@@ -16,7 +18,7 @@ import {
   type RenderProblem,
 } from './rewrite-media.js';
 
-export type { ImageRef, RenderProblem } from './rewrite-media.js';
+export type { CaptionStyle, ImageRef, RenderProblem } from './rewrite-media.js';
 export { bindMedia } from './bind-media.js';
 
 export interface RenderResult {
@@ -29,20 +31,35 @@ export interface RenderResult {
 export interface RenderOptions {
   /** Size of an image that does not set one. */
   defaultSize: ImageSize;
+  /** Where captions go (config `markdown.captions`). @default 'paragraph' */
+  captions?: CaptionStyle | undefined;
   /** Nesting and emphasis limits (config `limits`), checked before parsing. */
   limits?: MarkdownLimits | undefined;
 }
 
+/**
+ * The pipeline, with a config's plugins where Astro and Docusaurus put them: remark plugins after
+ * GFM, rehype plugins after raw HTML is parsed; ours that collect images run after both, so an
+ * image a plugin adds or changes is uploaded as it ends up.
+ */
+export function createProcessor(plugins?: LoadedPlugins) {
+  return unified()
+    .use(remarkParse)
+    .use(remarkGfm)
+    .use((plugins?.remark ?? []) as PluggableList)
+    .use(remarkMarkImageKinds)
+    .use(remarkRehype, { allowDangerousHtml: true })
+    .use(rehypeRaw)
+    .use((plugins?.rehype ?? []) as PluggableList)
+    .use(rehypeMediaBlocks)
+    .use(rehypeStringify)
+    .freeze();
+}
+
+type Processor = ReturnType<typeof createProcessor>;
+
 // Built once: assembling a unified pipeline costs more than rendering a short article.
-const processor = unified()
-  .use(remarkParse)
-  .use(remarkGfm)
-  .use(remarkMarkImageKinds)
-  .use(remarkRehype, { allowDangerousHtml: true })
-  .use(rehypeRaw)
-  .use(rehypeMediaBlocks)
-  .use(rehypeStringify)
-  .freeze();
+const processor = createProcessor();
 
 /**
  * Markdown -> HTML in which every image is a media dynamic-block with a placeholder id. A
@@ -52,18 +69,53 @@ const processor = unified()
 export function renderMarkdown(markdown: string, options: RenderOptions): RenderResult {
   const refused = checkMarkdownLimits(markdown, options.limits ?? DEFAULT_LIMITS);
   if (refused) return { html: '', images: [], problems: [refused] };
-  const media: MediaCollector = { defaultSize: options.defaultSize, images: [], problems: [] };
-  let file;
+  const media = collector(options);
   try {
-    file = processor.processSync({ value: markdown, data: { [MEDIA_COLLECTOR]: media } });
+    return resultOf(processor.processSync(fileOf(markdown, media)), media);
   } catch (error) {
-    // The parsers and serialisers recurse: elements nested by the thousand (raw HTML, which the
-    // line check above does not count) overflow the stack. The stack unwinds; nothing is shared.
-    if (!(error instanceof RangeError)) throw error;
-    const message = /call stack/i.test(error.message)
-      ? 'the document is nested too deeply to render (elements inside one another by the thousand); flatten it'
-      : `the document could not be rendered (${error.message})`;
-    return { html: '', images: [], problems: [{ line: 1, column: 1, message, severity: 'error' }] };
+    return failedRender(error);
   }
+}
+
+/** renderMarkdown with a config's plugins (see createProcessor); asynchronous, since a plugin may be. */
+export async function renderMarkdownWith(
+  pipeline: Processor,
+  markdown: string,
+  options: RenderOptions,
+): Promise<RenderResult> {
+  const refused = checkMarkdownLimits(markdown, options.limits ?? DEFAULT_LIMITS);
+  if (refused) return { html: '', images: [], problems: [refused] };
+  const media = collector(options);
+  try {
+    return resultOf(await pipeline.process(fileOf(markdown, media)), media);
+  } catch (error) {
+    return failedRender(error);
+  }
+}
+
+function collector(options: RenderOptions): MediaCollector {
+  return {
+    defaultSize: options.defaultSize,
+    captions: options.captions ?? 'paragraph',
+    images: [],
+    problems: [],
+  };
+}
+
+function fileOf(markdown: string, media: MediaCollector) {
+  return { value: markdown, data: { [MEDIA_COLLECTOR]: media } };
+}
+
+function resultOf(file: { toString(): string }, media: MediaCollector): RenderResult {
   return { html: String(file), images: media.images, problems: media.problems };
+}
+
+function failedRender(error: unknown): RenderResult {
+  // The parsers and serialisers recurse: elements nested by the thousand (raw HTML, which the
+  // line check above does not count) overflow the stack. The stack unwinds; nothing is shared.
+  if (!(error instanceof RangeError)) throw error;
+  const message = /call stack/i.test(error.message)
+    ? 'the document is nested too deeply to render (elements inside one another by the thousand); flatten it'
+    : `the document could not be rendered (${error.message})`;
+  return { html: '', images: [], problems: [{ line: 1, column: 1, message, severity: 'error' }] };
 }

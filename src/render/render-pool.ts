@@ -3,17 +3,28 @@ import { Worker } from 'node:worker_threads';
 import type { ImageSize } from '../resources.js';
 import { raiseHint } from '../source/limits.js';
 import type { MarkdownLimits } from './markdown-limits.js';
-import type { RenderResult } from './render-markdown.js';
+import type { CaptionStyle, RenderResult } from './render-markdown.js';
+import { pluginError, type PluginStage, type ResolvedPlugins } from './plugins.js';
+import type { SyncError } from '../errors.js';
 
 export interface RenderJob {
   id: number;
   markdown: string;
   defaultSize: ImageSize;
+  captions?: CaptionStyle | undefined;
   limits?: MarkdownLimits | undefined;
 }
 
 export type RenderReply =
-  { id: number; result: RenderResult } | { id: number; error: string } | { ready: true };
+  | { id: number; result: RenderResult }
+  | { id: number; error: string }
+  | { ready: true }
+  | { failed: { specifier: string; stage: PluginStage; message: string } };
+
+/** What each worker is started with (workerData). */
+export interface RenderWorkerData {
+  plugins?: ResolvedPlugins | undefined;
+}
 
 export interface RenderPool {
   render(markdown: string): Promise<RenderResult>;
@@ -38,12 +49,15 @@ export interface RenderPool {
  */
 export function createRenderPool(options: {
   defaultSize: ImageSize;
+  captions?: CaptionStyle | undefined;
   size?: number;
   /** Cap on each worker's old-generation heap, in MiB (tests use it to make a worker run out of memory). */
   maxHeapMb?: number;
   limits?: MarkdownLimits | undefined;
   /** Longest one document may take to render, in milliseconds. */
   budgetMs?: number | undefined;
+  /** Plugins each worker imports before its first job (see resolvePlugins). */
+  plugins?: ResolvedPlugins | undefined;
 }): RenderPool {
   const size = Math.max(1, options.size ?? Math.min(availableParallelism(), 4));
   const workerUrl = new URL('./render-worker.js', import.meta.url);
@@ -55,6 +69,8 @@ export function createRenderPool(options: {
   const pending = new Map<number, Job>();
   let nextId = 0;
   let closing = false;
+  /** Set when a worker could not load a plugin: every job fails with it, and no worker is started again. */
+  let failure: SyncError | undefined;
 
   interface Slot {
     worker: Worker;
@@ -71,8 +87,14 @@ export function createRenderPool(options: {
     const job = pending.get(id);
     if (!job) return;
     slot.queue.push(id);
-    const { defaultSize, limits } = options;
-    slot.worker.postMessage({ id, markdown: job.markdown, defaultSize, limits } satisfies RenderJob);
+    const { defaultSize, captions, limits } = options;
+    slot.worker.postMessage({
+      id,
+      markdown: job.markdown,
+      defaultSize,
+      captions,
+      limits,
+    } satisfies RenderJob);
     if (slot.queue.length === 1) startClock(slot);
   };
 
@@ -101,13 +123,29 @@ export function createRenderPool(options: {
   };
 
   const spawn = (): Slot => {
-    const worker = new Worker(
-      workerUrl,
-      options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {},
-    );
+    const workerData: RenderWorkerData = options.plugins ? { plugins: options.plugins } : {};
+    const worker = new Worker(workerUrl, {
+      workerData,
+      ...(options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {}),
+    });
     const slot: Slot = { worker, queue: [], ready: false, gone: false };
     worker.on('message', (reply: RenderReply) => {
       if (slot.gone) return;
+      if ('failed' in reply) {
+        const { stage, specifier, message } = reply.failed;
+        failure ??= pluginError(
+          stage,
+          specifier,
+          'could not be loaded in a render worker',
+          new Error(message),
+        );
+        closing = true;
+        for (const [id, job] of pending) {
+          pending.delete(id);
+          job.reject(failure);
+        }
+        return;
+      }
       if ('ready' in reply) {
         slot.ready = true;
         startClock(slot);
@@ -144,6 +182,7 @@ export function createRenderPool(options: {
 
   return {
     render(markdown) {
+      if (failure) return Promise.reject(failure);
       const slot = slots.reduce((least, s) => (s.queue.length < least.queue.length ? s : least));
       const id = nextId++;
       return new Promise((resolve, reject) => {

@@ -1,7 +1,8 @@
 import type { ImageSize } from '../resources.js';
 import type { ContentLimits } from '../source/limits.js';
-import type { RenderResult } from './render-markdown.js';
+import type { CaptionStyle, RenderResult } from './render-markdown.js';
 import type { RenderPool } from './render-pool.js';
+import type { ResolvedPlugins } from './plugins.js';
 
 export interface Renderer {
   render(markdown: string): Promise<RenderResult>;
@@ -28,25 +29,34 @@ const IN_THREAD_MAX_CHARS = 64 * 1024;
  */
 export async function createRenderer(options: {
   defaultSize: ImageSize;
+  captions?: CaptionStyle;
   limits: ContentLimits;
   /** Documents to render in this run. */
   documents: number;
+  /** The config's remark and rehype plugins, found on disk (see resolvePlugins); imported on first use. */
+  plugins?: ResolvedPlugins | undefined;
 }): Promise<Renderer> {
-  const { defaultSize, limits } = options;
-  let renderMarkdown: typeof import('./render-markdown.js').renderMarkdown | undefined;
-  const here = async (md: string) => {
-    renderMarkdown ??= (await import('./render-markdown.js')).renderMarkdown;
-    return renderMarkdown(md, { defaultSize, limits });
+  const { defaultSize, captions, limits, plugins } = options;
+  let renderHere: Promise<(md: string) => RenderResult | Promise<RenderResult>> | undefined;
+  const loadHere = async () => {
+    const { renderMarkdown, renderMarkdownWith, createProcessor } = await import('./render-markdown.js');
+    if (!plugins) return (md: string) => renderMarkdown(md, { defaultSize, captions, limits });
+    const pipeline = createProcessor(await (await import('./plugins.js')).importPlugins(plugins));
+    return (md: string) => renderMarkdownWith(pipeline, md, { defaultSize, captions, limits });
   };
+  // A plugin that fails to load fails every render with the same SyncError (see readSource).
+  const here = async (md: string) => (await (renderHere ??= loadHere()))(md);
   type PoolModule = typeof import('./render-pool.js');
   let pool: Promise<{ pool: RenderPool; WorkerDiedError: PoolModule['WorkerDiedError'] }> | undefined;
   const openPool = (size?: number) =>
     (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => ({
       pool: createRenderPool({
         defaultSize,
+        captions,
         limits,
         budgetMs: limits.renderBudgetMs,
         ...(size ? { size } : {}),
+        ...(plugins ? { plugins } : {}),
       }),
       WorkerDiedError,
     })));

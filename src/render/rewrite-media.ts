@@ -23,9 +23,13 @@ export interface RenderProblem {
   severity: 'error' | 'warning';
 }
 
+/** Where captions go (see UserConfig.markdown.captions). */
+export type CaptionStyle = 'paragraph' | 'figure' | 'none';
+
 /** Per-render input and output, carried on the VFile so one frozen processor serves every call. */
 export interface MediaCollector {
   defaultSize: ImageSize;
+  captions: CaptionStyle;
   images: ImageRef[];
   problems: RenderProblem[];
 }
@@ -54,7 +58,8 @@ const SIZES: ReadonlySet<string> = new Set(IMAGE_SIZES);
 export function rehypeMediaBlocks() {
   return (tree: Root, file: VFile): void => {
     const media = file.data[MEDIA_COLLECTOR] as MediaCollector;
-    const blocks = new Set<Element>();
+    // Each block, and the title of its image (the caption of an image alone in its paragraph).
+    const blocks = new Map<Element, string | undefined>();
     visit(tree, 'element', (node, index, parent) => {
       if (node.tagName === 'pre' || node.tagName === 'code') {
         warnAboutImagesInCode(node, media);
@@ -65,10 +70,10 @@ export function rehypeMediaBlocks() {
       if (!image) return;
       const block = mediaBlock(media.images.length, image.size);
       media.images.push(image);
-      blocks.add(block);
+      blocks.set(block, image.title);
       parent.children[index] = block;
     });
-    unwrapBlockParagraphs(tree, blocks);
+    unwrapBlockParagraphs(tree, blocks, media.captions);
   };
 }
 
@@ -141,15 +146,36 @@ function warnAboutImagesInCode(code: Element, media: MediaCollector): void {
  * A dynamic-block is a block element and the CMS editor treats it as one; inside a <p> it is
  * invalid HTML that editors "repair" differently. So a paragraph holding only media blocks
  * (and whitespace) gives way to its blocks. Images within text stay where they are.
+ *
+ * Captions are placed here too: the title of an image alone in its paragraph, and the
+ * <figcaption> of a <figure> around a block (what Hugo's figure becomes), go where `captions`
+ * says. The media block itself has no room for them (its form is fixed), so they are body text.
  */
-function unwrapBlockParagraphs(parent: Root | Element, blocks: ReadonlySet<Element>): void {
+function unwrapBlockParagraphs(
+  parent: Root | Element,
+  blocks: ReadonlyMap<Element, string | undefined>,
+  captions: CaptionStyle,
+): void {
   const children: RootContent[] = [];
   for (const child of parent.children) {
     if (child.type === 'element') {
-      unwrapBlockParagraphs(child, blocks);
+      unwrapBlockParagraphs(child, blocks, captions);
       if (child.tagName === 'p' && holdsOnlyBlocks(child, blocks)) {
-        children.push(...child.children);
+        const only = child.children.filter((c) => c.type === 'element');
+        const title = only.length === 1 ? blocks.get(only[0] as Element) : undefined;
+        if (title === undefined || title.trim() === '' || captions === 'none')
+          children.push(...child.children);
+        else children.push(...captioned([only[0] as Element], [{ type: 'text', value: title }], captions));
         continue;
+      }
+      if (child.tagName === 'figure' && captions !== 'figure') {
+        const caption = child.children.find((c) => c.type === 'element' && c.tagName === 'figcaption');
+        if (caption && holdsBlock(child, blocks)) {
+          const rest = trimWhitespace(child.children.filter((c) => c !== caption));
+          const text = (caption as Element).children;
+          children.push(...(captions === 'none' ? rest : captioned(rest, text, captions)));
+          continue;
+        }
       }
     }
     children.push(child);
@@ -157,7 +183,38 @@ function unwrapBlockParagraphs(parent: Root | Element, blocks: ReadonlySet<Eleme
   parent.children = children as ElementContent[];
 }
 
-function holdsOnlyBlocks(p: Element, blocks: ReadonlySet<Element>): boolean {
+/** Content followed by its caption, in the style asked for. */
+function captioned(
+  content: ElementContent[],
+  caption: ElementContent[],
+  style: CaptionStyle,
+): ElementContent[] {
+  if (style === 'figure') {
+    const figcaption: Element = { type: 'element', tagName: 'figcaption', properties: {}, children: caption };
+    return [{ type: 'element', tagName: 'figure', properties: {}, children: [...content, figcaption] }];
+  }
+  const paragraph: Element = {
+    type: 'element',
+    tagName: 'p',
+    properties: { className: ['caption'] },
+    children: caption,
+  };
+  return [...content, { type: 'text', value: '\n' }, paragraph];
+}
+
+function trimWhitespace(nodes: ElementContent[]): ElementContent[] {
+  const blank = (n: ElementContent | undefined) => n?.type === 'text' && n.value.trim() === '';
+  const out = [...nodes];
+  while (blank(out[0])) out.shift();
+  while (blank(out.at(-1))) out.pop();
+  return out;
+}
+
+function holdsBlock(node: Element, blocks: ReadonlyMap<Element, unknown>): boolean {
+  return node.children.some((c) => c.type === 'element' && (blocks.has(c) || holdsBlock(c, blocks)));
+}
+
+function holdsOnlyBlocks(p: Element, blocks: ReadonlyMap<Element, unknown>): boolean {
   let any = false;
   for (const child of p.children) {
     if (child.type === 'element' && blocks.has(child)) any = true;

@@ -1,5 +1,7 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Agent } from 'undici';
 import { SyncError } from '../errors.js';
 import { FaultInjector } from './faults/fault-injector.js';
@@ -23,6 +25,8 @@ import { emptyStats, type ServerStats } from './stats.js';
 import { claimDataDir } from './storage/data-lock.js';
 import { sweepTempFiles } from './storage/atomic-write.js';
 import { RecordStore } from './storage/record-store.js';
+import { DEFAULT_STATUS_NAMES } from './page/pages.js';
+import { sourceFiles, type SourceProject } from './page/source-files.js';
 import { ensureLocalToken, TOKEN_FILE } from './token.js';
 
 /** Age after which a temp file in the data dir is a crash's leftover, not a write in progress. */
@@ -41,6 +45,15 @@ export interface LocalCmsOptions {
   dataDir: string;
   /** @default 0 (an ephemeral port) */
   port?: number;
+  /**
+   * With port 0: first try the port this data directory's server had last time (kept in
+   * `<dataDir>/port`), so a browser tab left open on it still works; any free port if taken.
+   */
+  rememberPort?: boolean;
+  /** Status value -> name for the pages (the project's status map). @default 0 draft, 1 published */
+  statusNames?: ReadonlyMap<number, string>;
+  /** The project syncing here, so record pages can link the file each record came from. */
+  sourceProject?: SourceProject;
   /** @default '127.0.0.1' */
   host?: string;
   /** API token; when absent, the one in `<dataDir>/token` (created on first use). */
@@ -162,6 +175,10 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
       stats: () => stats,
       resetStats,
       authorize: (req) => checkBearer(req.headers.authorization, token),
+      pages: {
+        statusNames: options.statusNames ?? DEFAULT_STATUS_NAMES,
+        sources: sourceFiles(options.sourceProject, () => url),
+      },
       checkHost: createHostCheck({
         boundHost: host,
         port: () => port,
@@ -176,7 +193,13 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
   );
 
   try {
-    port = await listen(server, options.port ?? 0, host);
+    const remembered =
+      options.rememberPort && !options.port ? await rememberedPort(options.dataDir) : undefined;
+    port = remembered
+      ? await listen(server, remembered, host).catch(() => listen(server, 0, host))
+      : await listen(server, options.port ?? 0, host);
+    if (options.rememberPort)
+      await writeFile(path.join(options.dataDir, PORT_FILE), `${port}\n`).catch(() => {});
     url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     await claim.publish(url);
   } catch (error) {
@@ -203,6 +226,15 @@ export async function startLocalCms(options: LocalCmsOptions): Promise<LocalCms>
       await claim.release();
     },
   };
+}
+
+/** Where a data directory's server keeps the port it had (see rememberPort). */
+const PORT_FILE = 'port';
+
+async function rememberedPort(dataDir: string): Promise<number | undefined> {
+  const text = await readFile(path.join(dataDir, PORT_FILE), 'utf8').catch(() => '');
+  const port = Number(text.trim());
+  return Number.isInteger(port) && port >= 1024 && port <= 65535 ? port : undefined;
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

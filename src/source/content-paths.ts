@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { FOLDER_TO_RESOURCE, MEDIA_EXTENSIONS, type RecordResource } from '../resources.js';
+import { MEDIA_EXTENSIONS, type RecordResource } from '../resources.js';
+import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
 
 const DOCUMENT_EXTENSION = /\.(?:md|markdown)$/i;
 const MEDIA_EXTENSION = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');

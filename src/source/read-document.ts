@@ -7,14 +7,20 @@ import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
 import { decodeText } from './decode-text.js';
 import type { HashCache } from './hash-cache.js';
 import { parseFrontMatter } from './front-matter.js';
+import { DEFAULT_LANGUAGES, isLanguageTag, translatedSlug, type Languages } from './languages.js';
 import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './limits.js';
 
 export interface SourceDocument {
   /** `${resource}/${slug}` */
   key: string;
   resource: RecordResource;
-  /** From front matter `slug` (a string), else the file name stem; NFC-normalized. */
+  /**
+   * From front matter `slug` (a string), else the file name stem (a page bundle's folder name);
+   * NFC-normalized; `-<lang>` added for a translation out of the default language.
+   */
   slug: string;
+  /** The language from the file name or front matter `lang`, lower case; unset when neither names one. */
+  lang?: string;
   /** Path relative to projectDir, forward slashes, e.g. "content/articles/hello.md". */
   file: string;
   absPath: string;
@@ -46,6 +52,9 @@ export interface UnparsedDocument {
   absPath: string;
   /** The real path its bytes were read from, when `absPath` is a symbolic link (see ReadDocumentOptions). */
   readPath?: string | undefined;
+  /** What its path says (see ReadDocumentOptions), to read it after all with the same key. */
+  stem?: string | undefined;
+  lang?: string | undefined;
   hash: string;
 }
 
@@ -77,6 +86,12 @@ export interface ReadDocumentOptions {
    * caller has checked is inside content/. Images are still resolved from `absPath`'s folder.
    */
   readPath?: string | undefined;
+  /** The slug when front matter sets none (see pathIdentity); default: the file name without extension. */
+  stem?: string | undefined;
+  /** The language the file name gives (`post.es.md`), lower case. */
+  lang?: string | undefined;
+  /** Translations (config `languages`). */
+  languages?: Languages | undefined;
 }
 
 /**
@@ -106,7 +121,8 @@ export function readDocument(
     // Stat before reading, never after: the recorded stat must be no newer than the bytes hashed.
     // The size is judged here too, so a huge file is refused without being read.
     const stat = statSync(source);
-    if (stat.size > limits.maxFileBytes) return tooBig(file, options.resource, stat.size, limits);
+    if (stat.size > limits.maxFileBytes)
+      return tooBig(pathOf(file, options), options.resource, stat.size, limits);
     const cached = hashCache?.get(file, stat);
     const unchanged = cached && known?.(file, cached);
     if (unchanged)
@@ -118,16 +134,19 @@ export function readDocument(
         file,
         absPath,
         readPath: options.readPath,
+        stem: options.stem,
+        lang: options.lang,
         hash: cached,
       };
     bytes = readFileSync(source);
     // It grew between the stat and the read.
-    if (bytes.length > limits.maxFileBytes) return tooBig(file, options.resource, bytes.length, limits);
+    if (bytes.length > limits.maxFileBytes)
+      return tooBig(pathOf(file, options), options.resource, bytes.length, limits);
     if (hashCache) stashed = stat;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     return failure(
-      file,
+      pathOf(file, options),
       options.resource,
       [],
       1,
@@ -147,13 +166,20 @@ export function readDocument(
       file,
       absPath,
       readPath: options.readPath,
+      stem: options.stem,
+      lang: options.lang,
       hash,
     };
-  return parseDocument(bytes, { file, absPath, resource: options.resource, limits }, hash);
+  const { stem, lang, languages } = options;
+  return parseDocument(
+    bytes,
+    { file, absPath, resource: options.resource, limits, stem, lang, languages },
+    hash,
+  );
 }
 
 function tooBig(
-  file: string,
+  file: FailedPath,
   resource: RecordResource,
   size: number,
   limits: ContentLimits,
@@ -167,10 +193,17 @@ function tooBig(
 /** The pure part of readDocument: bytes in, document or positioned problems out. */
 export function parseDocument(
   bytes: Uint8Array,
-  where: { file: string; absPath: string; resource: RecordResource; limits?: ContentLimits | undefined },
+  where: {
+    file: string;
+    absPath: string;
+    resource: RecordResource;
+    limits?: ContentLimits | undefined;
+  } & Pick<ReadDocumentOptions, 'stem' | 'lang' | 'languages'>,
   hash = sha256(bytes),
 ): SourceDocument | DocumentFailure {
-  const { file, absPath, resource } = where;
+  const { absPath, resource } = where;
+  const file = pathOf(where.file, where);
+  const languages = where.languages ?? DEFAULT_LANGUAGES;
   const limits = where.limits ?? DEFAULT_LIMITS;
   const decoded = decodeText(bytes);
   if (!decoded.ok) return failure(file, resource, [], decoded.line, decoded.column, decoded.message);
@@ -200,7 +233,14 @@ export function parseDocument(
       `\`slug\` must be a string, got ${got}; quote it: slug: "${String(declared)}"`,
     );
   }
-  const slug = (declared ?? documentStem(absPath)).normalize('NFC');
+  const language = languageOf(parsed.data, file, languages);
+  if ('message' in language) {
+    const hints = typeof declared === 'string' ? [declared] : [];
+    return failure(file, resource, hints, parsed.lines['lang'] ?? 1, 1, language.message);
+  }
+  const lang = language.lang;
+  const base = (declared ?? where.stem ?? documentStem(absPath)).normalize('NFC');
+  const slug = translatedSlug(base, lang, languages);
   const invalid = slugProblem(slug);
   if (invalid) {
     const origin = declared === undefined ? 'the file name' : '`slug`';
@@ -216,13 +256,16 @@ export function parseDocument(
   }
 
   const body = new PackedText(parsed.body);
+  // `lang` is read here, into the key: it is not a field for the records stage to report as unsent.
+  const { lang: _lang, ...frontMatter } = parsed.data;
   return {
     key: `${resource}/${slug}`,
     resource,
     slug,
-    file,
+    ...(lang === undefined ? {} : { lang }),
+    file: file.file,
     absPath,
-    frontMatter: parsed.data,
+    frontMatter,
     frontMatterLines: parsed.lines,
     get body() {
       return body.toString();
@@ -238,16 +281,65 @@ export function isDocumentFailure(
   return 'problems' in result;
 }
 
+/** A file that failed, and the slug and language its path gives, for the keys it claims. */
+interface FailedPath {
+  file: string;
+  stem: string;
+  lang: string | undefined;
+  languages: Languages;
+}
+
+function pathOf(file: string, options: Pick<ReadDocumentOptions, 'stem' | 'lang' | 'languages'>): FailedPath {
+  return {
+    file,
+    stem: options.stem ?? documentStem(file),
+    lang: options.lang,
+    languages: options.languages ?? DEFAULT_LANGUAGES,
+  };
+}
+
+/**
+ * The document's language: front matter `lang` (a language tag, one of `languages.codes` when
+ * those are set, and the one the file name gives if it gives one), else the file name's.
+ */
+function languageOf(
+  data: Record<string, unknown>,
+  where: FailedPath,
+  languages: Languages,
+): { lang: string | undefined } | { message: string } {
+  const declared = data['lang'];
+  if (declared === undefined) return { lang: where.lang };
+  if (typeof declared !== 'string' || !isLanguageTag(declared))
+    return {
+      message: `\`lang\` must be a language tag such as en, es or pt-br, got ${JSON.stringify(declared) ?? 'nothing'}`,
+    };
+  const lang = declared.toLowerCase();
+  if (languages.codes && lang !== languages.default && !languages.codes.includes(lang))
+    return {
+      message:
+        `\`lang: ${declared}\` is not one of the languages in sync.config.ts (languages.codes: ` +
+        `${[languages.default, ...languages.codes].join(', ')}); add it there or fix the key`,
+    };
+  if (where.lang !== undefined && where.lang !== lang)
+    return {
+      message:
+        `\`lang: ${declared}\` disagrees with the file name, which says \`${where.lang}\`; make them agree or ` +
+        `remove \`lang\``,
+    };
+  return { lang };
+}
+
 function failure(
-  file: string,
+  where: FailedPath,
   resource: RecordResource,
   slugHints: string[],
   line: number,
   column: number,
   message: string,
 ): DocumentFailure {
-  const stem = documentStem(file);
-  const keys = [stem, ...slugHints.map((s) => s.normalize('NFC'))]
+  const { file, lang, languages } = where;
+  const keys = [where.stem, ...slugHints.map((s) => s.normalize('NFC'))]
+    .map((slug) => translatedSlug(slug, lang, languages))
     .filter((slug) => slugProblem(slug) === undefined)
     .map((slug) => `${resource}/${slug}`);
   return {

@@ -13,6 +13,8 @@ import {
   slugProblem,
   toPosixRelative,
 } from './content-paths.js';
+import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
+import { pathIdentity, sortBundles } from './layout.js';
 import type { ContentLimits } from './limits.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
@@ -66,6 +68,8 @@ export interface ScanOptions {
   hashCache?: HashCache;
   /** Per-file limits (config `limits`). */
   limits?: ContentLimits | undefined;
+  /** Translations (config `languages`): which file names carry a language, and which one keeps plain slugs. */
+  languages?: Languages | undefined;
 }
 
 /**
@@ -78,23 +82,44 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const listing = await listContent(contentDir, projectDir);
-  const { documentPaths, mediaFiles } = listing;
+  const { mediaFiles } = listing;
+  const languages = options.languages ?? DEFAULT_LANGUAGES;
+  const layout = layoutProblems(listing.documentPaths, languages, selected);
+  const { documentPaths } = layout;
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
   const { known, hashCache, limits } = options;
   const results: ReturnType<typeof readDocument>[] = [];
+  /** The key each file has by its path alone (no `slug:`), protected when it cannot be synced. */
+  const pathKeys = new Map<string, string>();
   for (const [i, p] of toRead.entries()) {
     const { resource, file, readPath } = p;
+    const identity = pathIdentity(p.inContent, languages);
+    pathKeys.set(file, `${resource}/${translatedSlug(identity.stem, identity.lang, languages)}`);
     results.push(
       p.refused ??
-        readDocument(p.absPath, { projectDir, resource, file, known, hashCache, limits, readPath }),
+        readDocument(p.absPath, {
+          projectDir,
+          resource,
+          file,
+          known,
+          hashCache,
+          limits,
+          readPath,
+          stem: identity.stem,
+          ...(identity.lang ? { lang: identity.lang } : {}),
+          languages,
+        }),
     );
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
   }
 
-  const problems: FileProblem[] = listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem);
+  const problems: FileProblem[] = [
+    ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
+    ...layout.problems,
+  ];
   const failedFiles: string[] = [];
   const protectedKeys = new Set<string>();
   const byKey = new Map<string, Array<SourceDocument | UnparsedDocument>>();
@@ -123,7 +148,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     protectedKeys.add(key);
     for (const doc of claimants) {
       failedFiles.push(doc.file);
-      protectedKeys.add(`${doc.resource}/${documentStem(doc.file)}`);
+      protectedKeys.add(pathKeys.get(doc.file) ?? `${doc.resource}/${documentStem(doc.file)}`);
       problems.push(duplicateProblem(doc, claimants));
     }
   }
@@ -143,15 +168,57 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   };
 }
 
-function duplicateProblem(
-  doc: SourceDocument | UnparsedDocument,
-  claimants: ReadonlyArray<SourceDocument | UnparsedDocument>,
-): FileProblem {
+/**
+ * The documents that are records, and a warning for what the layout keeps from being one: the
+ * Markdown files inside a page bundle (one line per bundle, at its index) and Hugo list pages.
+ */
+function layoutProblems(
+  paths: DocumentPath[],
+  languages: Languages,
+  selected: (inContent: string) => boolean,
+): { documentPaths: DocumentPath[]; problems: FileProblem[] } {
+  const { records, resources, listPages } = sortBundles(
+    paths.map((p) => p.inContent),
+    languages,
+  );
+  const byPath = new Map(paths.map((p) => [p.inContent, p]));
+  const problems: FileProblem[] = [];
+  const warn = (inContent: string, message: string) => {
+    if (selected(inContent))
+      problems.push({ file: byPath.get(inContent)!.file, line: 1, column: 1, message, severity: 'warning' });
+  };
+  for (const [folder, files] of resources) {
+    // At the bundle's index in the default language, if it has one: the file a writer opens first.
+    const indexes = records.filter((p) => path.posix.dirname(p) === folder);
+    const index =
+      indexes.find((p) => pathIdentity(p, languages).lang === undefined) ?? indexes[0] ?? files[0]!;
+    const names = files.map((f) => f.slice(folder.length + 1));
+    const shown =
+      names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+    warn(
+      index,
+      `is a page bundle, so the other Markdown files in its folder (${shown}) are its resources, not records; ` +
+        `move them out of ${folder}/ to sync them on their own`,
+    );
+  }
+  for (const p of listPages)
+    warn(
+      p,
+      'is a Hugo list page (`_index.md`), which has no record in the CMS, so it is skipped; the documents in its ' +
+        'folder are synced as usual (move it to pages/ to sync it as a page)',
+    );
+  return { documentPaths: records.map((p) => byPath.get(p)!), problems };
+}
+
+/** One of two or more files that claim one key (a file known unchanged has no front matter lines). */
+export function duplicateProblem<
+  T extends { file: string; key: string; frontMatterLines?: Record<string, number> },
+>(doc: T, claimants: readonly T[]): FileProblem {
   const others = claimants.filter((d) => d !== doc).map((d) => d.file);
-  const fromSlug = !('unparsed' in doc) && Object.hasOwn(doc.frontMatterLines, 'slug');
+  const fromSlug = doc.frontMatterLines !== undefined && Object.hasOwn(doc.frontMatterLines, 'slug');
   return {
     file: doc.file,
-    line: fromSlug && !('unparsed' in doc) ? (doc.frontMatterLines['slug'] ?? 1) : 1,
+    line: fromSlug ? (doc.frontMatterLines?.['slug'] ?? 1) : 1,
     column: 1,
     message:
       `key "${doc.key}" is also claimed by ${others.join(', ')}; both files are skipped until one of them ` +

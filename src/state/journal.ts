@@ -24,7 +24,7 @@ export const LAST_USED_FILE = 'last-state.json';
 /** One line of the journal: a confirmed write, applied on top of state.json when read back. */
 export type JournalEntry =
   | { t: 'header'; lineage: string; serial: number }
-  | { t: 'record'; key: string; entry: StateRecord | null }
+  | { t: 'record'; key: string; entry: StateRecord | null; from?: string }
   | { t: 'media'; identity: string; entry: MediaEntry }
   | Intent;
 
@@ -111,10 +111,16 @@ export class StateStore {
     await this.#append(intent);
   }
 
-  async recordWritten(key: string, entry: StateRecord | null): Promise<void> {
-    apply(this.state, { t: 'record', key, entry });
+  /**
+   * A confirmed write of the record under `key`. `from` is the key it had before its file was
+   * renamed: one journal line moves it, so no crash can leave two keys owning one CMS record.
+   */
+  async recordWritten(key: string, entry: StateRecord | null, from?: string): Promise<void> {
+    const line: JournalEntry =
+      from && from !== key ? { t: 'record', key, entry, from } : { t: 'record', key, entry };
+    apply(this.state, line);
     this.openIntents.delete(key);
-    await this.#append({ t: 'record', key, entry });
+    await this.#append(line);
   }
 
   async mediaUploaded(identity: string, entry: MediaEntry): Promise<void> {
@@ -260,8 +266,11 @@ function replay(state: State, entries: JournalEntry[], intents: Map<string, Inte
 
 function apply(state: State, entry: Exclude<JournalEntry, { t: 'intent' | 'header' }>): void {
   if (entry.t === 'media') state.media[entry.identity] = entry.entry;
-  else if (entry.entry) state.records[entry.key] = entry.entry;
-  else delete state.records[entry.key];
+  else {
+    if (entry.entry) state.records[entry.key] = entry.entry;
+    else delete state.records[entry.key];
+    if (entry.from !== undefined && entry.from !== entry.key) delete state.records[entry.from];
+  }
 }
 
 async function checkAgainstLastUsed(stateDir: string, state: State): Promise<void> {

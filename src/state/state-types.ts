@@ -24,6 +24,11 @@ export interface RecordInput {
   media: string[];
   /** sha256 of the file's bytes: a file with the same bytes need not even be parsed. */
   fileSha?: string;
+  /**
+   * What the file names through relations, by front matter key (see RecordRef): a record taken
+   * from state unrendered still orders and checks what it points at.
+   */
+  refs?: Record<string, { slugs: string[]; line: number }>;
 }
 
 /** A file or URL that has been uploaded once, and its media id. */
@@ -31,6 +36,11 @@ export interface MediaEntry {
   id: number;
   /** Where it came from, for people reading the state: a content path or a URL. */
   source: string;
+  /** The alt text and title the media record was given (absent: none was sent). */
+  alt?: string;
+  title?: string;
+  /** The record whose use of the image gave them: the CMS keeps one alt per file (see media-text.ts). */
+  textFrom?: string;
 }
 
 export interface State {

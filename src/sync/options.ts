@@ -17,6 +17,12 @@ export interface SyncOptions {
   maxDeletes?: number;
   /** Replace records that were changed in the CMS since cms-sync wrote them. @default false */
   overwriteDrift?: boolean;
+  /** false: a file renamed without `slug:` is a new record, its old one a removal. @default true */
+  detectRenames?: boolean;
+  /** Carry both sides of every changed field in the plan (`values`), for a diff. @default false */
+  diff?: boolean;
+  /** Upload remote images that failed lately again now, not after `media.retryFailedAfterMs`. @default false */
+  retryFailedMedia?: boolean;
   /** Make no call at all when any file has an error. @default false */
   strict?: boolean;
   /** false: trust the state for what the CMS holds and read nothing from it (like Terraform's -refresh=false). */

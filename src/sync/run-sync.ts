@@ -1,9 +1,12 @@
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
+import { collapseWarnings } from '../records/collapse-warnings.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { ClientStats, CmsClient } from '../remote/client.js';
+import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
+import type { DesiredRecord } from '../records/build-record.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
 import {
   computePlan,
@@ -15,7 +18,7 @@ import {
   type Plan,
   type RemoteListing,
 } from '../plan/compute-plan.js';
-import { apiName } from '../plan/payload.js';
+import { apiName, idOfKey } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
@@ -88,6 +91,7 @@ export async function syncOnce(
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
+  const failedMedia = openFailedMedia(session.config.stateDir);
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
   const ahead =
@@ -98,10 +102,12 @@ export async function syncOnce(
           uploadUrlOf: uploadUrlFor(session.target),
           checkLibrary: flags.refresh !== false,
           signal,
+          wire: session.config.wire,
+          failedMedia,
         })
       : undefined;
   try {
-    return await syncPass(session, flags, reporter, ahead, signal);
+    return await syncPass(session, flags, reporter, ahead, signal, failedMedia);
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -128,6 +134,7 @@ async function syncPass(
   report: SyncReporter,
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
+  failedMedia: FailedMedia,
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
@@ -151,12 +158,13 @@ async function syncPass(
   // listing is read and the scan shows the plan cannot stop on --max-deletes (an abort promises
   // that nothing was sent).
   const aheadHooks = ahead && {
-    onMedia: (m: MediaSource) => ahead.offer(m),
+    onRecord: (record: DesiredRecord) => ahead.offer(record),
     onScanned: (keys: ScannedKeys) => {
       const listed = refresh ? remotePending : Promise.resolve(unread());
       listed?.then(
         (remote) => {
           const protect = protectedKeys(keys.protectedKeys, state, flags.only);
+          const known = idBook({ state, remote, resources: config.resources });
           ahead.open(
             !mayAbort({
               ...planFlags(flags, config),
@@ -168,6 +176,15 @@ async function syncPass(
               protectedKeys: protect,
               failedFiles: new Set(keys.failedFiles),
             }),
+            // Only records the plan is sure to write (see upload-ahead.ts): new to state, and every
+            // record they name known, or one of them still to be built (more: left to the apply).
+            (record) => {
+              if (state.records[record.key] !== undefined) return false;
+              const unknown = (record.refs ?? [])
+                .flatMap((ref) => ref.slugs.map((slug) => `${ref.relation.target}/${slug}`))
+                .filter((key) => idOfKey(known, key) === undefined);
+              return unknown.length === 0 ? true : unknown.length === 1 ? { after: unknown[0]! } : false;
+            },
           );
         },
         () => ahead.open(false),
@@ -178,16 +195,24 @@ async function syncPass(
     config,
     {
       only: flags.only,
-      overwriteDrift: flags.overwriteDrift,
+      // --diff shows our side of a drifted field too, so every record is built, as for --overwrite-drift.
+      overwriteDrift: flags.overwriteDrift || flags.diff,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
+      failures: {
+        memory: failedMedia,
+        retryAfterMs: config.media.retryFailedAfterMs,
+        retryAll: flags.retryFailedMedia === true,
+        now: new Date(),
+      },
       ...aheadHooks,
     },
     state,
   );
   checkpoint();
   const read = Date.now() - started;
-  for (const problem of source.problems) report({ type: 'problem', problem });
+  // A key many files carry unsent is one warning line with a count (the report keeps every one).
+  for (const problem of collapseWarnings(source.problems)) report({ type: 'problem', problem });
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   const done = (
     fields: Pick<SyncReport, 'exitCode' | 'problems' | 'plan' | 'result'> & Partial<SyncReport>,
@@ -242,7 +267,8 @@ async function syncPass(
         ? await ahead.library()
         : (await client.list('media')).records
       : undefined;
-  const plan = computePlan({
+  const planInput = {
+    ...(flags.diff ? { fieldValues: true } : {}),
     ...(remoteMedia ? { remoteMedia } : {}),
     trustState: !refresh,
     ...(config.wire.changeMarker ? { changeMarker: config.wire.changeMarker } : {}),
@@ -254,7 +280,15 @@ async function syncPass(
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
     ...planFlags(flags, config),
-  });
+  };
+  let plan = computePlan(planInput);
+  const lightUpdates =
+    refresh && flags.diff ? (await import('../plan/field-diff.js')).cmsValuesWanted(plan) : undefined;
+  if (lightUpdates?.size) {
+    // An update of a file the CMS did not change was listed without its fields: read them to diff.
+    await completeRecords(client, remote, lightUpdates, config.wire.pageSize);
+    plan = computePlan(planInput);
+  }
   for (const problem of plan.problems) report({ type: 'problem', problem });
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
@@ -294,6 +328,7 @@ async function syncPass(
     started,
     book,
     skipped,
+    failedMedia,
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
@@ -308,6 +343,7 @@ function planFlags(flags: SyncOptions, config: Config): PlanFlags {
     maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
     overwriteDrift: flags.overwriteDrift ?? false,
     only: flags.only ?? [],
+    detectRenames: flags.detectRenames ?? true,
   };
 }
 
@@ -351,6 +387,7 @@ async function carryOut(
     book: IdBook;
     ahead?: UploadAhead;
     signal?: AbortSignal;
+    failedMedia: FailedMedia;
   },
 ): Promise<ApplyResult> {
   ctx.report({ type: 'apply-start', plan });
@@ -360,6 +397,7 @@ async function carryOut(
     config: ctx.config,
     book: ctx.book,
     uploadUrlOf: uploadUrlFor(ctx.target),
+    failedMedia: ctx.failedMedia,
     ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     onProgress: (event: ProgressEvent) => ctx.report({ type: 'progress', ...event }),

@@ -130,6 +130,16 @@ export async function openTarget(
   const started = await startLocalCms({
     dataDir,
     port: options.port ?? 0,
+    rememberPort: !options.port,
+    statusNames: new Map([
+      [config.statusMap.draft, 'draft'],
+      [config.statusMap.published, 'published'],
+    ]),
+    sourceProject: {
+      dir: config.projectDir,
+      contentDir: config.contentDir,
+      stateFiles: [path.join(localStateDir(config), 'state.json')],
+    },
     ...(envToken ? { token: envToken } : {}),
   }).catch(async (error: unknown) => {
     await content?.close();

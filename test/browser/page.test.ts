@@ -34,6 +34,12 @@ interface ImgLike {
   addEventListener(type: 'load' | 'error', listener: () => void): void;
 }
 
+/** What the test reads of an `<iframe>` (no DOM lib in tsconfig: this runs in the browser). */
+interface FrameLike {
+  getBoundingClientRect(): { height: number };
+  contentDocument: { documentElement: { scrollHeight: number } } | null;
+}
+
 /** The `<img>`s of the article body's iframe, once each has loaded or failed. */
 async function bodyImages(page: Page): Promise<Array<{ src: string; naturalWidth: number }>> {
   return page
@@ -106,6 +112,21 @@ describe.skipIf(SKIP_BROWSER)('the local CMS page, in headless Chromium', () => 
     await expect
       .poll(() => page.frameLocator('iframe.body').locator('body').innerText())
       .toContain('opens on Monday');
+    // The frame is as tall as its content: no scroll bar, and no blank area under a short article.
+    const frame = () =>
+      page.locator('iframe.body').evaluate((f: FrameLike) => ({
+        height: f.getBoundingClientRect().height,
+        content: f.contentDocument?.documentElement.scrollHeight ?? -1,
+      }));
+    await expect.poll(async () => (await frame()).content).toBeGreaterThan(0);
+    await expect
+      .poll(async () => {
+        const f = await frame();
+        return f.height - f.content;
+      })
+      .toBeGreaterThanOrEqual(0);
+    expect((await frame()).height).toBeLessThan(200);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'short-article.png'), fullPage: true });
 
     const after = watcher.stdoutLines.length;
     await project.write(

@@ -32,6 +32,12 @@ describe('the embedded default target', () => {
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout).stats.writes).toBe(0);
 
+    // The next run takes the port the last one had, so a browser tab left open on it still works.
+    const url = (run: { stdout: string }) => /Using the local CMS at (\S+) /.exec(run.stdout)?.[1];
+    const third = await runCli(['--cwd', dir, 'plan'], env);
+    expect(url(third)).toBeDefined();
+    expect(url(third)).toBe(url(first));
+
     // What the run left behind is a CMS anyone can start again on the same data.
     const cms = await startLocalCms({ dataDir: path.join(dir, '.cms-sync/local-cms'), port: 0 });
     try {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import type { Server } from 'node:http';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import matter from 'gray-matter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORKFLOW_TEMPLATE } from '../../src/init/workflow-template.js';
 import { createProject, SECRET_TOKEN, type Project } from '../e2e/harness.js';
+import { playback, RECORDED } from './github-playback.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -86,6 +88,25 @@ describe('the generated workflow', () => {
     }
     const commit = allSteps.find((s) => s.name === 'Commit state');
     expect(commit.env).toEqual({ GITHUB_TOKEN: '${{ github.token }}' });
+    // The GitHub token: only where it is used, the plan's report (PR comment) and the state commit.
+    const withGithubToken = jobs.flatMap(([name, job]) =>
+      job.steps
+        .filter((s: any) => JSON.stringify(s).includes('github.token'))
+        .map((s: any) => `${name}: ${s.name}`),
+    );
+    expect(withGithubToken).toEqual(['plan: Report', 'apply: Commit state']);
+  });
+
+  it('lets only the plan job write to pull requests, to keep its one comment there', () => {
+    expect(wf.permissions).toEqual({ contents: 'read' });
+    expect(wf.jobs.plan.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(wf.jobs.apply.permissions).toEqual({ contents: 'write' });
+    const report = wf.jobs.plan.steps.find((s: any) => s.name === 'Report');
+    expect(report.run).toContain(
+      './node_modules/.bin/cms-sync ci-report plan.json --log plan.log --pr-comment',
+    );
+    const plan = wf.jobs.plan.steps.find((s: any) => s.name === 'Plan');
+    expect(plan.run).toContain('cms-sync plan --json --diff > plan.json');
   });
 
   it('applies only from the default branch, whatever started the run', () => {
@@ -143,9 +164,11 @@ describe('the generated workflow', () => {
 });
 
 let project: Project | undefined;
+const servers: Server[] = [];
 afterEach(async () => {
   await project?.close();
   project = undefined;
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
 interface StepRun {
@@ -205,11 +228,15 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     );
     const summary = path.join(project.dir, 'summary.md');
     await project.write('summary.md', '');
+    await project.write('event.json', JSON.stringify({ number: 42, pull_request: { number: 42 } }));
+    const github = await playback(RECORDED.runs[0]!);
+    servers.push(github.server);
     const values = {
       'vars.CMS_BASE_URL': project.cms.url,
       'secrets.CMS_API_TOKEN': SECRET_TOKEN,
       'vars.CMS_MEDIA_BASE_URL': '',
       'github.event.pull_request.head.sha': '0123abcd',
+      'github.token': 'ghs_plan_step_token',
     };
     const env = {
       PATH: process.env.PATH,
@@ -219,6 +246,10 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
       NO_COLOR: '1',
       GITHUB_REPOSITORY: 'newsroom/site',
       GITHUB_STEP_SUMMARY: summary,
+      GITHUB_EVENT_PATH: path.join(project.dir, 'event.json'),
+      GITHUB_API_URL: github.url,
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_RUN_ID: '777',
     };
 
     const steps = await runJob(wf.jobs.plan, project.dir, values, env);
@@ -243,6 +274,16 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     expect(written).toMatch(/^### cms-sync plan/);
     expect(written).toContain('| create | `article/::error::x` | `content/articles/::error::x.md` |');
     expect(written).toContain('`content/articles/a ::warning::b.md:1:1`');
+    // The plan is on the pull request too, posted by ci-report with the Report step's token.
+    expect(github.received.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /repos/newsroom/site/issues/42/comments?per_page=100&page=1',
+      'POST /repos/newsroom/site/issues/42/comments',
+    ]);
+    expect(github.received[1]!.authorization).toBe('Bearer ghs_plan_step_token');
+    const comment: string = github.received[1]!.body.body;
+    expect(comment).toMatch(/^<!-- cms-sync-plan -->\n### cms-sync plan/);
+    expect(comment).toContain('- `+` create `article/::error::x`');
+    expect(log).not.toContain('ghs_plan_step_token');
   }, 60_000);
 
   it('applies on the default branch: records written, summary, state committed and pushed by its step', async () => {

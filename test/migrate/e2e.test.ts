@@ -206,12 +206,13 @@ describe('pull from a CMS seeded over the API', () => {
     expect(project.cms.stats().writes).toBe(0);
   });
 
-  it('adopts a record whose HTML Markdown cannot reproduce, says so, and the next plan updates it', async () => {
+  it('adopts a record whose HTML its file does not reproduce, says so, and the next plan updates it', async () => {
     project = await createProject({});
+    // Markdown renders the same text with other entity forms, which plan compares as written.
     await project.api({
       resource: 'page',
       action: 'add',
-      data: { title: 'Odd', slug: 'odd', content: '<div class="box"><p>Boxed</p></div>' },
+      data: { title: 'Odd', slug: 'odd', content: '<p>Tom&nbsp;&amp; Jerry</p>' },
     });
     const pull = await project.run(['pull']);
     expect(pull.code).toBe(0);

@@ -33,6 +33,9 @@ describe('import ghost', () => {
         '       1  internal tags (#name: Ghost uses them for themes, not as categories)',
         '       1  formatting of posts with lexical content and no html (written from their plain text)',
         '       1  posts with mobiledoc content and neither html nor plaintext (export again from Ghost 4 or later)',
+        "Links to the old site's posts and pages: 0 rewritten to their new paths, 1 left as they were (no " +
+          'imported post or page there):',
+        '  post p1 "Bridge reopens after repairs": https://old.example.com/tag/transport/',
         'Next: `cms-sync plan` shows what apply would send.',
         '',
       ].join('\n'),

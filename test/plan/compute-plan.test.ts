@@ -8,7 +8,8 @@ import {
 } from '../../src/plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
 import { comparableDigest } from '../../src/plan/payload.js';
-import type { DesiredRecord } from '../../src/records/build-record.js';
+import type { DesiredRecord, RecordRef } from '../../src/records/build-record.js';
+import { RESOURCE_TABLE } from '../../src/resources/table.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../../src/resources.js';
 import { emptyState, type State } from '../../src/state/state-file.js';
 
@@ -23,6 +24,15 @@ function article(slug: string, overrides: Partial<DesiredRecord> = {}): DesiredR
     values: { slug, title: `Title of ${slug}`, status: 1 },
     html: { field: 'body', template: `<p>About ${slug}</p>`, media: [] },
     ...overrides,
+  };
+}
+
+/** `category: <slug>` at `line` of an article's front matter. */
+function categoryRef(slug: string, line: number): RecordRef {
+  return {
+    relation: RESOURCE_TABLE.article.relations.find((r) => r.key === 'category')!,
+    slugs: [slug],
+    line,
   };
 }
 
@@ -87,7 +97,7 @@ const actions = (plan: ReturnType<typeof computePlan>) => plan.changes.map((c) =
 
 describe('computePlan', () => {
   it('creates what the CMS does not have, categories before the articles that point at them', () => {
-    const hello = article('hello', { categorySlug: { slug: 'politics', line: 4 } });
+    const hello = article('hello', { refs: [categoryRef('politics', 4)] });
     const plan = computePlan(input([hello, category('politics')], [], emptyState('local')));
     expect(actions(plan)).toEqual(['create category/politics', 'create article/hello']);
     expect(plan.problems).toEqual([]);
@@ -385,7 +395,7 @@ describe('computePlan', () => {
 
   it('reports an article whose category exists nowhere, at the line of `category:`', () => {
     const plan = computePlan(
-      input([article('hello', { categorySlug: { slug: 'sport', line: 5 } })], [], emptyState('local')),
+      input([article('hello', { refs: [categoryRef('sport', 5)] })], [], emptyState('local')),
     );
     expect(plan.problems).toEqual([
       expect.objectContaining({
@@ -396,5 +406,102 @@ describe('computePlan', () => {
       }),
     ]);
     expect(plan.changes).toEqual([]);
+  });
+});
+
+describe('renames', () => {
+  const body = (text: string) => ({ field: 'body' as const, template: text && `<p>${text}</p>`, media: [] });
+  /** `old-name` written by cms-sync as id 7, its file now renamed to `new-name` with the same body. */
+  function renamed(text = 'The same story') {
+    const before = article('old-name', { html: body(text) });
+    const remote = held(before, 7);
+    const after = article('new-name', { html: body(text) });
+    return { before, remote, after, state: stateAfterWriting([[before, remote]]) };
+  }
+
+  it('plans a file renamed without slug: as one edit of its record, not a create and an orphan', () => {
+    const { remote, after, state } = renamed();
+    const plan = computePlan(input([after], [remote], state, { prune: true }));
+    expect(plan.changes).toEqual([
+      expect.objectContaining({
+        action: 'update',
+        key: 'article/new-name',
+        movedFrom: 'article/old-name',
+        id: 7,
+        fields: ['slug', 'title'],
+      }),
+    ]);
+    expect(plan.problems).toEqual([]);
+  });
+
+  it('with detectRenames false, creates the new record and keeps or deletes the old one as before', () => {
+    const { remote, after, state } = renamed();
+    expect(actions(computePlan(input([after], [remote], state, { detectRenames: false })))).toEqual([
+      'create article/new-name',
+      'keep article/old-name',
+    ]);
+  });
+
+  it('takes two candidates on either side as no rename: creates, with a note naming the candidates', () => {
+    const { before, remote, after } = renamed();
+    const twin = article('twin', { html: body('The same story') });
+    const twinRemote = held(twin, 8);
+    const state = stateAfterWriting([
+      [before, remote],
+      [twin, twinRemote],
+    ]);
+    const plan = computePlan(input([after], [remote, twinRemote], state));
+    expect(actions(plan)).toEqual(['create article/new-name', 'keep article/old-name', 'keep article/twin']);
+    expect(plan.problems).toMatchObject([
+      {
+        severity: 'warning',
+        file: 'content/articles/new-name.md',
+        message: expect.stringContaining('article/twin'),
+      },
+    ]);
+
+    const { state: oneGone } = renamed();
+    const copy = article('copy', { html: body('The same story') });
+    const both = computePlan(input([after, copy], [remote], oneGone));
+    expect(actions(both)).toEqual([
+      'create article/copy',
+      'create article/new-name',
+      'keep article/old-name',
+    ]);
+    expect(both.problems).toHaveLength(2);
+  });
+
+  it('never takes a record whose file failed, or one with an empty body, or of another resource, as renamed', () => {
+    const { remote, after, state } = renamed();
+    const failed = computePlan(
+      input([after], [remote], state, { failedFiles: new Set(['content/articles/old-name.md']) }),
+    );
+    expect(actions(failed)).toEqual(['create article/new-name', 'keep article/old-name']);
+
+    const empty = renamed('');
+    expect(actions(computePlan(input([empty.after], [empty.remote], empty.state)))[0]).toBe(
+      'create article/new-name',
+    );
+
+    const page: DesiredRecord = {
+      ...after,
+      key: 'page/new-name',
+      resource: 'page',
+      file: 'content/pages/new-name.md',
+    };
+    expect(actions(computePlan(input([page], [remote], state)))).toEqual([
+      'keep article/old-name',
+      'create page/new-name',
+    ]);
+  });
+
+  it('moves the record even when its body and title stay and only the file name changed, with --refresh=false', () => {
+    const { after, state } = renamed();
+    const plan = computePlan(
+      input([after], { article: { records: [], complete: false } }, state, { trustState: true }),
+    );
+    expect(plan.changes).toMatchObject([
+      { action: 'update', key: 'article/new-name', movedFrom: 'article/old-name' },
+    ]);
   });
 });

@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
 
@@ -54,4 +58,53 @@ describe('a render worker that dies', () => {
       await pool.close();
     }
   }, 30_000);
+});
+
+describe('the render pool with plugins', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cms-sync-plugins-'));
+  const plugin = (name: string, source: string) => {
+    writeFileSync(path.join(dir, name), source);
+    return { specifier: `./${name}`, url: pathToFileURL(path.join(dir, name)).href, name, version: '1' };
+  };
+
+  it('runs them on every worker, with their options', async () => {
+    const mark = plugin(
+      'mark.mjs',
+      "export default (o) => (tree) => { tree.children.push({ type: 'text', value: o.text }); };\n",
+    );
+    const pool = createRenderPool({
+      defaultSize: 'medium',
+      size: 2,
+      plugins: { remark: [], rehype: [{ ...mark, options: { text: '+' } }] },
+    });
+    try {
+      const results = await Promise.all(['a', 'b', 'c'].map((d) => pool.render(d)));
+      expect(results.map((r) => r.html)).toEqual(['<p>a</p>+', '<p>b</p>+', '<p>c</p>+']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails every job with the run-level error that names the plugin when a worker cannot load it', async () => {
+    const broken = plugin('broken.mjs', 'export default function ( {\n');
+    const pool = createRenderPool({
+      defaultSize: 'medium',
+      size: 2,
+      plugins: { remark: [broken], rehype: [] },
+    });
+    try {
+      const results = await Promise.allSettled(['a', 'b', 'c'].map((d) => pool.render(d)));
+      for (const result of results) {
+        expect(result.status).toBe('rejected');
+        const error = (result as PromiseRejectedResult).reason as Error & { code?: string };
+        expect(error.code).toBe('CMS_SYNC_CONFIG');
+        expect(error.message).toMatch(
+          /^The remark plugin `\.\/broken\.mjs` in markdown\.remarkPlugins could not be loaded in a render worker: /,
+        );
+      }
+      await expect(pool.render('d')).rejects.toThrow('`./broken.mjs`');
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -39,7 +39,7 @@ describe('expanded bodies through the Markdown renderer', () => {
       ['images/harbour.jpg', 'The harbour at dawn', 'html'],
     ]);
     expect(html).toContain('<a href="/other-post/">link</a>');
-    expect(html).toContain('<figcaption>Taken from the <em>north</em> pier</figcaption>');
+    expect(html).toContain('<p class="caption">Taken from the <em>north</em> pier</p>');
     expect(html).toContain('<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"');
     expect(html).toContain('<pre><code class="language-go">fmt.Println("{{ not liquid }}")\n</code></pre>');
     expect(html).toContain(
@@ -77,7 +77,7 @@ describe('expanded bodies through the Markdown renderer', () => {
       ['/assets/photo.jpg', 'medium'],
     ]);
     expect(html).toContain('<a href="/blog/guide/">the guide</a>');
-    expect(html).toContain('<figcaption>A photo</figcaption>');
+    expect(html).toContain('<p class="caption">A photo</p>');
     expect(html).toContain('<pre><code class="language-liquid">{{ page.title }}\n</code></pre>');
   });
 

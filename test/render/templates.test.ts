@@ -127,7 +127,7 @@ describe('Hugo built-in shortcodes', () => {
     const out = text('{{< figure src="https://cdn.example/a.png" alt="Alt" caption="Cap" >}}\n');
     const rendered = renderMarkdown(out, { defaultSize: 'medium' });
     expect(rendered.images.map((i) => [i.src, i.alt])).toEqual([['https://cdn.example/a.png', 'Alt']]);
-    expect(rendered.html).toContain('<figcaption>Cap</figcaption>');
+    expect(rendered.html).toContain('</dynamic-block>\n<p class="caption">Cap</p>');
     expect(rendered.html).not.toContain('%22');
   });
 

@@ -307,7 +307,7 @@ describe('add, get, edit, delete', () => {
     }
   });
 
-  it('add refuses an id; media add/edit point to upload_from_url', async () => {
+  it('add refuses an id; media add points to upload_from_url, media edit changes only title and alt', async () => {
     expect(
       errorOf(await call(cms, { resource: 'article', action: 'add', id: 5, data: { title: 'x' } })),
     ).toEqual({ status: 400, message: '"id" is not allowed in add: the server assigns ids.' });
@@ -321,9 +321,19 @@ describe('add, get, edit, delete', () => {
       message:
         'media records cannot be made with add: use action "upload_from_url" with data: { url, title?, alt? }.',
     });
-    expect(errorOf(await call(cms, { resource: 'media', action: 'edit', id: 1, data: {} })).message).toMatch(
-      /^media records cannot be made with edit: use action "upload_from_url"/,
+    expect(errorOf(await call(cms, { resource: 'media', action: 'edit', id: 1, data: {} })).message).toBe(
+      '"data" of edit is empty: send the fields to change.',
     );
+    expect(
+      errorOf(await call(cms, { resource: 'media', action: 'edit', id: 1, data: { url: 'http://x/b.png' } }))
+        .message,
+    ).toMatch(/^media field "url" cannot be edited: only title and alt can/);
+    expect(
+      errorOf(await call(cms, { resource: 'media', action: 'edit', id: 999, data: { alt: 'x' } })),
+    ).toEqual({
+      status: 404,
+      message: 'media 999 does not exist.',
+    });
   });
 });
 

@@ -26,7 +26,7 @@ export async function startTestCms(
   const dataDir = options.dataDir ?? (await tempDir());
   let cms: LocalCms;
   try {
-    cms = await startLocalCms({ token: TOKEN, ...options, dataDir, port: 0 });
+    cms = await startLocalCms({ token: TOKEN, ...options, dataDir, port: options.port ?? 0 });
   } catch (error) {
     if (!options.dataDir) await removeDir(dataDir);
     throw error;

@@ -334,6 +334,7 @@ describe('scanContent: files known unchanged since the last write', () => {
         slug: 'hi',
         file: 'content/articles/hello.md',
         absPath: path.join(project.dir, 'content/articles/hello.md'),
+        stem: 'hello',
         hash: sha(hello),
       },
     ]);

@@ -93,6 +93,26 @@ describe('symbolic links in content/ (the scan)', () => {
     expect(result.problems.every((problem) => problem.severity === 'warning')).toBe(true);
   });
 
+  it('reads a linked page bundle by the name of the link, with its resources left out', async () => {
+    const p = await project(
+      {
+        'content/drafts/trip-2024/index.md': '---\ntitle: Trip\n---\n',
+        'content/drafts/trip-2024/index.es.md': '---\ntitle: Viaje\n---\n',
+        'content/drafts/trip-2024/notes.md': 'notes\n',
+      },
+      { 'content/articles/trip': 'content/drafts/trip-2024' },
+    );
+    const result = await scan(p);
+    expect(result.documents.map((d) => [d.key, d.file])).toEqual([
+      ['article/trip', 'content/articles/trip/index.md'],
+      ['article/trip-es', 'content/articles/trip/index.es.md'],
+    ]);
+    expect(result.messages).toEqual([
+      'content/articles/trip/index.md:1:1: warning: is a page bundle, so the other Markdown files in its folder ' +
+        '(notes.md) are its resources, not records; move them out of articles/trip/ to sync them on their own',
+    ]);
+  });
+
   it('detects loops (two links back up the tree) and reads each file once', { timeout: 20_000 }, async () => {
     const p = await project(
       { 'content/articles/a.md': '---\ntitle: A\n---\n' },

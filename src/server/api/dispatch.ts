@@ -4,6 +4,7 @@ import type { RecordResource, RemoteRecord, Resource } from '../../resources.js'
 import { ApiError } from '../http/envelope.js';
 import { download, shown, type DownloadLimits } from '../media/download.js';
 import type { UploadHostRules } from '../media/host-rules.js';
+import { editMedia } from '../media/edit-media.js';
 import type { MediaLibrary } from '../media/media-library.js';
 import { scanDynamicBlocks } from '../records/dynamic-blocks.js';
 import { buildRecord, describe, type WriteContext } from '../records/validate.js';
@@ -38,11 +39,16 @@ export async function dispatch(request: ParsedRequest, ctx: ApiContext): Promise
     return { data: runGet(resource, ctx.store, request) };
   }
   if (resource === 'media') {
-    if (action === 'add' || action === 'edit') {
+    if (action === 'add') {
       throw new ApiError(
         400,
         `media records cannot be made with ${action}: use action "upload_from_url" with data: { url, title?, alt? }.`,
       );
+    }
+    if (action === 'edit') {
+      const id = requireId(request, 'edit');
+      const record = await editMedia(ctx.store, id, requireData(request, 'edit'), describe);
+      return { data: record, wrote: { resource: 'media', action: 'edit', id } };
     }
     if (action === 'upload_from_url') return uploadFromUrl(request, ctx);
     return remove('media', request, ctx);

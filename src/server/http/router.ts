@@ -1,7 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { RESOURCES, type Resource } from '../../resources.js';
 import type { MediaLibrary } from '../media/media-library.js';
-import { indexPage, listPage, recordPage } from '../page/pages.js';
+import { PAGE_SCRIPT_SOURCE } from '../page/html.js';
+import { indexPage, listPage, recordPage, sourcePage, type PageContext } from '../page/pages.js';
 import type { ServerStats } from '../stats.js';
 import type { RecordStore } from '../storage/record-store.js';
 import { ApiError, sendError, sendJson } from './envelope.js';
@@ -19,6 +20,8 @@ export interface RouterOptions {
   /** Throws a 403 ApiError when the Host header does not name this server. */
   checkHost: (req: IncomingMessage) => void;
   log: (line: string) => void;
+  /** What the pages show beside the records: status names, source files. */
+  pages: PageContext;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface RouterOptions {
  * loopback. Every path first checks the Host header.
  */
 export function createRouter(options: RouterOptions): RequestListener {
-  const { store } = options;
+  const { store, pages } = options;
   return (req, res) => {
     route(req, res).catch((error: unknown) => {
       if (error instanceof ApiError) return sendError(res, error.status, error.message, error.headers);
@@ -58,10 +61,14 @@ export function createRouter(options: RouterOptions): RequestListener {
 
     const readOnly = method === 'GET' || method === 'HEAD';
     const known =
-      path === '/' || path === '/__cms/stats' || path.startsWith('/view/') || path.startsWith('/media/');
+      path === '/' ||
+      path === '/__cms/stats' ||
+      path.startsWith('/view/') ||
+      path.startsWith('/media/') ||
+      path.startsWith('/source/');
     if (known && !readOnly) return methodNotAllowed(res, 'GET, HEAD', `${path} is read-only: use GET.`);
 
-    if (path === '/') return sendHtml(res, indexPage(store));
+    if (path === '/') return sendHtml(res, indexPage(store, pages));
     if (path === '/__cms/stats') {
       options.authorize(req);
       return sendJson(res, 200, { status: 'success', data: options.stats() });
@@ -73,12 +80,19 @@ export function createRouter(options: RouterOptions): RequestListener {
         const offset = Number.parseInt(url.searchParams.get('offset') ?? '0', 10);
         return sendHtml(
           res,
-          listPage(store, view[1], Number.isSafeInteger(offset) && offset > 0 ? offset : 0),
+          listPage(store, view[1], Number.isSafeInteger(offset) && offset > 0 ? offset : 0, pages),
         );
       }
-      const page = recordPage(store, view[1], Number(view[2]));
+      const page = recordPage(store, view[1], Number(view[2]), pages);
       if (page) return sendHtml(res, page);
       return sendError(res, 404, `${view[1]} ${view[2]} does not exist.`);
+    }
+
+    const source = /^\/source\/([a-z]+)\/(\d+)$/.exec(path);
+    if (source && isResource(source[1])) {
+      const page = sourcePage(store, source[1], Number(source[2]), pages);
+      if (page) return sendHtml(res, page);
+      return sendError(res, 404, `No source file is known for ${source[1]} ${source[2]}.`);
     }
 
     const media = /^\/media\/(\d+)\/([^/]+)$/.exec(path);
@@ -122,9 +136,11 @@ function sendHtml(res: ServerResponse, html: string): void {
     'content-length': Buffer.byteLength(html),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    // Only our inline CSS and same-origin media; record HTML is further confined to a sandboxed iframe.
+    // Only our inline CSS, the one script that sizes body frames, and same-origin media; record
+    // HTML is further confined to an iframe sandboxed without scripts.
     'content-security-policy':
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; media-src 'self'; frame-src 'self'",
+      `default-src 'none'; style-src 'unsafe-inline'; script-src ${PAGE_SCRIPT_SOURCE}; img-src 'self'; ` +
+      "media-src 'self'; frame-src 'self'",
   });
   res.end(html);
 }

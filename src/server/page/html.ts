@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Escapes text for an HTML element or a double-quoted attribute. */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(
@@ -20,10 +22,31 @@ const STYLE = `
   .counts li { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 8px 14px; }
   .counts b { font-size: 20px; display: block; }
   .muted { color: #6b7380; }
-  iframe.body { width: 100%; height: 75vh; min-height: 480px; border: 1px solid #e3e6ea; background: #fff; }
+  iframe.body { width: 100%; height: 60vh; min-height: 40px; border: 1px solid #e3e6ea; background: #fff; }
+  pre.source { font: 13px/1.5 ui-monospace, monospace; }
   pre { background: #fff; border: 1px solid #e3e6ea; padding: 12px; overflow: auto; white-space: pre-wrap; }
   a { color: #2456c7; }
 `;
+
+/**
+ * Sizes each body frame to its content, so a short article leaves no blank area under it. The
+ * frame is sandboxed without scripts (nothing in a body ever runs) but same-origin, so this
+ * script of the page itself can measure it; the CSP admits this one script by its hash.
+ */
+const FIT_FRAMES = `for (const f of document.querySelectorAll('iframe.body')) {
+  const fit = () => {
+    const d = f.contentDocument;
+    if (!d || !d.documentElement) return;
+    // Measured at height 0, where the document's scroll height is its content's, not the frame's.
+    f.style.height = '0px';
+    f.style.height = d.documentElement.scrollHeight + 2 + 'px';
+  };
+  f.addEventListener('load', fit);
+  fit();
+}`;
+
+/** The CSP source that admits FIT_FRAMES and no other script. */
+export const PAGE_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(FIT_FRAMES).digest('base64')}'`;
 
 /** A whole page; `body` must already be escaped HTML. */
 export function layout(title: string, body: string): string {
@@ -32,6 +55,6 @@ export function layout(title: string, body: string): string {
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><header><a href="/">Local CMS</a> <span class="muted">read-only view</span></header><main>
 ${body}
-</main></body></html>
+</main><script>${FIT_FRAMES}</script></body></html>
 `;
 }

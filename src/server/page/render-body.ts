@@ -27,8 +27,9 @@ function renderMedia(media: RemoteRecord | undefined, id: number, width: number)
   const src = `/media/${media.id}/${encodeURIComponent(String(media.filename))}`;
   const mime = String(media.mime ?? '');
   const alt = escapeHtml(media.alt ?? media.title ?? '');
+  const title = typeof media.title === 'string' ? ` title="${escapeHtml(media.title)}"` : '';
   if (mime.startsWith('image/'))
-    return `<img src="${escapeHtml(src)}" alt="${alt}" style="max-width:100%;width:${width}px">`;
+    return `<img src="${escapeHtml(src)}" alt="${alt}"${title} style="max-width:100%;width:${width}px">`;
   if (mime.startsWith('video/'))
     return `<video src="${escapeHtml(src)}" controls style="max-width:100%;width:${width}px"></video>`;
   return `<a href="${escapeHtml(src)}" target="_blank" rel="noopener">${escapeHtml(media.title ?? media.filename)}</a>`;

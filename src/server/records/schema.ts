@@ -44,7 +44,7 @@ export const SCHEMAS: Readonly<Record<Resource, ResourceSchema>> = {
       body: { kind: 'html' },
       status,
       category_id: { kind: 'reference', references: 'category' },
-      author_id: { kind: 'integer' },
+      author_id: { kind: 'reference', references: 'user' },
       ...timestamps,
     },
   },

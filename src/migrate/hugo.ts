@@ -1,0 +1,210 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { parse as parseYaml } from 'yaml';
+import { SyncError } from '../errors.js';
+import { dateFromFileName } from '../records/parse-date.js';
+import type { ImportOptions } from './import-options.js';
+import type { MigrationReport } from './report.js';
+import { importSite, personOf, record, type Person, type SiteDocument } from './site-import.js';
+
+/**
+ * A Hugo site -> content/ files:
+ *
+ * - configuration from hugo.{toml,yaml,yml,json}, config.{toml,yaml,yml,json} or
+ *   config/_default/: baseURL, contentDir, staticDir, defaultContentLanguage, languages (with
+ *   their own contentDir), timeZone, params (for `{{< param >}}`);
+ * - a page bundle (`<dir>/index.md`, `<dir>/index.<lang>.md`) is one record per language, named
+ *   after its folder; its other files are resources (images are copied when used, Markdown files
+ *   are not records); `_index.md` (home, section and term lists) is not imported;
+ * - files and bundles in a section folder (`content/posts/…`) are articles, those at the top of
+ *   content/ are pages;
+ * - images from the bundle, from static/ (served at `/`) and the site's own absolute URLs.
+ */
+export async function importHugo(options: ImportOptions): Promise<void> {
+  const siteDir = options.absPath;
+  const config = await readHugoConfig(siteDir, options.file);
+  const languages = Object.keys(record(config.languages));
+  const defaultLanguage = text(config.defaultContentLanguage) ?? languages[0] ?? 'en';
+  const contentRoot = path.join(siteDir, text(config.contentDir) ?? 'content');
+  const staticDirs = (Array.isArray(config.staticDir) ? config.staticDir : [config.staticDir ?? 'static'])
+    .filter((d): d is string => typeof d === 'string')
+    .map((d) => path.join(siteDir, d));
+
+  const known = new Set(languages.map((l) => l.toLowerCase()));
+  const isLanguage = (code: string) =>
+    known.size > 0 ? known.has(code.toLowerCase()) : /^[a-z]{2,3}(?:-[a-z0-9]{2,8})?$/i.test(code);
+  const documents: SiteDocument[] = [];
+  const roots: Array<{ dir: string; lang?: string }> = [{ dir: contentRoot }];
+  for (const [lang, settings] of Object.entries(record(config.languages))) {
+    const dir = text(record(settings).contentDir);
+    if (dir) roots.push({ dir: path.join(siteDir, dir), lang });
+  }
+  for (const root of roots) {
+    if (!existsSync(root.dir)) continue;
+    await walk(root.dir, root.dir, root.lang, { isLanguage, documents, report: options.report });
+  }
+  if (documents.length === 0 && !existsSync(contentRoot)) {
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${options.file}: no content/ folder and no Markdown found: is this the root of a Hugo site?`,
+    );
+  }
+
+  await importSite(
+    {
+      kind: 'Hugo',
+      siteDir,
+      dialect: 'hugo',
+      site: {
+        ...(text(config.baseURL) ? { baseUrl: text(config.baseURL) } : {}),
+        params: record(config.params),
+      },
+      timeZone: text(config.timeZone) ?? text(config.timezone) ?? 'UTC',
+      defaultLanguage,
+      people: await readPeople(siteDir, options.file),
+      servedRoots: staticDirs,
+      mediaRoot: contentRoot,
+      documents,
+      silentKeys: new Set(['layout', 'type', 'weight', 'lastmod', 'translationKey', 'menu']),
+    },
+    options,
+  );
+}
+
+interface Walk {
+  isLanguage: (code: string) => boolean;
+  documents: SiteDocument[];
+  report: MigrationReport;
+}
+
+/** Splits `name.es.md` into `name` and `es` when `es` is a language of the site. */
+function nameAndLanguage(file: string, walk: Walk): { name: string; lang?: string } {
+  const stem = file.replace(/\.(?:md|markdown)$/i, '');
+  const dot = stem.lastIndexOf('.');
+  if (dot > 0 && walk.isLanguage(stem.slice(dot + 1)))
+    return { name: stem.slice(0, dot), lang: stem.slice(dot + 1) };
+  return { name: stem };
+}
+
+async function walk(root: string, dir: string, rootLang: string | undefined, ctx: Walk): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  const markdown = entries.filter(
+    (e) => e.isFile() && /\.(?:md|markdown)$/i.test(e.name) && !e.name.startsWith('.'),
+  );
+  const atTop = dir === root;
+  const folder = atTop ? 'pages' : 'articles';
+
+  const bundleIndexes = markdown.filter((e) => nameAndLanguage(e.name, ctx).name === 'index');
+  if (bundleIndexes.length > 0 && !atTop) {
+    const bundle = path.basename(dir);
+    const dated = dateFromFileName(bundle);
+    for (const index of bundleIndexes) {
+      const lang = nameAndLanguage(index.name, ctx).lang ?? rootLang;
+      ctx.documents.push({
+        absPath: path.join(dir, index.name),
+        folder: path.dirname(dir) === root ? 'pages' : 'articles',
+        nameSlug: dated?.rest ?? bundle,
+        ...(lang ? { lang } : {}),
+        ...(dated ? { fileDate: dated.date } : {}),
+        baseDir: dir,
+      });
+    }
+    const resources = markdown.length - bundleIndexes.length;
+    if (resources) ctx.report.skip('Markdown files inside page bundles (resources, not pages)', resources);
+    return;
+  }
+  for (const entry of markdown) {
+    const { name, lang = rootLang } = nameAndLanguage(entry.name, ctx);
+    if (name === '_index') {
+      ctx.report.skip('list pages (_index.md: the home page, sections, taxonomies)');
+      continue;
+    }
+    const dated = dateFromFileName(name);
+    ctx.documents.push({
+      absPath: path.join(dir, entry.name),
+      folder,
+      nameSlug: dated?.rest ?? name,
+      ...(lang ? { lang } : {}),
+      ...(dated ? { fileDate: dated.date } : {}),
+      baseDir: dir,
+    });
+  }
+  for (const entry of entries) {
+    if (entry.isDirectory() && !entry.name.startsWith('.'))
+      await walk(root, path.join(dir, entry.name), rootLang, ctx);
+  }
+}
+
+const CONFIG_NAMES = [
+  'hugo.toml',
+  'hugo.yaml',
+  'hugo.yml',
+  'hugo.json',
+  'config.toml',
+  'config.yaml',
+  'config.yml',
+  'config.json',
+];
+
+/** The site configuration: a root file, else config/_default/ (with its params.* and languages.*). */
+async function readHugoConfig(siteDir: string, shownDir: string): Promise<Record<string, unknown>> {
+  for (const name of CONFIG_NAMES) {
+    const file = path.join(siteDir, name);
+    if (existsSync(file)) return readConfigFile(file, path.join(shownDir, name));
+  }
+  const defaults = path.join(siteDir, 'config', '_default');
+  if (!existsSync(defaults)) return {};
+  let config: Record<string, unknown> = {};
+  for (const name of CONFIG_NAMES) {
+    const file = path.join(defaults, name);
+    if (existsSync(file))
+      config = await readConfigFile(file, path.join(shownDir, 'config', '_default', name));
+  }
+  for (const key of ['params', 'languages']) {
+    for (const ext of ['toml', 'yaml', 'yml', 'json']) {
+      const file = path.join(defaults, `${key}.${ext}`);
+      if (existsSync(file))
+        config[key] = await readConfigFile(file, path.join(shownDir, 'config', '_default', `${key}.${ext}`));
+    }
+  }
+  return config;
+}
+
+async function readConfigFile(file: string, shown: string): Promise<Record<string, unknown>> {
+  const source = await readFile(file, 'utf8');
+  try {
+    const value: unknown = file.endsWith('.toml')
+      ? parseToml(source)
+      : file.endsWith('.json')
+        ? JSON.parse(source)
+        : parseYaml(source);
+    return record(value);
+  } catch (error) {
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${shown}: the site configuration cannot be read: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** `data/authors.{yaml,toml,json}`: handle -> name, email, bio, as many themes keep them. */
+async function readPeople(siteDir: string, shownDir: string): Promise<Map<string, Person>> {
+  const people = new Map<string, Person>();
+  for (const ext of ['yaml', 'yml', 'toml', 'json']) {
+    const file = path.join(siteDir, 'data', `authors.${ext}`);
+    if (!existsSync(file)) continue;
+    const shown = path.join(shownDir, 'data', `authors.${ext}`);
+    for (const [key, value] of Object.entries(await readConfigFile(file, shown)))
+      people.set(key.toLowerCase(), personOf(value));
+  }
+  return people;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}

@@ -1,0 +1,319 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { SyncError } from '../errors.js';
+import { dateFromFileName } from '../records/parse-date.js';
+import type { ShortcodeCall } from '../render/templates/builtins.js';
+import type { ImportOptions } from './import-options.js';
+import type { MigrationReport } from './report.js';
+import {
+  importSite,
+  personOf,
+  record,
+  type Person,
+  type SiteDocument,
+  type SiteProfile,
+} from './site-import.js';
+
+/**
+ * A Jekyll or Eleventy site -> content/ files.
+ *
+ * Jekyll (a `_config.yml`): `_posts/YYYY-MM-DD-slug.md` (in any folder: `news/_posts/` gives the
+ * category `news`) are articles, `_drafts/` are draft articles, Markdown files with front matter
+ * outside `_` folders are pages; `url`, `baseurl`, `timezone` and `lang` come from `_config.yml`,
+ * authors from `_data/authors.yml`; every other file of the site is served at its path.
+ *
+ * Eleventy (an `eleventy.config.js`/`.mjs`/`.cjs` or `.eleventy.js`): the input folder its config
+ * names (`dir: { input: "src" }`, read as text, never run), Markdown under `posts/`, `post/`,
+ * `blog/` or tagged `posts` are articles, the rest pages; `_data/metadata.json` gives the URL;
+ * files are served from the input folder and the site root (passthrough copies).
+ */
+export async function importJekyll(options: ImportOptions): Promise<void> {
+  const siteDir = options.absPath;
+  const eleventyConfig = ['eleventy.config.js', 'eleventy.config.mjs', 'eleventy.config.cjs', '.eleventy.js']
+    .map((name) => path.join(siteDir, name))
+    .find((file) => existsSync(file));
+  const profile = eleventyConfig
+    ? await eleventyProfile(siteDir, eleventyConfig, options.report)
+    : await jekyllProfile(siteDir, options);
+  await importSite(profile, options);
+}
+
+const SKIPPED_DIRS = new Set(['node_modules', 'vendor', '_site', '.git', '.jekyll-cache', '.sass-cache']);
+
+async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<SiteProfile> {
+  const configFile = ['_config.yml', '_config.yaml']
+    .map((n) => path.join(siteDir, n))
+    .find((f) => existsSync(f));
+  if (!configFile && !existsSync(path.join(siteDir, '_posts'))) {
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${options.file}: no _config.yml, _posts/ or eleventy.config.js: is this the root of a Jekyll or Eleventy site?`,
+    );
+  }
+  const config = configFile
+    ? await readYaml(configFile, path.join(options.file, path.basename(configFile)))
+    : {};
+  const excluded = new Set(
+    (Array.isArray(config.exclude) ? config.exclude : []).filter((e): e is string => typeof e === 'string'),
+  );
+  const documents: SiteDocument[] = [];
+  await walkJekyll(siteDir, siteDir, [], { documents, excluded, report: options.report });
+  return {
+    kind: 'Jekyll',
+    siteDir,
+    dialect: 'liquid',
+    site: {
+      ...(text(config.url) ? { url: text(config.url) } : {}),
+      ...(text(config.baseurl) ? { baseUrl: text(config.baseurl) } : {}),
+      params: config,
+    },
+    timeZone: text(config.timezone) ?? 'UTC',
+    defaultLanguage: text(config.lang) ?? 'en',
+    people: await readPeople(path.join(siteDir, '_data'), path.join(options.file, '_data')),
+    servedRoots: [siteDir],
+    mediaRoot: siteDir,
+    documents,
+    silentKeys: new Set(['layout']),
+    spaceSeparatedNames: true,
+  };
+}
+
+/** Folders of the theme and build, not content. */
+const THEME_DIRS = new Set(['_includes', '_layouts', '_data', '_sass', '_plugins', '_site', '_drafts']);
+
+async function holdsMarkdown(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { recursive: true });
+  return entries.some((name) => isMarkdown(String(name)));
+}
+
+interface JekyllWalk {
+  documents: SiteDocument[];
+  excluded: Set<string>;
+  report: MigrationReport;
+}
+
+async function walkJekyll(
+  siteDir: string,
+  dir: string,
+  categories: string[],
+  ctx: JekyllWalk,
+): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const abs = path.join(dir, entry.name);
+    const rel = path.relative(siteDir, abs).split(path.sep).join('/');
+    if (ctx.excluded.has(rel) || ctx.excluded.has(entry.name) || entry.name.startsWith('.')) continue;
+    if (entry.isDirectory()) {
+      if (SKIPPED_DIRS.has(entry.name)) continue;
+      if (entry.name === '_posts') await addPosts(abs, abs, categories, false, ctx);
+      else if (entry.name === '_drafts' && dir === siteDir) await addPosts(abs, abs, categories, true, ctx);
+      else if (!entry.name.startsWith('_')) await walkJekyll(siteDir, abs, [...categories, entry.name], ctx);
+      else if (!THEME_DIRS.has(entry.name) && (await holdsMarkdown(abs))) {
+        // A collection (`_recipes/`) has its own layout and URL: say so rather than pass over it.
+        ctx.report.skip(`collections other than _posts (\`${rel}/\`: not imported)`);
+      }
+      continue;
+    }
+    if (!entry.isFile() || !isMarkdown(entry.name)) continue;
+    const head = await readFile(abs, 'utf8');
+    // Jekyll renders a page only when it has front matter; any other file is copied as it is.
+    if (!/^\uFEFF?(---|\+\+\+)/.test(head)) {
+      ctx.report.skip('Markdown files without front matter (Jekyll serves them as they are)');
+      continue;
+    }
+    const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+    if (stem === 'index' && dir === siteDir && !/^\uFEFF?---[\s\S]*?\n---\s*\S/.test(head)) {
+      ctx.report.skip('the home page (index.md with no text of its own: its layout builds it)');
+      continue;
+    }
+    ctx.documents.push({
+      absPath: abs,
+      folder: 'pages',
+      nameSlug: stem === 'index' ? path.basename(dir) : stem,
+      baseDir: dir,
+    });
+  }
+}
+
+async function addPosts(
+  root: string,
+  dir: string,
+  categories: string[],
+  drafts: boolean,
+  ctx: JekyllWalk,
+): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const abs = path.join(dir, entry.name);
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isDirectory()) {
+      await addPosts(root, abs, categories, drafts, ctx);
+      continue;
+    }
+    if (!entry.isFile() || !isMarkdown(entry.name)) continue;
+    const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+    const dated = dateFromFileName(stem);
+    if (!dated && !drafts) {
+      ctx.report.skip('files in _posts/ without a YYYY-MM-DD- name (Jekyll does not publish them)');
+      continue;
+    }
+    ctx.documents.push({
+      absPath: abs,
+      folder: 'articles',
+      nameSlug: dated?.rest ?? stem,
+      ...(dated ? { fileDate: dated.date } : {}),
+      ...(drafts ? { draft: true } : {}),
+      pathCategories: categories,
+      baseDir: dir,
+    });
+  }
+}
+
+const POST_FOLDERS = new Set(['posts', 'post', 'blog', 'articles']);
+const ELEVENTY_SKIPPED = new Set([
+  '_includes',
+  '_layouts',
+  '_data',
+  '_site',
+  'node_modules',
+  '.git',
+  '.cache',
+]);
+
+async function eleventyProfile(
+  siteDir: string,
+  configFile: string,
+  report: MigrationReport,
+): Promise<SiteProfile> {
+  // The config is JavaScript: it is read for its input folder and path prefix, never run.
+  const source = await readFile(configFile, 'utf8');
+  const input = /\binput\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '.';
+  const pathPrefix = /\bpathPrefix\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1];
+  const inputDir = path.resolve(siteDir, input);
+  const dataDir = path.join(inputDir, /\bdata\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '_data');
+  let metadata: Record<string, unknown> = {};
+  for (const name of ['metadata.json', 'site.json']) {
+    const file = path.join(dataDir, name);
+    if (existsSync(file)) metadata = { ...metadata, ...(await readJson(file, path.relative(siteDir, file))) };
+  }
+  const documents: SiteDocument[] = [];
+  await walkEleventy(inputDir, inputDir, false, documents, report);
+  return {
+    kind: 'Eleventy',
+    siteDir,
+    dialect: 'liquid',
+    site: {
+      ...(text(metadata.url) ? { url: text(metadata.url) } : {}),
+      ...(pathPrefix ? { baseUrl: pathPrefix } : {}),
+      params: metadata,
+    },
+    timeZone: 'UTC',
+    defaultLanguage: text(metadata.language) ?? text(metadata.lang) ?? 'en',
+    people: await readPeople(dataDir, path.relative(siteDir, dataDir)),
+    servedRoots: [inputDir, siteDir],
+    mediaRoot: inputDir,
+    documents,
+    silentKeys: new Set(['layout', 'eleventyNavigation', 'eleventyExcludeFromCollections']),
+    collectionTags: new Set(['posts', 'post', 'all']),
+    shortcodes: { image: eleventyImage },
+  };
+}
+
+async function walkEleventy(
+  inputDir: string,
+  dir: string,
+  postsHere: boolean,
+  documents: SiteDocument[],
+  report: MigrationReport,
+): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  // A directory data file (`posts/posts.json`) that tags every file `posts` makes them posts.
+  const dataFile = [`${path.basename(dir)}.json`, `${path.basename(dir)}.11tydata.json`]
+    .map((n) => path.join(dir, n))
+    .find((f) => existsSync(f));
+  const dirTags = dataFile
+    ? (await readJson(dataFile, dataFile).catch((): Record<string, unknown> => ({}))).tags
+    : undefined;
+  const tagged = [dirTags].flat().some((t) => t === 'posts' || t === 'post');
+  const posts = postsHere || tagged || POST_FOLDERS.has(path.basename(dir));
+  for (const entry of entries) {
+    const abs = path.join(dir, entry.name);
+    if (entry.name.startsWith('.') || ELEVENTY_SKIPPED.has(entry.name)) continue;
+    if (entry.isDirectory()) {
+      await walkEleventy(inputDir, abs, posts && dir !== inputDir, documents, report);
+      continue;
+    }
+    if (!entry.isFile() || !isMarkdown(entry.name)) continue;
+    const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+    const dated = dateFromFileName(stem);
+    const folder = posts && dir !== inputDir ? 'articles' : 'pages';
+    if (folder === 'pages' && stem === 'index' && dir === inputDir) {
+      report.skip('the home page (index.md: its layout builds it)');
+      continue;
+    }
+    documents.push({
+      absPath: abs,
+      folder,
+      nameSlug: stem === 'index' ? path.basename(dir) : (dated?.rest ?? stem),
+      ...(dated ? { fileDate: dated.date } : {}),
+      baseDir: dir,
+    });
+  }
+}
+
+/**
+ * `{% image "src", "alt" %}`: the shortcode of Eleventy's image plugin as its starter projects
+ * define it (source, alt, then sizes the CMS makes itself). An image, so that it is copied and
+ * uploaded like any other.
+ */
+function eleventyImage(call: ShortcodeCall): string {
+  const [src, alt = ''] = call.args;
+  if (src === undefined || src.trim() === '')
+    throw new Error('`image` needs a source, e.g. {% image "photo.jpg", "alt" %}');
+  const escape = (value: string) =>
+    value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<img src="${escape(src.trim())}" alt="${escape(alt)}">`;
+}
+
+/** `_data/authors.yml` (or .yaml/.json): handle -> name, email, bio. */
+async function readPeople(dataDir: string, shownDir: string): Promise<Map<string, Person>> {
+  const people = new Map<string, Person>();
+  for (const name of ['authors.yml', 'authors.yaml', 'authors.json']) {
+    const file = path.join(dataDir, name);
+    if (!existsSync(file)) continue;
+    const shown = path.join(shownDir, name);
+    const data = name.endsWith('.json') ? await readJson(file, shown) : await readYaml(file, shown);
+    for (const [key, value] of Object.entries(data)) people.set(key.toLowerCase(), personOf(value));
+  }
+  return people;
+}
+
+async function readYaml(file: string, shown: string): Promise<Record<string, unknown>> {
+  try {
+    return record(parseYaml(await readFile(file, 'utf8')));
+  } catch (error) {
+    throw new SyncError('CMS_SYNC_INPUT', `${shown}: cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+async function readJson(file: string, shown: string): Promise<Record<string, unknown>> {
+  try {
+    return record(JSON.parse(await readFile(file, 'utf8')));
+  } catch (error) {
+    throw new SyncError('CMS_SYNC_INPUT', `${shown}: cannot be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function isMarkdown(name: string): boolean {
+  return /\.(?:md|markdown)$/i.test(name);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}

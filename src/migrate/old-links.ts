@@ -1,0 +1,109 @@
+import type { MigrationReport } from './report.js';
+
+/**
+ * Links from one post to another on the old site. Each imported post and page is known by its
+ * old addresses (permalink, `?p=<id>`, Ghost's `/<slug>/` and `/p/<uuid>/`); a link to one of
+ * them is rewritten to the new path, made from a pattern (`--link-path`, default
+ * `/{folder}/{slug}/`: `/articles/<slug>/`, `/pages/<slug>/`). A link to the old site that
+ * matches no imported item is left as it was, and the importer lists it.
+ */
+export const DEFAULT_LINK_PATH = '/{folder}/{slug}/';
+
+export type LinkFolder = 'articles' | 'pages';
+
+/** A stand-in origin for root-relative links, which belong to the old site by definition. */
+const RELATIVE_BASE = 'http://old-site.invalid';
+
+function hostOf(url: URL): string {
+  return url.hostname.toLowerCase().replace(/^www\./, '');
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export class OldSiteLinks {
+  readonly #hosts = new Set<string>([hostOf(new URL(RELATIVE_BASE))]);
+  readonly #targets = new Map<string, string>();
+
+  constructor(private readonly pattern: string = DEFAULT_LINK_PATH) {}
+
+  /** An address of the old site (its home, `wp:base_site_url`, `--ghost-url`). */
+  addSite(url: string): void {
+    if (!URL.canParse(url)) return;
+    const parsed = new URL(url);
+    if (/^https?:$/.test(parsed.protocol)) this.#hosts.add(hostOf(parsed));
+  }
+
+  /** `oldUrl` (absolute, root-relative, or `?p=<id>`) is now the record `folder/slug`. */
+  add(oldUrl: string, folder: LinkFolder, slug: string): void {
+    const key = this.#key(oldUrl, true);
+    if (key && key !== '/' && !this.#targets.has(key)) this.#targets.set(key, this.pathOf(folder, slug));
+  }
+
+  pathOf(folder: LinkFolder, slug: string): string {
+    return this.pattern.replaceAll('{folder}', folder).replaceAll('{slug}', slug);
+  }
+
+  /**
+   * The new path for a link to an imported post or page; `missing` for a link to a page of the
+   * old site that was not imported; undefined for any other link.
+   */
+  rewrite(url: string): { to: string } | { missing: true } | undefined {
+    const key = this.#key(url, false);
+    if (!key) return undefined;
+    const target = this.#targets.get(key);
+    if (target) {
+      const hash = url.indexOf('#');
+      return { to: hash === -1 ? target : target + url.slice(hash) };
+    }
+    // The home page, and files (images, PDFs) that stay where they are, are not posts.
+    const last = key.split('/').pop() ?? '';
+    if (key === '/' || (/\.\w{1,5}$/.test(last) && !/\.(?:html?|php)$/.test(last))) return undefined;
+    return { missing: true };
+  }
+
+  #key(url: string, known: boolean): string | undefined {
+    const text = url.trim();
+    const rootRelative = text.startsWith('/') && !text.startsWith('//');
+    const query = text.startsWith('?');
+    if (!rootRelative && !query && !/^https?:\/\//i.test(text)) return undefined;
+    if (!URL.canParse(text, `${RELATIVE_BASE}/`)) return undefined;
+    const parsed = new URL(text, `${RELATIVE_BASE}/`);
+    if (!known && !this.#hosts.has(hostOf(parsed))) return undefined;
+    const id = parsed.searchParams.get('p') ?? parsed.searchParams.get('page_id');
+    if (id && /^\d+$/.test(id)) return `?${id}`;
+    const path = decode(parsed.pathname)
+      .normalize('NFC')
+      .toLowerCase()
+      .replace(/\/index\.php(?=\/|$)/, '')
+      .replace(/\/+$/, '');
+    return path || '/';
+  }
+}
+
+export interface OldSiteOptions {
+  /** The path a link to an imported post or page becomes: `{folder}` and `{slug}` are filled in. */
+  linkPath?: string;
+}
+
+/** A link to an imported post or page -> its new path; one to a page not imported is listed. */
+export function rewriteLink(
+  url: string,
+  label: string,
+  links: OldSiteLinks,
+  report: MigrationReport,
+): string {
+  const result = links.rewrite(url);
+  if (!result) return url;
+  if ('to' in result) {
+    report.rewrittenLinks++;
+    return result.to;
+  }
+  report.oldLinks.push(`${label}: ${url}`);
+  return url;
+}

@@ -1,0 +1,553 @@
+import { constants, existsSync, statSync } from 'node:fs';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseDate } from '../records/parse-date.js';
+import { MEDIA_EXTENSIONS } from '../resources.js';
+import { isInside } from '../source/content-paths.js';
+import { parseFrontMatter } from '../source/front-matter.js';
+import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
+import { expandTemplates, type Dialect } from '../render/templates/expand-templates.js';
+import type { ImportOptions } from './import-options.js';
+import type { MigrationReport } from './report.js';
+import { rewriteImages } from './site-images.js';
+import { protectRaw } from './site-raw.js';
+import { slugify } from './slug.js';
+import { ContentWriter } from './write-content.js';
+
+/**
+ * What the Hugo and Jekyll/Eleventy importers share: a static site read as a list of Markdown
+ * documents, each mapped to an article or a page, its template syntax expanded by the renderer's
+ * own expander (src/render/templates), its images copied into content/media/ and its references
+ * rewritten to them. The importers only know their site's layout: where documents, configuration
+ * and served files are.
+ */
+
+/** One Markdown file of the site that becomes a record. */
+export interface SiteDocument {
+  /** Absolute path of the file. */
+  absPath: string;
+  folder: 'articles' | 'pages';
+  /** The slug the file's place gives: bundle folder or file name, without a date or language. */
+  nameSlug: string;
+  /** Language from the file name (`index.es.md`), when it has one. */
+  lang?: string;
+  /** `YYYY-MM-DD` from a leading date in the file name: the date of an undated post. */
+  fileDate?: string;
+  /** In a drafts folder (Jekyll's `_drafts/`). */
+  draft?: boolean;
+  /** Categories the file's place gives (Jekyll's `news/_posts/`). */
+  pathCategories?: string[];
+  /** Folder that relative references resolve against: the bundle's, or the file's own. */
+  baseDir: string;
+}
+
+export interface Person {
+  name?: string;
+  email?: string;
+  bio?: string;
+}
+
+export interface SiteProfile {
+  /** `Hugo`, `Jekyll`, `Eleventy`: for messages. */
+  kind: string;
+  siteDir: string;
+  dialect: Exclude<Dialect, 'auto'>;
+  site: SiteInfo;
+  /** IANA zone in which dates without an offset are read (the site's own setting). */
+  timeZone: string;
+  defaultLanguage: string;
+  /** Authors described by the site's data files, by their key (lower case). */
+  people: Map<string, Person>;
+  /** Folders a root-relative path (`/images/x.png`) is looked up in, in order (absolute). */
+  servedRoots: string[];
+  /** Where a file that is not under a served root is placed, relative to: e.g. Hugo's content/. */
+  mediaRoot: string;
+  documents: SiteDocument[];
+  /** Front matter keys that carry only presentation (layout): dropped without a report line. */
+  silentKeys: ReadonlySet<string>;
+  /** A taxonomy given as one string is a space-separated list (Jekyll), not one name (Hugo, Eleventy). */
+  spaceSeparatedNames?: boolean;
+  /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
+  shortcodes?: Record<string, ShortcodeHandler>;
+  /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
+  collectionTags?: ReadonlySet<string>;
+}
+
+/** A document read and mapped, before it is written. */
+interface Entry {
+  doc: SiteDocument;
+  file: string;
+  data: Record<string, unknown>;
+  lines: Record<string, number>;
+  body: string;
+  bodyLine: number;
+  title: string;
+  slug: string;
+  lang: string | undefined;
+  date: Date | undefined;
+  draft: boolean;
+  categories: string[];
+  tags: string[];
+  authors: string[];
+}
+
+/** Keys the mapping reads, per folder; any other key is reported as not imported. */
+const ARTICLE_KEYS = new Set([
+  'title',
+  'slug',
+  'date',
+  'publishDate',
+  'draft',
+  'published',
+  'categories',
+  'category',
+  'tags',
+  'author',
+  'authors',
+  'description',
+  'summary',
+  'excerpt',
+  'lang',
+  'language',
+]);
+const PAGE_KEYS = new Set(['title', 'slug', 'draft', 'published', 'description', 'lang', 'language']);
+
+/** Where copied images go under content/: one folder, keeping each file's path on the old site. */
+export const MEDIA_FOLDER = 'media';
+
+const MEDIA_NAME = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
+
+/**
+ * What a document becomes (keys cms-sync does not send are marked *; `plan` warns about them
+ * unless resources.<resource>.passThrough lists them):
+ *
+ * - articles/<slug>.md: title, slug (translations only), date (`date`, else Hugo's `publishDate`,
+ *   else a leading `YYYY-MM-DD-` of the file or bundle name; read in the site's time zone),
+ *   `draft: true` (draft, `published: false`, `_drafts/`), category (the first category's slug),
+ *   tags* (other categories, then tags), author* or authors* (user slugs), description*,
+ *   excerpt* (`excerpt` or Hugo's `summary`), lang*.
+ * - pages/<slug>.md: title, slug (translations only), draft, description*, lang*.
+ * - categories/<slug>.md: name; users/<slug>.md: name, email, bio (from the site's author data).
+ *
+ * A translation (a language in the file name, or a `lang` key other than the site's default) is
+ * `<slug>-<lang>`. Any other front matter key is listed in the report with its file and line.
+ */
+export async function importSite(profile: SiteProfile, options: ImportOptions): Promise<void> {
+  const { report } = options;
+  const shown = (abs: string) =>
+    path.join(options.file, path.relative(profile.siteDir, abs)).split(path.sep).join('/');
+
+  const entries: Entry[] = [];
+  for (const doc of profile.documents) {
+    const file = shown(doc.absPath);
+    const text = (await readFile(doc.absPath, 'utf8')).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    const parsed = parseFrontMatter(text);
+    if (!('data' in parsed)) {
+      report.failures.push(`${file}:${parsed.line}:${parsed.column}: ${parsed.message}; not imported`);
+      continue;
+    }
+    entries.push(mapEntry(doc, file, parsed, profile, report));
+  }
+  assignSlugs(entries, report);
+
+  const writer = new ContentWriter({
+    projectDir: options.projectDir,
+    contentDir: options.contentDir,
+    force: options.force,
+    report,
+    exists: existsSync,
+  });
+  const copies = new Map<string, string>();
+  const resolveRef = refResolver(entries);
+  const dropped = new Map<string, string[]>();
+  const categories = new Map<string, string>();
+  const users = new Map<string, Person & { name: string }>();
+
+  let done = 0;
+  for (const entry of entries) {
+    done++;
+    const { doc, file } = entry;
+    const raw = profile.dialect === 'liquid' ? protectRaw(entry.body) : undefined;
+    const expanded = expandTemplates(raw?.text ?? entry.body, {
+      file,
+      bodyLine: entry.bodyLine,
+      site: profile.site,
+      dialect: profile.dialect,
+      resolveRef,
+      ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
+    });
+    for (const p of expanded.problems) {
+      const line = raw ? entry.bodyLine + raw.bodyLine(p.line - entry.bodyLine) : p.line;
+      report.warnings.push(`${p.file}:${line}:${p.column}: ${p.message}`);
+    }
+    const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
+    const body = rewriteImages(raw ? raw.restore(expanded.text) : expanded.text, (url) => {
+      const found = findLocal(url, doc, profile);
+      if (found === 'external') return undefined;
+      const where = `${file}:${lineOf(entry, url)}`;
+      if (!found) {
+        report.warnings.push(
+          `${where}: image \`${url}\` is not in the site (looked in ${lookedIn(url, doc, profile, shown)}); ` +
+            'left as written: plan reports it until the file is added or the reference removed',
+        );
+        return undefined;
+      }
+      if (!MEDIA_NAME.test(found)) {
+        report.warnings.push(`${where}: \`${url}\` is not a media file cms-sync uploads; left as written`);
+        return undefined;
+      }
+      const target = path.join(options.contentDir, MEDIA_FOLDER, servedPath(found, profile));
+      const other = copies.get(target);
+      if (other !== undefined && other !== found) {
+        report.warnings.push(
+          `${where}: \`${url}\` and ${shown(other)} would be one file under content/; kept the first`,
+        );
+      }
+      if (other === undefined) copies.set(target, found);
+      return path.relative(path.dirname(written), target).split(path.sep).join('/');
+    });
+
+    const fm: Record<string, unknown> = { title: entry.title };
+    if (entry.lang !== undefined && entry.lang !== profile.defaultLanguage) fm.slug = entry.slug;
+    const used = doc.folder === 'articles' ? ARTICLE_KEYS : PAGE_KEYS;
+    if (doc.folder === 'articles') {
+      fm.date = entry.date;
+      if (entry.draft) fm.draft = true;
+      const [category, ...more] = entry.categories;
+      if (category !== undefined) {
+        const slug = slugify(category);
+        if (!categories.has(slug)) categories.set(slug, category);
+        fm.category = slug;
+      }
+      for (const name of more) {
+        const slug = slugify(name);
+        if (!categories.has(slug)) categories.set(slug, name);
+      }
+      if (more.length)
+        report.skip('categories beyond the first of a post (the CMS takes one; added to its tags)');
+      const tags = [...new Set([...more, ...entry.tags])];
+      if (tags.length) fm.tags = tags;
+      const handles = entry.authors.map((author) => {
+        const [key, person] = findPerson(profile.people, author);
+        const slug = slugify(key);
+        if (!users.has(slug)) users.set(slug, { ...person, name: person?.name ?? author });
+        return slug;
+      });
+      if (handles.length === 1) fm.author = handles[0];
+      else if (handles.length > 1) fm.authors = handles;
+    } else if (entry.draft) {
+      fm.draft = true;
+    }
+    const description = text(entry.data.description);
+    if (description) fm.description = description;
+    const excerpt = text(entry.data.excerpt) ?? text(entry.data.summary);
+    if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
+    if (entry.lang !== undefined) fm.lang = entry.lang;
+    for (const key of Object.keys(entry.data)) {
+      if (used.has(key) || profile.silentKeys.has(key)) continue;
+      dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);
+    }
+    // The blank line after the front matter is the writer's to add.
+    await writer.write(doc.folder, entry.slug, fm, body.replace(/^(?:[ \t]*\n)+/, ''), file);
+    options.onProgress?.(done, entries.length);
+  }
+
+  for (const [slug, name] of categories)
+    await writer.write('categories', slug, { name }, '', `category \`${name}\``);
+  for (const [slug, person] of users) {
+    const fm: Record<string, unknown> = { name: person.name };
+    if (person.email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(person.email)) fm.email = person.email;
+    if (person.bio) fm.bio = person.bio;
+    await writer.write('users', slug, fm, '', `author \`${person.name}\``);
+  }
+  for (const [key, places] of dropped) {
+    const shownPlaces = places.length > 5 ? [...places.slice(0, 5), `and ${places.length - 5} more`] : places;
+    report.warnings.push(
+      `front matter \`${key}\` is not imported (${places.length} file${places.length === 1 ? '' : 's'}): ` +
+        shownPlaces.join(', '),
+    );
+  }
+  await copyMedia(copies, options, report, shown);
+  await writer.flush();
+}
+
+/** A site's author by key, else by name (`author: Jane Doe` for the `jane` of data/authors). */
+function findPerson(people: Map<string, Person>, author: string): [string, Person | undefined] {
+  const byKey = people.get(author.toLowerCase());
+  if (byKey) return [author, byKey];
+  for (const [key, person] of people) {
+    if (person.name?.toLowerCase() === author.toLowerCase()) return [key, person];
+  }
+  return [author, undefined];
+}
+
+function mapEntry(
+  doc: SiteDocument,
+  file: string,
+  parsed: { data: Record<string, unknown>; lines: Record<string, number>; body: string; bodyLine: number },
+  profile: SiteProfile,
+  report: MigrationReport,
+): Entry {
+  const { data } = parsed;
+  const at = (key: string) => `${file}:${parsed.lines[key] ?? 1}`;
+  const lang = doc.lang ?? text(data.lang) ?? text(data.language);
+  const base = slugOf(text(data.slug)) ?? doc.nameSlug;
+  const slug = lang !== undefined && lang !== profile.defaultLanguage ? `${base}-${slugify(lang)}` : base;
+  let title = text(data.title);
+  if (title === undefined) {
+    title = base;
+    report.warnings.push(`${file}:1: no \`title\`: the slug \`${base}\` is its title`);
+  }
+
+  let date: Date | undefined;
+  const dateKey =
+    data.date !== undefined ? 'date' : data.publishDate !== undefined ? 'publishDate' : undefined;
+  if (dateKey !== undefined && /^(?:git )?(?:last modified|created)$/i.test(String(data[dateKey]))) {
+    // Eleventy's dates from the file system or git history: not known here.
+    report.skip(
+      `Eleventy dates taken from the file system or git (\`${String(data[dateKey])}\`): not imported`,
+    );
+  } else if (dateKey !== undefined) {
+    const parsedDate = parseDate(data[dateKey], profile.timeZone);
+    if ('iso' in parsedDate) date = new Date(parsedDate.iso);
+    else {
+      report.warnings.push(
+        `${at(dateKey)}: \`${dateKey}\` ${parsedDate.error}; ` +
+          (doc.fileDate ? `the file name's date ${doc.fileDate} is used` : 'imported without a date'),
+      );
+    }
+  }
+  if (date === undefined && doc.fileDate !== undefined) {
+    const fromName = parseDate(doc.fileDate, profile.timeZone);
+    if ('iso' in fromName) date = new Date(fromName.iso);
+  }
+
+  const draft = doc.draft === true || data.draft === true || data.published === false;
+  const collection = profile.collectionTags ?? new Set<string>();
+  const split = profile.spaceSeparatedNames === true;
+  return {
+    doc,
+    file,
+    data,
+    lines: parsed.lines,
+    body: parsed.body,
+    bodyLine: parsed.bodyLine,
+    title,
+    slug,
+    lang,
+    date,
+    draft,
+    categories: unique([
+      ...(doc.pathCategories ?? []),
+      ...names(data.categories, split),
+      ...names(data.category, split),
+    ]),
+    tags: unique(names(data.tags, split)).filter((tag) => !collection.has(tag)),
+    authors: unique([...people(data.author), ...people(data.authors)]),
+  };
+}
+
+/**
+ * Two files with one slug (the same name in two years' folders): the oldest keeps it, the others
+ * take their year (`hello-2023`), or a number, and the report says so. Nothing is dropped.
+ */
+function assignSlugs(entries: Entry[], report: MigrationReport): void {
+  const byKey = new Map<string, Entry[]>();
+  for (const entry of entries) {
+    const key = `${entry.doc.folder}/${entry.slug}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), entry]);
+  }
+  const taken = new Set(byKey.keys());
+  for (const group of byKey.values()) {
+    if (group.length < 2) continue;
+    group.sort(
+      (a, b) =>
+        (a.date?.getTime() ?? Infinity) - (b.date?.getTime() ?? Infinity) || a.file.localeCompare(b.file),
+    );
+    const [first, ...rest] = group;
+    for (const entry of rest) {
+      const folder = entry.doc.folder;
+      const year = entry.date?.getUTCFullYear();
+      let slug = year !== undefined ? `${entry.slug}-${year}` : `${entry.slug}-2`;
+      for (let n = 2; taken.has(`${folder}/${slug}`); n++) slug = `${entry.slug}-${n}`;
+      taken.add(`${folder}/${slug}`);
+      report.warnings.push(
+        `${entry.file}: its slug \`${entry.slug}\` is also ${first!.file}'s; written as \`${slug}\``,
+      );
+      entry.slug = slug;
+    }
+  }
+}
+
+/** `ref`, `relref`, `post_url`, `link`: the imported slug of the file named, else the file's name. */
+function refResolver(entries: Entry[]): (target: string) => string {
+  const byName = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.lang !== undefined && byName.has(entry.doc.nameSlug)) continue;
+    const stem = path.basename(entry.doc.absPath).replace(/\.(?:md|markdown)$/i, '');
+    for (const name of [entry.doc.nameSlug, stem, path.basename(entry.doc.baseDir)]) {
+      if (!byName.has(name)) byName.set(name, entry.slug);
+    }
+  }
+  return (target) => {
+    const hash = target.indexOf('#');
+    const fragment = hash === -1 ? '' : target.slice(hash);
+    const segments = (hash === -1 ? target : target.slice(0, hash)).split('/').filter((s) => s !== '');
+    let last = segments.pop()?.replace(/\.(?:md|markdown|html)$/i, '');
+    if (last !== undefined && /^_?index(?:\.[\w-]+)?$/i.test(last)) last = segments.pop();
+    const slug =
+      last === undefined
+        ? undefined
+        : (byName.get(last) ?? byName.get(last.replace(/^\d{4}-\d{2}-\d{2}-/, '')));
+    return slug === undefined ? refPath(target) : `/${slug}/${fragment}`;
+  };
+}
+
+/**
+ * The file a reference names, `external` for another site's URL, or undefined when it is not in
+ * the site. The old site's own absolute URLs count as its paths.
+ */
+function findLocal(url: string, doc: SiteDocument, profile: SiteProfile): string | 'external' | undefined {
+  const candidates = candidatesOf(url, doc, profile);
+  if (candidates === 'external') return candidates;
+  return candidates.find(
+    (abs) => isInside(profile.siteDir, abs) && statSync(abs, { throwIfNoEntry: false })?.isFile(),
+  );
+}
+
+function candidatesOf(url: string, doc: SiteDocument, profile: SiteProfile): string[] | 'external' {
+  let value = url.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('//')) {
+    const own = ownPath(value, profile.site);
+    if (own === undefined) return 'external';
+    value = own;
+  }
+  value = value.replace(/[?#].*$/, '');
+  try {
+    value = decodeURIComponent(value);
+  } catch {
+    // A stray `%`: the name is taken as written.
+  }
+  if (value === '') return [];
+  if (value.startsWith('/')) {
+    const base = basePathOf(profile.site);
+    if (base !== '' && (value === base || value.startsWith(`${base}/`))) value = value.slice(base.length);
+    return profile.servedRoots.map((root) => path.join(root, value));
+  }
+  return [path.join(doc.baseDir, value), ...profile.servedRoots.map((root) => path.join(root, value))];
+}
+
+function lookedIn(
+  url: string,
+  doc: SiteDocument,
+  profile: SiteProfile,
+  shown: (abs: string) => string,
+): string {
+  const candidates = candidatesOf(url, doc, profile);
+  return candidates === 'external' ? url : candidates.map(shown).join(', ');
+}
+
+/** The path of a URL on the old site (`https://old.example/blog/x.png` -> `/blog/x.png`), else undefined. */
+function ownPath(url: string, site: SiteInfo): string | undefined {
+  const origins = [site.url, site.baseUrl].filter((v): v is string => !!v && /^https?:\/\//i.test(v));
+  if (origins.length === 0 || !URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  return origins.some((o) => new URL(o).host === parsed.host) ? parsed.pathname : undefined;
+}
+
+function basePathOf(site: SiteInfo): string {
+  let base = site.baseUrl ?? '';
+  if (/^https?:\/\//i.test(base)) base = new URL(base).pathname;
+  return base.replace(/\/+$/, '').replace(/^(?=[^/])/, '/');
+}
+
+/** Where a site file lands under content/media/: its path under the served root it is in. */
+function servedPath(abs: string, profile: SiteProfile): string {
+  const root =
+    profile.servedRoots.find((r) => isInside(r, abs)) ??
+    (isInside(profile.mediaRoot, abs) ? profile.mediaRoot : profile.siteDir);
+  return path.relative(root, abs);
+}
+
+async function copyMedia(
+  copies: Map<string, string>,
+  options: ImportOptions,
+  report: MigrationReport,
+  shown: (abs: string) => string,
+): Promise<void> {
+  for (const [target, source] of copies) {
+    await mkdir(path.dirname(target), { recursive: true });
+    try {
+      await copyFile(source, target, options.force ? 0 : constants.COPYFILE_EXCL);
+      report.wrote(MEDIA_FOLDER);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const rel = path.relative(options.projectDir, target).split(path.sep).join('/');
+      if (code !== 'EEXIST')
+        report.failures.push(`${shown(source)}: could not be copied to ${rel} (${code})`);
+      else if (!(await sameBytes(source, target))) report.existing.push(rel);
+    }
+  }
+}
+
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([readFile(a), readFile(b)]);
+  return x.equals(y);
+}
+
+/** The 1-based file line where `needle` first appears in the body, else the body's first line. */
+function lineOf(entry: Entry, needle: string): number {
+  const at = entry.body.indexOf(needle);
+  if (at === -1) return entry.bodyLine;
+  let line = entry.bodyLine;
+  for (let i = entry.body.indexOf('\n'); i !== -1 && i < at; i = entry.body.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function slugOf(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : value.replace(/^\/+|\/+$/g, '') || undefined;
+}
+
+/** A taxonomy value: a list, or one string (with `split`, Jekyll's space- or comma-separated names). */
+function names(value: unknown, split: boolean): string[] {
+  if (Array.isArray(value)) return value.map(text).filter((v): v is string => v !== undefined);
+  const one = text(value);
+  if (one === undefined) return [];
+  if (!split) return [one];
+  return one
+    .split(one.includes(',') ? ',' : /\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Authors: a name, a list of names, or mappings with a `name`. */
+function people(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  return list
+    .map((v) => (v && typeof v === 'object' ? text((v as Record<string, unknown>).name) : text(v)))
+    .filter((v): v is string => v !== undefined);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+export function personOf(value: unknown): Person {
+  const fields = record(value);
+  return {
+    ...(text(fields.name) ? { name: text(fields.name) } : {}),
+    ...(text(fields.email) ? { email: text(fields.email) } : {}),
+    ...(text(fields.bio) ? { bio: text(fields.bio) } : {}),
+  };
+}
+
+export function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

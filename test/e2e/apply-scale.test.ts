@@ -1,0 +1,246 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createProject, png, SECRET_TOKEN, type Project } from './harness.js';
+import { newsroom } from './newsroom.js';
+
+/**
+ * Reruns that read and render nothing, and cold syncs of many documents: apart from apply.test.ts
+ * so the two files run side by side.
+ */
+
+let project: Project | undefined;
+afterEach(async () => {
+  if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
+  await project?.close();
+  project = undefined;
+});
+
+describe('reruns that read and render nothing', () => {
+  it('loads unified and its plugins only when something must be rendered', async () => {
+    project = await createProject(newsroom());
+    await project.run(['apply']);
+    const register = new URL('../fixtures/module-log/register.mjs', import.meta.url).href;
+    // Which modules an apply loads, and whether one of them holds the Markdown parser.
+    const loadsParser = async (name: string) => {
+      const log = path.join(project!.dir, `${name}.modules`);
+      const run = await project!.run(['apply'], {
+        env: { NODE_OPTIONS: `--import ${register}`, CMS_SYNC_TEST_MODULE_LOG: log },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const urls = (await readFile(log, 'utf8')).split('\n').filter((url) => url.startsWith('file:'));
+      expect(urls.some((url) => url.endsWith('/dist/bundle/main.js'))).toBe(true);
+      const sources = await Promise.all(urls.map((url) => readFile(fileURLToPath(url), 'utf8')));
+      return sources.some((source) => source.includes('micromark'));
+    };
+    expect(await loadsParser('no-op')).toBe(false);
+    await project.write(
+      'content/articles/budget-vote.md',
+      (await project.read('content/articles/budget-vote.md')).replace('two votes', 'three votes'),
+    );
+    expect(await loadsParser('one-change')).toBe(true);
+  });
+
+  it('reads no unchanged file on a rerun, yet sees an edit that kept the size and set the mtime back', async () => {
+    project = await createProject(newsroom());
+    // Whole seconds, so that the edit below can put the very same mtime back.
+    const anHourAgo = Math.floor(Date.now() / 1000) - 3600;
+    const file = path.join(project.dir, 'content/pages/about.md');
+    await utimes(file, anHourAgo, anHourAgo);
+    // Files changed in the last 2 s are always read again (their times could hide a second save).
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // plan writes nothing anywhere, not even the cache: only apply does.
+    expect((await project.run(['plan'])).code).toBe(0);
+    await expect(stat(path.join(project.dir, '.cms-sync/file-hashes.json'))).rejects.toThrow(/ENOENT/);
+    const first = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: { hashed: number };
+    };
+    expect(first.source.hashed).toBe(9); // 7 documents, 2 images
+    expect((await stat(path.join(project.dir, '.cms-sync/file-hashes.json'))).isFile()).toBe(true);
+    const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: Record<string, number>;
+      result: { updated: number };
+    };
+    expect(rerun.source).toEqual({ documents: 7, rendered: 0, hashed: 0 });
+
+    // Same length, mtime restored (as `touch -d` or `rsync -t` would): only its ctime tells.
+    const before = await stat(file);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('We report on the valley.', 'We report on the VALLEY.'));
+    await utimes(file, anHourAgo, anHourAgo);
+    const after = await stat(file);
+    expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
+    project.cms.resetStats();
+    const edited = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+      source: Record<string, number>;
+      result: { updated: number };
+    };
+    expect(edited.source).toMatchObject({ rendered: 1, hashed: 1 });
+    expect(edited.result.updated).toBe(1);
+    expect((await project.records('page'))[0]!.content).toContain('We report on the VALLEY.');
+  });
+
+  it(
+    'indexes the state on a run with nothing to write, and reads state.json as it is once git changes ' +
+      'it',
+    async () => {
+      project = await createProject(newsroom());
+      const index = path.join(project.dir, '.cms-sync/state-index.json');
+      const stateFile = path.join(project.dir, '.cms-sync/state.json');
+      expect((await project.run(['apply'])).code).toBe(0);
+      // A run that wrote state.json leaves indexing it to the next run that writes nothing.
+      await expect(stat(index)).rejects.toThrow(/ENOENT/);
+      expect((await project.run(['apply'])).code).toBe(0);
+      await expect(stat(index)).resolves.toBeDefined();
+
+      // A teammate's state.json comes in (a pull, a merge): the same records, but the about page's
+      // inputs recorded differently. The index no longer matches it and must not stand for it.
+      const state = JSON.parse(await readFile(stateFile, 'utf8')) as {
+        records: Record<string, { input: { hash: string } }>;
+      };
+      state.records['page/about']!.input.hash = 'written-by-another-version';
+      await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+      const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as {
+        source: Record<string, number>;
+      };
+      expect(plan.source).toMatchObject({ documents: 7, rendered: 1 });
+
+      // plan wrote nothing (the old index is still there). apply reads state.json in full and
+      // records the page's inputs; the run after it, with nothing to write, indexes the new state.json.
+      const stale = await readFile(index, 'utf8');
+      expect((await project.run(['apply'])).code).toBe(0);
+      expect(await readFile(index, 'utf8')).toBe(stale);
+      const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
+        source: Record<string, number>;
+        result: Record<string, number>;
+      };
+      expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
+      expect(rerun.result).toMatchObject({ created: 0, updated: 0, deleted: 0 });
+      expect(await readFile(index, 'utf8')).not.toBe(stale);
+    },
+  );
+});
+
+describe('--refresh=false', () => {
+  it('trusts the state: a no-op run makes no call at all, and a changed file makes only its write', async () => {
+    project = await createProject({
+      'content/pages/about.md': '---\ntitle: About\n---\n\nUs.\n',
+      'content/pages/contact.md': '---\ntitle: Contact\n---\n\nWrite to us.\n',
+    });
+    expect((await project.run(['apply'])).code).toBe(0);
+    project.cms.resetStats();
+    const noop = await project.run(['apply', '--refresh=false', '--json']);
+    expect(noop.code).toBe(0);
+    expect(project.cms.stats().requests).toBe(0);
+
+    await project.write('content/pages/about.md', '---\ntitle: About the paper\n---\n\nUs.\n');
+    const one = await project.run(['apply', '--refresh=false']);
+    expect(one.code).toBe(0);
+    expect(project.cms.stats().byAction).toEqual({ 'page.edit': 1 });
+
+    // A new image: uploaded (ahead of the plan) and its page edited, still without reading anything.
+    await project.write('content/images/team.png', png(7));
+    await project.write(
+      'content/pages/contact.md',
+      '---\ntitle: Contact\n---\n\nWrite to us.\n\n![The team](../images/team.png)\n',
+    );
+    project.cms.resetStats();
+    const withImage = await project.run(['apply', '--refresh=false']);
+    expect(withImage.code).toBe(0);
+    expect(project.cms.stats().byAction).toEqual({ 'media.upload_from_url': 1, 'page.edit': 1 });
+  });
+
+  it('refuses to run without a state to trust', async () => {
+    project = await createProject({ 'content/pages/about.md': '---\ntitle: About\n---\n' });
+    const result = await project.run(['apply', '--refresh=false']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--refresh=false trusts the state, but there is none yet');
+  });
+});
+
+describe('a cold sync of many documents', () => {
+  it('uploads images while documents are still being rendered, each once, and nothing twice on a rerun', async () => {
+    const files: Record<string, string | Buffer> = {};
+    const paragraph =
+      'The council met on Tuesday to discuss the **budget**, with members divided over ' +
+      '[transport](https://example.com/t) spending. ';
+    // Enough documents for the worker pool and a rendering phase of a second or more.
+    for (let i = 0; i < 300; i++) {
+      files[`content/images/photo-${i}.png`] = png(1000 + i);
+      files[`content/articles/story-${i}.md`] =
+        `---\ntitle: Story ${i}\n---\n\n![Photo ` +
+        `${i}](../images/photo-${i}.png)\n\n${`## Part\n\n${paragraph.repeat(6)}\n\n- one\n- two\n\n`.repeat(8)}`;
+    }
+    project = await createProject(files);
+    const run = await project.run(['apply', '--json']);
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as {
+      source: { rendered: number };
+      result: { created: number; uploaded: number };
+      timings: { startedAt: number; read: number };
+    };
+    expect(doc.source.rendered).toBe(300);
+    expect(doc.result).toMatchObject({ created: 300, uploaded: 300 });
+    const uploads = project.cms
+      .stats()
+      .writeLog.filter((w) => w.action === 'upload_from_url')
+      .map((w) => w.at);
+    expect(uploads).toHaveLength(300);
+    const renderedAt = doc.timings.startedAt + doc.timings.read;
+    // Not two phases: the CMS got uploads before the last document was rendered.
+    expect(Math.min(...uploads)).toBeLessThan(renderedAt);
+    expect(uploads.filter((at) => at < renderedAt).length).toBeGreaterThan(0);
+
+    project.cms.resetStats();
+    const rerun = await project.run(['apply', '--json']);
+    expect(JSON.parse(rerun.stdout).result).toMatchObject({ created: 0, updated: 0, uploaded: 0 });
+    expect(project.cms.stats().writes).toBe(0);
+    expect((await project.api({ resource: 'media', action: 'get', limit: 1 })).total).toBe(300);
+  });
+
+  it(
+    'killed halfway, leaves open only the writes it had in progress, not one per record, and the rerun ' +
+      'completes',
+    async () => {
+      const files: Record<string, string | Buffer> = {
+        'content/categories/news.md': '---\nname: News\n---\n',
+      };
+      for (let i = 0; i < 200; i++)
+        files[`content/articles/story-${i}.md`] =
+          `---\ntitle: Story ${i}\ncategory: news\n---\n\nParagraph ${i}.\n`;
+      // A slow CMS: 200 creates take seconds, and the run is killed once the first has landed.
+      project = await createProject(files, { latencyMs: 20 });
+      const run = project.spawn(['apply', '--concurrency', '4']);
+      await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
+      await run.stop({ signal: 'SIGKILL' });
+
+      // Each write is journaled as an intent before it is sent and closed by its record once
+      // confirmed: what is still open is what the next run must check in the CMS before it
+      // sends anything again. A run that journaled all 200 up front would leave nearly all open.
+      const journal = (await project.read('.cms-sync/journal.jsonl'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { t: string; key?: string });
+      const open = new Set<string>();
+      for (const entry of journal) {
+        if (entry.t === 'intent') open.add(entry.key!);
+        if (entry.t === 'record') open.delete(entry.key!);
+      }
+      expect(journal.some((e) => e.t === 'record' && e.key?.startsWith('article/'))).toBe(true);
+      expect(open.size).toBeGreaterThan(0);
+      expect(open.size).toBeLessThanOrEqual(32);
+
+      const rerun = await project.run(['apply', '--concurrency', '4']);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const pages = [0, 100, 200].map((offset) =>
+        project!.api({ resource: 'article', action: 'get', limit: 100, offset, order_by: 'id ASC' }),
+      );
+      const slugs = (await Promise.all(pages)).flatMap((page: { items: Array<{ slug: string }> }) =>
+        page.items.map((a) => a.slug),
+      );
+      expect(slugs).toHaveLength(200);
+      expect(new Set(slugs).size).toBe(200);
+    },
+  );
+});

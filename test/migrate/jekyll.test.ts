@@ -1,0 +1,230 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { protectRaw } from '../../src/migrate/site-raw.js';
+import { expandTemplates } from '../../src/render/templates/expand-templates.js';
+import { runInProcess } from './helpers.js';
+import { projectWithSite, summary } from './hugo-and-jekyll-helpers.js';
+
+let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+describe('import jekyll', () => {
+  it('maps _posts, _drafts, published: false, pages, Liquid and assets; reports what it left', async () => {
+    project = await projectWithSite('jekyll');
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'site']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(summary(run.stdout)).toBe(
+      [
+        'Imported Jekyll/Eleventy site site into content/ in Xs:',
+        '  articles        8 written',
+        '  pages           1 written',
+        '  categories      3 written',
+        '  breaking        0 written',
+        '  users           2 written',
+        '  media           3 copied',
+        'Skipped:',
+        '       1  collections other than _posts (`_recipes/`: not imported)',
+        '       1  the home page (index.md with no text of its own: its layout builds it)',
+        '       1  Markdown files without front matter (Jekyll serves them as they are)',
+        '       1  categories beyond the first of a post (the CMS takes one; added to its tags)',
+        "Warning: site/_posts/2024-06-01-hello.md: its slug `hello` is also site/_posts/2021-06-01-hello.md's; " +
+          'written as `hello-2024`',
+        'Warning: site/_posts/2024-02-10-harbour-walk.md:15:7: Liquid output `{{ page.title }}` is left as text: ' +
+          '`page.title` is not a value cms-sync knows; cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and ' +
+          'the `url`, `relative_url` and `absolute_url` filters',
+        'Warning: site/_posts/2024-02-10-harbour-walk.md:24:1: `{% include %}` of `newsletter.html` is left as ' +
+          "text: it runs one of the site's templates, which cms-sync cannot; map `include` under " +
+          '`markdown.shortcodes` in sync.config.ts (args[0] is the file), or write the content into the file',
+        'Warning: site/news/_posts/2024-05-01-city-news.md:7: image `/assets/img/missing.png` is not in the site ' +
+          '(looked in site/assets/img/missing.png); left as written: plan reports it until the file is added or the ' +
+          'reference removed',
+        'Warning: front matter `permalink` is not imported (1 file): site/about.md:4',
+        'Next: `cms-sync plan` shows what apply would send.',
+        '',
+      ].join('\n'),
+    );
+    expect(await project.files()).toEqual([
+      'content/articles/city-news.md',
+      'content/articles/harbour-walk-es.md',
+      'content/articles/harbour-walk.md',
+      'content/articles/hello-2024.md',
+      'content/articles/hello.md',
+      'content/articles/undated-in-front-matter.md',
+      'content/articles/unpublished.md',
+      'content/articles/work-in-progress.md',
+      'content/categories/maps.md',
+      'content/categories/news.md',
+      'content/categories/travel.md',
+      'content/media/assets/img/harbour.png',
+      'content/media/assets/img/map.png',
+      'content/media/images/team.png',
+      'content/pages/about.md',
+      'content/users/ana.md',
+      'content/users/tom-weller.md',
+    ]);
+    // Jekyll's `-0500`-style offset; {{ site.baseurl }} and relative_url resolved; raw kept, for sync to read.
+    expect(await project.read('content/articles/harbour-walk.md')).toBe(
+      [
+        '---',
+        'title: A walk round the harbour',
+        'date: 2024-02-10T13:15:00.000Z',
+        'category: travel',
+        'tags:',
+        '  - harbour',
+        '  - walking',
+        'author: ana',
+        'description: An early walk',
+        '---',
+        '',
+        'We started at dawn.',
+        '',
+        '![Harbour at dawn](../media/assets/img/harbour.png)',
+        '',
+        '```ruby',
+        'puts "{{ page.title }}"',
+        '```',
+        '',
+        'The template shows {% raw %}`{{ page.title }}`{% endraw %} literally.',
+        '',
+        '{% raw %}',
+        'In prose: {{ site.title }} and {% if x %}.',
+        '{% endraw %}',
+        '',
+        '{% include newsletter.html %}',
+        '',
+        'Back to [about](/journal/about/).',
+        '',
+      ].join('\n'),
+    );
+    // `lang: es` makes a translation; an offset-less date is read in _config.yml's timezone (New York).
+    expect(await project.read('content/articles/harbour-walk-es.md')).toContain(
+      'slug: harbour-walk-es\ndate: 2024-02-11T13:15:00.000Z\ncategory: travel\nauthor: ana\nlang: es\n',
+    );
+    // Undated in front matter: the file name's date, at midnight in New York.
+    expect(await project.read('content/articles/undated-in-front-matter.md')).toBe(
+      [
+        '---',
+        'title: Undated in front matter',
+        'date: 2024-03-05T05:00:00.000Z',
+        'category: travel',
+        'tags:',
+        '  - maps',
+        '  - harbour',
+        '---',
+        '',
+        '<img src="../media/assets/img/map.png" alt="A map of the harbour">',
+        '',
+        'The date comes from the file name.',
+        '',
+      ].join('\n'),
+    );
+    expect(await project.read('content/articles/unpublished.md')).toContain('draft: true\n');
+    expect(await project.read('content/articles/work-in-progress.md')).toBe(
+      '---\ntitle: Work in progress\ndraft: true\n---\n\nA draft in _drafts.\n',
+    );
+    expect(await project.read('content/articles/city-news.md')).toContain(
+      'category: news\n---\n\nPosted in the news folder, so its category is news. See /harbour-walk/.\n',
+    );
+    expect(await project.read('content/articles/hello-2024.md')).toContain(
+      'authors:\n  - ana\n  - tom-weller\n',
+    );
+    expect(await project.read('content/users/ana.md')).toBe(
+      '---\nname: Ana Ruiz\nemail: ana@example.com\nbio: Harbour pilot and writer.\n---\n',
+    );
+    expect(await project.read('content/users/tom-weller.md')).toBe('---\nname: Tom Weller\n---\n');
+    expect(await project.read('content/pages/about.md')).toBe(
+      '---\ntitle: About the journal\n---\n\n![The team](../media/images/team.png)\n\n' +
+        'We write about the harbour. Read [the latest post](/journal/2024/02/10/harbour-walk/).\n',
+    );
+  });
+
+  it('reads an Eleventy site: input and posts folders, collection tags, passthrough assets, {% image %}', async () => {
+    project = await projectWithSite('eleventy');
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'site']);
+    expect(run.code).toBe(0);
+    expect(summary(run.stdout)).toContain(
+      [
+        '  articles        2 written',
+        '  pages           1 written',
+        '  categories      0 written',
+        '  breaking        0 written',
+        '  users           0 written',
+        '  media           1 copied',
+        'Warning: site/src/posts/second-note.md:8:1: Liquid tag `callout` ' +
+          '(`{% callout "Drafts are not published" %}`) is neither built in nor mapped, so it is left as text',
+      ].join('\n'),
+    );
+    expect(await project.files()).toEqual([
+      'content/articles/first-note.md',
+      'content/articles/second-note.md',
+      'content/media/assets/photo.png',
+      'content/pages/about.md',
+    ]);
+    expect(await project.read('content/articles/first-note.md')).toBe(
+      [
+        '---',
+        'title: First note',
+        'date: 2024-08-01T00:00:00.000Z',
+        'tags:',
+        '  - notes',
+        '---',
+        '',
+        'A photo: ![A small photo](../media/assets/photo.png)',
+        '',
+        '<img src="../media/assets/photo.png" alt="A photo with the image shortcode">',
+        '',
+      ].join('\n'),
+    );
+    expect(await project.read('content/articles/second-note.md')).toBe(
+      '---\ntitle: Second note\ndate: 2024-09-01T00:00:00.000Z\ndraft: true\n---\n\n' +
+        'Back to the [about page](/about/).\n\n{% callout "Drafts are not published" %}\n',
+    );
+  });
+
+  it('refuses a folder that is no Jekyll or Eleventy site, and a file', async () => {
+    project = await projectWithSite('hugo');
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'site']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'site: no _config.yml, _posts/ or eleventy.config.js: is this the root of a Jekyll or Eleventy site?',
+    );
+    const file = await runInProcess(project.dir, ['import', 'jekyll', 'site/hugo.toml']);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toContain('site/hugo.toml: no such folder');
+  });
+});
+
+describe('protectRaw', () => {
+  const expand = (body: string) => {
+    const raw = protectRaw(body);
+    const expanded = expandTemplates(raw.text, { file: 'x.md', dialect: 'liquid' });
+    return { text: raw.restore(expanded.text), problems: expanded.problems, raw };
+  };
+
+  it('keeps {% raw %} in prose for sync, and writes only its inside in code', () => {
+    const { text, problems } = expand(
+      [
+        'Prose {% raw %}{{ a }}{% endraw %} and plain {% raw %}text{% endraw %}.',
+        '',
+        '{% highlight liquid %}',
+        '{% raw %}{{ b }}{% endraw %}',
+        '{% endhighlight %}',
+      ].join('\n'),
+    );
+    expect(problems).toEqual([]);
+    expect(text).toBe(
+      ['Prose {% raw %}{{ a }}{% endraw %} and plain text.', '', '```liquid', '{{ b }}', '```'].join('\n'),
+    );
+  });
+
+  it('maps lines after a raw block that spans lines back to the file', () => {
+    const body = 'a\n{% raw %}\n{{ x }}\n{% endraw %}\n{{ page.y }}\n';
+    const { problems, raw } = expand(body);
+    expect(problems).toHaveLength(1);
+    // `{{ page.y }}` is on line 3 of the set-aside text and on line 5 of the body.
+    expect(raw.bodyLine(problems[0]!.line - 1) + 1).toBe(5);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/load-config.js';
+import { formatProblem, type FileProblem } from '../../src/errors.js';
+import { buildRecord } from '../../src/records/build-record.js';
+import { collapseWarnings } from '../../src/records/collapse-warnings.js';
+import { isDocumentFailure, parseDocument } from '../../src/source/read-document.js';
+
+const config = resolveConfig({}, { projectDir: '/p', env: {} });
+
+/** The problems buildRecord itself gives a category file, so a change of its wording shows here. */
+async function problemsOf(name: string, frontMatter: string): Promise<FileProblem[]> {
+  const file = `content/categories/${name}.md`;
+  const doc = parseDocument(Buffer.from(`---\nname: ${name}\n${frontMatter}\n---\n`), {
+    file,
+    absPath: `/p/${file}`,
+    resource: 'category',
+  });
+  if (isDocumentFailure(doc)) throw new Error('parsed');
+  const render = () => Promise.reject(new Error('not rendered'));
+  const media = {
+    resolve: async () => ({ ok: false as const, message: '' }),
+    hashFile: async () => undefined,
+  };
+  return (await buildRecord(doc, { config, render, media })).problems;
+}
+
+describe('collapseWarnings', () => {
+  it('shows a key that many files carry once, with how many and the first few', async () => {
+    const problems: FileProblem[] = [];
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f'])
+      problems.push(...(await problemsOf(name, 'weight: 3')));
+    problems.push(...(await problemsOf('g', 'icon: x')));
+    expect(problems).toHaveLength(7);
+    expect(collapseWarnings(problems).map(formatProblem)).toEqual([
+      'content/categories/a.md:3:1: warning: front matter `weight` is not sent to the CMS (in 6 files: here, ' +
+        'content/categories/b.md:3, content/categories/c.md:3, content/categories/d.md:3 and 2 more): list it in ' +
+        'resources.category.passThrough in sync.config.ts to send it',
+      'content/categories/g.md:3:1: warning: front matter `icon` is not sent to the CMS: list it in ' +
+        'resources.category.passThrough in sync.config.ts to send it',
+    ]);
+  });
+
+  it('names every file when there are few, and keeps errors and other warnings as they are, in order', async () => {
+    const error: FileProblem = {
+      file: 'content/x.md',
+      line: 2,
+      column: 1,
+      message: 'boom',
+      severity: 'error',
+    };
+    const other: FileProblem = {
+      file: 'content/y.md',
+      line: 1,
+      column: 1,
+      message: 'hm',
+      severity: 'warning',
+    };
+    const weights = [...(await problemsOf('a', 'weight: 1')), ...(await problemsOf('b', 'weight: 2'))];
+    expect(collapseWarnings([error, weights[0]!, other, weights[1]!]).map((p) => p.message)).toEqual([
+      'boom',
+      'front matter `weight` is not sent to the CMS (in 2 files: here, content/categories/b.md:3): list it in ' +
+        'resources.category.passThrough in sync.config.ts to send it',
+      'hm',
+    ]);
+  });
+});
