@@ -16,7 +16,7 @@ import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/err
 import type { RemoteRecord } from '../resources.js';
 import type { StateStore } from '../state/journal.js';
 import type { StateRecord } from '../state/state-file.js';
-import type { UploadAhead } from './upload-ahead.js';
+import type { UploadAhead } from './upload-ahead-types.js';
 
 /** Everything apply touches, passed in: the only code that writes to the CMS. */
 export interface ApplyContext {

@@ -1,8 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf, runSync } from './run-sync.js';
+import { type CliIO, projectDirOf, type SetExit } from './io.js';
+import { runSyncCommand } from './sync-command.js';
 import { addSyncOptions, syncFlags } from './sync-options.js';
 
 export function registerApply(program: Command, io: CliIO, setExit: SetExit): void {
@@ -31,7 +30,7 @@ export function registerApply(program: Command, io: CliIO, setExit: SetExit): vo
         const saved = await readSavedPlan(path.resolve(projectDir, planFile));
         flags = { ...flags, ...saved.flags, savedPlan: { file: planFile, plan: saved } };
       }
-      const { exitCode } = await runSync(mode, flags, io, { projectDir });
+      const { exitCode } = await runSyncCommand(mode, flags, io, { projectDir });
       setExit(exitCode);
     });
 }

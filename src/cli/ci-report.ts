@@ -2,9 +2,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { SyncError } from '../errors.js';
-import { writeLine, type CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf } from './run-sync.js';
+import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
 
 const HELP = `
 Turns the output of \`plan --json\` or \`apply --json\` into GitHub Actions annotations

@@ -1,11 +1,7 @@
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig } from '../config/load-config.js';
-import { SyncError } from '../errors.js';
-import { writeLine, type CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf } from './run-sync.js';
+import { importContent, type ImportContentOptions } from '../sync/import-content.js';
+import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
 
 interface ImportFlags {
   out?: string;
@@ -93,59 +89,32 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
     )
     .addHelpText('after', HELP)
     .action(async (source: string, file: string, flags: ImportFlags) => {
-      if (!Object.hasOwn(SOURCES, source)) {
-        throw new SyncError(
-          'CMS_SYNC_INPUT',
-          `Unknown export type \`${source}\`: use \`cms-sync import wordpress FILE.xml\`, ` +
-            `\`import ghost FILE.json\`, \`import hugo SITE_DIR\` or \`import jekyll SITE_DIR\`.`,
-        );
-      }
-      const kind = SOURCES[source as keyof typeof SOURCES];
       const projectDir = projectDirOf(io, program.opts().cwd);
-      const config = await loadConfig(projectDir, io.env);
-      const contentDir = flags.out ? path.resolve(projectDir, flags.out) : config.contentDir;
-      const absPath = path.resolve(projectDir, file);
-      const info = await stat(absPath).catch(() => undefined);
-      if (kind.site ? !info?.isDirectory() : !info?.isFile())
-        throw new SyncError(
-          'CMS_SYNC_INPUT',
-          `${file}: no such ${kind.site ? 'folder' : 'file'} (looked in ${projectDir}).`,
-        );
-
-      const { MigrationReport } = await import('../migrate/report.js');
-      const report = new MigrationReport();
       const progress = progressLine(io.stderr);
-      const common = {
-        file,
-        absPath,
-        projectDir,
-        contentDir,
-        force: flags.force === true,
-        report,
-        onProgress: progress.update,
-      };
-      const started = Date.now();
-      if (source === 'wordpress') {
-        const { importWordPress } = await import('../migrate/wordpress.js');
-        await importWordPress({ ...common, ...(flags.linkPath ? { linkPath: flags.linkPath } : {}) });
-      } else if (source === 'ghost') {
-        const { importGhost } = await import('../migrate/ghost.js');
-        await importGhost({
-          ...common,
+      const { report, contentDir, ms } = await importContent(
+        {
+          projectDir,
+          env: io.env,
+          source: source as ImportContentOptions['source'],
+          file,
+          ...(flags.out ? { out: flags.out } : {}),
+          force: flags.force === true,
           ...(flags.ghostUrl ? { ghostUrl: flags.ghostUrl } : {}),
           ...(flags.linkPath ? { linkPath: flags.linkPath } : {}),
-        });
-      } else if (source === 'hugo') {
-        const { importHugo } = await import('../migrate/hugo.js');
-        await importHugo(common);
-      } else {
-        const { importJekyll } = await import('../migrate/jekyll.js');
-        await importJekyll(common);
-      }
-      progress.finish();
+        },
+        (event) => {
+          if (event.type === 'items') progress.update(event.done, event.total);
+          else if (event.type === 'items-done') progress.finish();
+        },
+      );
       const where = path.relative(projectDir, contentDir) || '.';
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      writeLine(io.stdout, report.format(`Imported ${kind.name} ${file} into ${where}/ in ${seconds}s:`));
+      const seconds = (ms / 1000).toFixed(1);
+      writeLine(
+        io.stdout,
+        report.format(
+          `Imported ${SOURCES[source as keyof typeof SOURCES]?.name ?? source} ${file} into ${where}/ in ${seconds}s:`,
+        ),
+      );
       writeLine(io.stdout, 'Next: `cms-sync plan` shows what apply would send.');
       if (report.failures.length) setExit(1);
     });

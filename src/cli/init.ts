@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import type { ScaffoldEntry } from '../init/scaffold.js';
-import { writeLine, type CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf } from './run-sync.js';
+import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
 
 const HELP = `
 Writes sync.config.ts, a starter content/ (a category, an article with an image, a page),

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /** What a command touches of the outside world, passed in so tests can run commands in-process. */
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -106,4 +108,12 @@ export function guardUnfinished(stderr: NodeJS.WritableStream): () => void {
 
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(line + '\n');
+}
+
+/** Each command file exports a `registerX(program, io, setExit)` that adds itself to the program. */
+export type SetExit = (code: number) => void;
+
+/** The project directory: --cwd, relative to where cms-sync was started. */
+export function projectDirOf(io: CliIO, cwdFlag: string | undefined): string {
+  return path.resolve(io.cwd, cwdFlag ?? '.');
 }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { redactCredentials, SyncError } from '../errors.js';
-import { guardUnfinished, processIO, writeLine, type CliIO } from './io.js';
+import { guardUnfinished, processIO, writeLine, type CliIO, type SetExit } from './io.js';
 import { registerApply } from './apply.js';
 import { registerCiReport } from './ci-report.js';
 import { registerImport } from './import.js';
@@ -12,9 +12,6 @@ import { registerServe } from './serve.js';
 import { registerStart } from './start.js';
 import { registerUnlock } from './unlock.js';
 import { registerWatch } from './watch.js';
-
-/** Each command file exports a `registerX(program, io, setExit)` that adds itself to the program. */
-export type SetExit = (code: number) => void;
 
 export async function main(argv: string[], given?: CliIO): Promise<number> {
   const io = given ?? processIO();

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import type { CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf, runSync } from './run-sync.js';
+import { type CliIO, projectDirOf, type SetExit } from './io.js';
+import { runSyncCommand } from './sync-command.js';
 import { addSyncOptions, syncFlags } from './sync-options.js';
 
 export function registerPlan(program: Command, io: CliIO, setExit: SetExit): void {
@@ -21,7 +20,7 @@ export function registerPlan(program: Command, io: CliIO, setExit: SetExit): voi
         'cms-sync apply plan.json\n  cms-sync plan --diff --only "articles/story-0099.md"',
     )
     .action(async (options: Record<string, unknown>) => {
-      const { exitCode } = await runSync('plan', syncFlags(options), io, {
+      const { exitCode } = await runSyncCommand('plan', syncFlags(options), io, {
         projectDir: projectDirOf(io, program.opts().cwd),
       });
       setExit(exitCode);

@@ -2,9 +2,8 @@ import { relative, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_DATA_DIR } from '../server/data-dir.js';
 import type { LocalCmsOptions } from '../server/index.js';
-import { writeLine, type CliIO } from './io.js';
-import { checkToken, readToken } from './token.js';
-import type { SetExit } from './main.js';
+import { writeLine, type CliIO, type SetExit } from './io.js';
+import { checkToken, readToken } from '../sync/token.js';
 
 interface ServeFlags {
   port: number;

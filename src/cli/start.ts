@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import type { CliIO } from './io.js';
-import type { SetExit } from './main.js';
+import { type CliIO, projectDirOf, type SetExit } from './io.js';
 import { writeLine } from './io.js';
-import { projectDirOf, runSync } from './run-sync.js';
-import { LOCAL_TARGET } from './target.js';
+import { runSyncCommand } from './sync-command.js';
+import { LOCAL_TARGET } from '../sync/target.js';
 
 /**
  * `npm start`: apply the sample content/ into the local CMS, then keep that CMS running so a
@@ -18,7 +17,7 @@ export function registerStart(program: Command, io: CliIO, setExit: SetExit): vo
     .action(async (options: { port: number }) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
       const run = { projectDir, port: options.port, keepTarget: true, allowLocal: true };
-      const { exitCode, target } = await runSync('apply', {}, io, run);
+      const { exitCode, target } = await runSyncCommand('apply', {}, io, run);
       setExit(exitCode);
       if (exitCode === 130) {
         await target.close();

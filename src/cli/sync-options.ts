@@ -1,5 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { SyncFlags } from './run-sync.js';
+import type { SyncOptions } from '../sync/options.js';
+import type { OutputFlags } from './reporter.js';
+
+/** The flags of plan, apply and watch: what to sync (the engine's options) and how to show it. */
+export type SyncFlags = SyncOptions &
+  OutputFlags & {
+    /** plan: exit 2 when there are changes. */
+    detailedExitcode?: boolean;
+  };
 
 function integer(name: string, min: number) {
   return (value: string): number => {

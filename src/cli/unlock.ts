@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config/load-config.js';
 import { describeHolder } from '../state/claim-file.js';
 import { unlockState } from '../state/lock.js';
-import { writeLine, type CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf } from './run-sync.js';
-import { localStateDir } from './target.js';
+import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
+import { localStateDir } from '../sync/target.js';
 
 export function registerUnlock(program: Command, io: CliIO, setExit: SetExit): void {
   program

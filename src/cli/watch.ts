@@ -1,11 +1,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { PassContext } from '../watch/run-pass.js';
-import { writeLine, type CliIO } from './io.js';
-import type { SetExit } from './main.js';
-import { projectDirOf, type SyncFlags } from './run-sync.js';
-import { openSession } from './session.js';
-import { addSyncOptions, syncFlags } from './sync-options.js';
+import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
+import { openSession } from '../sync/session.js';
+import { createCliReporter } from './reporter.js';
+import { addSyncOptions, syncFlags, type SyncFlags } from './sync-options.js';
 
 /**
  * `cms-sync watch`: one session (config, CMS, client, state lock) for the whole run; a first
@@ -33,10 +32,17 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
     import('../watch/sync-loop.js'),
     import('../watch/watch-content.js'),
   ]);
-  const session = await openSession('apply', flags, io, { projectDir, command: 'watch' });
+  const session = await openSession(
+    'apply',
+    { ...flags, projectDir, env: io.env, command: 'watch' },
+    createCliReporter(io, { json: flags.json === true }),
+  );
   // With --json, stdout carries the NDJSON records and nothing else.
   const info = flags.json ? io.stderr : io.stdout;
-  const ctx: PassContext = { session, flags, io, repeats: createRepeatFilter() };
+  // Each pass prints one line of its own (see runPass): no plan, progress or summary.
+  const reporter = createCliReporter(io, { quiet: true });
+  const { showProblem: _show, quiet: _quiet, detailedExitcode: _detailed, ...options } = flags;
+  const ctx: PassContext = { session, flags: options, io, reporter, repeats: createRepeatFilter() };
   let fatal = false;
   let onFatal: () => void = () => {};
   const fatalSeen = new Promise<void>((resolve) => (onFatal = resolve));

@@ -148,6 +148,11 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
     }
     entries.push(mapEntry(doc, file, parsed, profile, report));
   }
+  if (entries.some((e) => e.lang !== undefined) && profile.defaultLanguage !== 'en')
+    report.warnings.push(
+      `the site's default language is \`${profile.defaultLanguage}\`: set \`languages: { default: ` +
+        `'${profile.defaultLanguage}' }\` in sync.config.ts, so that its translations keep their keys`,
+    );
   assignSlugs(entries, report);
 
   const writer = new ContentWriter({
@@ -208,7 +213,12 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
     });
 
     const fm: Record<string, unknown> = { title: entry.title };
-    if (entry.lang !== undefined && entry.lang !== profile.defaultLanguage) fm.slug = entry.slug;
+    // sync keys a translation `<slug>-<lang>` itself (languages.default is the site's, see the
+    // report): the file carries the slug without the language, and its `lang`.
+    const suffix = entry.lang === undefined ? '' : `-${slugify(entry.lang)}`;
+    const translated = entry.lang !== undefined && entry.lang !== profile.defaultLanguage;
+    const langKey = translated && suffix !== '' && entry.slug.endsWith(suffix);
+    if (translated) fm.slug = langKey ? entry.slug.slice(0, -suffix.length) : entry.slug;
     const used = doc.folder === 'articles' ? ARTICLE_KEYS : PAGE_KEYS;
     if (doc.folder === 'articles') {
       fm.date = entry.date;
@@ -242,7 +252,7 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
     if (description) fm.description = description;
     const excerpt = text(entry.data.excerpt) ?? text(entry.data.summary);
     if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
-    if (entry.lang !== undefined) fm.lang = entry.lang;
+    if (langKey) fm.lang = entry.lang;
     for (const key of Object.keys(entry.data)) {
       if (used.has(key) || profile.silentKeys.has(key)) continue;
       dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);

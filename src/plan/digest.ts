@@ -1,17 +1,9 @@
-import { sha256 } from '../sha256.js';
-import { stableJson } from '../stable-json.js';
-import type { MediaSource } from '../media/resolve-media.js';
+import { digest, htmlDigest } from '../digest.js';
 import type { DesiredRecord, RecordRef } from '../records/build-record.js';
 import type { RemoteRecord } from '../resources.js';
 
-/** Short, stable digest of a JSON value (object keys sorted). */
-export function digest(value: unknown): string {
-  // Plain values (most fields, and every body) need no key sorting: skip the replacer, which
-  // costs more than the hash on a no-op run over thousands of records.
-  const text =
-    value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
-  return sha256(text).slice(0, 20);
-}
+// The digest itself lives below records/ and plan/, which both take digests.
+export { digest, htmlDigest };
 
 /**
  * Digest of each field a record sends, in symbolic form: the records it names by slug and media
@@ -32,24 +24,6 @@ export function sourceDigests(record: DesiredRecord): Record<string, string> {
 export function refDigest(ref: RecordRef): string {
   const { target, many } = ref.relation;
   return many ? digest({ [target]: ref.slugs }) : digest(`${target}:${ref.slugs[0]}`);
-}
-
-/**
- * The digest of a rendered body: its HTML with placeholders, its images by content, and their
- * alt texts and titles (they reach the media records, so a change to one is a change to the body).
- */
-export function htmlDigest(
-  template: string,
-  media: readonly MediaSource[],
-  text: ReadonlyArray<{ alt: string; title?: string }> = [],
-): string {
-  const said = text.some((t) => t.alt !== '' || t.title !== undefined);
-  return digest({
-    html: template,
-    media: media.map((m) => m.identity),
-    // Only when there is something: a body whose images have no alt keeps the digest it had.
-    ...(said ? { text: text.map((t) => [t.alt, t.title ?? null]) } : {}),
-  });
 }
 
 /**

@@ -6,7 +6,6 @@ import type { ResolvedResource } from '../config/schema.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { PLACEHOLDER_PREFIX } from '../render/bind-media.js';
 import type { RecordResource, RemoteRecord } from '../resources.js';
-import type { Plan } from './compute-plan.js';
 import { apiName, refValue, sameValue, type IdBook } from './payload.js';
 
 /**
@@ -131,10 +130,13 @@ export function fieldDiff(value: FieldValue, options: { context?: number } = {})
  * leaves out the fields of records the CMS did not change since our last write, and an update of
  * such a record still needs the CMS's value to be shown.
  */
-export function cmsValuesWanted(plan: Plan): Map<RecordResource, number[]> {
+export function cmsValuesWanted(plan: {
+  // Structural, not compute-plan's Plan: compute-plan imports this module.
+  changes: ReadonlyArray<{ action: string; resource: RecordResource; id?: number; values?: FieldValue[] }>;
+}): Map<RecordResource, number[]> {
   const wanted = new Map<RecordResource, number[]>();
   for (const change of plan.changes) {
-    if (change.action !== 'update' && change.action !== 'drift') continue;
+    if ((change.action !== 'update' && change.action !== 'drift') || change.id === undefined) continue;
     if (!change.values?.some((value) => !('cms' in value))) continue;
     const ids = wanted.get(change.resource) ?? [];
     ids.push(change.id);

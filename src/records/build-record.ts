@@ -7,7 +7,7 @@ import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
 import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
-import { digest } from '../plan/digest.js';
+import { digest } from '../digest.js';
 import { frontMatterSchema, knownKeys } from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';

@@ -1,7 +1,7 @@
 import type { ImageText } from '../media/resolve-images.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import { PackedText } from '../packed-text.js';
-import { htmlDigest } from '../plan/digest.js';
+import { htmlDigest } from '../digest.js';
 
 /** A rendered body as a record carries it: see DesiredRecord.html. */
 export interface RecordHtml {

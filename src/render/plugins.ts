@@ -5,7 +5,7 @@ import type { PluginEntry } from '../config/define-config.js';
 import { SyncError } from '../errors.js';
 import { requireLater } from '../require-later.js';
 import { sha256 } from '../sha256.js';
-import { digest } from '../plan/digest.js';
+import { digest } from '../digest.js';
 
 const jitiModule = requireLater<typeof import('jiti')>('jiti');
 

@@ -6,62 +6,10 @@ import { sha256 } from '../sha256.js';
 import { stableJson } from '../stable-json.js';
 import { readStamped, stampOf, type FileStamp } from '../file-stamp.js';
 import { readIndexedState } from './state-index.js';
+import type { State } from './state-types.js';
 
-/** What cms-sync knows about one record it created or adopted. */
-export interface StateRecord {
-  id: number;
-  /** The file the record came from, relative to the project directory. */
-  file: string;
-  owner: 'created' | 'adopted';
-  /** Digest of each field as cms-sync last sent it (symbolic: media by content, category by slug). */
-  source: Record<string, string>;
-  /** Digest of each field as the CMS held it right after our last write: the baseline for drift. */
-  remote: Record<string, string>;
-  /** What the record was built from; when it is unchanged the file need not be rendered again. */
-  input?: RecordInput;
-  /** The CMS's change marker (e.g. `updated_at`) right after our last write. */
-  marker?: string;
-}
-
-/** The inputs of a built record: file bytes, the config that shapes it, and its local images. */
-export interface RecordInput {
-  /** Digest of the file's sha256, the pipeline fingerprint and each local image's sha256. */
-  hash: string;
-  /** Local images the record embeds, relative to content/, in order. */
-  media: string[];
-  /** sha256 of the file's bytes: a file with the same bytes need not even be parsed. */
-  fileSha?: string;
-  /**
-   * What the file names through relations, by front matter key (see RecordRef): a record taken
-   * from state unrendered still orders and checks what it points at.
-   */
-  refs?: Record<string, { slugs: string[]; line: number }>;
-}
-
-/** A file or URL that has been uploaded once, and its media id. */
-export interface MediaEntry {
-  id: number;
-  /** Where it came from, for people reading the state: a content path or a URL. */
-  source: string;
-  /** The alt text and title the media record was given (absent: none was sent). */
-  alt?: string;
-  title?: string;
-  /** The record whose use of the image gave them: the CMS keeps one alt per file (see media-text.ts). */
-  textFrom?: string;
-}
-
-export interface State {
-  version: 1;
-  /** Random id given when the state is first made: a state from another project is refused. */
-  lineage: string;
-  /** Increases with every save: an older copy is refused. */
-  serial: number;
-  /** Which CMS the ids belong to ("local" for the embedded CMS, else its base URL without credentials). */
-  target: string;
-  records: Record<string, StateRecord>;
-  /** Keyed by identity: `sha256:<hex>` for a local file, `url:<url>` for a remote one. */
-  media: Record<string, MediaEntry>;
-}
+// The shapes live in their own file, which state-index.ts reads too, so the two do not import each other.
+export type { MediaEntry, RecordInput, State, StateRecord } from './state-types.js';
 
 export function emptyState(target: string): State {
   return { version: 1, lineage: randomUUID(), serial: 0, target, records: {}, media: {} };

@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { readStamped, sameStamp, type FileStamp } from '../file-stamp.js';
-import type { State, StateRecord } from './state-file.js';
+import type { State, StateRecord } from './state-types.js';
 
 /**
  * Kept beside state.json but local to this checkout, like file-hashes.json: not committed (it

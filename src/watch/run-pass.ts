@@ -1,8 +1,9 @@
 import { SyncError, type ErrorCode } from '../errors.js';
 import type { Change } from '../plan/compute-plan.js';
-import { writeLine, type CliIO } from '../cli/io.js';
-import { syncOnce, type SyncFlags, type SyncReport } from '../cli/run-sync.js';
-import type { Session } from '../cli/session.js';
+import type { SyncReporter } from '../sync/events.js';
+import type { SyncOptions } from '../sync/options.js';
+import { syncOnce, type SyncReport } from '../sync/run-sync.js';
+import type { Session } from '../sync/session.js';
 import { toPosixRelative } from '../source/content-paths.js';
 import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
@@ -19,8 +20,12 @@ const FATAL: ReadonlySet<ErrorCode> = new Set([
 
 export interface PassContext {
   session: Session;
-  flags: SyncFlags;
-  io: CliIO;
+  /** What each sync does; `json`: each pass's line as one NDJSON record. */
+  flags: SyncOptions & { json?: boolean };
+  /** Where each pass's line goes (stdout) and a run-level failure's message (stderr). */
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+  /** Told what each sync does; its problems only as the repeat filter lets through. */
+  reporter?: SyncReporter;
   repeats: ReturnType<typeof createRepeatFilter>;
 }
 
@@ -90,7 +95,11 @@ export async function runPass(
   let report: SyncReport | undefined;
   let outcome: PassOutcome = 'ok';
   try {
-    report = await syncOnce(session, { ...ctx.flags, json: false, quiet: true, showProblem: pass.show }, io);
+    const { json: _json, ...options } = ctx.flags;
+    const reporter: SyncReporter = (event) => {
+      if (event.type !== 'problem' || pass.show(event.problem)) ctx.reporter?.(event);
+    };
+    report = await syncOnce(session, options, reporter);
     pass.done(report.problems);
   } catch (error) {
     const fatal = error instanceof SyncError && FATAL.has(error.code);
@@ -178,4 +187,8 @@ function describeChange(
     default:
       return undefined;
   }
+}
+
+function writeLine(stream: NodeJS.WritableStream, line: string): void {
+  stream.write(line + '\n');
 }

@@ -59,6 +59,13 @@ describe('import hugo, then plan and apply against the local CMS', () => {
       created_at: '2024-03-01T09:00:00.000Z',
       category_id: travel!.id,
     });
+    // Authors are users, and the articles name them by id (relations: author, authors).
+    const users = await project.records('user');
+    const userId = (slug: string) => users.find((u) => u.slug === slug)!.id;
+    expect(users.map((u) => u.slug).sort()).toEqual(['bob', 'jane']);
+    expect(bySlug('first-trip')).toMatchObject({ author_ids: [userId('jane'), userId('bob')] });
+    expect(bySlug('first-trip-es')).toMatchObject({ author_id: userId('jane') });
+    expect(bySlug('shortcodes-tour')).toMatchObject({ author_id: userId('bob') });
     // The translation is a record of its own, with the same image (one upload).
     const trip = bySlug('first-trip')!;
     const tripEs = bySlug('first-trip-es')!;
@@ -69,7 +76,8 @@ describe('import hugo, then plan and apply against the local CMS', () => {
     expect(tripImages).toHaveLength(2);
     expect(tripImages[1]![1]).toBe('large');
     expect(tripEsImages).toEqual([tripImages[0]![0]]);
-    expect(trip.body).toContain('<figcaption>Arriving in <em>Madrid</em></figcaption>');
+    // The figure's caption stays in the body, after the media block (markdown.captions: 'paragraph').
+    expect(trip.body).toContain('<p class="caption">Arriving in <em>Madrid</em></p>');
 
     expect(bySlug('draft-idea')).toMatchObject({ status: 0 });
     expect(bySlug('dated-by-name')).toMatchObject({ created_at: '2022-07-03T22:00:00.000Z', status: 1 });

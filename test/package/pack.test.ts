@@ -111,8 +111,24 @@ it('packs into a tarball that installs into an empty project, where init, plan a
     path.join(project, 'wrong.config.ts'),
     config.replace('// concurrency: 4,', "concurrency: 'four',"),
   );
+  // A build script using the library type-checks too, with no @types/node in the project.
+  await writeFile(
+    path.join(project, 'use.ts'),
+    [
+      "import { plan, sync, SyncError, type SyncEvent, type SyncResult } from 'cms-sync';",
+      'export async function publish(projectDir: string): Promise<number> {',
+      '  const events: SyncEvent[] = [];',
+      '  const planned: SyncResult = await plan({ projectDir, only: ["articles/**"] });',
+      '  if (planned.plan?.counts.create === 0) return 0;',
+      '  const synced = await sync({ projectDir, reporter: (event) => events.push(event) });',
+      "  if (synced.stopped) throw new SyncError('CMS_SYNC_STATE', `stopped: ${synced.stopped}`);",
+      '  return synced.result?.created ?? 0;',
+      '}',
+      '',
+    ].join('\n'),
+  );
   const compilerOptions = { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [] };
-  const tsconfig = { compilerOptions, files: ['sync.config.ts', 'wrong.config.ts'] };
+  const tsconfig = { compilerOptions, files: ['sync.config.ts', 'wrong.config.ts', 'use.ts'] };
   await writeFile(path.join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
   const tsc = await run(process.execPath, [TSC, '-p', project, '--pretty', 'false'], project);
   const errors = tsc.stdout.trim().split('\n');

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
 import { collapseWarnings } from '../records/collapse-warnings.js';
-import { formatProblem, redactCredentials, SyncError, type FileProblem } from '../errors.js';
-import type { CmsClient } from '../remote/client.js';
+import { SyncError, type FileProblem } from '../errors.js';
+import type { ClientStats, CmsClient } from '../remote/client.js';
 import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
@@ -21,93 +21,60 @@ import {
 import { apiName, idOfKey } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
-import type { PlanFlags, SavedPlan } from '../plan/saved-plan.js';
-import { countPlan, formatPlan, hasChanges, planToJson, skippedNote } from '../plan/format-plan.js';
-import pc from 'picocolors';
+import type { PlanFlags } from '../plan/saved-plan.js';
+import { countPlan } from '../plan/format-plan.js';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
 import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
-import { interruptSignal, writeLine, type CliIO } from './io.js';
-import { printPaged } from './pager.js';
-import { createProgress } from './progress.js';
+import type { SyncReporter } from './events.js';
+import type { SyncOptions } from './options.js';
 import { openSession, readOnlyState, type Session, type SessionOptions } from './session.js';
 import type { Target } from './target.js';
 
-export interface SyncFlags {
-  json?: boolean;
-  concurrency?: number;
-  rps?: number;
-  only?: string[];
-  prune?: boolean;
-  maxDeletes?: number;
-  overwriteDrift?: boolean;
-  /** false (--no-detect-renames): a renamed file is a new record, its old one a removal. */
-  detectRenames?: boolean;
-  detailedExitcode?: boolean;
-  strict?: boolean;
-  /** For callers that print their own line per sync (watch): no plan, progress or summary. */
-  quiet?: boolean;
-  /** false: trust the state for what the CMS holds and read nothing from it (like Terraform's -refresh=false). */
-  refresh?: boolean;
-  /** Which per-file problems to print (all by default); every one is in the report either way. */
-  showProblem?: (problem: FileProblem) => boolean;
-  /** plan: also write the plan to this file, for a later `apply FILE`. */
-  out?: string;
-  /** apply: the saved plan to carry out exactly, refused if it no longer holds. */
-  savedPlan?: { file: string; plan: SavedPlan };
-  /** --local: the embedded local CMS, even in CI or with a base URL set. */
-  local?: boolean;
-  /** --token-file: read the API token from this file rather than the environment. */
-  tokenFile?: string;
-  /** plan --diff: each changed field's diff (text), both sides of it (--json). */
-  diff?: boolean;
-  /** plan --compact: counts only, one line per resource and action. */
-  compact?: boolean;
-  /** plan --no-pager (false): never page the plan. */
-  pager?: boolean;
-  /** --retry-failed-media: upload remote images that failed lately again now. */
-  retryFailedMedia?: boolean;
-}
-
-export interface SyncOutcome {
-  exitCode: number;
-  target: Target;
-}
-
 /** What one plan or apply found and did. */
 export interface SyncReport {
+  mode: 'plan' | 'apply';
+  /** Which CMS: "local" for the embedded one, else its base URL without credentials. */
+  target: string;
+  /** The exit code the CLI ends with (docs/contract.md, Commands and exit codes). */
   exitCode: number;
   /** Every per-file problem of the pass: of reading and building files, and of the plan. */
   problems: FileProblem[];
   plan: Plan | undefined;
+  /** What apply did; undefined when nothing was carried out (plan, an abort, a stop). */
   result: ApplyResult | undefined;
   source: SourceRead['counts'];
+  /** Requests and writes sent by the end of the pass. */
+  stats: ClientStats;
+  /** apply: when the pass began (epoch ms), then ms since: content read and rendered, plan made, applied. */
+  timings?: { startedAt: number; read: number; planned: number; applied: number };
+  /** Why the pass ended before its plan was made or carried out: the reason of its `stopped` event. */
+  stopped?: 'strict' | 'stale-plan';
 }
 
+export type RunOptions = SyncOptions &
+  SessionOptions & {
+    /** Leave the embedded CMS running for the caller (`start` shows it afterwards). */
+    keepTarget?: boolean;
+  };
+
 /**
- * plan and apply: read content/ and the CMS, compute the plan, print it, and (apply) carry it
- * out. Returns the exit code of docs/contract.md (Commands and exit codes). `keepTarget` leaves
- * the embedded CMS running for the caller (npm start shows it afterwards).
+ * plan and apply: read content/ and the CMS, compute the plan and (apply) carry it out, telling
+ * `reporter` as it goes. The report's exit code is that of docs/contract.md (Commands and exit
+ * codes). The target is returned for `keepTarget`; its session is closed either way.
  */
 export async function runSync(
   mode: 'plan' | 'apply',
-  flags: SyncFlags,
-  io: CliIO,
-  options: SessionOptions & { keepTarget?: boolean },
-): Promise<SyncOutcome> {
-  const signal = interruptSignal(io);
-  const what = mode === 'apply' ? 'writes start; those in flight finish and are saved' : 'requests';
-  const stopping = () =>
-    writeLine(io.stderr, `Stopping: no new ${what}. Press Ctrl-C again to quit at once.`);
-  signal.addEventListener('abort', stopping, { once: true });
-  const session = await openSession(mode, flags, io, { ...options, signal });
+  options: RunOptions,
+  reporter: SyncReporter = () => {},
+): Promise<{ report: SyncReport; target: Target }> {
+  const session = await openSession(mode, options, reporter);
   try {
-    const report = await syncOnce(session, flags, io, { signal });
-    return { exitCode: report.exitCode, target: session.target };
+    const report = await syncOnce(session, options, reporter, { signal: options.signal });
+    return { report, target: session.target };
   } finally {
-    signal.removeEventListener('abort', stopping);
     await session.close({ keepTarget: options.keepTarget === true });
   }
 }
@@ -118,9 +85,9 @@ export async function runSync(
  */
 export async function syncOnce(
   session: Session,
-  flags: SyncFlags,
-  io: CliIO,
-  options: { signal?: AbortSignal } = {},
+  flags: SyncOptions,
+  reporter: SyncReporter = () => {},
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
@@ -140,7 +107,7 @@ export async function syncOnce(
         })
       : undefined;
   try {
-    return await syncPass(session, flags, io, ahead, signal, failedMedia);
+    return await syncPass(session, flags, reporter, ahead, signal, failedMedia);
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -163,15 +130,14 @@ export async function syncOnce(
 
 async function syncPass(
   session: Session,
-  flags: SyncFlags,
-  io: CliIO,
+  flags: SyncOptions,
+  report: SyncReporter,
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
   failedMedia: FailedMedia,
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
-  const color = !flags.json && io.stdout.isTTY === true && !io.env.NO_COLOR;
   // The first Ctrl-C before any record write: nothing to finish, stop where we are.
   const checkpoint = () => signal?.throwIfAborted();
   const { state, openIntents } = session.store ? session.store : await readOnlyState(config, target);
@@ -245,21 +211,27 @@ async function syncPass(
   );
   checkpoint();
   const read = Date.now() - started;
-  const show = flags.showProblem ?? (() => true);
-  // On a terminal, errors stand out in red and warnings in yellow; logs and pipes get plain text.
-  const tint = pc.createColors(io.stderr.isTTY === true && !io.env.NO_COLOR);
-  const problemLine = (p: FileProblem) => (p.severity === 'error' ? tint.red : tint.yellow)(formatProblem(p));
-  for (const p of collapseWarnings(source.problems.filter(show))) writeLine(io.stderr, problemLine(p));
+  // A key many files carry unsent is one warning line with a count (the report keeps every one).
+  for (const problem of collapseWarnings(source.problems)) report({ type: 'problem', problem });
   const hasErrors = source.problems.some((p) => p.severity === 'error');
+  const done = (
+    fields: Pick<SyncReport, 'exitCode' | 'problems' | 'plan' | 'result'> & Partial<SyncReport>,
+  ) => ({
+    mode,
+    target: target.identity,
+    source: source.counts,
+    stats: client.stats,
+    ...fields,
+  });
   if (flags.strict && hasErrors) {
-    writeLine(io.stderr, 'Stopped before any call: --strict and the files above have errors.');
-    return {
+    report({ type: 'stopped', reason: 'strict' });
+    return done({
       exitCode: 1,
       problems: source.problems,
       plan: undefined,
       result: undefined,
-      source: source.counts,
-    };
+      stopped: 'strict',
+    });
   }
 
   const remote = refresh ? await (remotePending ?? listRemote()) : unread();
@@ -317,7 +289,7 @@ async function syncPass(
     await completeRecords(client, remote, lightUpdates, config.wire.pageSize);
     plan = computePlan(planInput);
   }
-  for (const p of plan.problems) if (show(p)) writeLine(io.stderr, problemLine(p));
+  for (const problem of plan.problems) report({ type: 'problem', problem });
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');
   if (flags.out && mode === 'plan')
@@ -327,35 +299,16 @@ async function syncPass(
   if (flags.savedPlan) {
     const reason = (await import('../plan/saved-plan.js')).stalePlanReason(flags.savedPlan.plan, plan, state);
     if (reason) {
-      writeLine(
-        io.stderr,
-        `Refusing to apply ${flags.savedPlan.file}: ${reason}. Nothing was written. Make a new plan with \`cms-sync ` +
-          `plan --out ${flags.savedPlan.file}\`.`,
-      );
-      return { exitCode: 3, problems, plan, result: undefined, source: source.counts };
+      report({ type: 'stopped', reason: 'stale-plan', file: flags.savedPlan.file, detail: reason });
+      return done({ exitCode: 3, problems, plan, result: undefined, stopped: 'stale-plan' });
     }
   }
   const drifted = plan.changes.some((c) => c.action === 'drift');
 
   const skipped = new Set(problems.filter((p) => p.severity === 'error').map((p) => p.file)).size;
-  const shown = { color, skipped, diff: flags.diff === true, compact: flags.compact === true };
-  if (!flags.json && !flags.quiet && mode === 'plan')
-    await printPaged(io, formatPlan(plan, shown), { json: false, pager: flags.pager !== false });
-  else if (!flags.json && !flags.quiet) writeLine(io.stdout, formatPlan(plan, shown));
+  report({ type: 'plan', plan, skipped });
   if (mode === 'plan' || plan.abort || !session.store) {
-    if (flags.json && !flags.quiet)
-      writeLine(
-        io.stdout,
-        JSON.stringify({
-          mode,
-          target: target.identity,
-          source: source.counts,
-          plan: planToJson(plan, problems),
-          stats: client.stats,
-        }),
-      );
-    const exitCode = plan.abort ? 3 : failed ? 1 : flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
-    return { exitCode, problems, plan, result: undefined, source: source.counts };
+    return done({ exitCode: plan.abort ? 3 : failed ? 1 : 0, problems, plan, result: undefined });
   }
 
   checkpoint();
@@ -371,39 +324,20 @@ async function syncPass(
     store: session.store,
     config,
     target,
-    io,
+    report,
     started,
     book,
-    json: flags.json === true,
-    quiet: flags.quiet === true,
     skipped,
-    color,
     failedMedia,
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
   const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
-  if (flags.json && !flags.quiet) {
-    // When the pass began (epoch ms), then ms since: content read and rendered, plan made, applied.
-    const timings = { startedAt: started, read, planned, applied: Date.now() - started };
-    writeLine(
-      io.stdout,
-      JSON.stringify({
-        mode,
-        target: target.identity,
-        source: source.counts,
-        plan: planToJson(plan, problems),
-        result,
-        stats: client.stats,
-        timings,
-        exitCode,
-      }),
-    );
-  }
-  return { exitCode, problems, plan, result, source: source.counts };
+  const timings = { startedAt: started, read, planned, applied: Date.now() - started };
+  return done({ exitCode, problems, plan, result, timings });
 }
 
-function planFlags(flags: SyncFlags, config: Config): PlanFlags {
+function planFlags(flags: SyncOptions, config: Config): PlanFlags {
   return {
     prune: flags.prune ?? config.sync.prune,
     maxDeletes: flags.maxDeletes ?? config.sync.maxDeletes,
@@ -446,12 +380,9 @@ async function carryOut(
     store: StateStore;
     config: Config;
     target: Target;
-    io: CliIO;
-    json: boolean;
-    quiet: boolean;
+    report: SyncReporter;
     /** Files left out for errors (see formatPlan), counted in the summary. */
     skipped: number;
-    color: boolean;
     started: number;
     book: IdBook;
     ahead?: UploadAhead;
@@ -459,9 +390,7 @@ async function carryOut(
     failedMedia: FailedMedia;
   },
 ): Promise<ApplyResult> {
-  // A terminal gets a progress line on stderr; a log (not a TTY) gets one line per step, on
-  // stdout with the plan and summary, unless stdout is reserved for --json.
-  const progress = createProgress(ctx.io.stderr.isTTY || ctx.json ? ctx.io.stderr : ctx.io.stdout);
+  ctx.report({ type: 'apply-start', plan });
   const result = await applyPlan(plan, {
     client: ctx.client,
     store: ctx.store,
@@ -471,39 +400,16 @@ async function carryOut(
     failedMedia: ctx.failedMedia,
     ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
-    ...(ctx.quiet ? {} : { onProgress: (event: ProgressEvent) => progress.update(event) }),
+    onProgress: (event: ProgressEvent) => ctx.report({ type: 'progress', ...event }),
   });
-  progress.finish();
-  for (const failure of result.failures) {
-    const line = `${failure.file ? `${failure.file}: ` : ''}${failure.key}: ${failure.message}`;
-    writeLine(ctx.io.stderr, redactCredentials(line));
-  }
-  for (const warning of result.warnings ?? []) writeLine(ctx.io.stderr, redactCredentials(warning));
-  if (result.deletesSkipped) writeLine(ctx.io.stderr, result.deletesSkipped);
-  if (result.interrupted) {
-    const { created, updated, deleted, uploaded, adopted } = result;
-    const done = `${created} created, ${updated} updated, ${deleted} deleted, ${uploaded} uploaded, ${adopted} adopted`;
-    const all = created + updated + deleted + uploaded + adopted;
-    const failed = result.failures.length ? `, ${result.failures.length} failed` : '';
-    writeLine(
-      ctx.io.stderr,
-      `Interrupted: stopped starting writes and let those in flight finish. Done: ${done} (${all} in all); ` +
-        `${result.interrupted.notStarted} not started${failed}. State saved: run \`cms-sync apply\` again to finish.`,
-    );
-    return result;
-  }
-  if (ctx.quiet) return result;
-  const seconds = ((Date.now() - ctx.started) / 1000).toFixed(1);
-  const counts = countPlan(plan);
-  const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
-  writeLine(
-    out,
-    `Applied: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted, ${result.uploaded} ` +
-      `uploaded, ${result.adopted} adopted, ${counts.unchanged} ` +
-      `unchanged${result.failures.length ? `, ${result.failures.length} failed` : ''}` +
-      `${skippedNote(ctx.skipped, ctx.color ? pc : pc.createColors(false))} in ${seconds}s ` +
-      `(${ctx.client.stats.requests} requests).`,
-  );
+  ctx.report({
+    type: 'applied',
+    result,
+    unchanged: countPlan(plan).unchanged,
+    skipped: ctx.skipped,
+    ms: Date.now() - ctx.started,
+    requests: ctx.client.stats.requests,
+  });
   return result;
 }
 
@@ -515,8 +421,4 @@ function uploadUrlFor(target: Target): (source: Exclude<MediaSource, { kind: 'ex
       throw new Error(`${source.file} needs media.publicBaseUrl (or CMS_MEDIA_BASE_URL) to be uploaded`);
     return publicUrlOf(source.contentPath, target.mediaBaseUrl);
   };
-}
-
-export function projectDirOf(io: CliIO, cwdFlag: string | undefined): string {
-  return path.resolve(io.cwd, cwdFlag ?? '.');
 }

@@ -8,8 +8,8 @@ import { StateStore } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { moveLocalState, STATE_FILE, type State } from '../state/state-file.js';
 import type { Intent } from '../state/journal.js';
-import { writeLine, type CliIO } from './io.js';
-import type { SyncFlags } from './run-sync.js';
+import type { SyncReporter } from './events.js';
+import type { SyncOptions } from './options.js';
 import { localStateDir, openTarget, stateDirOf, type Target } from './target.js';
 
 /**
@@ -29,6 +29,8 @@ export interface Session {
 
 export interface SessionOptions {
   projectDir: string;
+  /** Where CMS_BASE_URL, the token and the other settings of docs/contract.md are read. */
+  env: NodeJS.ProcessEnv;
   port?: number;
   command?: string;
   /** `start`: the embedded CMS is what it is for, in CI too. */
@@ -39,24 +41,29 @@ export interface SessionOptions {
 
 export async function openSession(
   mode: 'plan' | 'apply',
-  flags: SyncFlags,
-  io: CliIO,
-  options: SessionOptions,
+  options: SessionOptions & Pick<SyncOptions, 'local' | 'tokenFile' | 'concurrency' | 'rps'>,
+  report: SyncReporter = () => {},
 ): Promise<Session> {
-  const config = await loadConfig(options.projectDir, io.env, { readOnly: mode === 'plan' });
-  const target = await openTarget(config, io.env, {
+  const flags = options;
+  const config = await loadConfig(options.projectDir, options.env, { readOnly: mode === 'plan' });
+  const target = await openTarget(config, options.env, {
     serveMedia: mode === 'apply',
     ...(options.port !== undefined ? { port: options.port } : {}),
     local: flags.local ? 'only' : options.allowLocal ? 'allowed' : undefined,
     tokenFile: flags.tokenFile,
-    stderr: io.stderr,
+    report,
   });
   let releaseLock: (() => Promise<void>) | undefined;
   try {
-    writeLine(flags.json ? io.stderr : io.stdout, target.announcement);
+    report({
+      type: 'target',
+      identity: target.identity,
+      baseUrl: target.baseUrl,
+      announcement: target.announcement,
+    });
     let store: StateStore | undefined;
     if (mode === 'apply') {
-      ({ store, release: releaseLock } = await openStore(config, target, options.command ?? 'apply', io));
+      ({ store, release: releaseLock } = await openStore(config, target, options.command ?? 'apply', report));
     }
     const clientOptions = {
       baseUrl: target.baseUrl,
@@ -105,18 +112,19 @@ export async function openStore(
   config: Config,
   target: Target,
   command: string,
-  io: CliIO,
+  report: SyncReporter = () => {},
 ): Promise<{ store: StateStore; release: () => Promise<void> }> {
   const stateDir = stateDirOf(config, target);
   const release = await acquireLock(stateDir, command);
   try {
     if (await moveLeftoverLocalState(config, stateDir, command)) {
       const from = `${shown(config, config.stateDir)}/${STATE_FILE}`;
-      writeLine(
-        io.stderr,
-        `Moved the local CMS's state from ${from} to ${shown(config, localStateDir(config))}/: ` +
+      report({
+        type: 'warning',
+        message:
+          `Moved the local CMS's state from ${from} to ${shown(config, localStateDir(config))}/: ` +
           'it does not belong in the committed state. Commit the removal.',
-      );
+      });
     }
     return { store: await StateStore.open(stateDir, target.identity), release };
   } catch (error) {

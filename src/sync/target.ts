@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { redactCredentials, SyncError, withoutCredentials } from '../errors.js';
 import type { LocalCms } from '../server/index.js';
-import { writeLine } from './io.js';
+import type { SyncReporter } from './events.js';
 import { readToken } from './token.js';
 
 /** The CMS a command talks to, and what the run needs to reach it. */
@@ -33,8 +33,8 @@ export interface TargetOptions {
   local?: 'only' | 'allowed' | undefined;
   /** --token-file. */
   tokenFile?: string | undefined;
-  /** Where warnings go (the token over plain http). */
-  stderr?: NodeJS.WritableStream;
+  /** Told of warnings (the token over plain http). */
+  report?: SyncReporter;
 }
 
 /**
@@ -65,12 +65,13 @@ export async function openTarget(
       );
     }
     const url = new URL(config.target.baseUrl);
-    if (url.protocol === 'http:' && !isLoopback(url.hostname) && options.stderr) {
-      writeLine(
-        options.stderr,
-        `Warning: the API token is sent over plain http:// to ${url.host}, so anyone on the way can read it. ` +
+    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+      options.report?.({
+        type: 'warning',
+        message:
+          `Warning: the API token is sent over plain http:// to ${url.host}, so anyone on the way can read it. ` +
           'Use https:// for a CMS beyond this machine.',
-      );
+      });
     }
     return {
       baseUrl: config.target.baseUrl,

@@ -1,0 +1,30 @@
+import type { MediaSource } from './media/resolve-media.js';
+import { sha256 } from './sha256.js';
+import { stableJson } from './stable-json.js';
+
+/** Short, stable digest of a JSON value (object keys sorted). */
+export function digest(value: unknown): string {
+  // Plain values (most fields, and every body) need no key sorting: skip the replacer, which
+  // costs more than the hash on a no-op run over thousands of records.
+  const text =
+    value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
+  return sha256(text).slice(0, 20);
+}
+
+/**
+ * The digest of a rendered body: its HTML with placeholders, its images by content, and their
+ * alt texts and titles (they reach the media records, so a change to one is a change to the body).
+ */
+export function htmlDigest(
+  template: string,
+  media: readonly MediaSource[],
+  text: ReadonlyArray<{ alt: string; title?: string }> = [],
+): string {
+  const said = text.some((t) => t.alt !== '' || t.title !== undefined);
+  return digest({
+    html: template,
+    media: media.map((m) => m.identity),
+    // Only when there is something: a body whose images have no alt keeps the digest it had.
+    ...(said ? { text: text.map((t) => [t.alt, t.title ?? null]) } : {}),
+  });
+}
