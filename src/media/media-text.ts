@@ -55,6 +55,8 @@ export function planMediaText(input: {
   idOf: (identity: string) => number | undefined;
   /** Identities uploaded by this plan. */
   uploading: ReadonlySet<string>;
+  /** The text the CMS holds for an image state does not know (found in its library). */
+  heldText?: (identity: string) => Pick<MediaEntry, 'alt' | 'title'> | undefined;
 }): { upload: Map<string, MediaText>; edits: MediaEdit[]; problems: FileProblem[] } {
   const uses = new Map<string, Use[]>();
   const writtenKeys = new Set(input.written.map((r) => r.key));
@@ -98,7 +100,7 @@ export function planMediaText(input: {
     }
     const id = stored?.id ?? input.idOf(identity);
     if (id === undefined) continue;
-    const same = sameText(stored, text);
+    const same = sameText(stored ?? input.heldText?.(identity), text);
     if (same && stored?.textFrom === text.from) continue;
     edits.push({ identity, id, source: stored?.source ?? list[0]!.src, text, send: !same });
   }

@@ -45,6 +45,8 @@ export interface PlanInput {
   trustState?: boolean;
   /** The CMS's media library, when some image is unknown to state (lost state): matched by content or URL. */
   remoteMedia?: RemoteRecord[];
+  /** The media fields alt and title travel in (`wire.mediaAltField`/`mediaTitleField`). @default alt, title */
+  mediaTextFields?: { alt: string | false; title: string | false };
   /** Take a file renamed without `slug:` as its record moved (see detect-renames.ts). Default true. */
   detectRenames?: boolean;
   /** --diff: each create, update and drift carries both sides of the fields it names (`values`). */
@@ -335,6 +337,7 @@ export function computePlan(input: PlanInput): Plan {
     ]),
     state,
     idOf: (identity) => book.mediaIdByIdentity.get(identity),
+    heldText: libraryText(input),
     uploading: new Set(uploads.map((u) => u.source.identity)),
   });
   for (const upload of uploads) {
@@ -450,6 +453,29 @@ export function mayAbort(
     emptyContent: input.claimed.size === 0 && input.protectedKeys.size === 0,
   });
   return deletes.length > input.maxDeletes;
+}
+
+/**
+ * The alt and title the CMS's library holds for an image state does not know (state was lost):
+ * an image adopted from the library is edited only when they differ.
+ */
+function libraryText(
+  input: Pick<PlanInput, 'remoteMedia' | 'mediaTextFields'>,
+): (identity: string) => { alt?: string; title?: string } | undefined {
+  if (!input.remoteMedia?.length) return () => undefined;
+  const fields = input.mediaTextFields ?? { alt: 'alt', title: 'title' };
+  const byIdentity = new Map<string, RemoteRecord>();
+  for (const media of [...input.remoteMedia].sort((a, b) => b.id - a.id))
+    for (const identity of mediaIdentities(media)) byIdentity.set(identity, media);
+  const text = (media: RemoteRecord, field: string | false) =>
+    field && typeof media[field] === 'string' && media[field] !== '' ? (media[field] as string) : undefined;
+  return (identity) => {
+    const media = byIdentity.get(identity);
+    if (!media) return undefined;
+    const alt = text(media, fields.alt);
+    const title = text(media, fields.title);
+    return { ...(alt === undefined ? {} : { alt }), ...(title === undefined ? {} : { title }) };
+  };
 }
 
 /** What ids are known before anything is written: records by key (slug), media by identity. */

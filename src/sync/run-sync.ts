@@ -270,6 +270,7 @@ async function syncPass(
   const planInput = {
     ...(flags.diff ? { fieldValues: true } : {}),
     ...(remoteMedia ? { remoteMedia } : {}),
+    mediaTextFields: { alt: config.wire.mediaAltField, title: config.wire.mediaTitleField },
     trustState: !refresh,
     ...(config.wire.changeMarker ? { changeMarker: config.wire.changeMarker } : {}),
     pendingEdits: openIntents,
