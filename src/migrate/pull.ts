@@ -83,7 +83,6 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
     return byId;
   };
   const slugs: SlugBook = { category: slugsOf('category'), user: slugsOf('user') };
-  const categorySlugById = slugs.category;
 
   const writer = new ContentWriter({
     projectDir: config.projectDir,
@@ -118,7 +117,7 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
 
   await writer.flush();
   const result: PullResult = { written: pulled.length, adopted: 0, exact: 0, differing: new Map() };
-  if (options.store) await adopt(pulled, options.store, config, categorySlugById, result, report);
+  if (options.store) await adopt(pulled, options.store, config, slugs, result, report);
   return result;
 }
 
@@ -134,21 +133,23 @@ async function adopt(
   pulled: Pulled[],
   store: StateStore,
   config: Config,
-  categorySlugById: ReadonlyMap<number, string>,
+  slugs: SlugBook,
   result: PullResult,
   report: MigrationReport,
 ): Promise<void> {
   const { renderMarkdown } = await import('../render/render-markdown.js');
-  const render = (markdown: string) => renderMarkdown(markdown, { defaultSize: config.media.defaultSize });
+  const render = (markdown: string) =>
+    renderMarkdown(markdown, { defaultSize: config.media.defaultSize, captions: config.markdown.captions });
   const media = createMediaResolver({
     projectDir: config.projectDir,
     contentDir: config.contentDir,
     canServeLocalFiles: false,
   });
-  const book = {
-    categoryIdBySlug: new Map([...categorySlugById].map(([id, slug]) => [slug, id])),
-    mediaIdByIdentity: new Map<string, number>(),
-  };
+  // Every record a relation may name, by key (`user/jane`), as the plan binds them.
+  const idByKey = new Map<string, number>();
+  for (const resource of ['category', 'user'] as const)
+    for (const [id, slug] of slugs[resource]) idByKey.set(`${resource}/${slug}`, id);
+  const book = { idByKey, mediaIdByIdentity: new Map<string, number>() };
   for (const { resource, remote, file } of pulled) {
     const doc = await readDocument(path.join(config.projectDir, file), {
       projectDir: config.projectDir,

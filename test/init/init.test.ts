@@ -108,7 +108,7 @@ describe('cms-sync init', () => {
     expect(wf.on.push.branches).toEqual(['main']);
     expect(wf.jobs.plan.if).toContain('pull_request');
     const planRun = wf.jobs.plan.steps.map((s: any) => s.run ?? '').join('\n');
-    expect(planRun).toContain('cms-sync plan --json > plan.json');
+    expect(planRun).toContain('cms-sync plan --json --diff > plan.json');
     expect(planRun).toContain('cms-sync ci-report plan.json --log plan.log');
     expect(wf.jobs.apply.concurrency).toEqual({
       group: expect.stringContaining('cms-sync-apply'),

@@ -180,8 +180,9 @@ describe('pull from a CMS seeded over the API', () => {
         '',
       ].join('\n'),
     );
+    // A category's parent is a relation: written back by slug.
     expect(await project.read('content/categories/local-politics.md')).toBe(
-      '---\nname: Local politics\n---\n',
+      '---\nname: Local politics\nparent: politics\n---\n',
     );
     expect(await project.read('content/breaking/storm.md')).toBe(
       "---\ntitle: Storm closes the bridge\nurl: 'https://example.com/live/storm'\nstatus: 1\n---\n",
