@@ -2,6 +2,7 @@ import type { ResolvedResource } from '../config/schema.js';
 import { likelyTypo } from '../records/build-record.js';
 import { knownKeys } from '../records/front-matter.js';
 import type { RecordResource, RemoteRecord } from '../resources.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 
 /** Ids of the CMS's records, and the slugs cms-sync writes for them in front matter. */
 export interface SlugBook {
@@ -34,16 +35,6 @@ const FRONT_MATTER_KEY: Readonly<Record<RecordResource, Readonly<Record<string, 
   breaking: { title: 'title', slug: undefined, url: 'url', status: 'status' },
   user: { name: 'name', slug: undefined, email: 'email', role: 'role', bio: 'bio' },
 };
-
-/**
- * Relations the CMS holds by id and front matter by slug. Written only where the front matter
- * of that resource knows the key; otherwise the id is an ordinary field (passed through or not).
- */
-const RELATIONS: ReadonlyArray<{ field: string; key: string; to: keyof SlugBook; many?: boolean }> = [
-  { field: 'author_id', key: 'author', to: 'user' },
-  { field: 'author_ids', key: 'authors', to: 'user', many: true },
-  { field: 'parent_id', key: 'parent', to: 'category' },
-];
 
 /** Kept by the CMS itself: never written back unless passThrough names them. */
 const SERVER_FIELDS = new Set(['id', 'updated_at', 'created_at']);
@@ -96,11 +87,13 @@ export function pullFields(
       else if (key !== undefined) frontMatter[key] = text(value);
       continue;
     }
-    const relation = RELATIONS.find((r) => r.field === field && known.has(r.key));
+    // Relations come from the resource table, as the plan and the payload read them.
+    const relation = RESOURCE_TABLE[resource].relations.find((r) => r.field === field && r.target in slugs);
     if (relation) {
+      const to = relation.target as keyof SlugBook;
       const value_ = relation.many
-        ? (Array.isArray(value) ? value : []).map((id) => slugOf(relation.to, id, api)).filter(Boolean)
-        : slugOf(relation.to, value, api);
+        ? (Array.isArray(value) ? value : []).map((id) => slugOf(to, id, api)).filter(Boolean)
+        : slugOf(to, value, api);
       if (relation.many ? (value_ as unknown[]).length : value_ !== undefined)
         frontMatter[relation.key] = value_;
       continue;
