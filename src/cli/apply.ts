@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { type CliIO, projectDirOf, type SetExit } from './io.js';
+import { applyConfirmation } from './confirm.js';
 import { runSyncCommand } from './sync-command.js';
 import { addSyncOptions, syncFlags } from './sync-options.js';
 
@@ -15,6 +16,7 @@ export function registerApply(program: Command, io: CliIO, setExit: SetExit): vo
         'changed since',
     )
     .option('--dry-run', 'only plan; the same as `cms-sync plan`')
+    .option('-y, --yes', "on a terminal, apply without asking (a real CMS's apply asks first; never in CI)")
     .addHelpText(
       'after',
       '\nExamples:\n  cms-sync apply\n  CMS_BASE_URL=https://cms.example.com CMS_API_TOKEN=... cms-sync apply ' +
@@ -30,7 +32,11 @@ export function registerApply(program: Command, io: CliIO, setExit: SetExit): vo
         const saved = await readSavedPlan(path.resolve(projectDir, planFile));
         flags = { ...flags, ...saved.flags, savedPlan: { file: planFile, plan: saved } };
       }
-      const { exitCode } = await runSyncCommand(mode, flags, io, { projectDir });
+      const confirm =
+        mode === 'apply' ? applyConfirmation(io, { ...flags, yes: options.yes === true }) : undefined;
+      const { exitCode } = await runSyncCommand(mode, confirm ? { ...flags, confirm } : flags, io, {
+        projectDir,
+      });
       setExit(exitCode);
     });
 }

@@ -4,6 +4,8 @@ import path from 'node:path';
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Where a question is answered (apply's confirmation); absent in tests that drive the CLI in-process. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Resolves when the user asks the process to stop (Ctrl-C / SIGTERM). */
@@ -55,6 +57,7 @@ export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
     get interrupted() {

@@ -13,6 +13,27 @@ import { registerStart } from './start.js';
 import { registerUnlock } from './unlock.js';
 import { registerWatch } from './watch.js';
 
+/** The top-level help's tail: what a newcomer needs beyond the commands (docs/contract.md). */
+const TOP_HELP = `
+Environment:
+  CMS_BASE_URL           the CMS to sync to (unset: the embedded local CMS in .cms-sync/local-cms/)
+  CMS_API_TOKEN          its API token (never printed or written); CMS_API_TOKEN_FILE reads it from a file
+  CMS_MEDIA_BASE_URL     where the CMS can fetch content/ to upload local images (CI sets the commit's raw URL)
+  CMS_SYNC_LOCAL=1       use the embedded local CMS even in CI or with CMS_BASE_URL set (also --local)
+  CMS_SYNC_CONFIG_TIMEOUT_MS  how long sync.config.ts may take to load
+  CI                     set: no pager, no question before apply, no fallback to the local CMS
+  NO_COLOR, PAGER        plain output; the pager for long plans (empty: none)
+
+Exit codes:
+  0 done   1 a file or a write failed, bad input, auth   2 plan --detailed-exitcode found changes
+  3 stopped by a safety check (too many deletes, drift, lock, stale saved plan)   130 interrupted
+
+Example:
+  $ cms-sync init                       # sync.config.ts, a starter content/, a CI workflow
+  $ cms-sync plan --diff                # what would change, field by field (local CMS by default)
+  $ CMS_BASE_URL=https://cms.example.com CMS_API_TOKEN=... cms-sync apply   # asks before writing
+`;
+
 export async function main(argv: string[], given?: CliIO): Promise<number> {
   const io = given ?? processIO();
   // Only the real process can drain its event loop with the command unfinished.
@@ -33,6 +54,7 @@ async function runCommand(argv: string[], io: CliIO): Promise<number> {
     .description('Keep a CMS in line with a git repository of Markdown files.')
     .version(packageVersion(), '-V, --version', 'print the version of cms-sync')
     .option('--cwd <dir>', 'work in this directory instead of the current one')
+    .addHelpText('after', TOP_HELP)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

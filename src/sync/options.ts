@@ -1,3 +1,4 @@
+import type { Plan } from '../plan/compute-plan.js';
 import type { SavedPlan } from '../plan/saved-plan.js';
 
 /** What a plan or apply syncs, and how: the engine's options. How it is shown is the caller's business. */
@@ -31,6 +32,11 @@ export interface SyncOptions {
   out?: string;
   /** apply: the saved plan to carry out exactly, refused if it no longer holds. */
   savedPlan?: { file: string; plan: SavedPlan };
+  /**
+   * Asked after the plan is shown and before anything is written, when the plan has changes:
+   * false stops the apply with exit code 1 and no write (uploads do not start ahead either).
+   */
+  confirm?: (plan: Plan, target: { identity: string; local: boolean }) => Promise<boolean>;
   /** The embedded local CMS, even in CI or with a base URL set. */
   local?: boolean;
   /** Read the API token from this file (relative to the project) rather than the environment. */

@@ -22,7 +22,7 @@ import { apiName, idOfKey } from '../plan/payload.js';
 import { completeRecords, listAll } from '../remote/snapshot.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
-import { countPlan } from '../plan/format-plan.js';
+import { countPlan, hasChanges } from '../plan/format-plan.js';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
@@ -95,7 +95,7 @@ export async function syncOnce(
   // Images upload while documents are still being rendered, except where the promise is that
   // nothing is sent before everything is known: plan, a saved plan, --strict.
   const ahead =
-    mode === 'apply' && store && !flags.savedPlan && !flags.strict
+    mode === 'apply' && store && !flags.savedPlan && !flags.strict && !flags.confirm
       ? createUploadAhead({
           client,
           store,
@@ -311,6 +311,12 @@ async function syncPass(
   if (mode === 'plan' || plan.abort || !session.store) {
     return done({ exitCode: plan.abort ? 3 : failed ? 1 : 0, problems, plan, result: undefined });
   }
+  if (
+    flags.confirm &&
+    hasChanges(plan) &&
+    !(await flags.confirm(plan, { identity: target.identity, local: target.local !== undefined }))
+  )
+    return done({ exitCode: 1, problems, plan, result: undefined });
 
   checkpoint();
   const book = idBook({
