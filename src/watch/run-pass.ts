@@ -4,6 +4,7 @@ import type { SyncReporter } from '../sync/events.js';
 import type { SyncOptions } from '../sync/options.js';
 import { syncOnce, type SyncReport } from '../sync/run-sync.js';
 import type { Session } from '../sync/session.js';
+import { LOCAL_TARGET } from '../sync/target.js';
 import { toPosixRelative } from '../source/content-paths.js';
 import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
@@ -133,7 +134,15 @@ export async function runPass(
         removed: batch.get(file) === 'unlink',
         fileBefore: filesBefore.get(change.key),
       });
-      if (described) line.changes.push({ action: change.action, key: change.key, file, ...described });
+      if (!described) continue;
+      const url = pageUrl(session, change);
+      line.changes.push({
+        action: change.action,
+        key: change.key,
+        file,
+        ...described,
+        ...(url ? { url } : {}),
+      });
     }
     line.uploads = report.plan.uploads.map((u) =>
       u.source.kind === 'file'
@@ -187,6 +196,17 @@ function describeChange(
     default:
       return undefined;
   }
+}
+
+/**
+ * The local CMS's page of a record written in this pass, so a writer can open it from the line:
+ * only for the embedded local CMS (another CMS's pages are its own business).
+ */
+function pageUrl(session: Session, change: Change): string | undefined {
+  if (session.target.identity !== LOCAL_TARGET) return undefined;
+  if (change.action !== 'create' && change.action !== 'update' && change.action !== 'adopt') return undefined;
+  const id = session.store?.state.records[change.key]?.id;
+  return id === undefined ? undefined : `${session.target.baseUrl}/view/${change.resource}/${id}`;
 }
 
 function writeLine(stream: NodeJS.WritableStream, line: string): void {

@@ -6,7 +6,7 @@ export interface SyncLine {
   /** Files of the batch, relative to content/. */
   files: string[];
   /** One entry per record the pass touched or held back, e.g. `{ symbol: '~', key: 'article/budget' }`. */
-  changes: Array<{ action: string; symbol: string; key: string; file: string; note?: string }>;
+  changes: Array<{ action: string; symbol: string; key: string; file: string; note?: string; url?: string }>;
   /** Media files or URLs uploaded. */
   uploads: string[];
   /** Documents read and hashed, and how many of them had to be rendered (their input changed). */
@@ -69,7 +69,9 @@ function subject(line: SyncLine): string {
 function describe(line: SyncLine): string {
   const items = [
     ...line.uploads.map((u) => `^ ${u}`),
-    ...line.changes.map((c) => `${c.symbol} ${c.key}${c.note ? ` ${c.note}` : ''}`),
+    ...line.changes.map(
+      (c) => `${c.symbol} ${c.key}${c.url ? ` ${c.url}` : ''}${c.note ? ` ${c.note}` : ''}`,
+    ),
   ];
   if (items.length === 0) return 'no changes';
   if (items.length <= MAX_ITEMS) return items.join(', ');
