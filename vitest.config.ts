@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * Test files that mock modules, fake timers, stub globals or inspect a module's own state (a
  * library's cache): each runs in a fresh module graph.
- * The rest share one per worker (no isolation), which saves re-importing cms-sync for every
- * file, about a fifth of the suite's time on two cores. A file that starts to mock belongs here.
+ * The rest share one per worker (no isolation), so cms-sync is not imported again for every
+ * file. A file that starts to mock belongs here.
  */
 const ISOLATED = [
   'test/media/serve-content.test.ts',

@@ -113,6 +113,19 @@ export function readDocument(
 ): SourceDocument | UnparsedDocument | DocumentFailure {
   const file = options.file ?? toPosixRelative(options.projectDir, absPath);
   const { known, hashCache } = options;
+  // A file whose bytes state vouches for: its key and slug as they were, nothing parsed.
+  const unparsed = (unchanged: { key: string; slug: string }, hash: string) => ({
+    unparsed: true as const,
+    key: unchanged.key,
+    resource: options.resource,
+    slug: unchanged.slug,
+    file,
+    absPath,
+    readPath: options.readPath,
+    stem: options.stem,
+    lang: options.lang,
+    hash,
+  });
   let stashed: Stats | undefined;
   const limits = options.limits ?? DEFAULT_LIMITS;
   const source = options.readPath ?? absPath;
@@ -125,19 +138,7 @@ export function readDocument(
       return tooBig(pathOf(file, options), options.resource, stat.size, limits);
     const cached = hashCache?.get(file, stat);
     const unchanged = cached && known?.(file, cached);
-    if (unchanged)
-      return {
-        unparsed: true,
-        key: unchanged.key,
-        resource: options.resource,
-        slug: unchanged.slug,
-        file,
-        absPath,
-        readPath: options.readPath,
-        stem: options.stem,
-        lang: options.lang,
-        hash: cached,
-      };
+    if (unchanged) return unparsed(unchanged, cached);
     bytes = readFileSync(source);
     // It grew between the stat and the read.
     if (bytes.length > limits.maxFileBytes)
@@ -157,19 +158,7 @@ export function readDocument(
   const hash = sha256(bytes);
   if (stashed) hashCache!.set(file, stashed, hash);
   const unchanged = known?.(file, hash);
-  if (unchanged)
-    return {
-      unparsed: true,
-      key: unchanged.key,
-      resource: options.resource,
-      slug: unchanged.slug,
-      file,
-      absPath,
-      readPath: options.readPath,
-      stem: options.stem,
-      lang: options.lang,
-      hash,
-    };
+  if (unchanged) return unparsed(unchanged, hash);
   const { stem, lang, languages } = options;
   return parseDocument(
     bytes,

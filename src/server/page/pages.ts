@@ -66,6 +66,7 @@ function recordTable(
   const records = store.list(resource);
   if (records.length === 0) return '<p class="muted">No records.</p>';
   const label = SCHEMAS[resource].label;
+  const fileOf = context.sources.snapshot();
   const rows = records
     .slice(offset, offset + size)
     .map(
@@ -73,7 +74,7 @@ function recordTable(
         `<tr><td><a ` +
         `href="/view/${resource}/${r.id}">${r.id}</a></td><td>${escapeHtml(r[label] ?? r.filename)}</td>` +
         `<td>${escapeHtml(r.slug)}</td><td>${statusCell(r.status, context)}</td>` +
-        `<td>${sourceLink(resource, r.id, context)}</td></tr>`,
+        `<td>${sourceLink(resource, r.id, fileOf)}</td></tr>`,
     )
     .join('');
   const more =
@@ -160,7 +161,11 @@ function statusCell(value: unknown, context: PageContext): string {
   return name ? `${escapeHtml(name)} <span class="muted">(${value})</span>` : escapeHtml(value);
 }
 
-function sourceLink(resource: Resource, id: number, context: PageContext): string {
-  const file = context.sources.fileOf(resource, id);
+function sourceLink(
+  resource: Resource,
+  id: number,
+  fileOf: (resource: string, id: number) => string | undefined,
+): string {
+  const file = fileOf(resource, id);
   return file ? `<a href="/source/${resource}/${id}">${escapeHtml(file)}</a>` : '';
 }

@@ -9,6 +9,8 @@ import path from 'node:path';
 export interface SourceFiles {
   /** The record's file, relative to the project (`content/articles/x.md`), if some state names it. */
   fileOf(resource: string, id: number): string | undefined;
+  /** fileOf for many records at once (a page's rows): the state files are looked at once. */
+  snapshot(): (resource: string, id: number) => string | undefined;
   /** The file's text, if it is one of those and still inside the content directory. */
   read(resource: string, id: number): { file: string; text: string } | undefined;
 }
@@ -62,6 +64,10 @@ export function sourceFiles(project: SourceProject | undefined, serverUrl: () =>
   };
   return {
     fileOf: (resource, id) => files().get(`${resource}/${id}`),
+    snapshot() {
+      const now = files();
+      return (resource, id) => now.get(`${resource}/${id}`);
+    },
     read(resource, id) {
       const file = files().get(`${resource}/${id}`);
       if (!file || !project) return undefined;
