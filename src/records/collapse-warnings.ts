@@ -15,19 +15,20 @@ const FILES_SHOWN = 3;
  */
 export function collapseWarnings(problems: readonly FileProblem[]): FileProblem[] {
   const groups = new Map<string, FileProblem[]>();
-  for (const p of problems) {
-    const match = p.severity === 'warning' ? UNSENT_KEY.exec(p.message) : null;
-    if (!match) continue;
+  const matches = problems.map((p) => (p.severity === 'warning' ? UNSENT_KEY.exec(p.message) : null));
+  problems.forEach((p, i) => {
+    const match = matches[i];
+    if (!match) return;
     // The message's hint names the resource (resources.article.passThrough): one line per key and hint.
     const group = `${match[1]}\0${match[2]}`;
     const members = groups.get(group);
     if (members) members.push(p);
     else groups.set(group, [p]);
-  }
+  });
   const out: FileProblem[] = [];
   const done = new Set<string>();
-  for (const p of problems) {
-    const match = p.severity === 'warning' ? UNSENT_KEY.exec(p.message) : null;
+  for (const [i, p] of problems.entries()) {
+    const match = matches[i];
     if (!match) {
       out.push(p);
       continue;
