@@ -29,7 +29,10 @@ export interface OutputFlags {
   pager?: boolean;
 }
 
-/** The CLI's reporter; with `deferPlan`, the plan's text is kept for the caller to print (paged). */
+/**
+ * The CLI's reporter; with `deferPlan`, the plan's text is kept for the caller to print (paged).
+ * `items` names the work of pull and import in their progress line ("Pulling 120/400").
+ */
 export interface CliReporter extends SyncReporter {
   /** The plan's text, when deferred and there was one. */
   planText(): string | undefined;
@@ -47,7 +50,7 @@ const PHASES: Record<SyncPhase, string> = {
 export function createCliReporter(
   io: CliIO,
   flags: OutputFlags = {},
-  options: { deferPlan?: boolean } = {},
+  options: { deferPlan?: boolean; items?: string } = {},
 ): CliReporter {
   const show = flags.showProblem ?? (() => true);
   // On a terminal, errors stand out in red and warnings in yellow; logs and pipes get plain text.
@@ -124,9 +127,9 @@ export function createCliReporter(
         progress?.stop();
         return printApplied(io, flags, color, event);
       case 'items':
+        return progress?.update(options.items ?? 'Converting', { done: event.done, total: event.total });
       case 'items-done':
-        // pull and import draw their own progress line (see progressLine).
-        return;
+        return progress?.stop();
     }
   };
   return Object.assign(reporter, { planText: () => planText });

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, createProject, SECRET_TOKEN, type Project } from './harness.js';
 
@@ -57,6 +58,16 @@ describe('progress and warnings in a log (not a terminal)', () => {
       'content/articles/d.md',
       'content/articles/e.md',
     ]);
+  });
+});
+
+describe('progress of import (and pull), through the same reporter', () => {
+  it('counts the items converted in a log', async () => {
+    const xml = fileURLToPath(new URL('../fixtures/migrate/wordpress/export.xml', import.meta.url));
+    const imported = await project.run(['import', 'wordpress', xml, '--out', 'imported'], { env: EVERY_MS });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(/^Importing \d+\/9$/m);
+    expect(imported.stdout).not.toMatch(/^Importing/m);
   });
 });
 
