@@ -75,6 +75,7 @@ export function createCliReporter(
       if (show(p)) writeLine(io.stderr, (p.severity === 'error' ? tint.red : tint.yellow)(formatProblem(p)));
   };
   let planText: string | undefined;
+  let applying = 'Writing';
   const reporter = (event: SyncEvent) => {
     if (event.type !== 'problem') flush();
     switch (event.type) {
@@ -115,10 +116,12 @@ export function createCliReporter(
         return;
       }
       case 'apply-start':
-        return progress?.update('Writing');
+        // One phase for uploads and writes, which overlap: its rate and ETA are of every step.
+        applying = event.plan.uploads.length > 0 ? 'Uploading and writing' : 'Writing';
+        return progress?.update(applying);
       case 'progress': {
         const { done, total, label, ok } = event;
-        progress?.update(label.startsWith('^') ? 'Uploading' : 'Writing', { done, total, step: label });
+        progress?.update(applying, { done, total, step: label });
         // --verbose in a log: each step, with the plan and summary (stdout unless --json keeps it).
         if (stepLines) writeLine(flags.json ? io.stderr : io.stdout, `${ok ? '' : 'failed: '}${label}`);
         return;
@@ -136,7 +139,7 @@ export function createCliReporter(
 }
 
 /**
- * Seconds between two progress lines in a log. CMS_SYNC_PROGRESS_LOG_MS changes it for tests only
+ * Milliseconds between two progress lines in a log. CMS_SYNC_PROGRESS_LOG_MS changes it for tests only
  * (a short run never lasts the default); it is not part of the documented environment.
  */
 function logEveryMs(env: NodeJS.ProcessEnv): number | undefined {
