@@ -56,6 +56,11 @@ export function addSyncOptions(command: Command): Command {
     )
     .option('--strict', 'stop before any call when any file has an error')
     .option(
+      '--verbose',
+      'every warning on its own line (by default one line per kind, with a count and the first files); in a log, ' +
+        'also one line per write',
+    )
+    .option(
       '--retry-failed-media',
       'upload remote images that failed again now, not when media.retryFailedAfterMs is up',
     )

@@ -43,6 +43,8 @@ export interface ReadSourceOptions {
   onRecord?: (record: DesiredRecord) => void;
   /** Remote images that failed lately: missing until their retry is due (see failed-media.ts). */
   failures?: { memory: FailedMedia; retryAfterMs: number; retryAll: boolean; now: Date } | undefined;
+  /** Told as the read moves: scanning content/, then each document built of those to build. */
+  onProgress?: (progress: { phase: 'scan' | 'render'; done?: number; total?: number }) => void;
   /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
   saveHashes?: boolean;
 }
@@ -105,6 +107,7 @@ export async function readSource(
   const fingerprintOf = (resource: RecordResource) =>
     resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
   const hashCache = openHashCache(config.stateDir);
+  options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({
     projectDir: config.projectDir,
     contentDir: config.contentDir,
@@ -228,6 +231,8 @@ export async function readSource(
   };
   const languageField = config.languages.field;
   const limit = pLimit(32);
+  let buildCount = 0;
+  options.onProgress?.({ phase: 'render', done: 0, total: toBuild.length });
   const built: Array<{
     key: string;
     file: string;
@@ -256,6 +261,7 @@ export async function readSource(
           record.values[languageField] = doc.lang ?? config.languages.default;
         built.push({ key: doc.key, file: doc.file, record, problems });
         if (record) options.onRecord?.(record);
+        options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild.length });
       }),
     ),
   ).finally(() => renderer.close());

@@ -184,6 +184,7 @@ export interface ImportResult {
 export type SyncEvent =
   | { type: 'target'; identity: string; baseUrl: string; announcement: string }
   | { type: 'warning'; message: string }
+  | { type: 'phase'; phase: 'config' | 'scan' | 'render' | 'list' | 'compare'; done?: number; total?: number }
   | { type: 'problem'; problem: FileProblem }
   | { type: 'stopped'; reason: 'strict' }
   | { type: 'stopped'; reason: 'stale-plan'; file: string; detail: string }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
-import { collapseWarnings } from '../records/collapse-warnings.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { ClientStats, CmsClient } from '../remote/client.js';
 import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
@@ -70,6 +69,7 @@ export async function runSync(
   options: RunOptions,
   reporter: SyncReporter = () => {},
 ): Promise<{ report: SyncReport; target: Target }> {
+  reporter({ type: 'phase', phase: 'config' });
   const session = await openSession(mode, options, reporter);
   try {
     const report = await syncOnce(session, options, reporter, { signal: options.signal });
@@ -206,13 +206,13 @@ async function syncPass(
         now: new Date(),
       },
       ...aheadHooks,
+      onProgress: (progress) => report({ type: 'phase', ...progress }),
     },
     state,
   );
   checkpoint();
   const read = Date.now() - started;
-  // A key many files carry unsent is one warning line with a count (the report keeps every one).
-  for (const problem of collapseWarnings(source.problems)) report({ type: 'problem', problem });
+  for (const problem of source.problems) report({ type: 'problem', problem });
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   const done = (
     fields: Pick<SyncReport, 'exitCode' | 'problems' | 'plan' | 'result'> & Partial<SyncReport>,
@@ -234,8 +234,10 @@ async function syncPass(
     });
   }
 
+  if (refresh) report({ type: 'phase', phase: 'list' });
   const remote = refresh ? await (remotePending ?? listRemote()) : unread();
   if (refresh) {
+    report({ type: 'phase', phase: 'compare' });
     // The listing carried ids, slugs and change markers only: read in full what the plan must compare.
     const changeMarker = config.wire.changeMarker || undefined;
     const wanted = recordsToComplete({
