@@ -13,15 +13,7 @@ import { htmlToMarkdown } from './html-to-markdown.js';
 import { pullFields, type SlugBook } from './pull-fields.js';
 import type { MigrationReport } from './report.js';
 import { slugify } from './slug.js';
-import { ContentWriter, type ContentFolder } from './write-content.js';
-
-const FOLDER: Record<RecordResource, ContentFolder> = {
-  article: 'articles',
-  page: 'pages',
-  category: 'categories',
-  breaking: 'breaking',
-  user: 'users',
-};
+import { ContentWriter, folderOf } from './write-content.js';
 
 /** Stands in for the source digest of a field whose file does not reproduce the CMS value. */
 export const PULL_MISMATCH = 'pulled-value-differs';
@@ -101,7 +93,7 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
       try {
         const doc = toDocument(resource, remote, { config, slugs, report, label });
         const file = await writer.write(
-          FOLDER[resource],
+          folderOf(resource),
           slugOf(get, `${resource}-${remote.id}`),
           doc.frontMatter,
           doc.body,
@@ -199,15 +191,6 @@ interface Document {
   body: string;
 }
 
-/** The field a person knows a record by: required in front matter. */
-const LABEL: Record<RecordResource, 'title' | 'name'> = {
-  article: 'title',
-  page: 'title',
-  category: 'name',
-  breaking: 'title',
-  user: 'name',
-};
-
 /** One CMS record -> front matter and body, in the shape docs/contract.md (Layout) describes. */
 function toDocument(
   resource: RecordResource,
@@ -221,14 +204,6 @@ function toDocument(
       `${resource} fields ${fields.unmapped.map((f) => `\`${f}\``).join(', ')} are not written: list them in ` +
         `resources.${resource}.passThrough in sync.config.ts to pull them (and send them back)`,
     );
-  const label = LABEL[resource];
-  const named = fields.frontMatter[label];
-  if (typeof named !== 'string' || named.trim() === '') {
-    ctx.report.warnings.push(
-      `${ctx.label} has no ${label}; written as "(untitled)" (the CMS gets that ${label} on the next apply)`,
-    );
-    fields.frontMatter = { [label]: '(untitled)', ...fields.frontMatter };
-  }
   const body =
     fields.html === undefined
       ? ''
