@@ -5,11 +5,8 @@ import type { RecordResource, RemoteRecord } from '../resources.js';
 import { fromApi, managedFields } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 
-/** Ids of the CMS's records, and the slugs cms-sync writes for them in front matter. */
-export interface SlugBook {
-  category: ReadonlyMap<number, string>;
-  user: ReadonlyMap<number, string>;
-}
+/** Ids of the CMS's records, and the slugs cms-sync writes for them in front matter, by resource. */
+export type SlugBook = ReadonlyMap<RecordResource, ReadonlyMap<number, string>>;
 
 export interface PulledFields {
   frontMatter: Record<string, unknown>;
@@ -37,7 +34,7 @@ export function pullFields(
   const descriptor = RESOURCE_TABLE[resource];
   const pulled = fromApi(resource, record, {
     fields: config.fields,
-    slugOf: (target, id) => (target in slugs ? slugs[target as keyof SlugBook].get(id) : undefined),
+    slugOf: (target, id) => slugs.get(target)?.get(id),
     warn: (message) => notes.push(message),
   });
   // Undefined is "not in the file": the key is left out rather than written empty.

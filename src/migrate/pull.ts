@@ -10,6 +10,7 @@ import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../res
 import { isDocumentFailure, readDocument } from '../source/read-document.js';
 import type { StateStore } from '../state/journal.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import { pullFields, type SlugBook } from './pull-fields.js';
 import type { MigrationReport } from './report.js';
 import { slugify } from './slug.js';
@@ -66,15 +67,18 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
     );
   }
   const field = (resource: RecordResource, name: string) => apiName(name, config.resources[resource]);
-  const slugsOf = (resource: 'category' | 'user') => {
-    const byId = new Map<number, string>();
-    for (const record of listings.get(resource) ?? []) {
-      const slug = record[field(resource, 'slug')];
-      if (typeof slug === 'string' && slug) byId.set(record.id, slug.normalize('NFC'));
+  // The slugs of every resource a relation of the table points at, by id.
+  const slugs = new Map<RecordResource, Map<number, string>>();
+  for (const resource of RECORD_RESOURCES)
+    for (const { target } of RESOURCE_TABLE[resource].relations) {
+      if (slugs.has(target)) continue;
+      const byId = new Map<number, string>();
+      for (const record of listings.get(target) ?? []) {
+        const slug = record[field(target, 'slug')];
+        if (typeof slug === 'string' && slug) byId.set(record.id, slug.normalize('NFC'));
+      }
+      slugs.set(target, byId);
     }
-    return byId;
-  };
-  const slugs: SlugBook = { category: slugsOf('category'), user: slugsOf('user') };
 
   const writer = new ContentWriter({
     projectDir: config.projectDir,
@@ -139,8 +143,7 @@ async function adopt(
   });
   // Every record a relation may name, by key (`user/jane`), as the plan binds them.
   const idByKey = new Map<string, number>();
-  for (const resource of ['category', 'user'] as const)
-    for (const [id, slug] of slugs[resource]) idByKey.set(`${resource}/${slug}`, id);
+  for (const [resource, byId] of slugs) for (const [id, slug] of byId) idByKey.set(`${resource}/${slug}`, id);
   const book = { idByKey, mediaIdByIdentity: new Map<string, number>() };
   for (const { resource, remote, file } of pulled) {
     const doc = await readDocument(path.join(config.projectDir, file), {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ResolvedResource } from '../../src/config/schema.js';
 import { pullFields } from '../../src/migrate/pull-fields.js';
 
-const slugs = { category: new Map([[3, 'news']]), user: new Map([[7, 'jane']]) };
+const slugs = new Map([
+  ['category', new Map([[3, 'news']])],
+  ['user', new Map([[7, 'jane']])],
+] as const);
 const resource = (over: Partial<ResolvedResource>): ResolvedResource =>
   ({ fields: {}, passThrough: false, ...over }) as ResolvedResource;
 
