@@ -5,6 +5,7 @@ import { resolveImages } from '../media/resolve-images.js';
 import type { MediaResolver } from '../media/resolve-media.js';
 import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
+import { translatedSlug } from '../source/languages.js';
 import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../digest.js';
@@ -112,7 +113,14 @@ export async function buildRecord(
   const refs = refsOf(descriptor.relations, fm, doc.frontMatterLines);
   if (refs.length > 0) record.refs = refs;
   const history = formerSlugs(doc.frontMatter, doc.frontMatterLines);
-  if (history.former) record.formerSlugs = history.former;
+  if (history.former) {
+    // A translation's old address names its translated record (`old` is `old-fr`), as its file name does.
+    const lang = doc.lang;
+    const slugs = history.former.slugs.map((slug) =>
+      lang && slug.endsWith(`-${lang}`) ? slug : translatedSlug(slug, lang, context.config.languages),
+    );
+    record.formerSlugs = { ...history.former, slugs: [...new Set(slugs)] };
+  }
   for (const problem of history.problems) at(problem.key, problem.message, 'warning');
 
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.

@@ -5,13 +5,14 @@ import { formerSlugs, slugOfAddress } from '../../src/records/front-matter.js';
 import { isDocumentFailure, parseDocument } from '../../src/source/read-document.js';
 
 /** A category file with this front matter, built as plan builds it. */
-async function build(frontMatter: string, passThrough: boolean) {
+async function build(frontMatter: string, passThrough: boolean, lang?: string) {
   const config = resolveConfig({ resources: { category: { passThrough } } }, { projectDir: '/p', env: {} });
   const file = 'content/categories/sport.md';
   const doc = parseDocument(Buffer.from(`---\nname: Sport\n${frontMatter}\n---\n`), {
     file,
     absPath: `/p/${file}`,
     resource: 'category',
+    lang,
   });
   if (isDocumentFailure(doc)) throw new Error('parsed');
   const render = () => Promise.reject(new Error('not rendered'));
@@ -66,5 +67,10 @@ describe('front matter history (aliases, redirect_from)', () => {
     expect(sent.record?.values.redirect_from).toBe('/sports/');
     expect(sent.record?.formerSlugs?.slugs).toEqual(['sports']);
     expect(sent.problems).toEqual([]);
+  });
+
+  it("name a translation's own old record, as its file name does", async () => {
+    const fr = await build('aliases: [/fr/sports/, /fr/jeux-fr/]', false, 'fr');
+    expect(fr.record?.formerSlugs?.slugs).toEqual(['sports-fr', 'jeux-fr']);
   });
 });
