@@ -73,8 +73,11 @@ export function detectRenames(input: {
 
   const goneByBody = new Map<string, string[]>();
   const goneBySlug = new Map<string, string[]>();
-  const add = (index: Map<string, string[]>, id: string, key: string) =>
-    index.set(id, [...(index.get(id) ?? []), key]);
+  const add = (index: Map<string, string[]>, id: string, key: string) => {
+    const keys = index.get(id);
+    if (keys) keys.push(key);
+    else index.set(id, [key]);
+  };
   for (const key in input.state.records) {
     if (input.desiredKeys.has(key) || input.protectedKeys.has(key)) continue;
     const slash = key.indexOf('/');
