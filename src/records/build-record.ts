@@ -5,10 +5,11 @@ import { resolveImages } from '../media/resolve-images.js';
 import type { MediaResolver } from '../media/resolve-media.js';
 import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
+import { translatedSlug } from '../source/languages.js';
 import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../digest.js';
-import { frontMatterSchema, knownKeys } from './front-matter.js';
+import { formerSlugs, frontMatterSchema, HISTORY_KEYS, knownKeys, type FormerSlugs } from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';
 import { refsFromState } from '../resources/derived.js';
@@ -34,6 +35,11 @@ export interface DesiredRecord {
   refs?: RecordRef[];
   /** The Markdown body rendered to HTML, with a placeholder per image (held deflated, see packHtml). */
   html?: RecordHtml;
+  /**
+   * The slugs its front matter says it had (`aliases`, `redirect_from`): a new file that names the
+   * record of a file that is gone is that record renamed (see detectRenames).
+   */
+  formerSlugs?: FormerSlugs;
   /** What it was built from (see RecordInput). */
   input?: RecordInput;
   /**
@@ -106,6 +112,16 @@ export async function buildRecord(
   };
   const refs = refsOf(descriptor.relations, fm, doc.frontMatterLines);
   if (refs.length > 0) record.refs = refs;
+  const history = formerSlugs(doc.frontMatter, doc.frontMatterLines);
+  if (history.former) {
+    // A translation's old address names its translated record (`old` is `old-fr`), as its file name does.
+    const lang = doc.lang;
+    const slugs = history.former.slugs.map((slug) =>
+      lang && slug.endsWith(`-${lang}`) ? slug : translatedSlug(slug, lang, context.config.languages),
+    );
+    record.formerSlugs = { ...history.former, slugs: [...new Set(slugs)] };
+  }
+  for (const problem of history.problems) at(problem.key, problem.message, 'warning');
 
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
   const passThrough = context.config.resources[doc.resource].passThrough;
@@ -113,6 +129,8 @@ export async function buildRecord(
   for (const [key, value] of Object.entries(doc.frontMatter)) {
     if (known.has(key)) continue;
     const listed = Array.isArray(passThrough) && passThrough.includes(key);
+    // Read above as the file's old addresses; sent as well only when passThrough asks for it.
+    if (HISTORY_KEYS.includes(key) && !listed && passThrough !== true) continue;
     const meant = listed ? undefined : likelyTypo(key, known);
     if (meant) {
       at(
