@@ -78,8 +78,9 @@ export async function saveListingCache(file: string, cache: ListingCache): Promi
 export function cachedRecords(entry: CachedResource): RemoteRecord[] {
   const [, slugField, markerField] = entry.fields;
   return entry.records.map(([id, slug, marker]) => {
-    const record: RemoteRecord = { id, [markerField!]: marker };
+    const record: RemoteRecord = { id };
     if (slug !== null) record[slugField!] = slug;
+    record[markerField!] = marker;
     return record;
   });
 }

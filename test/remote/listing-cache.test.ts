@@ -21,7 +21,10 @@ const WIRE = { ...DEFAULT_WIRE, pageSize: 2 };
 const at = (minute: number) => `2026-11-26T12:${String(minute).padStart(2, '0')}:00.000Z`;
 
 /** A CMS of articles in memory that pages and sorts as asked; `quirk` makes it misbehave. */
-function fakeCms(records: Array<{ id: number; slug: string; updated_at: string }>, quirk?: 'ignore' | 'no-total') {
+function fakeCms(
+  records: Array<{ id: number; slug: string; updated_at: string }>,
+  quirk?: 'ignore' | 'no-total',
+) {
   const requests: ApiRequest[] = [];
   const client = {
     async call(request: ApiRequest) {
