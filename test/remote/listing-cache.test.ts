@@ -29,7 +29,7 @@ function fakeCms(
   const client = {
     async call(request: ApiRequest) {
       requests.push(request);
-      let rows = [...records].sort((a, b) => a.id - b.id);
+      const rows = [...records].sort((a, b) => a.id - b.id);
       if (request.order_by === 'updated_at DESC' && quirk !== 'ignore')
         rows.sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.id - b.id);
       const items = rows.slice(request.offset ?? 0, (request.offset ?? 0) + (request.limit ?? 50));
