@@ -127,7 +127,10 @@ export async function forgetDeleted(
     if (!entry) continue;
     const records = entry.records.filter((r) => !ids.has(r[0]));
     if (records.length === entry.records.length) continue;
-    cache.resources[resource] = { ...entry, records };
+    // The newest record may be one of them: the CMS's newest is then older than it, rightly.
+    const { newest: _gone, ...rest } = entry;
+    const newest = newestOf(records);
+    cache.resources[resource] = newest === undefined ? { ...rest, records } : { ...rest, records, newest };
     changed = true;
   }
   if (changed) await saveListingCache(file, cache);
@@ -180,16 +183,21 @@ function fullEntry(
 ): CachedResource | undefined {
   if (!listing.complete) return undefined;
   const records: CachedRecord[] = [];
-  let newest: number | undefined;
   for (const record of listing.records) {
     const cached = toCached(record, slugField, markerField);
     if (!cached) return undefined;
     records.push(cached);
-    newest = Math.max(newest ?? -Infinity, markerMs(cached[2])!);
   }
+  const newest = newestOf(records);
   const entry: CachedResource = { fields: ['id', slugField, markerField], fullAt: at, runs: 0, records };
   if (newest !== undefined) entry.newest = newest;
   return entry;
+}
+
+function newestOf(records: readonly CachedRecord[]): number | undefined {
+  let newest: number | undefined;
+  for (const record of records) newest = Math.max(newest ?? -Infinity, markerMs(record[2])!);
+  return newest;
 }
 
 /** Whether the newest record of the cache is still there, unchanged: then the CMS did not sort. */

@@ -167,7 +167,9 @@ describe('a refresh that reads only what changed in the CMS', () => {
   });
 
   it('takes the records apply deleted out of the cache, so the next run does not list in full', async () => {
-    // d was only planned so far: adopt it, then remove its file.
+    // d was only planned so far: adopt it, with an edit that makes it the newest record, then
+    // remove its file (the CMS's newest record is then older than the newest one listed before).
+    await project.write('content/articles/d.md', article('D, edited'));
     expect((await project.run(['apply'])).code).toBe(3);
     await project.remove('content/articles/d.md');
     const pruned = await project.run(['apply', '--prune', '--json']);
