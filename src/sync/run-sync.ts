@@ -17,8 +17,9 @@ import {
   type Plan,
   type RemoteListing,
 } from '../plan/compute-plan.js';
-import { apiName, idOfKey } from '../plan/payload.js';
-import { completeRecords, listAll } from '../remote/snapshot.js';
+import { idOfKey } from '../plan/payload.js';
+import { completeRecords, type Listings } from '../remote/snapshot.js';
+import { forgetDeleted, listRemote } from './list-remote.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
 import { countPlan, hasChanges } from '../plan/format-plan.js';
@@ -151,7 +152,7 @@ async function syncPass(
   }
   // The listing is network-bound and reading content/ CPU-bound: start both at once (not with
   // --strict, which promises no call before the files are known to be good).
-  const listRemote = () => listAll(client, (resource) => lightFields(config, resource));
+  const listRemote = () => listForPlan(session, state, flags, report);
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
@@ -235,7 +236,7 @@ async function syncPass(
   }
 
   if (refresh) report({ type: 'phase', phase: 'list' });
-  const remote = refresh ? await (remotePending ?? listRemote()) : unread();
+  const remote: Listings = refresh ? await (remotePending ?? listRemote()) : unread();
   if (refresh) {
     report({ type: 'phase', phase: 'compare' });
     // The listing carried ids, slugs and change markers only: read in full what the plan must compare.
@@ -341,6 +342,7 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
+  await forgetOurDeletes(session, state, plan);
   const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
   const timings = { startedAt: started, read, planned, applied: Date.now() - started };
   return done({ exitCode, problems, plan, result, timings });
@@ -369,10 +371,36 @@ function protectedKeys(fromFiles: readonly string[], state: State, only: string[
   return keys;
 }
 
-/** What a listing asks for: ids, slugs and the change marker, when the CMS has one. */
-function lightFields(config: Config, resource: RecordResource): string[] | undefined {
-  const marker = config.wire.changeMarker;
-  return marker ? ['id', apiName('slug', config.resources[resource]), marker] : undefined;
+/**
+ * The CMS's listing for the plan (see listRemote): what changed since the last run's listing
+ * when the cache allows it, else every record; ids, slugs and change markers only, when the CMS
+ * has a marker.
+ */
+function listForPlan(
+  session: Session,
+  state: State,
+  flags: SyncOptions,
+  report: SyncReporter,
+): Promise<Listings> {
+  return listRemote({
+    client: session.client,
+    config: session.config,
+    identity: session.target.identity,
+    state,
+    full: flags.refresh === 'full',
+    report,
+  });
+}
+
+/** The records this apply deleted leave the listing cache, so its count stays the CMS's. */
+async function forgetOurDeletes(session: Session, before: State, plan: Plan): Promise<void> {
+  const after = session.store?.state;
+  const deleted = new Map<RecordResource, Set<number>>();
+  for (const change of plan.changes) {
+    if (change.action !== 'delete' || after?.records[change.key]?.id === change.id) continue;
+    deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
+  }
+  await forgetDeleted({ config: session.config, identity: session.target.identity, state: before }, deleted);
 }
 
 /** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */
