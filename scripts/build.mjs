@@ -1,0 +1,24 @@
+// `npm run build`: tsc (the library, its declarations, and the CLI's modules), then the CLI
+// bundle (scripts/bundle.mjs). With --if-changed, as `npm test` runs it, nothing is done when
+// dist/ is still what this would build (scripts/build-stamp.mjs).
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildIsCurrent, recordBuild, startBuild } from './build-stamp.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+if (process.argv.includes('--if-changed') && buildIsCurrent(root)) {
+  console.log('dist/ is up to date with src/ and the build settings: not built again.');
+} else {
+  const inputs = startBuild(root);
+  rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+  for (const args of [
+    ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'],
+    ['scripts/bundle.mjs'],
+  ]) {
+    const { status } = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    if (status !== 0) process.exit(status ?? 1);
+  }
+  recordBuild(root, inputs);
+}
