@@ -33,12 +33,25 @@ async function census(
 ): Promise<{ records: Array<Record<string, any>>; duplicates: number }> {
   const records: Array<Record<string, any>> = [];
   for (let offset = 0; ; offset += 100) {
-    const page = await project.api({ resource, action: 'get', limit: 100, offset, order_by: 'id ASC' });
+    const page = await withoutInjectedFailures(() =>
+      project.api({ resource, action: 'get', limit: 100, offset, order_by: 'id ASC' }),
+    );
     records.push(...page.items);
     if (page.items.length < 100) break;
   }
   const slugs = records.map((r) => r.slug ?? r.sha256);
   return { records, duplicates: slugs.length - new Set(slugs).size };
+}
+
+/** The test's own reads go through a CMS that may still inject 500s: those are asked again. */
+async function withoutInjectedFailures<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt === 20 || !String(error).includes('Injected failure')) throw error;
+    }
+  }
 }
 
 function figures(name: string, values: Record<string, unknown>): void {
@@ -61,17 +74,24 @@ afterEach(async () => {
 
 describe('reliability proof', () => {
   it(
-    '(a) 300 records with 10% injected 500s and 10% drops after commit: converged, 0 duplicates, a rerun writes ' +
-      'nothing',
+    '(a) 100 records read in pages of 25, with 10% injected 500s and 10% drops after commit: converged, ' +
+      '0 duplicates, a rerun writes nothing',
     async () => {
-      project = await createProject(newsroom(300), { failRate: 0.1, dropRate: 0.1, seed: 7 });
+      // Pages of 25: the rerun's listing of the articles still reads several pages, under faults too.
+      project = await createProject(
+        { ...newsroom(100), 'sync.config.ts': 'export default { wire: { pageSize: 25 } };\n' },
+        { failRate: 0.1, dropRate: 0.1, seed: 7 },
+      );
       const first = await project.run(['apply', '--concurrency', '8']);
       const faults = project.cms.stats();
       expect(first.code, first.stderr).toBe(0);
+      // The faults did happen (5 to 12 of each kind in practice).
+      expect(faults.failed).toBeGreaterThan(0);
+      expect(faults.dropped).toBeGreaterThan(0);
 
       const articles = await census(project, 'article');
       const media = await census(project, 'media');
-      expect(articles.records).toHaveLength(300);
+      expect(articles.records).toHaveLength(100);
       expect(articles.duplicates).toBe(0);
       expect(media.records).toHaveLength(10);
       expect(media.duplicates).toBe(0);
