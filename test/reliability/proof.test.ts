@@ -114,10 +114,10 @@ describe('reliability proof', () => {
   );
 
   it(
-    '(b) kill -9 at 10 random points of a 300-record apply, each followed by a rerun: converged, 0 duplicates, ' +
-      'state always readable',
+    '(b) kill -9 after a random number of CMS writes in 10 runs of a 120-record apply, each followed by a ' +
+      'rerun: converged, 0 duplicates, state always readable',
     async () => {
-      project = await createProject(newsroom(300), { latencyMs: 3 });
+      project = await createProject(newsroom(120), { latencyMs: 3 });
       const env = {
         PATH: process.env.PATH,
         NO_COLOR: '1',
@@ -130,21 +130,27 @@ describe('reliability proof', () => {
       let random = 42;
       const nextRandom = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       for (let k = 1; k <= 10; k += 1) {
-        // Every round changes all 300 files, so each run has 300 writes to be killed in.
-        if (k > 1) await rewrite(project, 300, k);
-        const delay = Math.round(300 + nextRandom() * 900);
-        killedAt.push(delay);
-        await runAndKill(
+        // Every round changes all 120 files, so each run has 120 writes to be killed in.
+        if (k > 1) await rewrite(project, 120, k);
+        // Killed once the CMS has taken a random number of this run's writes, not after a random
+        // delay: on a busy machine a delay can end before the first write, and prove nothing.
+        const before = project.cms.stats().writes;
+        const target = 1 + Math.floor(nextRandom() * 110);
+        const cms = project.cms;
+        const killed = await runAndKill(
           ['--cwd', project.dir, 'apply', '--concurrency', '4'],
           { ...env, CMS_MEDIA_BASE_URL: baseUrl },
-          delay,
+          () => cms.stats().writes - before >= target,
         );
+        killedAt.push(killed ? cms.stats().writes - before : -1);
         const stateText = await readFile(path.join(project.dir, '.cms-sync/state.json'), 'utf8').catch(
           () => undefined,
         );
         if (stateText !== undefined) expect(() => JSON.parse(stateText)).not.toThrow();
       }
       await content.close();
+      // Every run was killed in the middle of its writes (a run that finished first shows as -1).
+      expect(killedAt.every((writes) => writes > 0)).toBe(true);
       const final = await project.run(['apply', '--concurrency', '4']);
       expect(
         final.code,
@@ -158,7 +164,7 @@ describe('reliability proof', () => {
 
       const articles = await census(project, 'article');
       const media = await census(project, 'media');
-      expect(articles.records).toHaveLength(300);
+      expect(articles.records).toHaveLength(120);
       expect(articles.duplicates).toBe(0);
       expect(media.duplicates).toBe(0);
       expect(articles.records.every((a) => a.title.endsWith('version 10'))).toBe(true);
@@ -166,7 +172,7 @@ describe('reliability proof', () => {
       expect((await project.run(['apply'])).code).toBe(0);
       expect(project.cms.stats().writes).toBe(0);
       figures('(b) kill -9', {
-        'kill points (ms after start)': killedAt.join(' '),
+        'CMS writes before each kill': killedAt.join(' '),
         articles: articles.records.length,
         media: media.records.length,
         duplicates: articles.duplicates + media.duplicates,
@@ -217,15 +223,19 @@ describe('reliability proof', () => {
   );
 });
 
-/** Runs the CLI and kills it with SIGKILL after `delayMs` (if it has not finished by then). */
-function runAndKill(args: string[], env: NodeJS.ProcessEnv, delayMs: number): Promise<void> {
+/** Runs the CLI and kills it with SIGKILL once `due()` holds; true if it was killed, false if it ended first. */
+function runAndKill(args: string[], env: NodeJS.ProcessEnv, due: () => boolean): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: 'ignore' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+    let killed = false;
+    const timer = setInterval(() => {
+      if (killed || !due()) return;
+      killed = child.kill('SIGKILL');
+    }, 1);
     child.on('error', reject);
     child.on('close', () => {
-      clearTimeout(timer);
-      resolve();
+      clearInterval(timer);
+      resolve(killed);
     });
   });
 }
