@@ -1,3 +1,4 @@
+import { detach } from './detach.js';
 import type { MigrationReport } from './report.js';
 
 /**
@@ -104,6 +105,7 @@ export function rewriteLink(
     report.rewrittenLinks++;
     return result.to;
   }
-  report.oldLinks.push(`${label}: ${url}`);
+  // The URL is cut from the item's text: the report keeps a copy, not the item.
+  report.oldLinks.push(detach(`${label}: ${url}`));
   return url;
 }
