@@ -264,7 +264,7 @@ function assignSlugs(heads: RecordHead[], links: OldSiteLinks, report: Migration
   heads.forEach((head, i) => {
     const slug = slugs[i]!;
     byPosition.set(head.position, slug);
-    for (const url of head.urls) links.add(url, head.folder, slug);
+    links.addAll(head.urls, head.folder, slug);
   });
   return byPosition;
 }
