@@ -1,6 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { detach } from '../../src/migrate/detach.js';
 import { splitXmlItems, type XmlItem } from '../../src/migrate/xml-items.js';
 import { projectWith, runInProcess } from './helpers.js';
 
@@ -86,6 +87,19 @@ describe('splitXmlItems', () => {
       maxItemLength: 600,
     });
     expect(items).toHaveLength(1);
+  });
+});
+
+describe('detach', () => {
+  it('copies any string exactly: astral characters, and lone surrogates that UTF-8 cannot hold', () => {
+    for (const text of [
+      '',
+      'post-1',
+      'café 😀 '.repeat(20),
+      `a\uD800b${'x'.repeat(20)}`,
+      '\uDC00'.repeat(20),
+    ])
+      expect(detach(text)).toBe(text);
   });
 });
 
