@@ -18,8 +18,9 @@ export interface ItemOptions {
   /** The file as messages name it. @default the path read */
   name?: string;
   /**
-   * The longest item, or CDATA section or comment outside an item, taken (in characters): one
-   * that runs longer without its end is a cut or broken export, not one to hold in memory.
+   * The most text held while waiting for the end of an item (or of a CDATA section or comment
+   * outside items), in characters: one that runs longer is a cut or broken export, not one to
+   * read into memory whole.
    * @default 64 MiB
    */
   maxItemLength?: number;
