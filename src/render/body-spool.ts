@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+
+/** A text kept on disk; read back whole, as often as asked, while its spool is open. */
+export interface SpooledText {
+  toString(): string;
+}
+
+export interface SpoolStats {
+  /** Texts written to the spool. */
+  texts: number;
+  /** Their size in bytes (UTF-8). */
+  bytes: number;
+  /** The most documents whose body was in memory at once (see BodySpool.borrow). */
+  heldAtOnce: number;
+}
+
+/**
+ * The bodies of a run (Markdown from the scan until it is rendered, HTML from the render until
+ * it is written), kept in one append-only file so that memory holds only where each one is: a
+ * cold apply would otherwise hold the whole content folder until its last write. The file is
+ * unlinked as soon as it is open where the system allows (so a killed run leaves nothing
+ * behind) and otherwise at close.
+ */
+export interface BodySpool {
+  hold(text: string): SpooledText;
+  /** A document's body is in memory from now on (it is being built)... */
+  borrow(): void;
+  /** ...until now (its record is built and its HTML held here, or it failed). */
+  giveBack(): void;
+  readonly stats: SpoolStats;
+  close(): void;
+}
+
+export function openBodySpool(dir: string): BodySpool {
+  const file = path.join(dir, `body-spool-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(file, 'wx+', 0o600);
+  let unlinked = false;
+  try {
+    unlinkSync(file);
+    unlinked = true;
+  } catch {
+    // Windows keeps an open file: it goes at close.
+  }
+  let end = 0;
+  let open = true;
+  let live = 0;
+  const stats: SpoolStats = { texts: 0, bytes: 0, heldAtOnce: 0 };
+  return {
+    stats,
+    hold(text) {
+      const bytes = Buffer.from(text, 'utf8');
+      const at = end;
+      let written = 0;
+      while (written < bytes.length)
+        written += writeSync(fd, bytes, written, bytes.length - written, at + written);
+      end += bytes.length;
+      stats.texts += 1;
+      stats.bytes += bytes.length;
+      const length = bytes.length;
+      return {
+        toString() {
+          if (!open) throw new Error('a body was read after its run ended (the spool is closed)');
+          const out = Buffer.allocUnsafe(length);
+          let read = 0;
+          while (read < length) {
+            const n = readSync(fd, out, read, length - read, at + read);
+            if (n === 0) throw new Error('the body spool ended early');
+            read += n;
+          }
+          return out.toString('utf8');
+        },
+      };
+    },
+    borrow() {
+      live += 1;
+      if (live > stats.heldAtOnce) stats.heldAtOnce = live;
+    },
+    giveBack() {
+      live -= 1;
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+      if (!unlinked) unlinkSync(file);
+    },
+  };
+}
