@@ -19,7 +19,8 @@ import { pluginsFingerprint, resolvePlugins, type ResolvedPlugins } from '../ren
 import { digest } from '../plan/digest.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
-import type { BodySpool, SpoolStats } from '../render/body-spool.js';
+import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
+import { spoolRecord } from './spooled-record.js';
 
 export interface SourceRead {
   /**
@@ -257,16 +258,25 @@ export async function readSource(
         const doc = docs[i]!;
         docs[i] = undefined;
         spool?.borrow();
-        const { record, problems } = await buildRecord(doc, {
+        let template: SpooledText | undefined;
+        const outcome = await buildRecord(doc, {
           config,
           render,
           media,
           fingerprint: fingerprintOf(doc.resource),
-          holdHtml: spool?.hold,
-        }).finally(() => spool?.giveBack());
+          holdHtml: spool && ((html) => (template = spool.hold(html))),
+        }).catch((error: unknown) => {
+          spool?.giveBack();
+          throw error;
+        });
+        const { problems } = outcome;
+        let { record } = outcome;
         // Articles only: of the CMS's resources, only articles take fields beyond their own.
         if (record && languageField && doc.resource === 'article')
           record.values[languageField] = doc.lang ?? config.languages.default;
+        // Built: from here on only its key and where its fields are stay in memory.
+        if (record && spool) record = spoolRecord(record, spool, template);
+        spool?.giveBack();
         built.push({ key: doc.key, file: doc.file, record, problems });
         if (record) options.onRecord?.(record);
       }),

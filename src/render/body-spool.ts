@@ -1,15 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 
 /** A text kept on disk; read back whole, as often as asked, while its spool is open. */
 export interface SpooledText {
   toString(): string;
 }
 
+/** A value kept on disk (structured-clone form), read back on each get; the last few stay in memory. */
+export interface KeptValue<T> {
+  get(): T;
+}
+
 export interface SpoolStats {
   /** Texts written to the spool. */
   texts: number;
+  /** Values written to the spool (records: see spooled-record.ts). */
+  values: number;
   /** Their size in bytes (UTF-8). */
   bytes: number;
   /** The most documents whose body was in memory at once (see BodySpool.borrow). */
@@ -25,6 +33,11 @@ export interface SpoolStats {
  */
 export interface BodySpool {
   hold(text: string): SpooledText;
+  /**
+   * Keeps a value. What is read back is a copy, shared by the reads that come while it is
+   * among the last few read: a caller must not change it.
+   */
+  keep<T>(value: T): KeptValue<T>;
   /** A document's body is in memory from now on (it is being built)... */
   borrow(): void;
   /** ...until now (its record is built and its HTML held here, or it failed). */
@@ -46,30 +59,50 @@ export function openBodySpool(dir: string): BodySpool {
   let end = 0;
   let open = true;
   let live = 0;
-  const stats: SpoolStats = { texts: 0, bytes: 0, heldAtOnce: 0 };
+  const stats: SpoolStats = { texts: 0, values: 0, bytes: 0, heldAtOnce: 0 };
+  const append = (bytes: Uint8Array): number => {
+    const at = end;
+    let written = 0;
+    while (written < bytes.length)
+      written += writeSync(fd, bytes, written, bytes.length - written, at + written);
+    end += bytes.length;
+    stats.bytes += bytes.length;
+    return at;
+  };
+  const readBack = (at: number, length: number): Buffer => {
+    if (!open) throw new Error('a body was read after its run ended (the spool is closed)');
+    const out = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(fd, out, read, length - read, at + read);
+      if (n === 0) throw new Error('the body spool ended early');
+      read += n;
+    }
+    return out;
+  };
+  // A record is read several times in a row (plan, then its write): the last few read stay.
+  const recent = new Map<number, unknown>();
   return {
     stats,
     hold(text) {
       const bytes = Buffer.from(text, 'utf8');
-      const at = end;
-      let written = 0;
-      while (written < bytes.length)
-        written += writeSync(fd, bytes, written, bytes.length - written, at + written);
-      end += bytes.length;
+      const at = append(bytes);
       stats.texts += 1;
-      stats.bytes += bytes.length;
+      const length = bytes.length;
+      return { toString: () => readBack(at, length).toString('utf8') };
+    },
+    keep<T>(value: T): KeptValue<T> {
+      const bytes = serialize(value);
+      const at = append(bytes);
+      stats.values += 1;
       const length = bytes.length;
       return {
-        toString() {
-          if (!open) throw new Error('a body was read after its run ended (the spool is closed)');
-          const out = Buffer.allocUnsafe(length);
-          let read = 0;
-          while (read < length) {
-            const n = readSync(fd, out, read, length - read, at + read);
-            if (n === 0) throw new Error('the body spool ended early');
-            read += n;
-          }
-          return out.toString('utf8');
+        get() {
+          if (recent.has(at)) return recent.get(at) as T;
+          const read = deserialize(readBack(at, length)) as T;
+          if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+          recent.set(at, read);
+          return read;
         },
       };
     },
@@ -83,8 +116,12 @@ export function openBodySpool(dir: string): BodySpool {
     close() {
       if (!open) return;
       open = false;
+      recent.clear();
       closeSync(fd);
       if (!unlinked) unlinkSync(file);
     },
   };
 }
+
+/** Values read back that stay in memory (see keep). */
+const RECENT = 64;
