@@ -43,6 +43,8 @@ describe('a cold apply in bounded memory', () => {
     expect(cold.source.rendered).toBe(ARTICLES);
     // Every document's Markdown went to the spool at the scan, and every rendered body's HTML.
     expect(cold.source.spool?.texts).toBe(cold.source.documents + cold.source.rendered);
+    // ...and every built record's fields: memory keeps its key and where the rest is.
+    expect(cold.source.spool?.values).toBe(cold.source.documents);
     expect(cold.source.spool?.heldAtOnce).toBeGreaterThan(0);
     expect(cold.source.spool?.heldAtOnce).toBeLessThanOrEqual(2);
   });
