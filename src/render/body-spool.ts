@@ -82,29 +82,27 @@ export function openBodySpool(dir: string): BodySpool {
   };
   // A record is read several times in a row (plan, then its write): the last few read stay.
   const recent = new Map<number, unknown>();
+  const reader: Reader = {
+    text: (at, length) => readBack(at, length).toString('utf8'),
+    value(at, length) {
+      if (recent.has(at)) return recent.get(at);
+      const read: unknown = deserialize(readBack(at, length));
+      if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+      recent.set(at, read);
+      return read;
+    },
+  };
   return {
     stats,
     hold(text) {
       const bytes = Buffer.from(text, 'utf8');
-      const at = append(bytes);
       stats.texts += 1;
-      const length = bytes.length;
-      return { toString: () => readBack(at, length).toString('utf8') };
+      return new HeldText(reader, append(bytes), bytes.length);
     },
     keep<T>(value: T): KeptValue<T> {
       const bytes = serialize(value);
-      const at = append(bytes);
       stats.values += 1;
-      const length = bytes.length;
-      return {
-        get() {
-          if (recent.has(at)) return recent.get(at) as T;
-          const read = deserialize(readBack(at, length)) as T;
-          if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
-          recent.set(at, read);
-          return read;
-        },
-      };
+      return new HeldValue<T>(reader, append(bytes), bytes.length);
     },
     borrow() {
       live += 1;
@@ -125,3 +123,33 @@ export function openBodySpool(dir: string): BodySpool {
 
 /** Values read back that stay in memory (see keep). */
 const RECENT = 64;
+
+interface Reader {
+  text(at: number, length: number): string;
+  value(at: number, length: number): unknown;
+}
+
+// Classes rather than closures: one small object per body or record, which adds up over many.
+class HeldText implements SpooledText {
+  constructor(
+    private readonly reader: Reader,
+    private readonly at: number,
+    private readonly length: number,
+  ) {}
+
+  toString(): string {
+    return this.reader.text(this.at, this.length);
+  }
+}
+
+class HeldValue<T> implements KeptValue<T> {
+  constructor(
+    private readonly reader: Reader,
+    private readonly at: number,
+    private readonly length: number,
+  ) {}
+
+  get(): T {
+    return this.reader.value(this.at, this.length) as T;
+  }
+}

@@ -16,7 +16,7 @@ let cold: {
   source: {
     documents: number;
     rendered: number;
-    spool?: { texts: number; bytes: number; heldAtOnce: number };
+    spool?: { texts: number; values: number; bytes: number; heldAtOnce: number };
   };
   result: { created: number };
 };
