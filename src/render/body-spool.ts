@@ -69,9 +69,14 @@ export function openBodySpool(dir: string): BodySpool {
     stats.bytes += bytes.length;
     return at;
   };
+  // One buffer for every read, decoded at once: a buffer per read would be garbage outside the
+  // heap, which the collector lets pile up far longer than strings.
+  let scratch = Buffer.allocUnsafe(64 * 1024);
+  let encoded = Buffer.allocUnsafe(64 * 1024);
   const readBack = (at: number, length: number): Buffer => {
     if (!open) throw new Error('a body was read after its run ended (the spool is closed)');
-    const out = Buffer.allocUnsafe(length);
+    if (scratch.length < length) scratch = Buffer.allocUnsafe(length);
+    const out = scratch.subarray(0, length);
     let read = 0;
     while (read < length) {
       const n = readSync(fd, out, read, length - read, at + read);
@@ -95,7 +100,9 @@ export function openBodySpool(dir: string): BodySpool {
   return {
     stats,
     hold(text) {
-      const bytes = Buffer.from(text, 'utf8');
+      const size = Buffer.byteLength(text, 'utf8');
+      if (encoded.length < size) encoded = Buffer.allocUnsafe(size);
+      const bytes = encoded.subarray(0, encoded.write(text, 'utf8'));
       stats.texts += 1;
       return new HeldText(reader, append(bytes), bytes.length);
     },
