@@ -56,7 +56,14 @@ export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult
 /** Document -> DesiredRecord, or the problems that keep it from being synced. */
 export async function buildRecord(
   doc: SourceDocument,
-  context: { config: Config; render: Renderer; media: MediaResolver; fingerprint?: string | undefined },
+  context: {
+    config: Config;
+    render: Renderer;
+    media: MediaResolver;
+    fingerprint?: string | undefined;
+    /** Where the rendered HTML is kept until it is written (see packHtml). */
+    holdHtml?: ((html: string) => { toString(): string }) | undefined;
+  },
 ): Promise<{ record?: DesiredRecord; problems: FileProblem[] }> {
   const problems: FileProblem[] = [];
   const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
@@ -212,7 +219,7 @@ export async function buildRecord(
     }
     const images = await resolveImages(rendered, doc, context.media, context.config.media.onMissing);
     problems.push(...images.problems);
-    record.html = packHtml(htmlField, images.html, images.media, images.text);
+    record.html = packHtml(htmlField, images.html, images.media, images.text, context.holdHtml);
     replaced = images.replaced;
   }
   const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];

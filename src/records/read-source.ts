@@ -19,6 +19,8 @@ import { pluginsFingerprint, resolvePlugins, type ResolvedPlugins } from '../ren
 import { digest } from '../plan/digest.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
+import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
+import { spoolRecord } from './spooled-record.js';
 
 export interface SourceRead {
   /**
@@ -26,7 +28,7 @@ export interface SourceRead {
    * and how many files (documents and images) had to be read and hashed (the rest were vouched
    * for by an unchanged stat, see HashCache).
    */
-  counts: { documents: number; rendered: number; hashed: number };
+  counts: { documents: number; rendered: number; hashed: number; spool?: SpoolStats };
   desired: DesiredRecord[];
   problems: FileProblem[];
   failedFiles: string[];
@@ -47,6 +49,13 @@ export interface ReadSourceOptions {
   onProgress?: (progress: { phase: 'scan' | 'render'; done?: number; total?: number }) => void;
   /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
   saveHashes?: boolean;
+  /**
+   * Where bodies wait, Markdown until it is rendered and HTML until it is written: without one,
+   * every body of the folder is in memory (deflated) by the end of the read.
+   */
+  spool?: BodySpool | undefined;
+  /** Documents built at once (each holds its body in memory meanwhile). @default 32 */
+  buildWindow?: number | undefined;
 }
 
 /**
@@ -114,6 +123,7 @@ export async function readSource(
     hashCache,
     limits: config.limits,
     languages: config.languages,
+    holdBody: options.spool?.hold,
     ...(options.only ? { only: options.only } : {}),
     ...(options.overwriteDrift ? {} : { known }),
   });
@@ -169,6 +179,7 @@ export async function readSource(
       stem: stub.stem,
       lang: stub.lang,
       languages: config.languages,
+      holdBody: options.spool?.hold,
     });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
@@ -230,7 +241,8 @@ export async function readSource(
     }
   };
   const languageField = config.languages.field;
-  const limit = pLimit(32);
+  const { spool } = options;
+  const limit = pLimit(options.buildWindow ?? 32);
   let buildCount = 0;
   options.onProgress?.({ phase: 'render', done: 0, total: toBuild.length });
   const built: Array<{
@@ -250,15 +262,26 @@ export async function readSource(
         // would keep the whole content folder in memory twice (Markdown and HTML).
         const doc = docs[i]!;
         docs[i] = undefined;
-        const { record, problems } = await buildRecord(doc, {
+        spool?.borrow();
+        let template: SpooledText | undefined;
+        const outcome = await buildRecord(doc, {
           config,
           render,
           media,
           fingerprint: fingerprintOf(doc.resource),
+          holdHtml: spool && ((html) => (template = spool.hold(html))),
+        }).catch((error: unknown) => {
+          spool?.giveBack();
+          throw error;
         });
+        const { problems } = outcome;
+        let { record } = outcome;
         // Articles only: of the CMS's resources, only articles take fields beyond their own.
         if (record && languageField && doc.resource === 'article')
           record.values[languageField] = doc.lang ?? config.languages.default;
+        // Built: from here on only its key and where its fields are stay in memory.
+        if (record && spool) record = spoolRecord(record, spool, template);
+        spool?.giveBack();
         built.push({ key: doc.key, file: doc.file, record, problems });
         if (record) options.onRecord?.(record);
         options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild.length });
@@ -280,7 +303,13 @@ export async function readSource(
   desired.sort((a, b) => byCodeUnit(a.key, b.key));
   problems.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line);
   return {
-    counts: { documents: documentCount, rendered: renderer.count, hashed: hashCache.hashed },
+    counts: {
+      documents: documentCount,
+      rendered: renderer.count,
+      hashed: hashCache.hashed,
+      // Only when bodies went through it: a run that builds nothing reports what it always did.
+      ...(spool?.stats.texts ? { spool: { ...spool.stats } } : {}),
+    },
     desired,
     problems,
     failedFiles,

@@ -23,6 +23,7 @@ import {
   readDocument,
   type DocumentFailure,
   type KnownFiles,
+  type ReadDocumentOptions,
   type SourceDocument,
   type UnparsedDocument,
 } from './read-document.js';
@@ -70,6 +71,8 @@ export interface ScanOptions {
   limits?: ContentLimits | undefined;
   /** Translations (config `languages`): which file names carry a language, and which one keeps plain slugs. */
   languages?: Languages | undefined;
+  /** Where each document's body is kept until it is built (see ReadDocumentOptions). */
+  holdBody?: ReadDocumentOptions['holdBody'];
 }
 
 /**
@@ -109,6 +112,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
           stem: identity.stem,
           ...(identity.lang ? { lang: identity.lang } : {}),
           languages,
+          holdBody: options.holdBody,
         }),
     );
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
@@ -7,6 +8,7 @@ import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
+import { openBodySpool, type BodySpool } from '../render/body-spool.js';
 import {
   computePlan,
   idBook,
@@ -73,7 +75,8 @@ export async function runSync(
   reporter({ type: 'phase', phase: 'config' });
   const session = await openSession(mode, options, reporter);
   try {
-    const report = await syncOnce(session, options, reporter, { signal: options.signal });
+    const buildWindow = Number(options.env.CMS_SYNC_TEST_BUILD_WINDOW) || undefined;
+    const report = await syncOnce(session, options, reporter, { signal: options.signal, buildWindow });
     return { report, target: session.target };
   } finally {
     await session.close({ keepTarget: options.keepTarget === true });
@@ -88,7 +91,11 @@ export async function syncOnce(
   session: Session,
   flags: SyncOptions,
   reporter: SyncReporter = () => {},
-  options: { signal?: AbortSignal | undefined } = {},
+  options: {
+    signal?: AbortSignal | undefined;
+    /** Documents built at once; tests make it small to show that bodies are not all held (see readSource). */
+    buildWindow?: number | undefined;
+  } = {},
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
@@ -107,8 +114,14 @@ export async function syncOnce(
           failedMedia,
         })
       : undefined;
+  // Bodies wait on disk between the read and the write (see body-spool.ts): beside the state,
+  // which an apply has made sure of; a plan writes nothing there, so its spool is a temp file.
+  const spool = openBodySpool(mode === 'apply' ? session.config.stateDir : tmpdir());
   try {
-    return await syncPass(session, flags, reporter, ahead, signal, failedMedia);
+    return await syncPass(session, flags, reporter, ahead, signal, failedMedia, {
+      spool,
+      buildWindow: options.buildWindow,
+    });
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -126,6 +139,7 @@ export async function syncOnce(
   } finally {
     // Nothing may still be in flight when the caller saves state and closes the client.
     await ahead?.settle();
+    spool.close();
   }
 }
 
@@ -136,6 +150,7 @@ async function syncPass(
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
   failedMedia: FailedMedia,
+  bodies: { spool: BodySpool; buildWindow: number | undefined },
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
@@ -200,6 +215,8 @@ async function syncPass(
       overwriteDrift: flags.overwriteDrift || flags.diff,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
+      spool: bodies.spool,
+      buildWindow: bodies.buildWindow,
       failures: {
         memory: failedMedia,
         retryAfterMs: config.media.retryFailedAfterMs,
