@@ -123,7 +123,8 @@ try {
     (run.ms / hashing.ms).toFixed(2),
     `${run.value.stats.requests} (${run.value.stats.writes} writes)`,
     mib(run.value.peakRssKb),
-    `rendered ${run.value.doc.source.rendered}, files read ${run.value.doc.source.hashed}${heapNote(run.value.sampled)}`,
+    `rendered ${run.value.doc.source.rendered}, files read ${run.value.doc.source.hashed}` +
+      heapNote(run.value.sampled),
   ];
   const rows = [['measure', 'time', 'ratio to baseline', 'calls', 'peak RSS', 'notes']];
   rows.push([
