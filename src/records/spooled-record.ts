@@ -3,6 +3,7 @@ import { refsFromState } from '../resources/derived.js';
 import type { RecordResource } from '../resources.js';
 import type { RecordInput } from '../state/state-file.js';
 import type { DesiredRecord, RecordRef } from './build-record.js';
+import type { FormerSlugs } from './front-matter.js';
 import type { RecordHtml } from './packed-html.js';
 
 /** What of a built record waits in the spool: all but its key, its file and its body (held apart). */
@@ -25,6 +26,8 @@ interface Parts extends Kept {
 class SpooledRecord implements DesiredRecord {
   readonly #kept: KeptValue<Parts>;
   readonly #template: SpooledText | undefined;
+  /** Kept in memory: few files have it, and the plan reads it for every record gone or new. */
+  formerSlugs?: FormerSlugs;
 
   constructor(
     readonly key: string,
@@ -88,13 +91,22 @@ export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: 
   if (record.input) kept.input = record.input;
   // Refs come back from input.refs, as for a record taken from state (see refsFromState).
   if (record.refs && !record.input?.refs) return record;
-  return new SpooledRecord(record.key, record.resource, record.slug, record.file, spool.keep(kept), template);
+  const spooled = new SpooledRecord(
+    record.key,
+    record.resource,
+    record.slug,
+    record.file,
+    spool.keep(kept),
+    template,
+  );
+  if (record.formerSlugs) spooled.formerSlugs = record.formerSlugs;
+  return spooled;
 }
 
 /** The record as a plain object, which a spread copies whole (a spooled record's fields are read on use). */
 export function plainRecord(record: DesiredRecord): DesiredRecord {
   if (!(record instanceof SpooledRecord)) return record;
-  const { key, resource, slug, file, values, refs, html, input } = record;
+  const { key, resource, slug, file, values, refs, html, input, formerSlugs } = record;
   return {
     key,
     resource,
@@ -104,5 +116,6 @@ export function plainRecord(record: DesiredRecord): DesiredRecord {
     ...(refs ? { refs } : {}),
     ...(html ? { html } : {}),
     ...(input ? { input } : {}),
+    ...(formerSlugs ? { formerSlugs } : {}),
   };
 }
