@@ -691,7 +691,10 @@ function byApplyOrder(a: Change, b: Change, depth: ReadonlyMap<string, number>):
 
 /** The note on a new file that points at gone records but cannot be told to be one of them moved. */
 function ambiguousRename(record: DesiredRecord, why: AmbiguousRename): FileProblem {
-  const history = why.byHistory.length > 0 ? record.formerSlugs : undefined;
+  const history =
+    why.byHistory.length > 0
+      ? (record.formerSlugs ?? (record.siteId ? { key: 'id', line: record.siteId.line } : undefined))
+      : undefined;
   const pointers = history
     ? [
         `its \`${history.key}\` names ${why.byHistory.join(', ')}`,

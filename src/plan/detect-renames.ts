@@ -69,10 +69,12 @@ export function detectRenames(input: {
     bodyOf.set(record, `${record.resource}\0${body}`);
   }
   const named = new Set<string>(arrivals.filter((r) => r.formerSlugs).map((r) => r.resource));
-  if (bodyOf.size === 0 && named.size === 0) return { moves, ambiguous };
+  const withIds = new Set<string>(arrivals.filter((r) => r.siteId).map((r) => r.resource));
+  if (bodyOf.size === 0 && named.size === 0 && withIds.size === 0) return { moves, ambiguous };
 
   const goneByBody = new Map<string, string[]>();
   const goneBySlug = new Map<string, string[]>();
+  const goneBySiteId = new Map<string, string[]>();
   const add = (index: Map<string, string[]>, id: string, key: string) => {
     const keys = index.get(id);
     if (keys) keys.push(key);
@@ -83,11 +85,13 @@ export function detectRenames(input: {
     const slash = key.indexOf('/');
     const resource = key.slice(0, slash);
     const field = fieldOf.get(resource);
-    if (field === undefined && !named.has(resource)) continue;
+    if (field === undefined && !named.has(resource) && !withIds.has(resource)) continue;
     const entry = input.state.records[key]!;
     if (input.failedFiles.has(entry.file)) continue;
     const body = field === undefined ? undefined : entry.source[field];
     if (body !== undefined) add(goneByBody, `${resource}\0${body}`, key);
+    const siteId = entry.input?.siteId;
+    if (siteId !== undefined && withIds.has(resource)) add(goneBySiteId, `${resource}\0${siteId}`, key);
     if (named.has(resource)) {
       const slug = key.slice(slash + 1);
       add(goneBySlug, `${resource}\0${slug}`, key);
@@ -102,7 +106,10 @@ export function detectRenames(input: {
     const byBody = body === undefined ? [] : (goneByBody.get(body) ?? []);
     const slugs = record.formerSlugs?.slugs ?? [];
     const byHistory = [
-      ...new Set(slugs.flatMap((slug) => goneBySlug.get(`${record.resource}\0${slug}`) ?? [])),
+      ...new Set([
+        ...slugs.flatMap((slug) => goneBySlug.get(`${record.resource}\0${slug}`) ?? []),
+        ...(record.siteId ? (goneBySiteId.get(`${record.resource}\0${record.siteId.value}`) ?? []) : []),
+      ]),
     ];
     // The body settles nothing when it matches several records, but the front matter names one.
     const all = [

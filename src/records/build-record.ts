@@ -9,7 +9,15 @@ import { translatedSlug } from '../source/languages.js';
 import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../digest.js';
-import { formerSlugs, frontMatterSchema, HISTORY_KEYS, knownKeys, type FormerSlugs } from './front-matter.js';
+import {
+  formerSlugs,
+  frontMatterSchema,
+  HISTORY_KEYS,
+  knownKeys,
+  SITE_ID_KEY,
+  siteIdOf,
+  type FormerSlugs,
+} from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';
 import { refsFromState } from '../resources/derived.js';
@@ -40,6 +48,8 @@ export interface DesiredRecord {
    * record of a file that is gone is that record renamed (see detectRenames).
    */
   formerSlugs?: FormerSlugs;
+  /** Its front matter `id` and the line of it: a gone file's record with the same one is this one renamed. */
+  siteId?: { value: string; line: number };
   /** What it was built from (see RecordInput). */
   input?: RecordInput;
   /**
@@ -129,6 +139,8 @@ export async function buildRecord(
     record.formerSlugs = { ...history.former, slugs: [...new Set(slugs)] };
   }
   for (const problem of history.problems) at(problem.key, problem.message, 'warning');
+  const siteId = siteIdOf(doc.frontMatter[SITE_ID_KEY]);
+  if (siteId !== undefined) record.siteId = { value: siteId, line: doc.frontMatterLines[SITE_ID_KEY] ?? 1 };
 
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
   const passThrough = context.config.resources[doc.resource].passThrough;
@@ -138,6 +150,8 @@ export async function buildRecord(
     const listed = Array.isArray(passThrough) && passThrough.includes(key);
     // Read above as the file's old addresses; sent as well only when passThrough asks for it.
     if (HISTORY_KEYS.includes(key) && !listed && passThrough !== true) continue;
+    // Read above as the file's own id (matched only against the ids earlier files had, never sent).
+    if (key === SITE_ID_KEY && siteId !== undefined && !listed && passThrough !== true) continue;
     const meant = listed ? undefined : likelyTypo(key, known);
     if (meant) {
       at(
@@ -233,6 +247,7 @@ export async function buildRecord(
     media: local.map((m) => m.contentPath),
     fileSha: doc.hash,
     ...(record.refs ? { refs: refsInput(record.refs) } : {}),
+    ...(siteId !== undefined ? { siteId } : {}),
   };
 
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };

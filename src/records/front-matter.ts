@@ -123,6 +123,16 @@ export function knownKeys(resource: RecordResource): string[] {
  */
 export const HISTORY_KEYS: readonly string[] = ['aliases', 'redirect_from'];
 
+/** The front matter key of a site's own stable id (Hugo, Jekyll and exported posts often carry one). */
+export const SITE_ID_KEY = 'id';
+
+/** A front matter `id` as the text it is matched by: a non-empty string or a finite number; else none. */
+export function siteIdOf(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
+  return undefined;
+}
+
 /** The slugs a file's front matter says it had, from its first history key onwards. */
 export interface FormerSlugs {
   slugs: string[];

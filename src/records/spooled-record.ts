@@ -28,6 +28,7 @@ class SpooledRecord implements DesiredRecord {
   readonly #template: SpooledText | undefined;
   /** Kept in memory: few files have it, and the plan reads it for every record gone or new. */
   formerSlugs?: FormerSlugs;
+  siteId?: { value: string; line: number };
 
   constructor(
     readonly key: string,
@@ -100,13 +101,14 @@ export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: 
     template,
   );
   if (record.formerSlugs) spooled.formerSlugs = record.formerSlugs;
+  if (record.siteId) spooled.siteId = record.siteId;
   return spooled;
 }
 
 /** The record as a plain object, which a spread copies whole (a spooled record's fields are read on use). */
 export function plainRecord(record: DesiredRecord): DesiredRecord {
   if (!(record instanceof SpooledRecord)) return record;
-  const { key, resource, slug, file, values, refs, html, input, formerSlugs } = record;
+  const { key, resource, slug, file, values, refs, html, input, formerSlugs, siteId } = record;
   return {
     key,
     resource,
@@ -117,5 +119,6 @@ export function plainRecord(record: DesiredRecord): DesiredRecord {
     ...(html ? { html } : {}),
     ...(input ? { input } : {}),
     ...(formerSlugs ? { formerSlugs } : {}),
+    ...(siteId ? { siteId } : {}),
   };
 }

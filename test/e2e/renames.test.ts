@@ -79,7 +79,7 @@ describe('a file renamed without slug:', () => {
   });
 });
 
-describe('a file renamed with its old address in front matter (aliases, redirect_from)', () => {
+describe('a file renamed with its old address or its own id in front matter (aliases, redirect_from, id)', () => {
   let site: Project;
   let ids: Map<string, number>;
   beforeAll(async () => {
@@ -87,6 +87,7 @@ describe('a file renamed with its old address in front matter (aliases, redirect
       'content/articles/council-budget.md': story('Council passes the budget', 'The vote was close.'),
       'content/articles/2019-05-01-storm.md': story('Storm', 'Wind tonight.'),
       'content/articles/fire.md': story('Fire', 'Smoke downtown.'),
+      'content/articles/quake.md': '---\ntitle: Quake\nid: wp-1042\n---\n\nThe ground shook.\n',
     });
     expect((await site.run(['apply'])).code).toBe(0);
     ids = new Map((await site.records('article')).map((a) => [a.slug as string, a.id as number]));
@@ -100,6 +101,12 @@ describe('a file renamed with its old address in front matter (aliases, redirect
     await site.write(
       'content/articles/storm-update.md',
       '---\ntitle: Storm update\nredirect_from: /2019/05/01/storm.html\n---\n\nWind all night.\n',
+    );
+    // Renamed and rewritten, keeping the site's own id.
+    await site.remove('content/articles/quake.md');
+    await site.write(
+      'content/articles/earthquake-report.md',
+      '---\ntitle: Earthquake report\nid: wp-1042\n---\n\nThe ground shook for a minute.\n',
     );
     // Two files claim one old record: neither is it.
     await site.remove('content/articles/fire.md');
@@ -116,6 +123,7 @@ describe('a file renamed with its old address in front matter (aliases, redirect
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('→ article/council-budget → article/budget-passes');
     expect(plan.stdout).toContain('→ article/2019-05-01-storm → article/storm-update');
+    expect(plan.stdout).toContain('→ article/quake → article/earthquake-report');
     expect(plan.stdout).toContain('+ article/fire-a');
     expect(plan.stdout).toContain('+ article/fire-b');
     expect(plan.stderr).toContain(
@@ -127,6 +135,7 @@ describe('a file renamed with its old address in front matter (aliases, redirect
     const off = await site.run(['plan', '--no-detect-renames']);
     expect(off.stdout).toContain('+ article/budget-passes');
     expect(off.stdout).toContain('+ article/storm-update');
+    expect(off.stdout).toContain('+ article/earthquake-report');
     expect(off.stdout).not.toContain('→');
   });
 
@@ -135,13 +144,21 @@ describe('a file renamed with its old address in front matter (aliases, redirect
     expect(apply.code, apply.stderr).toBe(0);
     const articles = await site.records('article');
     const idOf = (slug: string) => articles.find((a) => a.slug === slug)?.id;
-    expect(articles.map((a) => a.slug).sort()).toEqual(['budget-passes', 'fire-a', 'fire-b', 'storm-update']);
+    expect(articles.map((a) => a.slug).sort()).toEqual([
+      'budget-passes',
+      'earthquake-report',
+      'fire-a',
+      'fire-b',
+      'storm-update',
+    ]);
     expect(idOf('budget-passes')).toBe(ids.get('council-budget'));
+    expect(idOf('earthquake-report')).toBe(ids.get('quake'));
     expect(idOf('storm-update')).toBe(ids.get('2019-05-01-storm'));
     expect(articles.find((a) => a.slug === 'budget-passes')!.body).toContain('5 to 4');
     const state = JSON.parse(await readFile(path.join(site.dir, '.cms-sync/state.json'), 'utf8'));
     expect(Object.keys(state.records).sort()).toEqual([
       'article/budget-passes',
+      'article/earthquake-report',
       'article/fire-a',
       'article/fire-b',
       'article/storm-update',
