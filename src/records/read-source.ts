@@ -124,6 +124,7 @@ export async function readSource(
     limits: config.limits,
     languages: config.languages,
     holdBody: options.spool?.hold,
+    onProgress: (done, total) => options.onProgress?.({ phase: 'scan', done, total }),
     ...(options.only ? { only: options.only } : {}),
     ...(options.overwriteDrift ? {} : { known }),
   });

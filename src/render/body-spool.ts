@@ -18,7 +18,7 @@ export interface SpoolStats {
   texts: number;
   /** Values written to the spool (records: see spooled-record.ts). */
   values: number;
-  /** Their size in bytes (UTF-8). */
+  /** Their size in bytes (texts as UTF-8, values in V8's serialization). */
   bytes: number;
   /** The most documents whose body was in memory at once (see BodySpool.borrow). */
   heldAtOnce: number;

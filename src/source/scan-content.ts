@@ -73,6 +73,8 @@ export interface ScanOptions {
   languages?: Languages | undefined;
   /** Where each document's body is kept until it is built (see ReadDocumentOptions). */
   holdBody?: ReadDocumentOptions['holdBody'];
+  /** Told now and then how many of the files to read are read (for a progress line). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -117,7 +119,10 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     );
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) {
+      options.onProgress?.(i + 1, toRead.length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   const problems: FileProblem[] = [
