@@ -13,9 +13,9 @@ import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
 import { detectRenames, type AmbiguousRename } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
-import { fieldValues, type FieldValue } from './field-diff.js';
+import { fieldValues, type FieldValue } from './field-values.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
-import { checkRelations, depths } from './relations.js';
+import { chained, checkRelations, depths } from './relations.js';
 
 export type { RemoteListing } from '../remote/snapshot.js';
 
@@ -497,13 +497,14 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
  * of the records deleted, from what state kept of their files.
  */
 function chainDepths(desired: readonly DesiredRecord[], deletes: readonly Change[], state: State) {
-  const named = new Map<string, { resource: RecordResource; refs?: RecordRef[] | undefined }>();
-  for (const record of desired) if (record.refs) named.set(record.key, record);
-  for (const change of deletes) {
+  const named = chained<{ key: string; resource: RecordResource; refs?: RecordRef[] | undefined }>(desired);
+  const gone = deletes.flatMap((change) => {
     const kept = state.records[change.key]?.input?.refs;
-    if (kept)
-      named.set(change.key, { resource: change.resource, refs: refsFromState(change.resource, kept) });
-  }
+    return kept
+      ? [{ key: change.key, resource: change.resource, refs: refsFromState(change.resource, kept) }]
+      : [];
+  });
+  for (const [key, record] of chained(gone)) named.set(key, record);
   return depths(named);
 }
 

@@ -2,82 +2,9 @@ import { createPatch } from 'diff';
 import { fromHtml } from 'hast-util-from-html';
 import { format } from 'hast-util-format';
 import { toHtml } from 'hast-util-to-html';
-import type { ResolvedResource } from '../config/schema.js';
-import type { DesiredRecord } from '../records/build-record.js';
-import { PLACEHOLDER_PREFIX } from '../render/bind-media.js';
-import type { RecordResource, RemoteRecord } from '../resources.js';
-import { apiName, refValue, sameValue, type IdBook } from './payload.js';
+import { shortValue, type FieldValue } from './field-values.js';
 
-/**
- * One field a change writes (or that drifted), with both sides: what the CMS holds now and what
- * the file says. `cms` is absent when the CMS was not read (`--refresh=false`) and on a create.
- */
-export interface FieldValue {
-  /** cms-sync's name of the field (the front matter's). */
-  field: string;
-  /** The CMS's own name of the field (the wire mapping, `resources.<name>.fields`). */
-  cmsField: string;
-  cms?: unknown;
-  ours: unknown;
-  /** The field holds HTML (the rendered body), diffed line by line. */
-  html?: true;
-}
-
-const PLACEHOLDER = new RegExp(`(<dynamic-block data-id=")${PLACEHOLDER_PREFIX}(\\d+)(")`, 'g');
-
-/**
- * Both sides of each named field, keyed by the CMS's field name. Our side is what the write would
- * send: ids the CMS has given out are filled in, and an image not uploaded yet shows as
- * `new image <file>`, a category not created yet as `category/<slug>`. Fields whose two sides
- * are the same (allowing for the CMS's normalising) are left out.
- */
-export function fieldValues(
-  record: DesiredRecord,
-  held: RemoteRecord | undefined,
-  fields: readonly string[],
-  book: IdBook,
-  resource: ResolvedResource,
-): FieldValue[] {
-  const out: FieldValue[] = [];
-  // A record taken unrendered from state (its file unchanged) has no values to show.
-  if (record.unchangedSince) return out;
-  for (const field of fields) {
-    const cmsField = apiName(field, resource);
-    const ours = ourValue(record, field, book);
-    const value: FieldValue = { field, cmsField, ours };
-    if (record.html?.field === field) value.html = true;
-    if (held && cmsField in held) {
-      value.cms = held[cmsField];
-      if (sameValue(ours, held[cmsField])) continue;
-    }
-    out.push(value);
-  }
-  return out;
-}
-
-function ourValue(record: DesiredRecord, field: string, book: IdBook): unknown {
-  const ref = record.refs?.find((r) => r.relation.field === field);
-  if (ref) {
-    // The id once the CMS has handed one out; until then the key it will be bound to.
-    const value = refValue(ref, book);
-    if (value !== undefined) return value;
-    const keys = ref.slugs.map((slug) => `${ref.relation.target}/${slug}`);
-    return ref.relation.many ? keys : keys[0];
-  }
-  if (record.html && field === record.html.field) {
-    const media = record.html.media;
-    return record.html.template.replace(PLACEHOLDER, (_match, open: string, index: string, close: string) => {
-      const source = media[Number(index)];
-      if (!source) return `${open}${PLACEHOLDER_PREFIX}${index}${close}`;
-      if (source.kind === 'existing') return `${open}${source.id}${close}`;
-      const id = book.mediaIdByIdentity.get(source.identity);
-      if (id !== undefined) return `${open}${id}${close}`;
-      return `${open}new image ${source.kind === 'file' ? source.file : source.url}${close}`;
-    });
-  }
-  // A field the record sent before and no longer has is cleared.
-  return field in record.values ? record.values[field] : null;
-}
+// Loaded only by a run that shows diffs (`--diff`): see FieldValue.diff.
 
 /**
  * HTML laid out one block element per line, nested blocks indented (hast-util-format, the
@@ -89,13 +16,6 @@ export function prettyHtml(html: string): string {
   const tree = fromHtml(html, { fragment: true });
   format(tree);
   return toHtml(tree).trim();
-}
-
-/** A short value as one line: strings quoted (JSON), cleared values as `(none)`. */
-export function shortValue(value: unknown): string {
-  if (value === undefined || value === null || value === '') return '(none)';
-  const text = JSON.stringify(value);
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 /**
@@ -125,22 +45,10 @@ export function fieldDiff(value: FieldValue, options: { context?: number } = {})
   return hunks.length ? hunks.filter((l) => l !== '\\ No newline at end of file') : ['(same once laid out)'];
 }
 
-/**
- * Records whose CMS side a diff lacks: a listing that carried only ids, slugs and change markers
- * leaves out the fields of records the CMS did not change since our last write, and an update of
- * such a record still needs the CMS's value to be shown.
- */
-export function cmsValuesWanted(plan: {
-  // Structural, not compute-plan's Plan: compute-plan imports this module.
-  changes: ReadonlyArray<{ action: string; resource: RecordResource; id?: number; values?: FieldValue[] }>;
-}): Map<RecordResource, number[]> {
-  const wanted = new Map<RecordResource, number[]>();
+/** Renders the diff of every field value in the plan (see FieldValue.diff). */
+export function renderDiffs(plan: { changes: ReadonlyArray<object> }): void {
   for (const change of plan.changes) {
-    if ((change.action !== 'update' && change.action !== 'drift') || change.id === undefined) continue;
-    if (!change.values?.some((value) => !('cms' in value))) continue;
-    const ids = wanted.get(change.resource) ?? [];
-    ids.push(change.id);
-    wanted.set(change.resource, ids);
+    const values = 'values' in change ? (change.values as FieldValue[] | undefined) : undefined;
+    for (const value of values ?? []) value.diff = fieldDiff(value);
   }
-  return wanted;
 }

@@ -2,7 +2,7 @@ import pc from 'picocolors';
 import { formatProblem, type FileProblem } from '../errors.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import type { Change, Plan } from './compute-plan.js';
-import { fieldDiff, type FieldValue } from './field-diff.js';
+import { shownChange, type FieldValue } from './field-values.js';
 
 export interface PlanCounts {
   create: number;
@@ -88,7 +88,7 @@ const MEDIA = 'media';
 /**
  * The plan as text, the way a reviewer reads it: the summary first (counts by action, then by
  * resource, files skipped), then the changes grouped by resource. With `diff`, each changed
- * field follows its record (see fieldDiff); with `compact`, one line per resource and action
+ * field follows its record (see field-diff.ts); with `compact`, one line per resource and action
  * replaces the list.
  */
 export function formatPlan(plan: Plan, options: FormatOptions): string {
@@ -174,7 +174,7 @@ const RESOURCE_ORDER = Object.fromEntries(RECORD_RESOURCES.map((r, i) => [r, i])
 function diffLines(value: FieldValue, c: Colors): string[] {
   const label =
     value.cmsField === value.field ? value.cmsField : `${value.cmsField} (${value.field} in the file)`;
-  const diff = fieldDiff(value);
+  const diff = shownChange(value);
   if (!value.html || diff.length === 1) return [`      ${c.cyan(label)}: ${diff[0]}`];
   const tint = (line: string) =>
     line.startsWith('+')
@@ -342,5 +342,5 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
 
 /** A field's two sides for `--json --diff`, with the same readable diff the text shows. */
 function valueToJson(value: FieldValue): Record<string, unknown> {
-  return { ...value, diff: fieldDiff(value).join('\n') };
+  return { ...value, diff: shownChange(value).join('\n') };
 }

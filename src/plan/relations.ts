@@ -51,7 +51,7 @@ export function checkRelations(input: {
     }
   }
 
-  for (const loop of loops(byKey)) {
+  for (const loop of loops(chained(byKey.values()))) {
     const shown = loop.map((k) => k.slice(k.indexOf('/') + 1)).join(' → ');
     for (const [i, key] of loop.slice(0, -1).entries()) {
       const record = byKey.get(key)!;
@@ -68,7 +68,7 @@ export function checkRelations(input: {
   }
 
   // A record that names one that will not be written, and has no id for it, cannot be sent either.
-  for (let more = true; more;) {
+  for (let more = failing.size > 0; more;) {
     more = false;
     for (const record of byKey.values()) {
       if (failing.has(record.key)) continue;
@@ -118,6 +118,19 @@ function slugsByResource(desired: readonly DesiredRecord[], book: IdBook): Map<R
   for (const key of book.idByKey?.keys() ?? []) add(key);
   for (const slug of book.categoryIdBySlug?.keys() ?? []) add(`category/${slug}`);
   return new Map([...out].map(([resource, slugs]) => [resource, [...slugs]]));
+}
+
+/**
+ * The records that name a record of their own resource (a category with a parent): only they can
+ * sit in a chain or a loop, so the walks below visit them alone, not every record with a relation.
+ */
+export function chained<
+  T extends { key: string; resource: RecordResource; refs?: readonly RecordRef[] | undefined },
+>(records: Iterable<T>): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const record of records)
+    if (record.refs?.some((r) => r.relation.target === record.resource)) out.set(record.key, record);
+  return out;
 }
 
 /**

@@ -304,12 +304,13 @@ async function syncPass(
   };
   let plan = computePlan(planInput);
   const lightUpdates =
-    refresh && flags.diff ? (await import('../plan/field-diff.js')).cmsValuesWanted(plan) : undefined;
+    refresh && flags.diff ? (await import('../plan/field-values.js')).cmsValuesWanted(plan) : undefined;
   if (lightUpdates?.size) {
     // An update of a file the CMS did not change was listed without its fields: read them to diff.
     await completeRecords(client, remote, lightUpdates, config.wire.pageSize);
     plan = computePlan(planInput);
   }
+  if (flags.diff) (await import('../plan/field-diff.js')).renderDiffs(plan);
   for (const problem of plan.problems) report({ type: 'problem', problem });
   const problems = [...source.problems, ...plan.problems];
   const failed = hasErrors || plan.problems.some((p) => p.severity === 'error');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
 import { computePlan, type PlanInput, type RemoteListing } from '../../src/plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
-import { fieldDiff, prettyHtml } from '../../src/plan/field-diff.js';
+import { fieldDiff, prettyHtml, renderDiffs } from '../../src/plan/field-diff.js';
 import { formatPlan, planToJson } from '../../src/plan/format-plan.js';
 import { apiName } from '../../src/plan/payload.js';
 import type { DesiredRecord } from '../../src/records/build-record.js';
@@ -116,7 +116,7 @@ function mixedPlan(fieldValues: boolean) {
     headline: 'Changed by a colleague',
     html: `${BODY}<p>Added in the CMS.</p>`,
   };
-  return computePlan(
+  const plan = computePlan(
     input(
       [editedNow, drifted, same, article('fresh'), category('sport'), news],
       [heldNews, heldEdited, inCms, held(same, 12)],
@@ -124,6 +124,9 @@ function mixedPlan(fieldValues: boolean) {
       { fieldValues },
     ),
   );
+  // As the engine does on --diff, once the plan is final.
+  if (fieldValues) renderDiffs(plan);
+  return plan;
 }
 
 describe('formatPlan', () => {

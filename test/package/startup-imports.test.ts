@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+// Every CLI run, a no-op included, loads what dist/bundle/main.js imports statically. The
+// renderer, the HTML parser and diff library of --diff, zod, the importers and the watcher are
+// loaded by import() when a run needs them; a static import of one of them from a module the
+// engine loads anyway puts it back on every run's start, which no other test would notice.
+
+const BUNDLE = fileURLToPath(new URL('../../dist/bundle/', import.meta.url));
+const LOADED_LATER = [
+  /^unified$/,
+  /^remark-/,
+  /^rehype-/,
+  /^mdast-/,
+  /^hast-util-/,
+  /^parse5$/,
+  /^diff$/,
+  /^zod$/,
+  /^fast-xml-parser$/,
+  /^chokidar$/,
+];
+
+/** The node_modules packages in the chunks main.js loads before it runs, by rolldown's module comments. */
+function packagesLoadedAtStart(): Set<string> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const queue = ['main.js'];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = readFileSync(path.join(BUNDLE, file), 'utf8');
+    for (const [, chunk] of code.matchAll(/^import (?:[^;]*? from )?"\.\/([^"]+)"/gm)) queue.push(chunk!);
+    for (const [, name] of code.matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) packages.add(name!);
+  }
+  return packages;
+}
+
+it('a run loads no renderer, HTML parser, diff library, zod, importer or watcher before it needs one', () => {
+  const packages = packagesLoadedAtStart();
+  // The walk sees packages at all: commander parses every command line.
+  expect(packages).toContain('commander');
+  expect([...packages].filter((name) => LOADED_LATER.some((pattern) => pattern.test(name)))).toEqual([]);
+});
