@@ -235,7 +235,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('adopts records by slug when the state is lost, creating nothing twice', async () => {
     project = await createProject(newsroom());
-    await project.applyInProcess();
+    await project.run(['apply']);
     await project.remove('.cms-sync/state.json');
     project.cms.resetStats();
     const result = await project.run(['apply']);
