@@ -20,7 +20,7 @@ afterEach(async () => {
 describe('reruns that read and render nothing', () => {
   it('loads unified and its plugins only when something must be rendered', async () => {
     project = await createProject(newsroom());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const register = new URL('../fixtures/module-log/register.mjs', import.meta.url).href;
     // Which modules an apply loads, and whether one of them holds the Markdown parser.
     const loadsParser = async (name: string) => {
@@ -128,7 +128,7 @@ describe('--refresh=false', () => {
       'content/pages/about.md': '---\ntitle: About\n---\n\nUs.\n',
       'content/pages/contact.md': '---\ntitle: Contact\n---\n\nWrite to us.\n',
     });
-    expect((await project.run(['apply'])).code).toBe(0);
+    expect((await project.applyInProcess()).exitCode).toBe(0);
     project.cms.resetStats();
     const noop = await project.run(['apply', '--refresh=false', '--json']);
     expect(noop.code).toBe(0);

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createProject, dynamicBlock, png, SECRET_TOKEN, type Project } from './harness.js';
 import { listCalls, newsroom } from './newsroom.js';
 
+// A test's first apply, when it only sets the scene, runs in this process (applyInProcess); the first
+// test runs it as a user does, and the CLI runs after it are what each test checks.
 let project: Project | undefined;
 afterEach(async () => {
   if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
@@ -64,7 +66,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('makes zero write calls on a second run, and exactly one edit after one file changes', async () => {
     project = await createProject(newsroom());
-    expect((await project.run(['apply'])).code).toBe(0);
+    expect((await project.applyInProcess()).exitCode).toBe(0);
 
     project.cms.resetStats();
     const second = await project.run(['apply']);
@@ -87,7 +89,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('renders nothing again on a rerun, and uploads an image again when its file changes', async () => {
     project = await createProject(newsroom());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
       source: { documents: number; rendered: number };
     };
@@ -118,7 +120,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('still makes zero writes on a rerun when the CMS normalises the HTML it stores', async () => {
     project = await createProject(newsroom(), { normalizeHtml: true });
-    expect((await project.run(['apply'])).code).toBe(0);
+    expect((await project.applyInProcess()).exitCode).toBe(0);
     const stored = (await project.records('article')).find((a) => a.slug === 'budget-vote')!;
     expect(stored.body).not.toContain('\n'); // the CMS really did change what we sent
     project.cms.resetStats();
@@ -136,7 +138,7 @@ describe('apply, end to end against the local CMS', () => {
     expect(project.cms.stats().writes).toBe(0);
     expect(await project.records('article')).toEqual([]);
 
-    await project.run(['apply']);
+    await project.applyInProcess();
     expect((await project.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
@@ -157,7 +159,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('deletes a record whose file is gone only with --prune, and never one made by someone else', async () => {
     project = await createProject(newsroom());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const byHand = await project.api({
       resource: 'page',
       action: 'add',
@@ -182,7 +184,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('aborts with exit 3 before any call when more deletes are planned than --max-deletes', async () => {
     project = await createProject(newsroom());
-    await project.run(['apply']);
+    await project.applyInProcess();
     await project.remove('content/pages/about.md');
     await project.remove('content/breaking/storm.md');
     // A new image too: uploads that start while rendering must not start in a run that aborts.
@@ -199,7 +201,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('reports broken front matter at its position and leaves that record as it was', async () => {
     project = await createProject(newsroom());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const before = (await project.records('article')).find((a) => a.slug === 'flood-warning');
 
     await project.write(

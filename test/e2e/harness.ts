@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveContent } from '../../src/media/serve-content.js';
 import { startLocalCms, type LocalCms, type LocalCmsOptions } from '../../src/server/index.js';
+import type { PlanOptions, SyncOptions, SyncResult } from '../../src/sync/public-types.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/cms-sync.js', import.meta.url));
 /** A distinctive token: every test output is searched for it. */
@@ -39,6 +40,14 @@ export interface Project {
   remove(file: string): Promise<void>;
   read(file: string): Promise<string>;
   run(args: string[], options?: { env?: Record<string, string | undefined> }): Promise<RunResult>;
+  /**
+   * An apply through the library in this process (`sync` of dist/index.js, the same engine the CLI
+   * runs), with the environment `run` gives the CLI: for a test's set-up where that apply is not
+   * what the test checks, as it spares a CLI process start. It prints nothing.
+   */
+  applyInProcess(options?: SyncOptions): Promise<SyncResult>;
+  /** A plan through the library in this process (`plan` of dist/index.js), for a set-up as `applyInProcess`. */
+  planInProcess(options?: PlanOptions): Promise<SyncResult>;
   /** One API call to the CMS, as another user of the CMS would make it. */
   api(body: Record<string, unknown>): Promise<any>;
   /** Every record of a resource, in id order. */
@@ -120,6 +129,14 @@ export async function createProject(
       const result = await runCli(['--cwd', dir, ...args], env);
       outputs.push(result.stdout, result.stderr);
       return result;
+    },
+    async applyInProcess(options = {}) {
+      const { sync } = await import('../../dist/index.js');
+      return sync({ ...options, projectDir: dir, env: cliEnv(options.env) });
+    },
+    async planInProcess(options = {}) {
+      const { plan } = await import('../../dist/index.js');
+      return plan({ ...options, projectDir: dir, env: cliEnv(options.env) });
     },
     async api(body) {
       const response = await fetch(cms.apiUrl, {

@@ -16,6 +16,8 @@ function site(): Record<string, string> {
   };
 }
 
+// The runs that only set the scene (a first apply, a saved plan when the test is about applying it)
+// go through the library in this process; the CLI runs after them are what each test checks.
 let project: Project | undefined;
 afterEach(async () => {
   if (project) expect(project.outputs.join('\n')).not.toContain(SECRET_TOKEN);
@@ -29,7 +31,7 @@ const bySlug = async (p: Project, resource: string, slug: string) =>
 describe('drift: what someone changed in the CMS is reported, never overwritten silently', () => {
   it('reports an edit, a delete and a new record made by hand, and leaves each alone', async () => {
     project = await createProject(site());
-    expect((await project.run(['apply'])).code).toBe(0);
+    expect((await project.applyInProcess()).exitCode).toBe(0);
     const storm = (await bySlug(project, 'article', 'storm'))!;
     const about = (await bySlug(project, 'page', 'about'))!;
     await project.api({
@@ -65,7 +67,7 @@ describe('drift: what someone changed in the CMS is reported, never overwritten 
 
   it('calls a record changed in both places a conflict, and --overwrite-drift keeps the file', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const storm = (await bySlug(project, 'article', 'storm'))!;
     await project.api({ resource: 'article', action: 'edit', id: storm.id, data: { title: 'CMS title' } });
     await project.write('content/articles/storm.md', '---\ntitle: File title\n---\n\nWind and rain.\n');
@@ -102,9 +104,9 @@ describe('saved plans', () => {
 
   it('refuses with zero writes when a file changed since the plan was made', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     await project.write('content/articles/storm.md', '---\ntitle: Storm update\n---\n\nWind and rain.\n');
-    await project.run(['plan', '--out', 'plan.json']);
+    await project.planInProcess({ out: 'plan.json' });
     await project.write(
       'content/articles/storm.md',
       '---\ntitle: Storm update, later\n---\n\nWind and rain.\n',
@@ -122,9 +124,9 @@ describe('saved plans', () => {
 
   it('refuses with zero writes when the CMS changed since the plan was made', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     await project.write('content/pages/about.md', '---\ntitle: About us\n---\n\nWho we are.\n');
-    await project.run(['plan', '--out', 'plan.json']);
+    await project.planInProcess({ out: 'plan.json' });
     const about = (await bySlug(project, 'page', 'about'))!;
     await project.api({
       resource: 'page',
@@ -141,8 +143,8 @@ describe('saved plans', () => {
 
   it('refuses a plan made before another apply ran', async () => {
     project = await createProject(site());
-    await project.run(['plan', '--out', 'plan.json']);
-    await project.run(['apply']);
+    await project.planInProcess({ out: 'plan.json' });
+    await project.applyInProcess();
     const result = await project.run(['apply', 'plan.json']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(
@@ -244,7 +246,7 @@ describe('a dead or missing CMS', () => {
 describe('content/ that is missing', () => {
   it('is an error, never "everything was deleted"', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     await rm(path.join(project.dir, 'content'), { recursive: true });
     project.cms.resetStats();
     const result = await project.run(['apply', '--prune']);
@@ -267,7 +269,7 @@ async function closedPortUrl(): Promise<string> {
 describe('deletes after errors', () => {
   it('are not carried out when another record failed in the same run', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     await project.remove('content/pages/about.md');
     // The CMS refuses this one: its body embeds a media id the library does not have.
     await project.write(
