@@ -39,7 +39,9 @@ if (!existsSync(ready)) {
       '  sync: { maxDeletes: 20 },\n};\n',
   );
 }
-const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: TOKEN });
+// State belongs to the CMS's URL: a kept project meets its CMS on the port it was first applied on.
+const port = existsSync(ready) ? JSON.parse(readFileSync(ready, 'utf8')).port : 0;
+const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port, token: TOKEN });
 const media = await serveContent(content);
 const env = { CMS_BASE_URL: cms.url, CMS_API_TOKEN: TOKEN, CMS_MEDIA_BASE_URL: media.baseUrl };
 const apply = async (...flags) => {
@@ -59,7 +61,7 @@ const edit = (version) =>
 try {
   if (!existsSync(ready)) {
     setup.cold = await time(() => apply('--concurrency', '8'));
-    await writeFile(ready, `${new Date().toISOString()}\n`);
+    await writeFile(ready, JSON.stringify({ port: Number(new URL(cms.url).port), at: new Date() }));
   }
   // The file the saves touch is edited once here so that the no-op below is one.
   await edit('setup');
