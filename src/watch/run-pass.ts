@@ -1,11 +1,12 @@
-import { SyncError, type ErrorCode } from '../errors.js';
+import path from 'node:path';
+import { SyncError, type ErrorCode, type FileProblem } from '../errors.js';
 import type { Change } from '../plan/compute-plan.js';
 import type { SyncReporter } from '../sync/events.js';
 import type { SyncOptions } from '../sync/options.js';
 import { syncOnce, type SyncReport } from '../sync/run-sync.js';
 import type { Session } from '../sync/session.js';
 import { LOCAL_TARGET } from '../sync/target.js';
-import { toPosixRelative } from '../source/content-paths.js';
+import { isDocumentName, toPosixRelative } from '../source/content-paths.js';
 import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
 import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
@@ -35,7 +36,13 @@ export interface PassContext {
  * timed retry. Deletes: an editor that saves by moving the old file away and writing a new one
  * leaves the file missing for a moment, and a pass started by another save in that moment must
  * not take it as deleted. So once a pass has gone through, only a pass holding a reported removal
- * (chokidar reports one after the file stayed gone 100 ms) runs with --prune.
+ * (the watcher reports one after the file stayed gone 100 ms) runs with --prune.
+ *
+ * A batch of saves to documents already there reads only those files (as --only would), so a save
+ * costs what it changed, not what content/ holds. What only the whole of content/ can tell (a new
+ * file, a removal, a key another file also claims, an image that other documents embed) makes a
+ * whole pass: a narrowed plan that is more than edits of the saved files' own records is dropped
+ * before any write and the batch runs again over everything.
  */
 export function watchPasses(
   ctx: PassContext,
@@ -46,11 +53,16 @@ export function watchPasses(
     const trigger = first ? 'start' : batch.size === 0 ? 'retry' : 'change';
     first = false;
     const mayDelete = !caughtUp || [...batch.values()].includes('unlink');
-    const outcome = await runPass(
-      { ...ctx, flags: mayDelete ? ctx.flags : { ...ctx.flags, prune: false } },
-      batch,
-      { trigger, retryInMs },
-    );
+    const flags = mayDelete ? ctx.flags : { ...ctx.flags, prune: false };
+    const savesOnly =
+      caughtUp &&
+      batch.size > 0 &&
+      [...batch].every(([file, kind]) => kind === 'change' && isDocumentName(path.posix.basename(file)));
+    const narrowed = savesOnly
+      ? await runPass({ ...ctx, flags }, batch, { trigger, retryInMs, narrow: true })
+      : 'widen';
+    const outcome =
+      narrowed === 'widen' ? await runPass({ ...ctx, flags }, batch, { trigger, retryInMs }) : narrowed;
     if (outcome === 'ok') caughtUp = true;
     return outcome;
   };
@@ -60,13 +72,24 @@ export function watchPasses(
  * One sync of a batch of saved files on the open session, reported in one line (text on
  * stdout, or one NDJSON record with --json). syncOnce reads every document but renders only
  * those whose input hash changed, so a pass costs a read + hash of content/, one listing of the
- * CMS, and the writes for what changed.
+ * CMS, and the writes for what changed. `narrow`: only the batch's files are read, and the pass
+ * ends with 'widen' (no write, no line) when its plan is more than edits of their own records.
  */
 export async function runPass(
   ctx: PassContext,
   batch: Batch,
-  info: { trigger: SyncLine['trigger']; retryInMs: number },
-): Promise<PassOutcome> {
+  info: { trigger: SyncLine['trigger']; retryInMs: number; narrow?: false },
+): Promise<PassOutcome>;
+export async function runPass(
+  ctx: PassContext,
+  batch: Batch,
+  info: { trigger: SyncLine['trigger']; retryInMs: number; narrow: true },
+): Promise<PassOutcome | 'widen'>;
+export async function runPass(
+  ctx: PassContext,
+  batch: Batch,
+  info: { trigger: SyncLine['trigger']; retryInMs: number; narrow?: boolean },
+): Promise<PassOutcome | 'widen'> {
   const { session, io } = ctx;
   const started = performance.now();
   const writesBefore = session.client.stats.writes;
@@ -74,11 +97,14 @@ export async function runPass(
   const inContent = (file: string) =>
     file.startsWith(contentPrefix) ? file.slice(contentPrefix.length) : file;
   const files = [...batch.keys()].sort();
-  const pass = ctx.repeats.forPass(new Set(files.map((f) => contentPrefix + f)));
-  // To tell a rename (same key, new file) from an unchanged record.
-  const filesBefore = new Map(
-    Object.entries(session.store?.state.records ?? {}).map(([key, entry]) => [key, entry.file]),
-  );
+  const pass = ctx.repeats.forPass(new Set(files.map((f) => contentPrefix + f)), {
+    narrowed: info.narrow === true,
+  });
+  // The file each planned record had in state before this pass wrote anything, to tell a rename
+  // (same key, new file) from an unchanged record: read when the plan is made, before any write.
+  const filesBefore = new Map<string, string | undefined>();
+  const saved = (file: string) => batch.has(inContent(file));
+  let narrowedTooFar = false;
   const line: SyncLine = {
     at: new Date(),
     trigger: info.trigger,
@@ -95,12 +121,31 @@ export async function runPass(
 
   let report: SyncReport | undefined;
   let outcome: PassOutcome = 'ok';
+  // A narrowed pass that widens must not print what the whole pass will print again.
+  const held: FileProblem[] = [];
   try {
     const { json: _json, ...options } = ctx.flags;
     const reporter: SyncReporter = (event) => {
-      if (event.type !== 'problem' || pass.show(event.problem)) ctx.reporter?.(event);
+      if (event.type === 'plan') {
+        const records = session.store?.state.records;
+        // Records merely kept are never named unless their file is in the batch (see describeChange).
+        for (const c of event.plan.changes)
+          if (c.action !== 'keep' || saved(c.file)) filesBefore.set(c.key, records?.[c.key]?.file);
+        if (info.narrow) narrowedTooFar = !editsOnly(event.plan.changes, filesBefore, saved);
+      }
+      if (event.type === 'problem' && info.narrow) held.push(event.problem);
+      else if (event.type !== 'problem' || pass.show(event.problem)) ctx.reporter?.(event);
     };
-    report = await syncOnce(session, options, reporter);
+    const { confirm } = options;
+    const narrowed: SyncOptions = {
+      ...options,
+      only: files.map(escapeGlob),
+      // Called before any write when the plan has some: a plan the whole pass must make writes nothing.
+      confirm: async (plan, target) => !narrowedTooFar && (!confirm || confirm(plan, target)),
+    };
+    report = await syncOnce(session, info.narrow ? narrowed : options, reporter);
+    if (info.narrow && narrowedTooFar) return 'widen';
+    for (const problem of held) if (pass.show(problem)) ctx.reporter?.({ type: 'problem', problem });
     pass.done(report.problems);
   } catch (error) {
     const fatal = error instanceof SyncError && FATAL.has(error.code);
@@ -162,6 +207,32 @@ export async function runPass(
 
   writeLine(io.stdout, ctx.flags.json ? syncLineJson(line) : formatSyncLine(line));
   return outcome;
+}
+
+/**
+ * Whether a plan made from the batch's files alone is what the whole pass would plan: each change
+ * of a saved file is its own record (same key, same file as in state), updated, unchanged, drifted,
+ * or kept for an error in the file; every other record is only kept, as --only keeps it. A create,
+ * rename, adoption or removal may hang on files the narrowed pass did not read (another file
+ * claiming the key, the file a record moved from).
+ */
+function editsOnly(
+  changes: readonly Change[],
+  filesBefore: ReadonlyMap<string, string | undefined>,
+  saved: (file: string) => boolean,
+): boolean {
+  return changes.every((c) =>
+    !saved(c.file)
+      ? c.action === 'keep'
+      : (c.action === 'update' || c.action === 'unchanged' || c.action === 'drift' || c.action === 'keep') &&
+        c.movedFrom === undefined &&
+        filesBefore.get(c.key) === c.file,
+  );
+}
+
+/** A file name as an `only` glob that matches just that file (names may hold `*`, `[`, `{`). */
+function escapeGlob(file: string): string {
+  return file.replace(/[*?[\]{}\\!]/g, '\\$&');
 }
 
 /**
