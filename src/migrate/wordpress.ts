@@ -138,7 +138,8 @@ async function indexExport(
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
   // the links being rewritten.
   const links = new OldSiteLinks(options.linkPath);
-  const scan: ItemScan = { skeleton: '' };
+  // The channel without the items' lines: one that is not well-formed is read again with them.
+  const scan: ItemScan = { skeleton: '', lines: false };
   let total = 0;
   for await (const item of readXmlItems(options.absPath, scan, { name: options.file })) {
     validateXml(item.text, { ...where, line: item.line, column: item.column });
@@ -161,7 +162,12 @@ async function indexExport(
       childAttachments.set(parent, [...(childAttachments.get(parent) ?? []), id]);
     }
   }
-  validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
+  try {
+    validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
+  } catch (error) {
+    await validateChannel(options);
+    throw error;
+  }
   const channel = parseChannel(scan.skeleton);
   if (!channel.version && total === 0)
     report.warnOnce(
@@ -196,6 +202,13 @@ async function indexExport(
     links,
     knownCategories,
   };
+}
+
+/** Throws where the channel (the export outside its items) is not well-formed XML. */
+async function validateChannel(options: ImportOptions): Promise<void> {
+  const scan: ItemScan = { skeleton: '' };
+  for await (const item of readXmlItems(options.absPath, scan, { name: options.file })) void item;
+  validateXml(scan.skeleton, { file: options.file, line: 1, column: 1 });
 }
 
 /** Categories (with their parent), then users: the records posts point at. */

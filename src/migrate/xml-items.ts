@@ -12,6 +12,13 @@ export interface XmlItem {
 export interface ItemScan {
   /** The file without its items (each replaced by its newlines, so line numbers still hold). */
   skeleton: string;
+  /**
+   * Keep the newlines of each item, and the space between items, so that a line of the skeleton
+   * is that line of the file. Without them the skeleton does not grow with the number of items,
+   * but says nothing of where its text is.
+   * @default true
+   */
+  lines?: boolean;
 }
 
 export interface ItemOptions {
@@ -67,7 +74,7 @@ export async function* splitXmlItems(
   let column = 1;
   let pos = 0;
   let itemStart = -1;
-  const skeleton = new SkeletonText(scan !== undefined);
+  const skeleton = new SkeletonText(scan !== undefined, scan?.lines !== false);
 
   const advance = (text: string) => {
     const newlines = countNewlines(text);
@@ -197,14 +204,23 @@ class SkeletonText {
   readonly #joined: string[] = [];
   #pieces: string[] = [];
 
-  constructor(private readonly kept: boolean) {}
+  /** The last piece added is white space: without `lines`, another one is left out. */
+  #space = false;
+
+  constructor(
+    private readonly kept: boolean,
+    private readonly lines: boolean,
+  ) {}
 
   addNewlines(count: number): void {
-    if (this.kept) this.add('\n'.repeat(count));
+    if (this.lines) this.add('\n'.repeat(count));
   }
 
   add(piece: string): void {
     if (piece === '' || !this.kept) return;
+    const space = !/\S/.test(piece);
+    if (space && this.#space && !this.lines) return;
+    this.#space = space;
     this.#pieces.push(piece);
     if (this.#pieces.length < 1024) return;
     this.#joined.push(this.#pieces.join(''));
