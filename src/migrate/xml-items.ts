@@ -56,7 +56,8 @@ export async function* readXmlItems(
 
 /**
  * Cuts a stream of XML text into its `<item>` elements, yielding each as soon as its `</item>`
- * has arrived. The scanner steps over CDATA sections and comments, where `</item>` may appear
+ * has arrived (for an item longer than the chunks, once the text read after it is half as long
+ * as what is held). The scanner steps over CDATA sections and comments, where `</item>` may appear
  * as text. Whatever is not an item (the channel: site, authors, categories, tags) is collected
  * into `scan.skeleton`, complete once the generator is done; with no `scan` it is not kept (it
  * holds a newline for each line of every item). A file that ends inside an item, or holds an
