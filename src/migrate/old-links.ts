@@ -29,7 +29,9 @@ function decode(text: string): string {
 
 export class OldSiteLinks {
   readonly #hosts = new Set<string>([hostOf(new URL(RELATIVE_BASE))]);
-  readonly #targets = new Map<string, string>();
+  /** Old address -> the record's new path, or its number (`addRecord`) until slugs are known. */
+  readonly #targets = new Map<string, string | number>();
+  #pathOfRecord: (n: number) => string | undefined = () => undefined;
 
   constructor(private readonly pattern: string = DEFAULT_LINK_PATH) {}
 
@@ -50,8 +52,25 @@ export class OldSiteLinks {
     const path = this.pathOf(folder, slug);
     for (const url of oldUrls) {
       const key = this.#key(url, true);
-      if (key && key !== '/' && !this.#targets.has(key)) this.#targets.set(key, path);
+      if (key && key !== '/' && !this.#targets.has(key)) this.#targets.set(detach(key), path);
     }
+  }
+
+  /**
+   * The old addresses of record `n`, before its slug is known: a large export is read once to
+   * learn every slug and address, keeping a number per address rather than a path.
+   */
+  addRecord(oldUrls: string[], n: number): void {
+    for (const url of oldUrls) {
+      const key = this.#key(url, true);
+      // A key cut from a longer string (V8 keeps such a substring as a view of it): copied.
+      if (key && key !== '/' && !this.#targets.has(key)) this.#targets.set(detach(key), n);
+    }
+  }
+
+  /** Where the records of `addRecord` are now, once their slugs are known. */
+  resolveRecords(pathOfRecord: (n: number) => string | undefined): void {
+    this.#pathOfRecord = pathOfRecord;
   }
 
   pathOf(folder: LinkFolder, slug: string): string {
@@ -65,7 +84,8 @@ export class OldSiteLinks {
   rewrite(url: string): { to: string } | { missing: true } | undefined {
     const key = this.#key(url, false);
     if (!key) return undefined;
-    const target = this.#targets.get(key);
+    const found = this.#targets.get(key);
+    const target = typeof found === 'number' ? this.#pathOfRecord(found) : found;
     if (target) {
       const hash = url.indexOf('#');
       return { to: hash === -1 ? target : target + url.slice(hash) };

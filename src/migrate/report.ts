@@ -15,8 +15,11 @@ export class MigrationReport {
 
   /** Embeds written into the Markdown (raw HTML or a shortcode), by kind. */
   readonly embeds = new Map<string, number>();
-  /** What the conversion left out, by kind: how many times, and the items it happened in. */
-  readonly dropped = new Map<string, { count: number; items: Set<string> }>();
+  /**
+   * What the conversion left out, by kind: how many times, in how many items, and the first few
+   * of them by name (the report shows no more, and 50,000 names would be kept for nothing).
+   */
+  readonly dropped = new Map<string, { count: number; items: number; names: string[]; last: string }>();
   /** Items written under another slug than the export's, because an earlier item had it. */
   readonly renamed: string[] = [];
   /** Links to the old site's posts and pages that now point at their new paths. */
@@ -28,10 +31,15 @@ export class MigrationReport {
     this.embeds.set(kind, (this.embeds.get(kind) ?? 0) + 1);
   }
 
+  /** Items are converted one after another: an item's drops of one kind come together. */
   drop(kind: string, item: string): void {
-    const entry = this.dropped.get(kind) ?? { count: 0, items: new Set<string>() };
+    const entry = this.dropped.get(kind) ?? { count: 0, items: 0, names: [], last: '' };
     entry.count++;
-    entry.items.add(item);
+    if (entry.items === 0 || entry.last !== item) {
+      entry.items++;
+      entry.last = item;
+      if (entry.names.length < DROPPED_NAMES_SHOWN) entry.names.push(item);
+    }
     this.dropped.set(kind, entry);
   }
 
@@ -92,10 +100,8 @@ export class MigrationReport {
     }
     if (this.dropped.size) {
       lines.push('Left out (no place for them in Markdown or the CMS):');
-      for (const [kind, { count, items }] of this.dropped) {
-        const names = [...items];
-        const shown =
-          names.slice(0, 5).join(', ') + (names.length > 5 ? `, and ${names.length - 5} more` : '');
+      for (const [kind, { count, items, names }] of this.dropped) {
+        const shown = names.join(', ') + (items > names.length ? `, and ${items - names.length} more` : '');
         lines.push(`  ${String(count).padStart(6)}  ${kind}: ${shown}`);
       }
     }
@@ -137,6 +143,8 @@ export class MigrationReport {
     return lines.join('\n');
   }
 }
+
+const DROPPED_NAMES_SHOWN = 5;
 
 /** A long list (a re-import of 50,000 posts) shows its first lines and says how many more. */
 const LIST_LIMIT = 50;

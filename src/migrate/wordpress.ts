@@ -7,7 +7,7 @@ import type { MigrationReport } from './report.js';
 import { expandShortcodes } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
-import { uniqueSlugs, type SlugRequest } from './unique-slugs.js';
+import { assignSlugs, reportRenamed } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
 import { autoEmbed, isBlockContent, stripBlockComments, wpautop } from './wpautop.js';
 import {
@@ -71,12 +71,15 @@ export async function importWordPress(options: ImportOptions & OldSiteOptions): 
   });
   const index = await indexExport(options, writer);
   let done = 0;
-  for await (const item of readXmlItems(options.absPath, { skeleton: '' }, { name: options.file })) {
+  // The records in export order: `next` is the first one not yet reached.
+  let next = 0;
+  for await (const item of readXmlItems(options.absPath, undefined, { name: options.file })) {
     done++;
+    const slug = index.records.position[next] === done ? index.records.slug[next++] : undefined;
     let parsed: WxrItem | undefined;
     try {
       parsed = parseItem(item.text);
-      await importItem(parsed, index.slugs.get(done), index);
+      await importItem(parsed, slug, index);
     } catch (error) {
       const label = parsed ? `${parsed.type || 'item'} ${parsed.id} "${parsed.title}"` : 'item';
       options.report.failures.push(
@@ -85,7 +88,6 @@ export async function importWordPress(options: ImportOptions & OldSiteOptions): 
         ),
       );
     }
-    index.slugs.delete(done);
     options.onProgress?.(done, index.total);
   }
   await writer.flush();
@@ -97,8 +99,7 @@ interface ItemContext {
   report: MigrationReport;
   /** Items in the export. */
   total: number;
-  /** The slug of each post and page to import, by its position among the items (from 1). */
-  slugs: Map<number, string>;
+  records: Records;
   attachments: Map<string, string>;
   attachmentAlt: Map<string, string>;
   childAttachments: Map<string, string[]>;
@@ -108,13 +109,16 @@ interface ItemContext {
   knownCategories: Set<string>;
 }
 
-/** A post or page to import, as the first pass keeps it: what its slug and old addresses need. */
-interface RecordHead {
-  position: number;
-  folder: LinkFolder;
-  slug: SlugRequest;
-  /** Its old addresses: permalink, guid, `?p=<id>`. */
-  urls: string[];
+/**
+ * The posts and pages to import, in export order, as the first pass keeps them: numbers and
+ * short strings only, since an export may hold 100,000 of them. Record `n` is
+ * `folder[n]/slug[n]`, the item at `position[n]` (from 1); its old addresses are in the links.
+ */
+interface Records {
+  position: number[];
+  folder: LinkFolder[];
+  /** The slug asked for (the export's, or one made from the title); after the first pass, the one given. */
+  slug: string[];
 }
 
 /**
@@ -130,8 +134,12 @@ async function indexExport(
   const attachments = new Map<string, string>();
   const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
-  const heads: RecordHead[] = [];
-  const scan: ItemScan = { skeleton: '' };
+  const records: Records = { position: [], folder: [], slug: [] };
+  // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
+  // the links being rewritten.
+  const links = new OldSiteLinks(options.linkPath);
+  // The channel without the items' lines: one that is not well-formed is read again with them.
+  const scan: ItemScan = { skeleton: '', lines: false };
   let total = 0;
   for await (const item of readXmlItems(options.absPath, scan, { name: options.file })) {
     validateXml(item.text, { ...where, line: item.line, column: item.column });
@@ -139,7 +147,7 @@ async function indexExport(
     const type = itemType(item.text);
     if (type === 'post' || type === 'page') {
       const head = parseItemHead(item.text);
-      if (!NOT_IMPORTED.has(head.status)) heads.push(recordHead(total, head));
+      if (!NOT_IMPORTED.has(head.status)) addRecord(records, links, total, head);
       continue;
     }
     if (type !== 'attachment') continue;
@@ -154,7 +162,12 @@ async function indexExport(
       childAttachments.set(parent, [...(childAttachments.get(parent) ?? []), id]);
     }
   }
-  validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
+  try {
+    validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
+  } catch (error) {
+    await validateChannel(options);
+    throw error;
+  }
   const channel = parseChannel(scan.skeleton);
   if (!channel.version && total === 0)
     report.warnOnce(
@@ -171,9 +184,9 @@ async function indexExport(
     }
   };
 
-  const links = new OldSiteLinks(options.linkPath);
   for (const url of channel.siteUrls) links.addSite(url);
-  const slugs = assignSlugs(heads, links, report);
+  records.slug = assignSlugs(records.folder, records.slug);
+  links.resolveRecords((n) => links.pathOf(records.folder[n]!, records.slug[n]!));
 
   if (channel.otherTerms) report.skip('terms of custom taxonomies (wp:term)', channel.otherTerms);
   const knownCategories = await writeChannelRecords(channel, writer, report);
@@ -181,7 +194,7 @@ async function indexExport(
     writer,
     report,
     total,
-    slugs,
+    records,
     attachments,
     attachmentAlt,
     childAttachments,
@@ -189,6 +202,13 @@ async function indexExport(
     links,
     knownCategories,
   };
+}
+
+/** Throws where the channel (the export outside its items) is not well-formed XML. */
+async function validateChannel(options: ImportOptions): Promise<void> {
+  const scan: ItemScan = { skeleton: '' };
+  for await (const item of readXmlItems(options.absPath, scan, { name: options.file })) void item;
+  validateXml(scan.skeleton, { file: options.file, line: 1, column: 1 });
 }
 
 /** Categories (with their parent), then users: the records posts point at. */
@@ -242,31 +262,15 @@ function folderOf(item: WxrItem): LinkFolder {
   return item.type === 'page' ? 'pages' : 'articles';
 }
 
-function recordHead(position: number, item: WxrItem): RecordHead {
-  return {
-    position,
-    folder: folderOf(item),
-    slug: { folder: folderOf(item), asked: detach(slugOf(item)), label: labelOf(item) },
-    urls: [item.link, item.guid, `?p=${item.id}`].filter(Boolean).map(detach),
-  };
-}
-
 /**
- * Each post and page gets its slug before any is converted, so that a link to a post later in
- * the file is rewritten too.
+ * A post or page to import, and its old addresses (permalink, guid, `?p=<id>`). Each gets its
+ * slug before any is converted, so that a link to a post later in the file is rewritten too.
  */
-function assignSlugs(heads: RecordHead[], links: OldSiteLinks, report: MigrationReport): Map<number, string> {
-  const slugs = uniqueSlugs(
-    heads.map((head) => head.slug),
-    report,
-  );
-  const byPosition = new Map<number, string>();
-  heads.forEach((head, i) => {
-    const slug = slugs[i]!;
-    byPosition.set(head.position, slug);
-    links.addAll(head.urls, head.folder, slug);
-  });
-  return byPosition;
+function addRecord(records: Records, links: OldSiteLinks, position: number, item: WxrItem): void {
+  links.addRecord([item.link, item.guid, `?p=${item.id}`], records.position.length);
+  records.position.push(position);
+  records.folder.push(folderOf(item));
+  records.slug.push(detach(slugOf(item)));
 }
 
 async function importItem(item: WxrItem, assigned: string | undefined, ctx: ItemContext): Promise<void> {
@@ -286,7 +290,10 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   }
   const title = decodeEntities(item.title).trim();
   const label = labelOf(item);
-  const slug = assigned ?? detach(slugOf(item));
+  // Kept in the report and the writer's indexes: not a view into the item's text.
+  const asked = detach(slugOf(item));
+  const slug = assigned ?? asked;
+  if (slug !== asked) reportRenamed(report, label, folderOf(item), asked, slug);
   const body = convertBody(item, label, ctx);
   // A private or password-protected item must not become public by being imported.
   const draft = DRAFT_STATUSES.has(item.status) || item.password !== '';

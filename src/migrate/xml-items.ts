@@ -12,6 +12,13 @@ export interface XmlItem {
 export interface ItemScan {
   /** The file without its items (each replaced by its newlines, so line numbers still hold). */
   skeleton: string;
+  /**
+   * Keep the newlines of each item, and the space between items, so that a line of the skeleton
+   * is that line of the file. Without them the skeleton does not grow with the number of items,
+   * but says nothing of where its text is.
+   * @default true
+   */
+  lines?: boolean;
 }
 
 export interface ItemOptions {
@@ -27,6 +34,12 @@ export interface ItemOptions {
 }
 
 const MAX_ITEM_LENGTH = 64 * 2 ** 20;
+/**
+ * Small reads keep each chunk, and the text it is joined to, among V8's young objects, which
+ * are freed as soon as the item is done; a chunk of a megabyte goes to the large-object space,
+ * freed only by a full collection, and the heap swells with them as the export streams by.
+ */
+const CHUNK_SIZE = 64 * 2 ** 10;
 
 /**
  * Streams a WXR file and yields its `<item>` elements one at a time, so a 200 MB export is
@@ -34,23 +47,25 @@ const MAX_ITEM_LENGTH = 64 * 2 ** 20;
  */
 export async function* readXmlItems(
   file: string,
-  scan: ItemScan,
+  scan: ItemScan | undefined,
   options: ItemOptions & { chunkSize?: number } = {},
 ): AsyncGenerator<XmlItem> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: options.chunkSize ?? 1 << 20 });
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: options.chunkSize ?? CHUNK_SIZE });
   yield* splitXmlItems(stream as AsyncIterable<string>, scan, { name: file, ...options });
 }
 
 /**
  * Cuts a stream of XML text into its `<item>` elements, yielding each as soon as its `</item>`
- * has arrived. The scanner steps over CDATA sections and comments, where `</item>` may appear
+ * has arrived (for an item longer than the chunks, once the text read after it is half as long
+ * as what is held). The scanner steps over CDATA sections and comments, where `</item>` may appear
  * as text. Whatever is not an item (the channel: site, authors, categories, tags) is collected
- * into `scan.skeleton`, complete once the generator is done. A file that ends inside an item,
- * or holds an item longer than `maxItemLength`, is bad input, reported at the item's start.
+ * into `scan.skeleton`, complete once the generator is done; with no `scan` it is not kept (it
+ * holds a newline for each line of every item). A file that ends inside an item, or holds an
+ * item longer than `maxItemLength`, is bad input, reported at the item's start.
  */
 export async function* splitXmlItems(
   chunks: AsyncIterable<string> | Iterable<string>,
-  scan: ItemScan,
+  scan: ItemScan | undefined,
   options: ItemOptions = {},
 ): AsyncGenerator<XmlItem> {
   const maxLength = options.maxItemLength ?? MAX_ITEM_LENGTH;
@@ -60,7 +75,7 @@ export async function* splitXmlItems(
   let column = 1;
   let pos = 0;
   let itemStart = -1;
-  const skeleton = new SkeletonText();
+  const skeleton = new SkeletonText(scan !== undefined, scan?.lines !== false);
 
   const advance = (text: string) => {
     const newlines = countNewlines(text);
@@ -114,7 +129,7 @@ export async function* splitXmlItems(
         // Its own copy: a view into the buffer would keep the whole chunk alive with the item.
         const text = detach(buffer.slice(itemStart, end));
         yield { text, line, column };
-        skeleton.add('\n'.repeat(countNewlines(text)));
+        skeleton.addNewlines(countNewlines(text));
         drop(end);
         itemStart = -1;
         pos = 0;
@@ -129,16 +144,29 @@ export async function* splitXmlItems(
     }
   };
 
+  // Chunks not yet joined to the buffer: a long item is joined and scanned again only once it has
+  // grown by half, so that its cost is linear in its length, however small the chunks.
+  let waiting: string[] = [];
+  let waitingLength = 0;
+  const join = () => {
+    buffer += waiting.join('');
+    waiting = [];
+    waitingLength = 0;
+  };
   for await (const chunk of chunks) {
-    buffer += chunk;
+    waiting.push(chunk);
+    waitingLength += chunk.length;
+    if (waitingLength < buffer.length / 2 && buffer.length + waitingLength <= maxLength) continue;
+    join();
     yield* scanBuffer(false);
     // The buffer starts at the open item, or (outside items) at an open CDATA section or comment.
     if (buffer.length > maxLength) throw tooLong(buffer, line, column, maxLength, options);
   }
+  join();
   yield* scanBuffer(true);
   if (itemStart >= 0) throw unclosed(line, column, options);
   skeleton.add(buffer);
-  scan.skeleton = skeleton.text();
+  if (scan) scan.skeleton = skeleton.text();
 }
 
 function unclosed(line: number, column: number, options: ItemOptions): SyncError {
@@ -177,8 +205,23 @@ class SkeletonText {
   readonly #joined: string[] = [];
   #pieces: string[] = [];
 
+  /** The last piece added is white space: without `lines`, another one is left out. */
+  #space = false;
+
+  constructor(
+    private readonly kept: boolean,
+    private readonly lines: boolean,
+  ) {}
+
+  addNewlines(count: number): void {
+    if (this.lines) this.add('\n'.repeat(count));
+  }
+
   add(piece: string): void {
-    if (piece === '') return;
+    if (piece === '' || !this.kept) return;
+    const space = !/\S/.test(piece);
+    if (space && this.#space && !this.lines) return;
+    this.#space = space;
     this.#pieces.push(piece);
     if (this.#pieces.length < 1024) return;
     this.#joined.push(this.#pieces.join(''));

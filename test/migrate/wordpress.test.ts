@@ -171,6 +171,22 @@ describe('import wordpress', () => {
     expect(await readdir(project.dir)).toEqual(['export.xml']);
   });
 
+  it('reports malformed XML after the items at its line in the file', async () => {
+    project = await projectWith('wordpress/export.xml', 'export.xml');
+    const broken = (await project.read('export.xml')).replace('</channel>', '</chanel>');
+    await writeFile(path.join(project.dir, 'export.xml'), broken);
+    const lines = broken.split('\n');
+    const line = lines.findIndex((l) => l.includes('</chanel>')) + 1;
+    const opened = lines.findIndex((l) => l.includes('<channel>')) + 1;
+    const run = await runInProcess(project.dir, ['import', 'wordpress', 'export.xml']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `export.xml:${line}:1: Expected closing tag 'channel' (opened in line ${opened}, col 1) instead of closing ` +
+        `tag 'chanel'. (the export is not well-formed XML; nothing was written)\n`,
+    );
+    expect(await readdir(project.dir)).toEqual(['export.xml']);
+  });
+
   it('reports an item that cannot be written and goes on with the rest (exit 1)', async () => {
     project = await projectWith('wordpress/export.xml', 'export.xml');
     const text = await project.read('export.xml');

@@ -47,6 +47,37 @@ describe('splitXmlItems', () => {
     expect(scan.skeleton).toBe(`<rss><channel><title>Site</title>\n${'\n'.repeat(count)}</channel></rss>\n`);
   });
 
+  it('without lines, leaves out the items whole: the skeleton does not grow with their number', async () => {
+    const exportOf = (count: number) => {
+      const items = Array.from(
+        { length: count },
+        (_, i) => `<item><title>${i}</title>\n<link>/p/${i}</link></item>`,
+      );
+      return {
+        items,
+        xml: `<rss><channel><title>Site</title>\n${items.join('\n')}\n<wp:author>A</wp:author>\n</channel></rss>\n`,
+      };
+    };
+    for (const size of [7, 64, 100_000]) {
+      const skeletons: string[] = [];
+      for (const count of [3, 300]) {
+        const { items, xml } = exportOf(count);
+        const scan = { skeleton: '', lines: false };
+        let seen = 0;
+        for await (const item of splitXmlItems(pieces(xml, size), scan))
+          expect(item.text).toBe(items[seen++]);
+        expect(seen).toBe(count);
+        skeletons.push(scan.skeleton);
+      }
+      // White space between items comes down to a few characters, however many items there are.
+      expect(skeletons[1]!.length).toBeLessThan(skeletons[0]!.length + 5);
+      expect(skeletons[1]!.replace(/\s+/g, ' ')).toBe(
+        '<rss><channel><title>Site</title> <wp:author>A</wp:author> </channel></rss> ',
+      );
+      expect(skeletons[1]!.length).toBeLessThan(80);
+    }
+  });
+
   it('keeps CDATA and comments that hold </item> inside their item, wherever the chunks are cut', async () => {
     const xml =
       '<rss><channel>\n<item><content:encoded><![CDATA[<p>a</item> b]]></content:encoded>\n' +
