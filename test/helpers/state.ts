@@ -16,9 +16,9 @@ const STATE_FILES = [STATE_BASE_FILE, STATE_LOG_FILE, STATE_FILE, 'last-state.js
 /**
  * The state of a project as plain data, however it is stored (the line files, or a state.json of
  * an earlier version): what a test would have read from state.json. `stateDir` is relative to
- * the project.
+ * the project. Untyped, as JSON.parse of state.json was.
  */
-export function readState(projectDir: string, stateDir = '.cms-sync'): State {
+export function readState(projectDir: string, stateDir = '.cms-sync'): any {
   const read = readStateAsIs(path.join(projectDir, stateDir));
   if (!read) throw new Error(`no state in ${path.join(projectDir, stateDir)}`);
   return JSON.parse(JSON.stringify(read.state)) as State;
@@ -71,4 +71,15 @@ export function legacyStateJson(state: State): string {
 export async function removeState(projectDir: string, stateDir = '.cms-sync'): Promise<void> {
   for (const name of STATE_FILES.slice(0, 3))
     await rm(path.join(projectDir, stateDir, name), { force: true });
+}
+
+/** readState, or undefined when the project has no state yet. */
+export function readStateIfAny(projectDir: string, stateDir = '.cms-sync'): State | undefined {
+  const read = readStateAsIs(path.join(projectDir, stateDir));
+  return read && (JSON.parse(JSON.stringify(read.state)) as State);
+}
+
+/** Whether the project has a state of its own (in any form) in `stateDir`. */
+export function hasState(projectDir: string, stateDir = '.cms-sync'): boolean {
+  return readStateAsIs(path.join(projectDir, stateDir)) !== undefined;
 }
