@@ -3,7 +3,14 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benches = ['incremental.mjs', 'render.mjs', 'api-economy.mjs', 'watch-latency.mjs', 'import.mjs'];
+const benches = [
+  'incremental.mjs',
+  'render.mjs',
+  'api-economy.mjs',
+  'watch-latency.mjs',
+  'import.mjs',
+  'state.mjs',
+];
 let failed = false;
 for (const bench of benches) {
   console.log(`\n# bench/${bench}\n`);

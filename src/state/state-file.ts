@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError, withoutCredentials } from '../errors.js';
@@ -9,8 +9,7 @@ import {
   putLine,
   lazyState,
   lineNumber,
-  mediaLine,
-  recordLine,
+  changedLines,
   scanLines,
   tablesOfState,
   type Kind,
@@ -63,6 +62,8 @@ export interface StateFiles {
   logBytes: number;
   /** Read from a state.json of an earlier version: the next save writes the new files and removes it. */
   legacy: boolean;
+  /** A state.json left beside the base by a migration killed before removing it: the next save removes it. */
+  leftover?: boolean;
 }
 
 const filesOf = new WeakMap<State, StateFiles>();
@@ -138,7 +139,7 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
   const header = parseHeader(baseFile, bytes.toString('utf8', 0, headerEnd));
   const tables = emptyTables();
   const put = (kind: Kind, key: string, raw: RawLine) => putLine(tables, kind, key, raw);
-  scanLines(baseFile, bytes, headerEnd + 1, put, (_line, start) => {
+  scanLines({ file: baseFile, bytes }, headerEnd + 1, put, (_line, start) => {
     throw brokenState(`${baseFile}:${lineNumber(bytes, start)}`, 'this line is not a state entry');
   });
   const { serial, logBytes } = replayLog(stateDir, header, put);
@@ -147,6 +148,7 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
     base: { bytes: bytes.length, lineage: header.lineage, target: header.target },
     logBytes,
     legacy: false,
+    ...(existsSync(path.join(stateDir, STATE_FILE)) ? { leftover: true } : {}),
   });
   return { state, legacy: false };
 }
@@ -170,8 +172,7 @@ function replayLog(
   let pending: Array<[Kind, string, RawLine]> = [];
   let broken: number | undefined;
   scanLines(
-    logFile,
-    bytes,
+    { file: logFile, bytes },
     0,
     (kind, key, raw) => pending.push([kind, key, raw]),
     (line, start, end) => {
@@ -250,8 +251,8 @@ function readLegacy(stateDir: string): { state: State; legacy: true } | undefine
   if (!bytes) return undefined;
   const parsed = parseState(file, bytes.toString('utf8'));
   const tables = emptyTables();
-  for (const key in parsed.records) tables.records.set(key, { value: parsed.records[key]! });
-  for (const identity in parsed.media) tables.media.set(identity, { value: parsed.media[identity]! });
+  for (const key in parsed.records) tables.records.set(key, parsed.records[key]!);
+  for (const identity in parsed.media) tables.media.set(identity, parsed.media[identity]!);
   const state = lazyState(
     { version: 1, lineage: parsed.lineage, serial: parsed.serial ?? 0, target: parsed.target },
     tables,
@@ -272,16 +273,7 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
   if (!tables || !files?.base || files.legacy) return compactState(stateDir, state);
   const { base } = files;
   if (base.lineage !== state.lineage || base.target !== state.target) return compactState(stateDir, state);
-  const lines: string[] = [];
-  for (const identity of [...tables.changed.media].sort()) {
-    const slot = tables.media.get(identity);
-    // Media entries are never removed by the engine; a removal is written as the key's absence at compaction.
-    if (slot?.value) lines.push(mediaLine(identity, slot.value));
-  }
-  for (const key of [...tables.changed.records].sort()) {
-    const slot = tables.records.get(key);
-    lines.push(recordLine(key, slot?.value ?? null));
-  }
+  const lines = changedLines(tables);
   lines.push(JSON.stringify({ lineage: state.lineage, serial: state.serial }));
   const text = `${lines.join('\n')}\n`;
   const logBytes = files.logBytes + Buffer.byteLength(text);
@@ -299,6 +291,8 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
     await handle.close();
   }
   if (created) await fsyncDir(stateDir);
+  if (files.leftover) await removeLegacy(stateDir);
+  files.leftover = false;
   files.logBytes = logBytes;
   tables.changed.records.clear();
   tables.changed.media.clear();
@@ -328,11 +322,7 @@ export async function compactState(stateDir: string, state: State): Promise<void
     await handle.close();
   }
   await fsyncDir(stateDir);
-  // The earlier version's files stand for an older serial now: out of the way, so no one reads them.
-  const legacy = filesOf.get(state)?.legacy;
-  await rm(path.join(stateDir, STATE_FILE), { force: true });
-  await rm(path.join(stateDir, LEGACY_INDEX_FILE), { force: true });
-  if (legacy) await fsyncDir(stateDir);
+  await removeLegacy(stateDir);
   filesOf.set(state, {
     base: { bytes, lineage: state.lineage, target: state.target },
     logBytes: 0,
@@ -342,11 +332,17 @@ export async function compactState(stateDir: string, state: State): Promise<void
   tables.changed.media.clear();
 }
 
+/** The earlier version's files stand for an older serial once the new ones are written: out of the way. */
+async function removeLegacy(stateDir: string): Promise<void> {
+  await rm(path.join(stateDir, STATE_FILE), { force: true });
+  await rm(path.join(stateDir, LEGACY_INDEX_FILE), { force: true });
+}
+
 /** The tables of a State made by hand (tests, a plain object): its entries as values. */
 function tablesOf(state: State): StateTables {
   const tables = emptyTables();
-  for (const key in state.records) tables.records.set(key, { value: state.records[key]! });
-  for (const identity in state.media) tables.media.set(identity, { value: state.media[identity]! });
+  for (const key in state.records) tables.records.set(key, state.records[key]!);
+  for (const identity in state.media) tables.media.set(identity, state.media[identity]!);
   return tables;
 }
 

@@ -12,22 +12,25 @@ import { stableJson } from '../stable-json.js';
  */
 export type Kind = 'record' | 'media';
 
-/** Where an entry's line lies in the bytes of a file: parsed only when the entry is first read. */
-export interface RawLine {
-  /** The file the line was read from, for the message if it is broken. */
+/** A file the state was read from: its name (for messages) and its bytes, which its lines point into. */
+export interface LineSource {
   file: string;
   bytes: Buffer;
-  /** The start of the line, the byte after the key's closing quote, and the end (before the newline). */
-  start: number;
-  afterKey: number;
-  end: number;
 }
 
-/** A table of records or media: each entry is a line not yet parsed, or its value. */
-interface Slot<T> {
-  raw?: RawLine;
-  value?: T;
+/** Where an entry's line lies in the bytes of a file: parsed only when the entry is first read. */
+export class RawLine {
+  constructor(
+    readonly source: LineSource,
+    /** The start of the line, the byte after the key's closing quote, and the end (before the newline). */
+    readonly start: number,
+    readonly afterKey: number,
+    readonly end: number,
+  ) {}
 }
+
+/** An entry of a table: its line not yet parsed, or its value. */
+type Slot<T> = T | RawLine;
 
 /** The entries of one state behind its `records` and `media` objects, for the writer. */
 export interface StateTables {
@@ -72,15 +75,13 @@ function lazyTable<T>(
 ): Record<string, T> {
   const read = (key: string): T | undefined => {
     const slot = slots.get(key);
-    if (!slot) return undefined;
-    if (slot.raw) {
-      slot.value = parse(slot.raw);
-      slot.raw = undefined;
-    }
-    return slot.value;
+    if (!(slot instanceof RawLine)) return slot;
+    const value = parse(slot);
+    slots.set(key, value);
+    return value;
   };
   const set = (key: string, value: T): void => {
-    slots.set(key, { value });
+    slots.set(key, value);
     changed.add(key);
   };
   return new Proxy({} as Record<string, T>, {
@@ -123,19 +124,19 @@ const NEWLINE = 0x0a;
  * a broken file, reported with its line number.
  */
 export function scanLines(
-  file: string,
-  bytes: Buffer,
+  source: LineSource,
   from: number,
   onEntry: (kind: Kind, key: string, raw: RawLine) => void,
   other: (line: string, lineStart: number, lineEnd: number) => void,
 ): void {
+  const { bytes } = source;
   let start = from;
   while (start < bytes.length) {
     let end = bytes.indexOf(NEWLINE, start);
     if (end < 0) end = bytes.length;
     if (end > start) {
-      const entry = entryKey(bytes, start, end);
-      if (entry) onEntry(entry.kind, entry.key, { file, bytes, start, afterKey: entry.afterKey, end });
+      const key = entryKey(bytes, start, end);
+      if (key !== undefined) onEntry(found.kind, key, new RawLine(source, start, found.afterKey, end));
       else other(bytes.toString('utf8', start, end), start, end);
     }
     start = end + 1;
@@ -145,12 +146,11 @@ export function scanLines(
 const RECORD_PREFIX = Buffer.from('["record",');
 const MEDIA_PREFIX = Buffer.from('["media",');
 
-/** The kind and key of an entry line, read without parsing the rest of it. */
-function entryKey(
-  bytes: Buffer,
-  start: number,
-  end: number,
-): { kind: Kind; key: string; afterKey: number } | undefined {
+/** Where entryKey leaves the kind and key end of the line it read (no object per line). */
+const found: { kind: Kind; afterKey: number } = { kind: 'record', afterKey: 0 };
+
+/** The key of an entry line, read without parsing the rest of it; its kind and end go to `found`. */
+function entryKey(bytes: Buffer, start: number, end: number): string | undefined {
   if (bytes[start] !== OPEN_BRACKET || end - start < RECORD_PREFIX.length + 2) return undefined;
   let kind: Kind;
   let keyStart: number;
@@ -176,7 +176,9 @@ function entryKey(
   const key = escaped
     ? (JSON.parse(bytes.toString('utf8', keyStart, close + 1)) as string)
     : bytes.toString('utf8', keyStart + 1, close);
-  return { kind, key, afterKey: close + 1 };
+  found.kind = kind;
+  found.afterKey = close + 1;
+  return key;
 }
 
 /** The JSON values after the key: `fields` and (for a record) `digests`, or null for a removal. */
@@ -186,12 +188,12 @@ function parseRest(raw: RawLine): unknown[] {
 
 function parseJson(raw: RawLine, from: number, to: number, prefix = ''): unknown {
   try {
-    return JSON.parse(prefix + raw.bytes.toString('utf8', from, to));
+    return JSON.parse(prefix + raw.source.bytes.toString('utf8', from, to));
   } catch (error) {
-    const line = lineNumber(raw.bytes, raw.start);
+    const line = lineNumber(raw.source.bytes, raw.start);
     throw new SyncError(
       'CMS_SYNC_STATE',
-      `${raw.file}:${line}: this state line is not valid JSON (${(error as Error).message}). Restore the file from ` +
+      `${raw.source.file}:${line}: this state line is not valid JSON (${(error as Error).message}). Restore the file from ` +
         'git, or delete the state: the next run then adopts existing records by slug.',
       { cause: error },
     );
@@ -245,16 +247,17 @@ function defineValue(record: StateRecord, field: 'source' | 'remote', value: unk
  */
 function parseRecord(raw: RawLine): StateRecord {
   parseCounts.fields++;
-  const mark = raw.bytes.lastIndexOf(DIGESTS_MARK, raw.end);
+  const { bytes } = raw.source;
+  const mark = bytes.lastIndexOf(DIGESTS_MARK, raw.end);
   if (mark > raw.afterKey) {
     let fields: StateRecord | undefined;
     try {
-      fields = JSON.parse(raw.bytes.toString('utf8', raw.afterKey + 1, mark)) as StateRecord;
+      fields = JSON.parse(bytes.toString('utf8', raw.afterKey + 1, mark)) as StateRecord;
     } catch {
       // Not our layout after all: read the whole line below.
     }
-    if (fields && typeof fields === 'object' && raw.bytes[raw.end - 1] === 0x5d) {
-      digestsOf.set(fields, { ...raw, afterKey: mark + 1 });
+    if (fields && typeof fields === 'object' && bytes[raw.end - 1] === 0x5d) {
+      digestsOf.set(fields, new RawLine(raw.source, raw.start, mark + 1, raw.end));
       Object.defineProperty(fields, 'remote', remoteAccessor);
       Object.defineProperty(fields, 'source', sourceAccessor);
       return fields;
@@ -274,18 +277,35 @@ function parseMedia(raw: RawLine): MediaEntry {
 export function putLine(tables: StateTables, kind: Kind, key: string, raw: RawLine): void {
   const table = (kind === 'record' ? tables.records : tables.media) as Map<string, Slot<unknown>>;
   if (isRemoval(raw)) table.delete(key);
-  else table.set(key, { raw });
+  else table.set(key, raw);
 }
 
 /** Whether an entry line removes its key (the log's `["record", key, null]`). */
 export function isRemoval(raw: RawLine): boolean {
-  const rest = raw.bytes.toString('latin1', raw.afterKey, Math.min(raw.end, raw.afterKey + 6));
+  const rest = raw.source.bytes.toString('latin1', raw.afterKey, Math.min(raw.end, raw.afterKey + 6));
   return rest === ',null]';
 }
 
+/** The lines a save appends: each entry changed since the last save as it is now, or its removal. */
+export function changedLines(tables: StateTables): string[] {
+  const lines: string[] = [];
+  for (const identity of [...tables.changed.media].sort(byCodeUnit)) {
+    const slot = tables.media.get(identity);
+    lines.push(slot ? lineOf(slot, (entry) => mediaLine(identity, entry)) : removalLine('media', identity));
+  }
+  for (const key of [...tables.changed.records].sort(byCodeUnit)) {
+    const slot = tables.records.get(key);
+    lines.push(slot ? lineOf(slot, (record) => recordLine(key, record)) : removalLine('record', key));
+  }
+  return lines;
+}
+
+function removalLine(kind: Kind, key: string): string {
+  return `["${kind}",${JSON.stringify(key)},null]`;
+}
+
 /** The line of a record: its fields, then its digests (see parseRecord). */
-export function recordLine(key: string, record: StateRecord | null): string {
-  if (!record) return `["record",${JSON.stringify(key)},null]`;
+export function recordLine(key: string, record: StateRecord): string {
   const fields: Record<string, unknown> = {};
   for (const field in record)
     if (field !== 'source' && field !== 'remote')
@@ -302,7 +322,7 @@ export function mediaLine(identity: string, entry: MediaEntry): string {
 
 /** The entry's line as it is in the file it was read from, if it was never parsed; else made anew. */
 function lineOf<T>(slot: Slot<T>, make: (value: T) => string): string {
-  return slot.raw ? slot.raw.bytes.toString('utf8', slot.raw.start, slot.raw.end) : make(slot.value!);
+  return slot instanceof RawLine ? slot.source.bytes.toString('utf8', slot.start, slot.end) : make(slot);
 }
 
 /**
