@@ -16,6 +16,7 @@ import {
   type StateRecord,
 } from '../../src/state/state-file.js';
 import { parseCounts } from '../../src/state/state-lines.js';
+import { sourceFiles } from '../../src/server/page/source-files.js';
 import { legacyStateJson } from '../helpers/state.js';
 
 const record = (i: number): StateRecord => ({
@@ -276,5 +277,18 @@ describe('a state.json of an earlier version', () => {
     await store.close();
     expect(existsSync(path.join(dir, STATE_FILE))).toBe(false);
     expect((await stat(path.join(dir, STATE_LOG_FILE))).size).toBeGreaterThan(0);
+  });
+});
+
+describe('the local CMS page', () => {
+  it("finds each record's source file in the state files", async () => {
+    const state = sampleState(2);
+    await writeStateFile(dir, state);
+    const files = sourceFiles(
+      { dir, contentDir: path.join(dir, 'content'), stateFiles: [path.join(dir, STATE_FILE)] },
+      () => 'http://127.0.0.1:4000',
+    );
+    expect(files.fileOf('article', 101)).toBe('content/articles/story-1.md');
+    expect(files.fileOf('article', 102)).toBeUndefined();
   });
 });
