@@ -72,6 +72,11 @@ const kib = (bytes) =>
 
 console.log(`${machine()}\n`);
 const rows = [['records', 'measure', 'state.jsonl + log', 'state.json (earlier versions)']];
+// Each figure as soon as it is measured (the 100,000 run takes minutes); the table at the end.
+const push = (row) => {
+  rows.push(row);
+  console.log(row.join(' | '));
+};
 for (const count of sizes) {
   const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-state-'));
   try {
@@ -83,7 +88,7 @@ for (const count of sizes) {
       await writeStateFile(dir, plain);
     }
     const legacyBytes = (await stat(legacyFile)).size;
-    rows.push([
+    push([
       count,
       'committed size',
       kib((await stat(path.join(dir, STATE_BASE_FILE))).size),
@@ -96,7 +101,7 @@ for (const count of sizes) {
       const { state } = await readStateFile(dir, 'local');
       return state.records[probe].source.body;
     });
-    rows.push([count, 'read to first digest', fmt(firstDigest.ms), `${fmt(baseline.ms)} (JSON.parse)`]);
+    push([count, 'read to first digest', fmt(firstDigest.ms), `${fmt(baseline.ms)} (JSON.parse)`]);
     const noop = await best(async () => {
       const { state } = await readStateFile(dir, 'local');
       let files = 0;
@@ -104,17 +109,12 @@ for (const count of sizes) {
         if (state.records[key].input?.fileSha && state.records[key].file) files++;
       return files;
     });
-    rows.push([
-      count,
-      "read + every record's file and inputs",
-      fmt(noop.ms),
-      `${fmt(baseline.ms)} (JSON.parse)`,
-    ]);
+    push([count, "read + every record's file and inputs", fmt(noop.ms), `${fmt(baseline.ms)} (JSON.parse)`]);
     const full = await best(async () => {
       const { state } = await readStateFile(dir, 'local');
       return JSON.stringify(state).length;
     });
-    rows.push([count, 'read in full', fmt(full.ms), `${fmt(baseline.ms)} (JSON.parse)`]);
+    push([count, 'read in full', fmt(full.ms), `${fmt(baseline.ms)} (JSON.parse)`]);
 
     // One record changed by an apply: what reaches the committed files, against rewriting state.json.
     const before = (await stat(path.join(dir, STATE_BASE_FILE))).size;
@@ -130,10 +130,10 @@ for (const count of sizes) {
       before +
       (await stat(path.join(dir, STATE_LOG_FILE))).size;
     const rewrite = await best(async () => writeFile(legacyFile, `${stableJson(baseline.value, 2)}\n`));
-    rows.push([count, 'bytes written by a one-record save', `${written} B`, kib(legacyBytes)]);
-    rows.push([count, 'one-record save', fmt(save.ms), `${fmt(rewrite.ms)} (stringify + write)`]);
+    push([count, 'bytes written by a one-record save', `${written} B`, kib(legacyBytes)]);
+    push([count, 'one-record save', fmt(save.ms), `${fmt(rewrite.ms)} (stringify + write)`]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
-console.log(table(rows));
+console.log(`\n${table(rows)}`);
