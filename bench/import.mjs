@@ -1,8 +1,12 @@
 // Imports a generated input for each importer (WordPress WXR, Ghost JSON, a Hugo site, a Jekyll
-// site) and prints items/s and peak memory (RSS) of each.
+// site) and prints items/s and peak memory (RSS) of each. The WXR holds newsroom posts of 5 to 10
+// KiB of HTML with categories, tags, attachments, comments and links between posts.
 //   node bench/import.mjs                        5,000 posts each, every importer
 //   node bench/import.mjs --items 50000
 //   node bench/import.mjs --only hugo,jekyll
+//   node bench/import.mjs --only wordpress --items 5000,50000
+//                                                the WXR row at both sizes: peak RSS must not grow
+//                                                with the export (50,000 posts take minutes)
 // Needs `npm run build` first. Each importer runs in a process of its own (this script again,
 // with one `--only`), running the built CLI from dist/ in that process, so process.memoryUsage().rss
 // sampled every 20 ms covers that import alone.
@@ -19,9 +23,17 @@ import { machine } from './lib.mjs';
 const IMPORTERS = ['wordpress', 'ghost', 'hugo', 'jekyll'];
 const args = process.argv.slice(2);
 const itemsArg = args.indexOf('--items');
-const ITEMS = itemsArg >= 0 ? Number(args[itemsArg + 1]) : 5000;
-if (!Number.isInteger(ITEMS) || ITEMS < 1)
-  throw new Error(`Expected \`--items\` to be an integer >= 1, got \`${args[itemsArg + 1]}\``);
+const SIZES =
+  itemsArg >= 0
+    ? String(args[itemsArg + 1])
+        .split(',')
+        .map(Number)
+    : [5000];
+for (const size of SIZES) {
+  if (!Number.isInteger(size) || size < 1)
+    throw new Error(`Expected \`--items\` to list integers >= 1, got \`${args[itemsArg + 1]}\``);
+}
+const [ITEMS] = SIZES;
 const onlyArg = args.indexOf('--only');
 const ONLY = onlyArg >= 0 ? String(args[onlyArg + 1]).split(',') : IMPORTERS;
 for (const name of ONLY) {
@@ -29,9 +41,9 @@ for (const name of ONLY) {
     throw new Error(`Expected \`--only\` to list ${IMPORTERS.join(', ')}, got \`${name}\``);
 }
 
-if (ONLY.length > 1) {
+if (ONLY.length > 1 || SIZES.length > 1) {
   console.log(`cms-sync import bench: ${machine()}`);
-  for (const name of ONLY) {
+  for (const [name, items] of ONLY.flatMap((name) => SIZES.map((items) => [name, items]))) {
     const child = spawnSync(
       process.execPath,
       [
@@ -40,7 +52,7 @@ if (ONLY.length > 1) {
         '--only',
         name,
         '--items',
-        String(ITEMS),
+        String(items),
         '--quiet',
       ],
       { stdio: 'inherit' },
@@ -53,6 +65,38 @@ if (ONLY.length > 1) {
 const PARAGRAPH =
   'The river rose <strong>two metres</strong> overnight & residents were told to stay home; the café on Main Street ' +
   'stayed open.\nA second line of the same paragraph.';
+
+const HTML_PARAGRAPH =
+  '<p>The council met on Tuesday to discuss the <strong>budget</strong> for the coming year, with members divided ' +
+  'over <a href="https://example.com/transport">transport</a> spending and the future of the river crossing. ' +
+  'Residents &amp; shop owners <em>packed</em> the public gallery.</p>\n';
+
+/**
+ * A newsroom post of 5 to 10 KiB of HTML: paragraphs, a heading, a list, a quote, a captioned
+ * image of its own attachment, an embed, and links to two other posts (by permalink and by `?p=`).
+ */
+function postBody(i, items) {
+  // Another post (not an attachment: every tenth item is one).
+  const target = (n) => {
+    const j = ((i * n) % items) + 1;
+    return j % 10 === 0 ? j - 1 : j;
+  };
+  const parts = [
+    HTML_PARAGRAPH.repeat(4),
+    PARAGRAPH,
+    `[caption id="attachment_${i - (i % 10)}" width="300"]<img src="/uploads/${i - (i % 10)}.png" alt="" ` +
+      `class="wp-image-${i - (i % 10)} size-medium" /> Caption ${i}[/caption]`,
+    `<h2>What happens next in story ${i}</h2>`,
+    HTML_PARAGRAPH,
+    `<p>Read <a href="https://bench.example.com/2024/01/post-${target(7)}/">the earlier report</a> and ` +
+      `<a href="https://bench.example.com/?p=${target(13)}">the follow-up</a>.</p>`,
+    '<ul><li>first point</li><li>second point, with <a href="https://example.com/more">more</a></li></ul>',
+    `<blockquote><p>A quote from someone involved in story ${i}.</p></blockquote>`,
+    i % 7 === 0 ? '[gallery]' : `[embed]https://video.example.com/${i}[/embed]`,
+    HTML_PARAGRAPH.repeat(8 + (i % 12)),
+  ];
+  return parts.join('\n\n');
+}
 
 /** Writes the export item by item, so generating it takes no memory to speak of. */
 async function generate(file, items) {
@@ -80,37 +124,49 @@ async function generate(file, items) {
         `${c}]]></wp:cat_name></wp:category>\n`,
     );
   }
+  for (let t = 0; t < 100; t++) {
+    await write(
+      `<wp:tag><wp:tag_slug><![CDATA[tag-${t}]]></wp:tag_slug><wp:tag_name><![CDATA[Tag ${t}]]></wp:tag_name>` +
+        `</wp:tag>\n`,
+    );
+  }
   for (let i = 1; i <= items; i++) {
     if (i % 10 === 0) {
       await write(
         `<item><title>Image ` +
           `${i}</title><wp:post_id>${i}</wp:post_id><wp:post_type><![CDATA[attachment]]></wp:post_type>` +
           `<wp:post_parent>${i - 1}</wp:post_parent><wp:attachment_url>` +
-          `<![CDATA[https://bench.example.com/uploads/${i}.png]]></wp:attachment_url></item>\n`,
+          `<![CDATA[https://bench.example.com/uploads/${i}.png]]></wp:attachment_url><wp:postmeta>` +
+          `<wp:meta_key><![CDATA[_wp_attachment_image_alt]]></wp:meta_key><wp:meta_value><![CDATA[Photo ${i}]]>` +
+          `</wp:meta_value></wp:postmeta></item>\n`,
       );
       continue;
     }
-    const body = [
-      PARAGRAPH,
-      PARAGRAPH,
-      `[caption id="attachment_${i}" width="300"]<img src="/uploads/${i}.png" alt="Photo ${i}" class="size-medium" ` +
-        `/> Caption ${i}[/caption]`,
-      PARAGRAPH,
-      i % 7 === 0 ? '[gallery]' : '[embed]https://video.example.com/' + i + '[/embed]',
-      PARAGRAPH,
-    ].join('\n\n');
+    const comments = Array.from(
+      { length: i % 4 },
+      (_, c) =>
+        `<wp:comment><wp:comment_id>${i * 10 + c}</wp:comment_id><wp:comment_author><![CDATA[Reader ${c}]]>` +
+        `</wp:comment_author><wp:comment_author_email><![CDATA[reader${c}@example.com]]></wp:comment_author_email>` +
+        `<wp:comment_date_gmt><![CDATA[2024-01-02 10:00:00]]></wp:comment_date_gmt><wp:comment_content>` +
+        `<![CDATA[${'Thanks for the report, it matters to us here. '.repeat(4)}]]></wp:comment_content>` +
+        `<wp:comment_approved><![CDATA[1]]></wp:comment_approved></wp:comment>`,
+    ).join('');
     await write(
       `<item><title>Post ${i} &amp; ` +
-        `friends</title><dc:creator><![CDATA[author${i % 5}]]></dc:creator><content:encoded><![CDATA[${body}]]>` +
+        `friends</title><link>https://bench.example.com/2024/01/post-${i}/</link>` +
+        `<guid isPermaLink="false">https://bench.example.com/?p=${i}</guid>` +
+        `<dc:creator><![CDATA[author${i % 5}]]></dc:creator><content:encoded><![CDATA[${postBody(i, items)}]]>` +
         `</content:encoded><excerpt:encoded><![CDATA[Excerpt ` +
         `${i}]]></excerpt:encoded><wp:post_id>${i}</wp:post_id><wp:post_date_gmt><![CDATA[2024-01-01 ` +
         `10:00:00]]></wp:post_date_gmt><wp:post_name><![CDATA[post-${i}]]></wp:post_name><wp:status>` +
         `<![CDATA[${i % 9 === 0 ? 'draft' : 'publish'}]]></wp:status><wp:post_type>` +
         `<![CDATA[${i % 50 === 5 ? 'page' : 'post'}]]></wp:post_type><category ` +
         `domain="category" nicename="cat-${i % 20}"><![CDATA[Category]]></category><category domain="post_tag" ` +
-        `nicename="tag-${i % 100}"><![CDATA[Tag]]></category><wp:postmeta><wp:meta_key><![CDATA[_thumbnail_id]]>` +
-        `</wp:meta_key><wp:meta_value><![CDATA[${i - (i % 10)}]]></wp:meta_value></wp:postmeta><wp:comment>` +
-        `<wp:comment_content><![CDATA[Nice]]></wp:comment_content></wp:comment></item>\n`,
+        `nicename="tag-${i % 100}"><![CDATA[Tag]]></category><category domain="post_tag" ` +
+        `nicename="tag-${(i * 3) % 100}"><![CDATA[Tag]]></category><wp:postmeta><wp:meta_key>` +
+        `<![CDATA[_thumbnail_id]]></wp:meta_key><wp:meta_value><![CDATA[${i - (i % 10)}]]></wp:meta_value>` +
+        `</wp:postmeta><wp:postmeta><wp:meta_key><![CDATA[_edit_last]]></wp:meta_key><wp:meta_value>` +
+        `<![CDATA[1]]></wp:meta_value></wp:postmeta>${comments}</item>\n`,
     );
   }
   await write('</channel>\n</rss>\n');

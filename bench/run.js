@@ -9,6 +9,7 @@ const benches = [
   'api-economy.mjs',
   'watch-latency.mjs',
   'import.mjs',
+  'first-output.mjs',
   'state.mjs',
 ];
 let failed = false;

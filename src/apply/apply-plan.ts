@@ -11,6 +11,7 @@ import { markerField, type Change, type Plan } from '../plan/compute-plan.js';
 import { remoteDigests, sourceDigests } from '../plan/digest.js';
 import { apiName, comparableDigest, rememberId, resolveFields, type IdBook } from '../plan/payload.js';
 import type { DesiredRecord } from '../records/build-record.js';
+import { plainRecord } from '../records/spooled-record.js';
 import type { CmsClient } from '../remote/client.js';
 import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/errors.js';
 import type { RemoteRecord } from '../resources.js';
@@ -243,7 +244,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       ) {
         // The CMS could not fetch these remote images: as the next runs will (see failed-media.ts), the record
         // goes without them.
-        record = withoutImages(record, missing, onMissing);
+        record = withoutImages(plainRecord(record), missing, onMissing);
         ready = true;
         const how = onMissing === 'warn' ? 'as a plain <img> of its URL' : 'without it';
         for (const line of notReadyLines(change.record, imageErrors))

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { importContent, type ImportContentOptions } from '../sync/import-content.js';
 import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
+import { createCliReporter } from './reporter.js';
 
 interface ImportFlags {
   out?: string;
@@ -90,7 +91,6 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
     .addHelpText('after', HELP)
     .action(async (source: string, file: string, flags: ImportFlags) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
-      const progress = progressLine(io.stderr);
       const { report, contentDir, ms } = await importContent(
         {
           projectDir,
@@ -102,10 +102,7 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
           ...(flags.ghostUrl ? { ghostUrl: flags.ghostUrl } : {}),
           ...(flags.linkPath ? { linkPath: flags.linkPath } : {}),
         },
-        (event) => {
-          if (event.type === 'items') progress.update(event.done, event.total);
-          else if (event.type === 'items-done') progress.finish();
-        },
+        createCliReporter(io, {}, { items: 'Importing' }),
       );
       const where = path.relative(projectDir, contentDir) || '.';
       const seconds = (ms / 1000).toFixed(1);
@@ -118,34 +115,4 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
       writeLine(io.stdout, 'Next: `cms-sync plan` shows what apply would send.');
       if (report.failures.length) setExit(1);
     });
-}
-
-/** On a terminal, one line rewritten in place; in a log, a line per tenth of a large export. */
-export function progressLine(stream: NodeJS.WritableStream & { isTTY?: boolean }) {
-  const tty = stream.isTTY === true;
-  const started = Date.now();
-  let drawn = false;
-  let lastTenth = 0;
-  let lastDraw = 0;
-  return {
-    update(done: number, total: number): void {
-      const now = Date.now();
-      const rate = done / Math.max((now - started) / 1000, 0.001);
-      if (tty) {
-        if (now - lastDraw < 100 && done < total) return;
-        lastDraw = now;
-        stream.write(`\r\x1b[2K[${done}/${total}] ${rate.toFixed(0)} items/s`);
-        drawn = true;
-        return;
-      }
-      const tenth = total >= 1000 ? Math.floor((done * 10) / total) : 0;
-      if (tenth > lastTenth) {
-        lastTenth = tenth;
-        stream.write(`${done}/${total} items (${rate.toFixed(0)}/s)\n`);
-      }
-    },
-    finish(): void {
-      if (drawn) stream.write('\r\x1b[2K');
-    },
-  };
 }

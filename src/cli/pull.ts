@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { pullContent } from '../sync/pull.js';
-import { progressLine } from './import.js';
 import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
 import { createCliReporter } from './reporter.js';
 
@@ -32,15 +31,9 @@ export function registerPull(program: Command, io: CliIO, setExit: SetExit): voi
     .addHelpText('after', HELP)
     .action(async (flags: PullFlags) => {
       const projectDir = projectDirOf(io, program.opts().cwd);
-      const progress = progressLine(io.stderr);
-      const print = createCliReporter(io);
       const pulled = await pullContent(
         { projectDir, env: io.env, ...(flags.out ? { out: flags.out } : {}), force: flags.force === true },
-        (event) => {
-          if (event.type === 'items') progress.update(event.done, event.total);
-          else if (event.type === 'items-done') progress.finish();
-          else print(event);
-        },
+        createCliReporter(io, {}, { items: 'Pulling' }),
       );
       const { report, contentDir } = pulled;
       const where = path.relative(projectDir, contentDir) || '.';

@@ -56,6 +56,11 @@ export function addSyncOptions(command: Command): Command {
     )
     .option('--strict', 'stop before any call when any file has an error')
     .option(
+      '--verbose',
+      'every warning on its own line (by default one line per kind, with a count and the first files); in a log, ' +
+        'also one line per write',
+    )
+    .option(
       '--retry-failed-media',
       'upload remote images that failed again now, not when media.retryFailedAfterMs is up',
     )
@@ -68,12 +73,15 @@ export function addSyncOptions(command: Command): Command {
       'read the API token from this file, not the environment (or CMS_API_TOKEN_FILE)',
     )
     .option(
-      '--refresh <bool>',
-      'false: trust the state for what the CMS holds and read nothing from it (no deletes then)',
-      (value: string) => {
-        if (value !== 'true' && value !== 'false')
-          throw new InvalidArgumentError(`Expected \`--refresh\` to be true or false, got \`${value}\`.`);
-        return value === 'true';
+      '--refresh <mode>',
+      'false: trust the state for what the CMS holds and read nothing from it (no deletes then); full: list ' +
+        'every record of the CMS, not only what changed since the last run',
+      (value: string): boolean | 'full' => {
+        if (value !== 'true' && value !== 'false' && value !== 'full')
+          throw new InvalidArgumentError(
+            `Expected \`--refresh\` to be true, false or full, got \`${value}\`.`,
+          );
+        return value === 'full' ? 'full' : value === 'true';
       },
     );
 }

@@ -32,16 +32,28 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
     import('../watch/sync-loop.js'),
     import('../watch/watch-content.js'),
   ]);
+  // Each pass prints one line of its own (see runPass): no plan or summary, but progress while it runs.
+  const reporter = createCliReporter(io, {
+    quiet: true,
+    progress: true,
+    json: flags.json === true,
+    verbose: flags.verbose === true,
+  });
+  reporter({ type: 'phase', phase: 'config' });
   const session = await openSession(
     'apply',
     { ...flags, projectDir, env: io.env, command: 'watch' },
-    createCliReporter(io, { json: flags.json === true }),
+    reporter,
   );
   // With --json, stdout carries the NDJSON records and nothing else.
   const info = flags.json ? io.stderr : io.stdout;
-  // Each pass prints one line of its own (see runPass): no plan, progress or summary.
-  const reporter = createCliReporter(io, { quiet: true });
-  const { showProblem: _show, quiet: _quiet, detailedExitcode: _detailed, ...options } = flags;
+  const {
+    showProblem: _show,
+    quiet: _quiet,
+    detailedExitcode: _detailed,
+    verbose: _verbose,
+    ...options
+  } = flags;
   const ctx: PassContext = { session, flags: options, io, reporter, repeats: createRepeatFilter() };
   let fatal = false;
   let onFatal: () => void = () => {};

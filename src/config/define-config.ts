@@ -206,6 +206,24 @@ export interface UserConfig {
        */
       maxRetryAfterMs?: number;
     };
+    /**
+     * When a run lists the CMS in full rather than only what changed since the last listing (see
+     * `wire.changeMarker`): a listing of changes trusts the CMS to move the marker on every write,
+     * and a full one now and then repairs what a CMS that did not (a bulk import straight into its
+     * database) left unseen. `--refresh=full` lists in full at once.
+     */
+    fullRefresh?: {
+      /**
+       * Every this many runs, counted per resource; 1 lists in full every time.
+       * @default 100
+       */
+      everyRuns?: number;
+      /**
+       * When the last full listing is this many days old.
+       * @default 7
+       */
+      everyDays?: number;
+    };
   };
   /**
    * IANA time zone in which a date without an offset (`date: 2026-11-20`,
@@ -404,12 +422,22 @@ export interface UserConfig {
      */
     mediaTitleField?: string | false;
     /**
-     * A field the CMS changes on every write (like `updated_at`). With it, a run lists only ids,
-     * slugs and this field, and reads in full only the records that changed since cms-sync's
-     * last write; `false` lists every field of every record (for a CMS without such a field).
+     * A field the CMS sets to the time of every write (like `updated_at`). With it, a run lists
+     * only ids, slugs and this field, and reads in full only the records that changed since
+     * cms-sync's last write; and, when the CMS sorts by it (`order_by: "<field> DESC"`) and
+     * reports a `total`, it asks only for the records changed since the last run, kept with the
+     * rest in a cache under the state folder (`sync.fullRefresh` says when it lists in full).
+     * `false` lists every field of every record (for a CMS without such a field).
      * @default 'updated_at'
      */
     changeMarker?: string | false;
+    /**
+     * How far before the last listing a listing of changes reaches back, in milliseconds: a
+     * write in flight at the CMS while cms-sync listed can carry a time earlier than the newest
+     * record it saw, and would otherwise never be read.
+     * @default 300000
+     */
+    changeMarkerLookbackMs?: number;
   };
 }
 

@@ -226,6 +226,10 @@ export function resolveConfig(
       maxDeletes: user.sync?.maxDeletes ?? 20,
       // Defaults live with the retry policy (src/remote/retry.ts); only what the user set is passed.
       retry: { ...user.sync?.retry },
+      fullRefresh: {
+        everyRuns: user.sync?.fullRefresh?.everyRuns ?? 100,
+        everyDays: user.sync?.fullRefresh?.everyDays ?? 7,
+      },
     },
     timezone: user.timezone ?? 'UTC',
     statusMap: { draft: user.statusMap?.draft ?? 0, published: user.statusMap?.published ?? 1 },
@@ -259,6 +263,7 @@ export function resolveConfig(
       mediaAltField: user.wire?.mediaAltField ?? 'alt',
       mediaTitleField: user.wire?.mediaTitleField ?? 'title',
       changeMarker: user.wire?.changeMarker ?? 'updated_at',
+      changeMarkerLookbackMs: user.wire?.changeMarkerLookbackMs ?? 5 * 60 * 1000,
     },
   };
 }

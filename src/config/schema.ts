@@ -23,7 +23,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 3;
+export const CONFIG_SCHEMA_VERSION = 4;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: typeof Z) {
@@ -90,6 +90,21 @@ function buildConfigSchema(z: typeof Z) {
             maxAttempts: positiveInt('sync.retry.maxAttempts', 1).optional(),
             budgetMs: positiveInt('sync.retry.budgetMs', 0).optional(),
             maxRetryAfterMs: positiveInt('sync.retry.maxRetryAfterMs', 0).optional(),
+          })
+          .optional(),
+        fullRefresh: z
+          .strictObject({
+            everyRuns: positiveInt('sync.fullRefresh.everyRuns', 1).optional(),
+            everyDays: z
+              .number({
+                error: (issue) =>
+                  `Expected \`sync.fullRefresh.everyDays\` to be a number > 0, got ${describe(issue.input)}`,
+              })
+              .positive({
+                error: (issue) =>
+                  `Expected \`sync.fullRefresh.everyDays\` to be a number > 0, got ${describe(issue.input)}`,
+              })
+              .optional(),
           })
           .optional(),
       })
@@ -168,6 +183,7 @@ function buildConfigSchema(z: typeof Z) {
         mediaAltField: z.union([z.string().min(1), z.literal(false)]).optional(),
         mediaTitleField: z.union([z.string().min(1), z.literal(false)]).optional(),
         changeMarker: z.union([z.string().min(1), z.literal(false)]).optional(),
+        changeMarkerLookbackMs: positiveInt('wire.changeMarkerLookbackMs', 0).optional(),
       })
       .optional(),
   });
@@ -213,6 +229,7 @@ export interface Config {
     prune: boolean;
     maxDeletes: number;
     retry: { maxAttempts?: number; budgetMs?: number; maxRetryAfterMs?: number };
+    fullRefresh: { everyRuns: number; everyDays: number };
   };
   /** IANA zone in which dates without an offset are read. */
   timezone: string;
@@ -243,6 +260,7 @@ export interface Config {
     mediaAltField: string | false;
     mediaTitleField: string | false;
     changeMarker: string | false;
+    changeMarkerLookbackMs: number;
   };
 }
 

@@ -8,7 +8,7 @@ import { WORKFLOW_TEMPLATE } from './workflow-template.js';
 
 /**
  * What the state folder holds that must not be committed: the local CMS's data, the lock and
- * journal of a run in flight, and this checkout's own copy of the last state it saved.
+ * journal of a run in flight, this checkout's own copy of the last state it saved, and its caches.
  * `.cms-sync/state.json` is deliberately absent: it is committed.
  */
 export const GITIGNORE_LINES = [
@@ -20,6 +20,7 @@ export const GITIGNORE_LINES = [
   '.cms-sync/last-state.json',
   '.cms-sync/file-hashes.json',
   '.cms-sync/state-index.json',
+  '.cms-sync/listing-cache/',
 ] as const;
 
 export type ScaffoldOutcome = 'created' | 'overwritten' | 'skipped' | 'updated' | 'unchanged';

@@ -77,6 +77,13 @@ jobs:
           cache: npm
       # No secret in this step: every dependency's install script runs here.
       - run: npm ci
+      # The CMS's listing as the last apply left it (ids, slugs, change times; nothing secret), so
+      # the plan reads only what changed since. Restored only: a pull request never writes it.
+      - uses: actions/cache/restore@v4
+        with:
+          path: .cms-sync/listing-cache
+          key: cms-sync-listing-\${{ github.run_id }}
+          restore-keys: cms-sync-listing-
       - name: Plan
         env:
           CMS_BASE_URL: \${{ vars.CMS_BASE_URL }}
@@ -129,6 +136,12 @@ jobs:
           cache: npm
       # No secret in this step: every dependency's install script runs here.
       - run: npm ci
+      # Saved after the apply under a new key each run; a missing or stale cache only costs a full listing.
+      - uses: actions/cache@v4
+        with:
+          path: .cms-sync/listing-cache
+          key: cms-sync-listing-\${{ github.run_id }}
+          restore-keys: cms-sync-listing-
       - name: Apply
         env:
           CMS_BASE_URL: \${{ vars.CMS_BASE_URL }}

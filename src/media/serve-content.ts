@@ -3,19 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { MEDIA_EXTENSIONS } from '../resources.js';
+import { mimeOfExtension } from '../server/media/mime.js';
 import { isInside } from '../source/content-paths.js';
-
-const TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  svg: 'image/svg+xml',
-  avif: 'image/avif',
-  pdf: 'application/pdf',
-  mp4: 'video/mp4',
-};
 
 /**
  * Serves the media files of content/ on loopback, so the local CMS can fetch them with
@@ -81,7 +70,7 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
       return answer(res, 404, 'not found');
     }
     res.writeHead(200, {
-      'content-type': TYPES[ext] ?? 'application/octet-stream',
+      'content-type': mimeOfExtension(ext) ?? 'application/octet-stream',
       'content-length': info.size,
     });
   } catch {

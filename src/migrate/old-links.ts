@@ -1,3 +1,4 @@
+import { detach } from './detach.js';
 import type { MigrationReport } from './report.js';
 
 /**
@@ -41,8 +42,16 @@ export class OldSiteLinks {
 
   /** `oldUrl` (absolute, root-relative, or `?p=<id>`) is now the record `folder/slug`. */
   add(oldUrl: string, folder: LinkFolder, slug: string): void {
-    const key = this.#key(oldUrl, true);
-    if (key && key !== '/' && !this.#targets.has(key)) this.#targets.set(key, this.pathOf(folder, slug));
+    this.addAll([oldUrl], folder, slug);
+  }
+
+  /** Every old address of one record: they share one path, as a large import keeps them all. */
+  addAll(oldUrls: string[], folder: LinkFolder, slug: string): void {
+    const path = this.pathOf(folder, slug);
+    for (const url of oldUrls) {
+      const key = this.#key(url, true);
+      if (key && key !== '/' && !this.#targets.has(key)) this.#targets.set(key, path);
+    }
   }
 
   pathOf(folder: LinkFolder, slug: string): string {
@@ -104,6 +113,7 @@ export function rewriteLink(
     report.rewrittenLinks++;
     return result.to;
   }
-  report.oldLinks.push(`${label}: ${url}`);
+  // The URL is cut from the item's text: the report keeps a copy, not the item.
+  report.oldLinks.push(detach(`${label}: ${url}`));
   return url;
 }

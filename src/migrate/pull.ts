@@ -10,18 +10,11 @@ import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../res
 import { isDocumentFailure, readDocument } from '../source/read-document.js';
 import type { StateStore } from '../state/journal.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import { pullFields, type SlugBook } from './pull-fields.js';
 import type { MigrationReport } from './report.js';
 import { slugify } from './slug.js';
-import { ContentWriter, type ContentFolder } from './write-content.js';
-
-const FOLDER: Record<RecordResource, ContentFolder> = {
-  article: 'articles',
-  page: 'pages',
-  category: 'categories',
-  breaking: 'breaking',
-  user: 'users',
-};
+import { ContentWriter, folderOf } from './write-content.js';
 
 /** Stands in for the source digest of a field whose file does not reproduce the CMS value. */
 export const PULL_MISMATCH = 'pulled-value-differs';
@@ -74,15 +67,18 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
     );
   }
   const field = (resource: RecordResource, name: string) => apiName(name, config.resources[resource]);
-  const slugsOf = (resource: 'category' | 'user') => {
-    const byId = new Map<number, string>();
-    for (const record of listings.get(resource) ?? []) {
-      const slug = record[field(resource, 'slug')];
-      if (typeof slug === 'string' && slug) byId.set(record.id, slug.normalize('NFC'));
+  // The slugs of every resource a relation of the table points at, by id.
+  const slugs = new Map<RecordResource, Map<number, string>>();
+  for (const resource of RECORD_RESOURCES)
+    for (const { target } of RESOURCE_TABLE[resource].relations) {
+      if (slugs.has(target)) continue;
+      const byId = new Map<number, string>();
+      for (const record of listings.get(target) ?? []) {
+        const slug = record[field(target, 'slug')];
+        if (typeof slug === 'string' && slug) byId.set(record.id, slug.normalize('NFC'));
+      }
+      slugs.set(target, byId);
     }
-    return byId;
-  };
-  const slugs: SlugBook = { category: slugsOf('category'), user: slugsOf('user') };
 
   const writer = new ContentWriter({
     projectDir: config.projectDir,
@@ -101,7 +97,7 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
       try {
         const doc = toDocument(resource, remote, { config, slugs, report, label });
         const file = await writer.write(
-          FOLDER[resource],
+          folderOf(resource),
           slugOf(get, `${resource}-${remote.id}`),
           doc.frontMatter,
           doc.body,
@@ -147,8 +143,7 @@ async function adopt(
   });
   // Every record a relation may name, by key (`user/jane`), as the plan binds them.
   const idByKey = new Map<string, number>();
-  for (const resource of ['category', 'user'] as const)
-    for (const [id, slug] of slugs[resource]) idByKey.set(`${resource}/${slug}`, id);
+  for (const [resource, byId] of slugs) for (const [id, slug] of byId) idByKey.set(`${resource}/${slug}`, id);
   const book = { idByKey, mediaIdByIdentity: new Map<string, number>() };
   for (const { resource, remote, file } of pulled) {
     const doc = await readDocument(path.join(config.projectDir, file), {
@@ -199,15 +194,6 @@ interface Document {
   body: string;
 }
 
-/** The field a person knows a record by: required in front matter. */
-const LABEL: Record<RecordResource, 'title' | 'name'> = {
-  article: 'title',
-  page: 'title',
-  category: 'name',
-  breaking: 'title',
-  user: 'name',
-};
-
 /** One CMS record -> front matter and body, in the shape docs/contract.md (Layout) describes. */
 function toDocument(
   resource: RecordResource,
@@ -221,14 +207,6 @@ function toDocument(
       `${resource} fields ${fields.unmapped.map((f) => `\`${f}\``).join(', ')} are not written: list them in ` +
         `resources.${resource}.passThrough in sync.config.ts to pull them (and send them back)`,
     );
-  const label = LABEL[resource];
-  const named = fields.frontMatter[label];
-  if (typeof named !== 'string' || named.trim() === '') {
-    ctx.report.warnings.push(
-      `${ctx.label} has no ${label}; written as "(untitled)" (the CMS gets that ${label} on the next apply)`,
-    );
-    fields.frontMatter = { [label]: '(untitled)', ...fields.frontMatter };
-  }
   const body =
     fields.html === undefined
       ? ''

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { detach } from './detach.js';
 import { protectEmbeds } from './embeds.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
@@ -6,10 +7,18 @@ import type { MigrationReport } from './report.js';
 import { expandShortcodes } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
-import { uniqueSlugs } from './unique-slugs.js';
+import { uniqueSlugs, type SlugRequest } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
 import { autoEmbed, isBlockContent, stripBlockComments, wpautop } from './wpautop.js';
-import { itemType, parseChannel, parseItem, parseItemHead, validateXml, type WxrItem } from './wxr.js';
+import {
+  itemType,
+  parseChannel,
+  parseItem,
+  parseItemHead,
+  validateXml,
+  type WxrChannel,
+  type WxrItem,
+} from './wxr.js';
 import { readXmlItems, type ItemScan } from './xml-items.js';
 import type { ImportOptions } from './import-options.js';
 
@@ -48,41 +57,102 @@ const SKIPPED_TYPES: Record<string, string> = {
  * - author -> users/<login>.md: name (display name, else first + last, else login), email.
  *
  * WordPress WXR (1.1, 1.2) -> content/ files. Two streaming passes over the file: the first
- * checks that it is well-formed (nothing is written when it is not) and learns the attachment
- * URLs that featured images and galleries refer to; the second converts one item at a time.
+ * checks that it is well-formed (nothing is written when it is not) and builds the small indexes
+ * that items need of each other (slugs, old addresses, attachments); the second converts and
+ * writes one item at a time. Memory follows those indexes, not the size of the export.
  */
 export async function importWordPress(options: ImportOptions & OldSiteOptions): Promise<void> {
+  const writer = new ContentWriter({
+    projectDir: options.projectDir,
+    contentDir: options.contentDir,
+    force: options.force,
+    report: options.report,
+    exists: existsSync,
+  });
+  const index = await indexExport(options, writer);
+  let done = 0;
+  for await (const item of readXmlItems(options.absPath, { skeleton: '' }, { name: options.file })) {
+    done++;
+    let parsed: WxrItem | undefined;
+    try {
+      parsed = parseItem(item.text);
+      await importItem(parsed, index.slugs.get(done), index);
+    } catch (error) {
+      const label = parsed ? `${parsed.type || 'item'} ${parsed.id} "${parsed.title}"` : 'item';
+      options.report.failures.push(
+        detach(
+          `${options.file}:${item.line}:${item.column}: ${label} could not be converted: ${(error as Error).message}`,
+        ),
+      );
+    }
+    index.slugs.delete(done);
+    options.onProgress?.(done, index.total);
+  }
+  await writer.flush();
+}
+
+/** What the conversion of one item needs from the rest of the export. */
+interface ItemContext {
+  writer: ContentWriter;
+  report: MigrationReport;
+  /** Items in the export. */
+  total: number;
+  /** The slug of each post and page to import, by its position among the items (from 1). */
+  slugs: Map<number, string>;
+  attachments: Map<string, string>;
+  attachmentAlt: Map<string, string>;
+  childAttachments: Map<string, string[]>;
+  resolveUrl: (url: string) => string | undefined;
+  links: OldSiteLinks;
+  /** Category slugs with a file; a post's category missing from the channel gets one too. */
+  knownCategories: Set<string>;
+}
+
+/** A post or page to import, as the first pass keeps it: what its slug and old addresses need. */
+interface RecordHead {
+  position: number;
+  folder: LinkFolder;
+  slug: SlugRequest;
+  /** Its old addresses: permalink, guid, `?p=<id>`. */
+  urls: string[];
+}
+
+/**
+ * Pass 1, then the channel's own records (categories, authors). Nothing read here is kept past
+ * the indexes it returns; every string that is kept is detached from the text of its item.
+ */
+async function indexExport(
+  options: ImportOptions & OldSiteOptions,
+  writer: ContentWriter,
+): Promise<ItemContext> {
   const { report } = options;
   const where = { file: options.file };
-
-  // Pass 1.
   const attachments = new Map<string, string>();
   const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
-  /** Posts and pages to import, by their position among the items. */
-  const records = new Map<number, WxrItem>();
+  const heads: RecordHead[] = [];
   const scan: ItemScan = { skeleton: '' };
   let total = 0;
-  for await (const item of readXmlItems(options.absPath, scan)) {
+  for await (const item of readXmlItems(options.absPath, scan, { name: options.file })) {
     validateXml(item.text, { ...where, line: item.line, column: item.column });
     total++;
     const type = itemType(item.text);
     if (type === 'post' || type === 'page') {
       const head = parseItemHead(item.text);
-      if (!NOT_IMPORTED.has(head.status)) records.set(total, head);
+      if (!NOT_IMPORTED.has(head.status)) heads.push(recordHead(total, head));
       continue;
     }
     if (type !== 'attachment') continue;
     const attachment = parseItem(item.text);
     if (!attachment.attachmentUrl) continue;
-    attachments.set(attachment.id, attachment.attachmentUrl);
+    const id = detach(attachment.id);
+    attachments.set(id, detach(attachment.attachmentUrl));
     const alt = attachment.meta._wp_attachment_image_alt?.trim();
-    if (alt) attachmentAlt.set(attachment.id, alt);
-    if (attachment.parent && attachment.parent !== '0')
-      childAttachments.set(attachment.parent, [
-        ...(childAttachments.get(attachment.parent) ?? []),
-        attachment.id,
-      ]);
+    if (alt) attachmentAlt.set(id, detach(alt));
+    if (attachment.parent && attachment.parent !== '0') {
+      const parent = detach(attachment.parent);
+      childAttachments.set(parent, [...(childAttachments.get(parent) ?? []), id]);
+    }
   }
   validateXml(scan.skeleton, { ...where, line: 1, column: 1 });
   const channel = parseChannel(scan.skeleton);
@@ -91,14 +161,7 @@ export async function importWordPress(options: ImportOptions & OldSiteOptions): 
       `${options.file} has no wp:wxr_version and no items: is it a WordPress export (Tools > Export)?`,
     );
 
-  const writer = new ContentWriter({
-    projectDir: options.projectDir,
-    contentDir: options.contentDir,
-    force: options.force,
-    report,
-    exists: existsSync,
-  });
-  const base = channel.baseUrl.replace(/\/+$/, '');
+  const base = detach(channel.baseUrl.replace(/\/+$/, ''));
   const resolveUrl = (url: string): string | undefined => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('#') || !base) return url;
     try {
@@ -110,19 +173,38 @@ export async function importWordPress(options: ImportOptions & OldSiteOptions): 
 
   const links = new OldSiteLinks(options.linkPath);
   for (const url of channel.siteUrls) links.addSite(url);
-  const slugs = assignSlugs(records, links, report);
+  const slugs = assignSlugs(heads, links, report);
 
   if (channel.otherTerms) report.skip('terms of custom taxonomies (wp:term)', channel.otherTerms);
+  const knownCategories = await writeChannelRecords(channel, writer, report);
+  return {
+    writer,
+    report,
+    total,
+    slugs,
+    attachments,
+    attachmentAlt,
+    childAttachments,
+    resolveUrl,
+    links,
+    knownCategories,
+  };
+}
 
-  // Categories (with their parent), then users: the records posts point at.
+/** Categories (with their parent), then users: the records posts point at. */
+async function writeChannelRecords(
+  channel: WxrChannel,
+  writer: ContentWriter,
+  report: MigrationReport,
+): Promise<Set<string>> {
   const knownCategories = new Set<string>();
   for (const category of channel.categories) {
-    const slug = decodeSlug(category.slug) || slugify(decodeEntities(category.name));
+    const slug = detach(decodeSlug(category.slug) || slugify(decodeEntities(category.name)));
     knownCategories.add(slug);
     const name = decodeEntities(category.name) || slug;
     const fm: Record<string, unknown> = { name };
     if (category.description) fm.description = decodeEntities(category.description);
-    if (category.parent) fm.parent = decodeSlug(category.parent);
+    if (category.parent) fm.parent = detach(decodeSlug(category.parent));
     await writer.write('categories', slug, fm, '', `category \`${slug}\``);
   }
   for (const author of channel.authors) {
@@ -134,78 +216,55 @@ export async function importWordPress(options: ImportOptions & OldSiteOptions): 
     const fm: Record<string, unknown> = { name };
     if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(author.email)) fm.email = author.email;
     else if (author.email)
-      report.warnings.push(`author ${author.login}: email \`${author.email}\` is not an address; left out`);
-    await writer.write('users', author.login.normalize('NFC'), fm, '', `author ${author.login}`);
-  }
-
-  // Pass 2.
-  let done = 0;
-  for await (const item of readXmlItems(options.absPath, { skeleton: '' })) {
-    done++;
-    let parsed: WxrItem | undefined;
-    try {
-      parsed = parseItem(item.text);
-      await importItem(parsed, slugs.get(done), {
-        writer,
-        report,
-        attachments,
-        attachmentAlt,
-        childAttachments,
-        resolveUrl,
-        links,
-        knownCategories,
-      });
-    } catch (error) {
-      const label = parsed ? `${parsed.type || 'item'} ${parsed.id} "${parsed.title}"` : 'item';
-      report.failures.push(
-        `${options.file}:${item.line}:${item.column}: ${label} could not be converted: ${(error as Error).message}`,
+      report.warnings.push(
+        detach(`author ${author.login}: email \`${author.email}\` is not an address; left out`),
       );
-    }
-    options.onProgress?.(done, total);
+    await writer.write(
+      'users',
+      detach(author.login.normalize('NFC')),
+      fm,
+      '',
+      detach(`author ${author.login}`),
+    );
   }
-  await writer.flush();
-}
-
-interface ItemContext {
-  writer: ContentWriter;
-  report: MigrationReport;
-  attachments: Map<string, string>;
-  attachmentAlt: Map<string, string>;
-  childAttachments: Map<string, string[]>;
-  resolveUrl: (url: string) => string | undefined;
-  links: OldSiteLinks;
-  /** Category slugs with a file; a post's category missing from the channel gets one too. */
-  knownCategories: Set<string>;
+  return knownCategories;
 }
 
 function labelOf(item: WxrItem): string {
-  return `${item.type} ${item.id} "${decodeEntities(item.title).trim()}"`;
+  return detach(`${item.type} ${item.id} "${decodeEntities(item.title).trim()}"`);
 }
 
 function slugOf(item: WxrItem): string {
   return decodeSlug(item.slug) || slugify(decodeEntities(item.title).trim()) || `${item.type}-${item.id}`;
 }
 
+function folderOf(item: WxrItem): LinkFolder {
+  return item.type === 'page' ? 'pages' : 'articles';
+}
+
+function recordHead(position: number, item: WxrItem): RecordHead {
+  return {
+    position,
+    folder: folderOf(item),
+    slug: { folder: folderOf(item), asked: detach(slugOf(item)), label: labelOf(item) },
+    urls: [item.link, item.guid, `?p=${item.id}`].filter(Boolean).map(detach),
+  };
+}
+
 /**
  * Each post and page gets its slug before any is converted, so that a link to a post later in
  * the file is rewritten too.
  */
-function assignSlugs(
-  records: Map<number, WxrItem>,
-  links: OldSiteLinks,
-  report: MigrationReport,
-): Map<number, string> {
-  const folderOf = (item: WxrItem): LinkFolder => (item.type === 'page' ? 'pages' : 'articles');
-  const items = [...records];
+function assignSlugs(heads: RecordHead[], links: OldSiteLinks, report: MigrationReport): Map<number, string> {
   const slugs = uniqueSlugs(
-    items.map(([, item]) => ({ folder: folderOf(item), asked: slugOf(item), label: labelOf(item) })),
+    heads.map((head) => head.slug),
     report,
   );
   const byPosition = new Map<number, string>();
-  items.forEach(([position, item], i) => {
+  heads.forEach((head, i) => {
     const slug = slugs[i]!;
-    byPosition.set(position, slug);
-    for (const url of [item.link, item.guid, `?p=${item.id}`]) if (url) links.add(url, folderOf(item), slug);
+    byPosition.set(head.position, slug);
+    links.addAll(head.urls, head.folder, slug);
   });
   return byPosition;
 }
@@ -215,7 +274,7 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   if (item.comments) report.skip('comments (cms-sync has no comment records)', item.comments);
   if (item.type !== 'post' && item.type !== 'page') {
     report.skip(
-      SKIPPED_TYPES[item.type] ?? `items of type \`${item.type || '(none)'}\` (not posts or pages)`,
+      SKIPPED_TYPES[item.type] ?? detach(`items of type \`${item.type || '(none)'}\` (not posts or pages)`),
     );
     return;
   }
@@ -227,7 +286,7 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   }
   const title = decodeEntities(item.title).trim();
   const label = labelOf(item);
-  const slug = assigned ?? slugOf(item);
+  const slug = assigned ?? detach(slugOf(item));
   const body = convertBody(item, label, ctx);
   // A private or password-protected item must not become public by being imported.
   const draft = DRAFT_STATUSES.has(item.status) || item.password !== '';
@@ -247,7 +306,9 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   const tags = item.terms.filter((t) => t.domain === 'post_tag').map((t) => decodeSlug(t.slug));
   const others = item.terms.filter((t) => t.domain !== 'category' && t.domain !== 'post_tag').length;
   if (others) report.skip('post terms of other taxonomies (post formats, custom taxonomies)', others);
-  const [category, ...otherCategories] = categories;
+  const [firstCategory, ...otherCategories] = categories;
+  // Kept in the writer's indexes after this item is done: not a view into the item's text.
+  const category = firstCategory && detach(firstCategory);
   // A partial export may omit the channel's category list: `plan` needs the category's file.
   const first = item.terms.find((t) => t.domain === 'category');
   if (category && first && !ctx.knownCategories.has(category)) {
@@ -277,10 +338,10 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
       if (alt) fm.featured_image_alt = alt;
     } else
       report.warnings.push(
-        `${label}: featured image ${thumbnail} is not an attachment in the export; left out`,
+        detach(`${label}: featured image ${thumbnail} is not an attachment in the export; left out`),
       );
   }
-  if (item.creator) fm.author = item.creator.normalize('NFC');
+  if (item.creator) fm.author = detach(item.creator.normalize('NFC'));
   await ctx.writer.write('articles', slug, fm, body, label);
 }
 
@@ -304,21 +365,23 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
     attachmentUrl: (id) => ctx.attachments.get(id),
     attachmentAlt: (id) => ctx.attachmentAlt.get(id),
     childAttachments: () => ctx.childAttachments.get(item.id) ?? [],
-    onUnknown: (name) => report.shortcode(name),
+    onUnknown: (name) => report.shortcode(detach(name)),
     onDropped: (what, kind) =>
-      kind ? report.drop(kind, label) : report.warnings.push(`${item.type} ${item.id}: ${what} left out`),
+      kind
+        ? report.drop(detach(kind), label)
+        : report.warnings.push(detach(`${item.type} ${item.id}: ${what} left out`)),
   });
   if (!block) html = wpautop(html);
   const embeds = protectEmbeds(html, {
-    kept: (kind) => report.embed(kind),
-    dropped: (kind) => report.drop(kind, label),
+    kept: (kind) => report.embed(detach(kind)),
+    dropped: (kind) => report.drop(detach(kind), label),
     resolveUrl: ctx.resolveUrl,
   });
   const markdown = htmlToMarkdown(embeds.html, {
     resolveUrl: (url) => rewriteLink(ctx.resolveUrl(url) ?? url, label, ctx.links, report),
     onRelativeImage: (src) =>
       report.warnings.push(
-        `${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`,
+        detach(`${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`),
       ),
   });
   return embeds.restore(markdown);

@@ -36,9 +36,13 @@ export function serializeDocument(frontMatter: Record<string, unknown>, body: st
  * that names a record no file is written for, and none exists, is reported at `flush()`.
  */
 export class ContentWriter {
-  readonly #claimed = new Set<string>();
+  /** Folder -> the slugs written (or kept) there: one entry per record of a large import, so no joined keys. */
+  readonly #claimed = new Map<ContentFolder, Set<string>>();
   /** `<folder>/<slug>` of each record named through a relation -> who names it, and by which key. */
-  readonly #named = new Map<string, { what: string; key: string; target: RecordResource; slug: string }>();
+  readonly #named = new Map<
+    string,
+    { what: string; key: string; target: RecordResource; folder: ContentFolder; slug: string }
+  >();
   readonly #folders = new Set<string>();
   // Files are written while the next items convert; a bounded number at once keeps memory flat.
   readonly #pending = new Set<Promise<void>>();
@@ -70,14 +74,15 @@ export class ContentWriter {
       report.failures.push(`${what}: its slug \`${slug}\` ${invalid}`);
       return undefined;
     }
-    const key = `${folder}/${slug}`;
-    if (this.#claimed.has(key)) {
+    const claimed = this.#claimed.get(folder) ?? new Set<string>();
+    this.#claimed.set(folder, claimed);
+    if (claimed.has(slug)) {
       report.failures.push(
         `${what}: another item already has the slug \`${slug}\` in ${folder}/; not written`,
       );
       return undefined;
     }
-    this.#claimed.add(key);
+    claimed.add(slug);
     this.#noteRelations(folder, frontMatter, what);
     const abs = path.join(this.options.contentDir, folder, `${slug}.md`);
     const rel = path.relative(this.options.projectDir, abs).split(path.sep).join('/');
@@ -104,8 +109,8 @@ export class ContentWriter {
 
   async flush(): Promise<void> {
     await Promise.all(this.#pending);
-    for (const [file, { what, key, target, slug }] of this.#named) {
-      if (this.#claimed.has(file)) continue;
+    for (const [file, { what, key, target, folder, slug }] of this.#named) {
+      if (this.#claimed.get(folder)?.has(slug.normalize('NFC'))) continue;
       if (this.options.exists(path.join(this.options.contentDir, `${file}.md`))) continue;
       this.options.report.warnings.push(
         `${what}: its \`${key}\` names ${target} \`${slug}\`, which the export does not have: add ` +
@@ -122,9 +127,10 @@ export class ContentWriter {
       const value = frontMatter[relation.key];
       for (const slug of Array.isArray(value) ? value : [value]) {
         if (typeof slug !== 'string' || slug === '') continue;
-        const file = `${folderOf(relation.target)}/${slug.normalize('NFC')}`;
+        const target = folderOf(relation.target);
+        const file = `${target}/${slug.normalize('NFC')}`;
         if (!this.#named.has(file))
-          this.#named.set(file, { what, key: relation.key, target: relation.target, slug });
+          this.#named.set(file, { what, key: relation.key, target: relation.target, folder: target, slug });
       }
     }
   }

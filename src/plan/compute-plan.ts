@@ -11,7 +11,7 @@ import { planMediaText, type MediaEdit, type MediaText } from '../media/media-te
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
-import { detectRenames } from './detect-renames.js';
+import { detectRenames, type AmbiguousRename } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { fieldValues, type FieldValue } from './field-diff.js';
 import { apiName, comparableDigest, resolveFields, sameValue, type IdBook } from './payload.js';
@@ -144,19 +144,11 @@ export function computePlan(input: PlanInput): Plan {
   const desiredKeys = new Set(input.desired.map((d) => d.key));
   const renames =
     input.detectRenames === false
-      ? { moves: new Map<string, string>(), ambiguous: new Map<string, string[]>() }
+      ? { moves: new Map<string, string>(), ambiguous: new Map<string, AmbiguousRename>() }
       : detectRenames({ ...input, desiredKeys });
-  for (const [key, candidates] of renames.ambiguous) {
+  for (const [key, why] of renames.ambiguous) {
     const record = input.desired.find((d) => d.key === key)!;
-    problems.push({
-      file: record.file,
-      line: 1,
-      column: 1,
-      severity: 'warning',
-      message:
-        `has the same body as ${candidates.join(', ')}, whose files are gone: more than one candidate, so it is ` +
-        `not taken as a rename and is created as a new record (give it the old \`slug:\` to keep the old record)`,
-    });
+    problems.push(ambiguousRename(record, why));
   }
   // Old keys of moved records: their record lives on under the new key, so they are not removals.
   const stillHeld = new Set([...desiredKeys, ...renames.moves.values()]);
@@ -695,4 +687,33 @@ function byApplyOrder(a: Change, b: Change, depth: ReadonlyMap<string, number>):
   const order = deleteA ? ORDER[b.resource] - ORDER[a.resource] : ORDER[a.resource] - ORDER[b.resource];
   const deeper = (depth.get(a.key) ?? 0) - (depth.get(b.key) ?? 0);
   return order || (deleteA ? -deeper : deeper) || byCodeUnit(a.key, b.key);
+}
+
+/** The note on a new file that points at gone records but cannot be told to be one of them moved. */
+function ambiguousRename(record: DesiredRecord, why: AmbiguousRename): FileProblem {
+  const history =
+    why.byHistory.length > 0
+      ? (record.formerSlugs ?? (record.siteId ? { key: 'id', line: record.siteId.line } : undefined))
+      : undefined;
+  const pointers = history
+    ? [
+        `its \`${history.key}\` names ${why.byHistory.join(', ')}`,
+        ...(why.byBody.length === 1 && !why.byHistory.includes(why.byBody[0]!)
+          ? [`its body is that of ${why.byBody[0]}`]
+          : []),
+      ]
+    : [`has the same body as ${why.byBody.join(', ')}`];
+  const rivals =
+    why.rivals.length === 0
+      ? ''
+      : `, and ${why.rivals.join(', ')} ${why.rivals.length === 1 ? 'points' : 'point'} there too`;
+  return {
+    file: record.file,
+    line: history?.line ?? 1,
+    column: 1,
+    severity: 'warning',
+    message:
+      `${pointers.join(' and ')}, whose files are gone${rivals}: more than one candidate, so it is not taken as a ` +
+      `rename and is created as a new record (give it the old \`slug:\` to keep the old record)`,
+  };
 }

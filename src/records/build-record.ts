@@ -5,10 +5,19 @@ import { resolveImages } from '../media/resolve-images.js';
 import type { MediaResolver } from '../media/resolve-media.js';
 import type { RenderResult } from '../render/render-markdown.js';
 import type { RecordResource } from '../resources.js';
+import { translatedSlug } from '../source/languages.js';
 import type { SourceDocument } from '../source/read-document.js';
 import type { RecordInput, StateRecord } from '../state/state-file.js';
 import { digest } from '../digest.js';
-import { frontMatterSchema, knownKeys } from './front-matter.js';
+import {
+  formerSlugs,
+  frontMatterSchema,
+  HISTORY_KEYS,
+  knownKeys,
+  SITE_ID_KEY,
+  siteIdOf,
+  type FormerSlugs,
+} from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';
 import { refsFromState } from '../resources/derived.js';
@@ -34,6 +43,13 @@ export interface DesiredRecord {
   refs?: RecordRef[];
   /** The Markdown body rendered to HTML, with a placeholder per image (held deflated, see packHtml). */
   html?: RecordHtml;
+  /**
+   * The slugs its front matter says it had (`aliases`, `redirect_from`): a new file that names the
+   * record of a file that is gone is that record renamed (see detectRenames).
+   */
+  formerSlugs?: FormerSlugs;
+  /** Its front matter `id` and the line of it: a gone file's record with the same one is this one renamed. */
+  siteId?: { value: string; line: number };
   /** What it was built from (see RecordInput). */
   input?: RecordInput;
   /**
@@ -50,7 +66,14 @@ export type Renderer = (markdown: string) => RenderResult | Promise<RenderResult
 /** Document -> DesiredRecord, or the problems that keep it from being synced. */
 export async function buildRecord(
   doc: SourceDocument,
-  context: { config: Config; render: Renderer; media: MediaResolver; fingerprint?: string | undefined },
+  context: {
+    config: Config;
+    render: Renderer;
+    media: MediaResolver;
+    fingerprint?: string | undefined;
+    /** Where the rendered HTML is kept until it is written (see packHtml). */
+    holdHtml?: ((html: string) => { toString(): string }) | undefined;
+  },
 ): Promise<{ record?: DesiredRecord; problems: FileProblem[] }> {
   const problems: FileProblem[] = [];
   const at = (key: string | undefined, message: string, severity: FileProblem['severity'] = 'error') =>
@@ -106,6 +129,18 @@ export async function buildRecord(
   };
   const refs = refsOf(descriptor.relations, fm, doc.frontMatterLines);
   if (refs.length > 0) record.refs = refs;
+  const history = formerSlugs(doc.frontMatter, doc.frontMatterLines);
+  if (history.former) {
+    // A translation's old address names its translated record (`old` is `old-fr`), as its file name does.
+    const lang = doc.lang;
+    const slugs = history.former.slugs.map((slug) =>
+      lang && slug.endsWith(`-${lang}`) ? slug : translatedSlug(slug, lang, context.config.languages),
+    );
+    record.formerSlugs = { ...history.former, slugs: [...new Set(slugs)] };
+  }
+  for (const problem of history.problems) at(problem.key, problem.message, 'warning');
+  const siteId = siteIdOf(doc.frontMatter[SITE_ID_KEY]);
+  if (siteId !== undefined) record.siteId = { value: siteId, line: doc.frontMatterLines[SITE_ID_KEY] ?? 1 };
 
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
   const passThrough = context.config.resources[doc.resource].passThrough;
@@ -113,6 +148,10 @@ export async function buildRecord(
   for (const [key, value] of Object.entries(doc.frontMatter)) {
     if (known.has(key)) continue;
     const listed = Array.isArray(passThrough) && passThrough.includes(key);
+    // Read above as the file's old addresses; sent as well only when passThrough asks for it.
+    if (HISTORY_KEYS.includes(key) && !listed && passThrough !== true) continue;
+    // Read above as the file's own id (matched only against the ids earlier files had, never sent).
+    if (key === SITE_ID_KEY && siteId !== undefined && !listed && passThrough !== true) continue;
     const meant = listed ? undefined : likelyTypo(key, known);
     if (meant) {
       at(
@@ -194,7 +233,7 @@ export async function buildRecord(
     }
     const images = await resolveImages(rendered, doc, context.media, context.config.media.onMissing);
     problems.push(...images.problems);
-    record.html = packHtml(htmlField, images.html, images.media, images.text);
+    record.html = packHtml(htmlField, images.html, images.media, images.text, context.holdHtml);
     replaced = images.replaced;
   }
   const local = record.html?.media.filter((m) => m.kind === 'file') ?? [];
@@ -208,6 +247,7 @@ export async function buildRecord(
     media: local.map((m) => m.contentPath),
     fileSha: doc.hash,
     ...(record.refs ? { refs: refsInput(record.refs) } : {}),
+    ...(siteId !== undefined ? { siteId } : {}),
   };
 
   return problems.some((p) => p.severity === 'error') ? { problems } : { record, problems };

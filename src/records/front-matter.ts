@@ -115,3 +115,77 @@ function got(value: unknown): string {
 export function knownKeys(resource: RecordResource): string[] {
   return Object.keys(frontMatterSchema(resource).shape);
 }
+
+/**
+ * Front matter keys that keep a file's old addresses: Hugo's `aliases` and jekyll-redirect-from's
+ * `redirect_from`. cms-sync reads them to find the record a renamed file was (see detectRenames)
+ * and sends them to the CMS only when passThrough says so.
+ */
+export const HISTORY_KEYS: readonly string[] = ['aliases', 'redirect_from'];
+
+/** The front matter key of a site's own stable id (Hugo, Jekyll and exported posts often carry one). */
+export const SITE_ID_KEY = 'id';
+
+/** A front matter `id` as the text it is matched by: a non-empty string or a finite number; else none. */
+export function siteIdOf(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
+  return undefined;
+}
+
+/** The slugs a file's front matter says it had, from its first history key onwards. */
+export interface FormerSlugs {
+  slugs: string[];
+  /** The history key, and its line, for messages. */
+  key: string;
+  line: number;
+}
+
+/** History keys -> the slugs they name, and a message per key that is not a list of addresses. */
+export function formerSlugs(
+  frontMatter: Readonly<Record<string, unknown>>,
+  lines: Readonly<Record<string, number>>,
+): { former?: FormerSlugs; problems: Array<{ key: string; message: string }> } {
+  let former: FormerSlugs | undefined;
+  const problems: Array<{ key: string; message: string }> = [];
+  for (const key of HISTORY_KEYS) {
+    const value = frontMatter[key];
+    if (value === undefined || value === null) continue;
+    const addresses = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+    if (addresses.length === 0 || addresses.some((a) => typeof a !== 'string')) {
+      problems.push({
+        key,
+        message:
+          `\`${key}\` must be a list of this file's old addresses or slugs, e.g. ${key}: [/posts/old-slug/], ` +
+          `got ${got(value)}; not used to find the record it was renamed from`,
+      });
+      continue;
+    }
+    former ??= { slugs: [], key, line: lines[key] ?? 1 };
+    for (const address of addresses as string[]) {
+      const slug = slugOfAddress(address);
+      if (slug !== undefined && !former.slugs.includes(slug)) former.slugs.push(slug);
+    }
+  }
+  return former && former.slugs.length > 0 ? { former, problems } : { problems };
+}
+
+/**
+ * An old address -> the slug it ends in: `/posts/old-slug/`, `old-slug`, `/2019/01/old-slug.html`
+ * and `https://example.com/old-slug/index.html` all name `old-slug`.
+ */
+export function slugOfAddress(address: string): string | undefined {
+  const segments = address
+    .replace(/[?#].*$/s, '')
+    .split('/')
+    .filter((s) => s.trim() !== '');
+  if (segments.length > 1 && /^index(?:\.html?)?$/i.test(segments.at(-1)!)) segments.pop();
+  let slug = (segments.at(-1) ?? '').replace(/\.(?:html?|md|markdown)$/i, '').trim();
+  try {
+    slug = decodeURIComponent(slug);
+  } catch {
+    // A stray `%` is part of the name as written.
+  }
+  slug = slug.normalize('NFC');
+  return slug === '' || slug === '.' || slug === '..' ? undefined : slug;
+}

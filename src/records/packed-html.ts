@@ -26,8 +26,10 @@ export function packHtml(
   html: string,
   media: MediaSource[],
   text: ImageText[] = [],
+  /** Where the HTML is kept instead (e.g. a run's spool on disk). */
+  hold?: (html: string) => { toString(): string },
 ): RecordHtml {
-  const packed = new PackedText(html);
+  const packed = hold ? hold(html) : new PackedText(html);
   return {
     field,
     media,

@@ -19,6 +19,8 @@ import { pluginsFingerprint, resolvePlugins, type ResolvedPlugins } from '../ren
 import { digest } from '../plan/digest.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
+import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
+import { spoolRecord } from './spooled-record.js';
 
 export interface SourceRead {
   /**
@@ -26,7 +28,7 @@ export interface SourceRead {
    * and how many files (documents and images) had to be read and hashed (the rest were vouched
    * for by an unchanged stat, see HashCache).
    */
-  counts: { documents: number; rendered: number; hashed: number };
+  counts: { documents: number; rendered: number; hashed: number; spool?: SpoolStats };
   desired: DesiredRecord[];
   problems: FileProblem[];
   failedFiles: string[];
@@ -43,8 +45,17 @@ export interface ReadSourceOptions {
   onRecord?: (record: DesiredRecord) => void;
   /** Remote images that failed lately: missing until their retry is due (see failed-media.ts). */
   failures?: { memory: FailedMedia; retryAfterMs: number; retryAll: boolean; now: Date } | undefined;
+  /** Told as the read moves: scanning content/, then each document built of those to build. */
+  onProgress?: (progress: { phase: 'scan' | 'render'; done?: number; total?: number }) => void;
   /** Write what was hashed to the hash cache (apply); `plan` only reads it, since it writes nothing. */
   saveHashes?: boolean;
+  /**
+   * Where bodies wait, Markdown until it is rendered and HTML until it is written: without one,
+   * every body of the folder is in memory (deflated) by the end of the read.
+   */
+  spool?: BodySpool | undefined;
+  /** Documents built at once (each holds its body in memory meanwhile). @default 32 */
+  buildWindow?: number | undefined;
 }
 
 /**
@@ -105,12 +116,15 @@ export async function readSource(
   const fingerprintOf = (resource: RecordResource) =>
     resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
   const hashCache = openHashCache(config.stateDir);
+  options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({
     projectDir: config.projectDir,
     contentDir: config.contentDir,
     hashCache,
     limits: config.limits,
     languages: config.languages,
+    holdBody: options.spool?.hold,
+    onProgress: (done, total) => options.onProgress?.({ phase: 'scan', done, total }),
     ...(options.only ? { only: options.only } : {}),
     ...(options.overwriteDrift ? {} : { known }),
   });
@@ -166,6 +180,7 @@ export async function readSource(
       stem: stub.stem,
       lang: stub.lang,
       languages: config.languages,
+      holdBody: options.spool?.hold,
     });
     if (isDocumentFailure(doc)) {
       problems.push(...doc.problems);
@@ -227,7 +242,10 @@ export async function readSource(
     }
   };
   const languageField = config.languages.field;
-  const limit = pLimit(32);
+  const { spool } = options;
+  const limit = pLimit(options.buildWindow ?? 32);
+  let buildCount = 0;
+  options.onProgress?.({ phase: 'render', done: 0, total: toBuild.length });
   const built: Array<{
     key: string;
     file: string;
@@ -245,17 +263,29 @@ export async function readSource(
         // would keep the whole content folder in memory twice (Markdown and HTML).
         const doc = docs[i]!;
         docs[i] = undefined;
-        const { record, problems } = await buildRecord(doc, {
+        spool?.borrow();
+        let template: SpooledText | undefined;
+        const outcome = await buildRecord(doc, {
           config,
           render,
           media,
           fingerprint: fingerprintOf(doc.resource),
+          holdHtml: spool && ((html) => (template = spool.hold(html))),
+        }).catch((error: unknown) => {
+          spool?.giveBack();
+          throw error;
         });
+        const { problems } = outcome;
+        let { record } = outcome;
         // Articles only: of the CMS's resources, only articles take fields beyond their own.
         if (record && languageField && doc.resource === 'article')
           record.values[languageField] = doc.lang ?? config.languages.default;
+        // Built: from here on only its key and where its fields are stay in memory.
+        if (record && spool) record = spoolRecord(record, spool, template);
+        spool?.giveBack();
         built.push({ key: doc.key, file: doc.file, record, problems });
         if (record) options.onRecord?.(record);
+        options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild.length });
       }),
     ),
   ).finally(() => renderer.close());
@@ -274,7 +304,13 @@ export async function readSource(
   desired.sort((a, b) => byCodeUnit(a.key, b.key));
   problems.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line);
   return {
-    counts: { documents: documentCount, rendered: renderer.count, hashed: hashCache.hashed },
+    counts: {
+      documents: documentCount,
+      rendered: renderer.count,
+      hashed: hashCache.hashed,
+      // Only when bodies went through it: a run that builds nothing reports what it always did.
+      ...(spool?.stats.texts ? { spool: { ...spool.stats } } : {}),
+    },
     desired,
     problems,
     failedFiles,

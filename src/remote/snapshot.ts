@@ -1,6 +1,8 @@
 import { SyncError } from '../errors.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { CmsClient } from './client.js';
+import { markerMs, toCached, type CachedRecord, type CachedResource } from './listing-cache.js';
+import { asRecord, readListData, type WireOptions } from './wire.js';
 
 /** One resource as listed: its records, and whether the listing can be trusted for absences. */
 export interface RemoteListing {
@@ -22,30 +24,139 @@ export async function listAll(
   fieldsOf: (resource: RecordResource) => string[] | undefined = () => undefined,
 ): Promise<Listings> {
   const listings = await Promise.all(
-    RECORD_RESOURCES.map(async (resource) => {
-      const fields = fieldsOf(resource);
-      try {
-        const read = () => client.list(resource, fields ? { fields } : {});
-        let listing = await read();
-        // Records added or removed while paging shift the pages: one re-read usually settles
-        // it. If not, the listing stays incomplete and the plan deletes nothing.
-        if (!listing.complete) listing = await read();
-        return [
-          resource,
-          { records: listing.records, complete: listing.complete, ...(fields ? { fields } : {}) },
-        ] as const;
-      } catch (error) {
-        if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') throw error;
-        throw new SyncError(
-          'CMS_SYNC_RETRYABLE',
-          `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ` +
-            `${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-    }),
+    RECORD_RESOURCES.map(
+      async (resource) => [resource, await listResource(client, resource, fieldsOf(resource))] as const,
+    ),
   );
   return Object.fromEntries(listings) as Listings;
+}
+
+/** Every record of one resource, page by page (see listAll). */
+export async function listResource(
+  client: CmsClient,
+  resource: RecordResource,
+  fields: string[] | undefined,
+): Promise<RemoteListing> {
+  try {
+    const read = () => client.list(resource, fields ? { fields } : {});
+    let listing = await read();
+    // Records added or removed while paging shift the pages: one re-read usually settles
+    // it. If not, the listing stays incomplete and the plan deletes nothing.
+    if (!listing.complete) listing = await read();
+    return { records: listing.records, complete: listing.complete, ...(fields ? { fields } : {}) };
+  } catch (error) {
+    throw unreadable(resource, error);
+  }
+}
+
+/** Why a listing of changes could not stand for the whole resource, so it was listed in full. */
+export type FullListingReason =
+  /** The CMS refused `order_by` on the marker (or the request failed some other way). */
+  | 'refused'
+  /** The first page carried no `total`, so absences cannot be told. */
+  | 'no-total'
+  /** The pages were not in descending marker order. */
+  | 'unsorted'
+  /** A marker is missing or is not a time. */
+  | 'not-timestamps'
+  /** The list moved while it was paged (a record seen twice, the total changed). */
+  | 'moved'
+  /** The CMS holds another number of records than the cache and the changes add up to. */
+  | 'count'
+  /** The CMS's newest record is older than the newest one listed before: deleted, or not sorted. */
+  | 'newest-gone';
+
+export type ChangesOutcome =
+  | { ok: true; records: CachedRecord[]; newest: number | undefined; pages: number }
+  | { ok: false; reason: FullListingReason };
+
+/**
+ * The records of `cached` brought up to date by reading only what changed: pages of the
+ * resource newest first (`order_by: "<marker> DESC"`) until the records are older than
+ * `cutoff`, merged by id. The result stands for the whole resource only if the CMS's `total`
+ * equals the merged count: a record created shows up among the changes, so a count that
+ * disagrees means something was deleted (even when a create hides it), and then the caller
+ * lists in full. `fields` is `[id, slug field, marker field]`.
+ */
+export async function listChanges(
+  client: CmsClient,
+  resource: RecordResource,
+  options: {
+    fields: readonly [string, string, string];
+    wire: WireOptions;
+    /** Marker (ms) below which nothing new can be; undefined reads to the end. */
+    cutoff: number | undefined;
+    cached: CachedResource;
+  },
+): Promise<ChangesOutcome> {
+  const [, slugField, markerField] = options.fields;
+  const limit = options.wire.pageSize;
+  const changed = new Map<number, CachedRecord>();
+  let total: number | undefined;
+  let newest: number | undefined;
+  let oldest: number | undefined;
+  let offset = 0;
+  let pages = 0;
+  for (;;) {
+    let data: unknown;
+    try {
+      data = await client.call({
+        resource,
+        action: 'get',
+        fields: [...options.fields],
+        order_by: `${markerField} DESC`,
+        limit,
+        offset,
+      });
+    } catch (error) {
+      if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') throw error;
+      return { ok: false, reason: 'refused' };
+    }
+    pages++;
+    const { items, total: pageTotal } = readListData(data, resource, options.wire);
+    if (pageTotal === undefined) return { ok: false, reason: 'no-total' };
+    if (offset === 0) total = pageTotal;
+    else if (pageTotal !== total) return { ok: false, reason: 'moved' };
+    for (const item of items) {
+      const record = asRecord(item);
+      if (!record) throw unreadable(resource, new Error(`a record at offset ${offset} has no numeric id`));
+      const ms = markerMs(record[markerField]);
+      if (ms === undefined) return { ok: false, reason: 'not-timestamps' };
+      if (oldest !== undefined && ms > oldest) return { ok: false, reason: 'unsorted' };
+      if (changed.has(record.id)) return { ok: false, reason: 'moved' };
+      newest ??= ms;
+      oldest = ms;
+      changed.set(record.id, toCached(record, slugField, markerField)!);
+    }
+    if (
+      offset === 0 &&
+      newest !== undefined &&
+      options.cached.newest !== undefined &&
+      newest < options.cached.newest
+    )
+      return { ok: false, reason: 'newest-gone' };
+    offset += items.length;
+    const ended = items.length === 0 || offset >= total!;
+    if (ended || (options.cutoff !== undefined && oldest !== undefined && oldest < options.cutoff)) break;
+  }
+  const merged = new Map(options.cached.records.map((r) => [r[0], r]));
+  for (const [id, record] of changed) merged.set(id, record);
+  if (merged.size !== total) return { ok: false, reason: 'count' };
+  return { ok: true, records: [...merged.values()], newest: max(newest, options.cached.newest), pages };
+}
+
+function max(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+function unreadable(resource: RecordResource, error: unknown): SyncError {
+  if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') return error;
+  return new SyncError(
+    'CMS_SYNC_RETRYABLE',
+    `Could not read the ${resource} records of the CMS, so nothing can be planned safely: ` +
+      `${(error as Error).message}`,
+    { cause: error },
+  );
 }
 
 /**

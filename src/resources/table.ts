@@ -28,7 +28,16 @@ export interface ResourceDescriptor {
   toFields: (fm: Record<string, unknown>, ctx: ToFieldsContext) => FieldsOrProblem;
   /** A CMS record (through `get`, by cms-sync field name) -> front matter keys of its own. */
   fromApi: (get: (field: string) => unknown, kit: FromApiKit) => Record<string, unknown>;
+  /**
+   * Fields the CMS sets on its own (cms-sync field names): pull never writes them into front
+   * matter, not even with `passThrough: true`, nor reports them as left out. A managed field
+   * listed here (an article's `created_at`) is still read back as the managed field it is.
+   */
+  serverKept: readonly string[];
 }
+
+/** What every record of the local CMS carries besides its own fields. */
+const STAMPS = ['id', 'created_at', 'updated_at'] as const;
 
 /** A front matter key that names records of `target` by slug, sent as their id(s) in `field`. */
 export interface Relation {
@@ -97,6 +106,7 @@ export const RESOURCE_TABLE: Readonly<Record<RecordResource, ResourceDescriptor>
       return { values: description === undefined ? { name } : { name, description } };
     },
     fromApi: (_get, { text, required }) => ({ name: required('name'), description: text('description') }),
+    serverKept: STAMPS,
   },
   user: {
     folder: 'users',
@@ -128,6 +138,7 @@ export const RESOURCE_TABLE: Readonly<Record<RecordResource, ResourceDescriptor>
         bio: text('bio'),
       };
     },
+    serverKept: STAMPS,
   },
   article: {
     folder: 'articles',
@@ -150,6 +161,7 @@ export const RESOURCE_TABLE: Readonly<Record<RecordResource, ResourceDescriptor>
       const date = created && !Number.isNaN(Date.parse(created)) ? new Date(created) : undefined;
       return { title: required('title'), date };
     },
+    serverKept: STAMPS,
   },
   page: {
     folder: 'pages',
@@ -161,6 +173,7 @@ export const RESOURCE_TABLE: Readonly<Record<RecordResource, ResourceDescriptor>
     frontMatter: ({ required }) => ({ title: required('title') }),
     toFields: (fm) => ({ values: { title: fm.title } }),
     fromApi: (_get, { required }) => ({ title: required('title') }),
+    serverKept: STAMPS,
   },
   breaking: {
     folder: 'breaking',
@@ -181,5 +194,6 @@ export const RESOURCE_TABLE: Readonly<Record<RecordResource, ResourceDescriptor>
       if (url && !valid) warn(`url \`${url}\` is not an absolute URL; left out`);
       return { title: required('title'), url: valid ? url : undefined };
     },
+    serverKept: STAMPS,
   },
 };

@@ -92,6 +92,8 @@ export interface ReadDocumentOptions {
   lang?: string | undefined;
   /** Translations (config `languages`). */
   languages?: Languages | undefined;
+  /** Where the body is kept until it is read (e.g. a run's spool on disk); default: in memory, deflated. */
+  holdBody?: ((text: string) => { toString(): string }) | undefined;
 }
 
 /**
@@ -159,10 +161,10 @@ export function readDocument(
   if (stashed) hashCache!.set(file, stashed, hash);
   const unchanged = known?.(file, hash);
   if (unchanged) return unparsed(unchanged, hash);
-  const { stem, lang, languages } = options;
+  const { stem, lang, languages, holdBody } = options;
   return parseDocument(
     bytes,
-    { file, absPath, resource: options.resource, limits, stem, lang, languages },
+    { file, absPath, resource: options.resource, limits, stem, lang, languages, holdBody },
     hash,
   );
 }
@@ -187,7 +189,7 @@ export function parseDocument(
     absPath: string;
     resource: RecordResource;
     limits?: ContentLimits | undefined;
-  } & Pick<ReadDocumentOptions, 'stem' | 'lang' | 'languages'>,
+  } & Pick<ReadDocumentOptions, 'stem' | 'lang' | 'languages' | 'holdBody'>,
   hash = sha256(bytes),
 ): SourceDocument | DocumentFailure {
   const { absPath, resource } = where;
@@ -244,7 +246,7 @@ export function parseDocument(
     );
   }
 
-  const body = new PackedText(parsed.body);
+  const body = where.holdBody ? where.holdBody(parsed.body) : new PackedText(parsed.body);
   // `lang` is read here, into the key: it is not a field for the records stage to report as unsent.
   const { lang: _lang, ...frontMatter } = parsed.data;
   return {

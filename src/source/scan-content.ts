@@ -23,6 +23,7 @@ import {
   readDocument,
   type DocumentFailure,
   type KnownFiles,
+  type ReadDocumentOptions,
   type SourceDocument,
   type UnparsedDocument,
 } from './read-document.js';
@@ -70,6 +71,10 @@ export interface ScanOptions {
   limits?: ContentLimits | undefined;
   /** Translations (config `languages`): which file names carry a language, and which one keeps plain slugs. */
   languages?: Languages | undefined;
+  /** Where each document's body is kept until it is built (see ReadDocumentOptions). */
+  holdBody?: ReadDocumentOptions['holdBody'];
+  /** Told now and then how many of the files to read are read (for a progress line). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -109,11 +114,15 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
           stem: identity.stem,
           ...(identity.lang ? { lang: identity.lang } : {}),
           languages,
+          holdBody: options.holdBody,
         }),
     );
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
-    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) {
+      options.onProgress?.(i + 1, toRead.length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   const problems: FileProblem[] = [

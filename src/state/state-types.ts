@@ -29,6 +29,11 @@ export interface RecordInput {
    * from state unrendered still orders and checks what it points at.
    */
   refs?: Record<string, { slugs: string[]; line: number }>;
+  /**
+   * The file's own front matter `id` (a site's stable id, never taken for a CMS id): a new file
+   * that carries the id of a file that is gone is that record renamed (see detectRenames).
+   */
+  siteId?: string;
 }
 
 /** A file or URL that has been uploaded once, and its media id. */

@@ -12,6 +12,12 @@ export type SyncEvent =
   | { type: 'target'; identity: string; baseUrl: string; announcement: string }
   /** Something the user should know that does not stop the run (a token sent over plain http…). */
   | { type: 'warning'; message: string }
+  /**
+   * Where the pass is, for a progress display: opening the config, CMS and state; scanning
+   * content/; rendering (`done` of `total` documents to build); listing the CMS; comparing with it
+   * (reading the records the plan must compare). Sent again with counts as they move.
+   */
+  | { type: 'phase'; phase: SyncPhase; done?: number; total?: number }
   /** A problem in one file: the file is skipped (and its record kept), the run goes on. */
   | { type: 'problem'; problem: FileProblem }
   /**
@@ -42,6 +48,9 @@ export type SyncEvent =
   | { type: 'items'; done: number; total: number }
   /** pull and import: every item converted. */
   | { type: 'items-done' };
+
+/** The phases of a pass before its plan; apply's writes are told by `apply-start` and `progress`. */
+export type SyncPhase = 'config' | 'scan' | 'render' | 'list' | 'compare';
 
 /** Receives a run's events; every option that takes one may be left out. */
 export type SyncReporter = (event: SyncEvent) => void;

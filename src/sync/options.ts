@@ -26,8 +26,12 @@ export interface SyncOptions {
   retryFailedMedia?: boolean;
   /** Make no call at all when any file has an error. @default false */
   strict?: boolean;
-  /** false: trust the state for what the CMS holds and read nothing from it (like Terraform's -refresh=false). */
-  refresh?: boolean;
+  /**
+   * false: trust the state for what the CMS holds and read nothing from it (like Terraform's
+   * -refresh=false). 'full': list every record of the CMS, not only what changed since the last
+   * listing. @default true
+   */
+  refresh?: boolean | 'full';
   /** plan: also write the plan to this file (relative to the project), for a later apply of exactly it. */
   out?: string;
   /** apply: the saved plan to carry out exactly, refused if it no longer holds. */

@@ -32,8 +32,11 @@ export interface SyncOptions extends RunOptions {
   overwriteDrift?: boolean;
   /** Make no call at all when any file has an error. @default false */
   strict?: boolean;
-  /** false: trust the state for what the CMS holds and read nothing from it. @default true */
-  refresh?: boolean;
+  /**
+   * false: trust the state for what the CMS holds and read nothing from it. 'full': list every
+   * record of the CMS, not only what changed since the last listing. @default true
+   */
+  refresh?: boolean | 'full';
   /** The embedded local CMS, even in CI or with a base URL set. @default false */
   local?: boolean;
   /** Read the API token from this file rather than the environment. */
@@ -184,6 +187,7 @@ export interface ImportResult {
 export type SyncEvent =
   | { type: 'target'; identity: string; baseUrl: string; announcement: string }
   | { type: 'warning'; message: string }
+  | { type: 'phase'; phase: 'config' | 'scan' | 'render' | 'list' | 'compare'; done?: number; total?: number }
   | { type: 'problem'; problem: FileProblem }
   | { type: 'stopped'; reason: 'strict' }
   | { type: 'stopped'; reason: 'stale-plan'; file: string; detail: string }

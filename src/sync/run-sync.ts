@@ -1,13 +1,14 @@
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
-import { collapseWarnings } from '../records/collapse-warnings.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { ClientStats, CmsClient } from '../remote/client.js';
 import { openFailedMedia, type FailedMedia } from '../media/failed-media.js';
 import { publicUrlOf, type MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { createUploadAhead, type UploadAhead } from '../apply/upload-ahead.js';
+import { openBodySpool, type BodySpool } from '../render/body-spool.js';
 import {
   computePlan,
   idBook,
@@ -18,8 +19,9 @@ import {
   type Plan,
   type RemoteListing,
 } from '../plan/compute-plan.js';
-import { apiName, idOfKey } from '../plan/payload.js';
-import { completeRecords, listAll } from '../remote/snapshot.js';
+import { idOfKey } from '../plan/payload.js';
+import { completeRecords, type Listings } from '../remote/snapshot.js';
+import { forgetDeleted, listRemote } from './list-remote.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
 import { countPlan, hasChanges } from '../plan/format-plan.js';
@@ -70,9 +72,11 @@ export async function runSync(
   options: RunOptions,
   reporter: SyncReporter = () => {},
 ): Promise<{ report: SyncReport; target: Target }> {
+  reporter({ type: 'phase', phase: 'config' });
   const session = await openSession(mode, options, reporter);
   try {
-    const report = await syncOnce(session, options, reporter, { signal: options.signal });
+    const buildWindow = Number(options.env.CMS_SYNC_TEST_BUILD_WINDOW) || undefined;
+    const report = await syncOnce(session, options, reporter, { signal: options.signal, buildWindow });
     return { report, target: session.target };
   } finally {
     await session.close({ keepTarget: options.keepTarget === true });
@@ -87,7 +91,11 @@ export async function syncOnce(
   session: Session,
   flags: SyncOptions,
   reporter: SyncReporter = () => {},
-  options: { signal?: AbortSignal | undefined } = {},
+  options: {
+    signal?: AbortSignal | undefined;
+    /** Documents built at once; tests make it small to show that bodies are not all held (see readSource). */
+    buildWindow?: number | undefined;
+  } = {},
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
   const { signal } = options;
@@ -106,8 +114,14 @@ export async function syncOnce(
           failedMedia,
         })
       : undefined;
+  // Bodies wait on disk between the read and the write (see body-spool.ts): beside the state,
+  // which an apply has made sure of; a plan writes nothing there, so its spool is a temp file.
+  const spool = openBodySpool(mode === 'apply' ? session.config.stateDir : tmpdir());
   try {
-    return await syncPass(session, flags, reporter, ahead, signal, failedMedia);
+    return await syncPass(session, flags, reporter, ahead, signal, failedMedia, {
+      spool,
+      buildWindow: options.buildWindow,
+    });
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -125,6 +139,7 @@ export async function syncOnce(
   } finally {
     // Nothing may still be in flight when the caller saves state and closes the client.
     await ahead?.settle();
+    spool.close();
   }
 }
 
@@ -135,6 +150,7 @@ async function syncPass(
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
   failedMedia: FailedMedia,
+  bodies: { spool: BodySpool; buildWindow: number | undefined },
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
@@ -151,7 +167,7 @@ async function syncPass(
   }
   // The listing is network-bound and reading content/ CPU-bound: start both at once (not with
   // --strict, which promises no call before the files are known to be good).
-  const listRemote = () => listAll(client, (resource) => lightFields(config, resource));
+  const listRemote = () => listForPlan(session, state, flags, report);
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
@@ -199,6 +215,8 @@ async function syncPass(
       overwriteDrift: flags.overwriteDrift || flags.diff,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
+      spool: bodies.spool,
+      buildWindow: bodies.buildWindow,
       failures: {
         memory: failedMedia,
         retryAfterMs: config.media.retryFailedAfterMs,
@@ -206,13 +224,13 @@ async function syncPass(
         now: new Date(),
       },
       ...aheadHooks,
+      onProgress: (progress) => report({ type: 'phase', ...progress }),
     },
     state,
   );
   checkpoint();
   const read = Date.now() - started;
-  // A key many files carry unsent is one warning line with a count (the report keeps every one).
-  for (const problem of collapseWarnings(source.problems)) report({ type: 'problem', problem });
+  for (const problem of source.problems) report({ type: 'problem', problem });
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   const done = (
     fields: Pick<SyncReport, 'exitCode' | 'problems' | 'plan' | 'result'> & Partial<SyncReport>,
@@ -234,8 +252,10 @@ async function syncPass(
     });
   }
 
-  const remote = refresh ? await (remotePending ?? listRemote()) : unread();
+  if (refresh) report({ type: 'phase', phase: 'list' });
+  const remote: Listings = refresh ? await (remotePending ?? listRemote()) : unread();
   if (refresh) {
+    report({ type: 'phase', phase: 'compare' });
     // The listing carried ids, slugs and change markers only: read in full what the plan must compare.
     const changeMarker = config.wire.changeMarker || undefined;
     const wanted = recordsToComplete({
@@ -339,6 +359,7 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
+  await forgetOurDeletes(session, state, plan);
   const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
   const timings = { startedAt: started, read, planned, applied: Date.now() - started };
   return done({ exitCode, problems, plan, result, timings });
@@ -367,10 +388,36 @@ function protectedKeys(fromFiles: readonly string[], state: State, only: string[
   return keys;
 }
 
-/** What a listing asks for: ids, slugs and the change marker, when the CMS has one. */
-function lightFields(config: Config, resource: RecordResource): string[] | undefined {
-  const marker = config.wire.changeMarker;
-  return marker ? ['id', apiName('slug', config.resources[resource]), marker] : undefined;
+/**
+ * The CMS's listing for the plan (see listRemote): what changed since the last run's listing
+ * when the cache allows it, else every record; ids, slugs and change markers only, when the CMS
+ * has a marker.
+ */
+function listForPlan(
+  session: Session,
+  state: State,
+  flags: SyncOptions,
+  report: SyncReporter,
+): Promise<Listings> {
+  return listRemote({
+    client: session.client,
+    config: session.config,
+    identity: session.target.identity,
+    state,
+    full: flags.refresh === 'full',
+    report,
+  });
+}
+
+/** The records this apply deleted leave the listing cache, so its count stays the CMS's. */
+async function forgetOurDeletes(session: Session, before: State, plan: Plan): Promise<void> {
+  const after = session.store?.state;
+  const deleted = new Map<RecordResource, Set<number>>();
+  for (const change of plan.changes) {
+    if (change.action !== 'delete' || after?.records[change.key]?.id === change.id) continue;
+    deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
+  }
+  await forgetDeleted({ config: session.config, identity: session.target.identity, state: before }, deleted);
 }
 
 /** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */

@@ -6,14 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
-let dir: string | undefined;
+// A test plans more than once: every project it made is removed.
+const dirs: string[] = [];
 afterEach(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-  dir = undefined;
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
 async function plan(tty: boolean): Promise<string> {
-  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-colors-'));
+  const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-colors-'));
+  dirs.push(dir);
   await mkdir(path.join(dir, 'content/articles'), { recursive: true });
   await writeFile(path.join(dir, 'content/articles/ok.md'), '---\ntitle: Fine\nmood: calm\n---\nBody\n');
   await writeFile(path.join(dir, 'content/articles/bad.md'), '---\ntitle: [oops\n---\nBody\n');

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       prune: false,
       maxDeletes: 20,
       retry: {},
+      fullRefresh: { everyRuns: 100, everyDays: 7 },
     });
     expect(config.statusMap).toEqual({ draft: 0, published: 1 });
     expect(config.wire.pageSize).toBe(100);
@@ -247,7 +248,7 @@ describe('configs validated before', () => {
       .update(JSON.stringify(zod().toJSONSchema(configSchema(), { unrepresentable: 'any' })))
       .digest('hex')
       .slice(0, 16);
-    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 3, shape: '140f7478d6f43916' });
+    expect({ version: CONFIG_SCHEMA_VERSION, shape }).toEqual({ version: 4, shape: '3e9e41fef91903b3' });
   });
 
   it('come out of validation unchanged, so a remembered config can be used as it is', () => {

@@ -212,7 +212,7 @@ describe('a cold sync of many documents', () => {
           `---\ntitle: Story ${i}\ncategory: news\n---\n\nParagraph ${i}.\n`;
       // A slow CMS: 200 creates take seconds, and the run is killed once the first has landed.
       project = await createProject(files, { latencyMs: 20 });
-      const run = project.spawn(['apply', '--concurrency', '4']);
+      const run = project.spawn(['apply', '--concurrency', '4', '--verbose']);
       await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
       await run.stop({ signal: 'SIGKILL' });
 

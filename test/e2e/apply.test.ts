@@ -13,7 +13,7 @@ afterEach(async () => {
 describe('apply, end to end against the local CMS', () => {
   it('creates everything on the first run, with exact dynamic-blocks and one upload per image', async () => {
     project = await createProject(newsroom());
-    const first = await project.run(['apply']);
+    const first = await project.run(['apply', '--verbose']);
     // Only this: one file, two alts (the CMS keeps the first record's; the block has no room for another).
     expect(first.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(

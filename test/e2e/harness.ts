@@ -91,6 +91,9 @@ export async function createProject(
       CMS_API_TOKEN: SECRET_TOKEN,
       CMS_MEDIA_BASE_URL: media.baseUrl,
       NO_COLOR: '1',
+      // A log gets a progress line once a phase lasts 5 s, which a loaded machine can reach in any
+      // test: only the tests of progress ask for those lines (test/e2e/progress.test.ts).
+      CMS_SYNC_PROGRESS_LOG_MS: '3600000',
     };
     for (const [key, value] of Object.entries(extra)) {
       if (value === undefined) delete env[key];

@@ -61,7 +61,7 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} mid-apply stops starting writes, saves state, says what was done and exits 130`, async () => {
       project = await createProject(manyArticles(), { latencyMs: 25 });
-      const run = project.spawn(['apply', '--concurrency', '2']);
+      const run = project.spawn(['apply', '--concurrency', '2', '--verbose']);
       await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
       const result = await run.stop({ signal });
       expect(result.code).toBe(130);
@@ -95,7 +95,7 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
   it('a second Ctrl-C exits at once, and the next run replays the journal without duplicates', async () => {
     // Slower, so the writes in flight after the first Ctrl-C are still going at the second.
     project = await createProject(manyArticles(), { latencyMs: 80 });
-    const run = project.spawn(['apply', '--concurrency', '2']);
+    const run = project.spawn(['apply', '--concurrency', '2', '--verbose']);
     await run.waitForLine(/^\+ article\//, { timeoutMs: 30_000 });
     void run.stop({ signal: 'SIGINT' });
     await run.waitForLine(/^Stopping: no new writes start/, { stream: 'stderr' });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, SECRET_TOKEN, type Project } from './harness.js';
 import { readState } from '../helpers/state.js';
 
@@ -74,6 +74,93 @@ describe('a file renamed without slug:', () => {
       'budget-passes',
       'council-budget',
       'other',
+    ]);
+  });
+});
+
+describe('a file renamed with its old address or its own id in front matter (aliases, redirect_from, id)', () => {
+  let site: Project;
+  let ids: Map<string, number>;
+  beforeAll(async () => {
+    site = await createProject({
+      'content/articles/council-budget.md': story('Council passes the budget', 'The vote was close.'),
+      'content/articles/2019-05-01-storm.md': story('Storm', 'Wind tonight.'),
+      'content/articles/fire.md': story('Fire', 'Smoke downtown.'),
+      'content/articles/quake.md': '---\ntitle: Quake\nid: wp-1042\n---\n\nThe ground shook.\n',
+    });
+    expect((await site.run(['apply'])).code).toBe(0);
+    ids = new Map((await site.records('article')).map((a) => [a.slug as string, a.id as number]));
+    // Renamed, and rewritten: the body no longer matches, the front matter keeps the old address.
+    await site.remove('content/articles/council-budget.md');
+    await site.write(
+      'content/articles/budget-passes.md',
+      '---\ntitle: Budget passes\naliases:\n  - /posts/council-budget/\n---\n\nThe vote was close: 5 to 4.\n',
+    );
+    await site.remove('content/articles/2019-05-01-storm.md');
+    await site.write(
+      'content/articles/storm-update.md',
+      '---\ntitle: Storm update\nredirect_from: /2019/05/01/storm.html\n---\n\nWind all night.\n',
+    );
+    // Renamed and rewritten, keeping the site's own id.
+    await site.remove('content/articles/quake.md');
+    await site.write(
+      'content/articles/earthquake-report.md',
+      '---\ntitle: Earthquake report\nid: wp-1042\n---\n\nThe ground shook for a minute.\n',
+    );
+    // Two files claim one old record: neither is it.
+    await site.remove('content/articles/fire.md');
+    await site.write('content/articles/fire-a.md', '---\ntitle: Fire A\naliases: [fire]\n---\n\nSmoke.\n');
+    await site.write('content/articles/fire-b.md', '---\ntitle: Fire B\naliases: [fire]\n---\n\nFlames.\n');
+  });
+  afterAll(async () => {
+    expect(site.outputs.join('\n')).not.toContain(SECRET_TOKEN);
+    await site.close();
+  });
+
+  it('plans one edit of the named record, a create and a note for a contested one, no unsent-key warning', async () => {
+    const plan = await site.run(['plan']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('→ article/council-budget → article/budget-passes');
+    expect(plan.stdout).toContain('→ article/2019-05-01-storm → article/storm-update');
+    expect(plan.stdout).toContain('→ article/quake → article/earthquake-report');
+    expect(plan.stdout).toContain('+ article/fire-a');
+    expect(plan.stdout).toContain('+ article/fire-b');
+    expect(plan.stderr).toContain(
+      'content/articles/fire-a.md:3:1: warning: its `aliases` names article/fire, whose files are gone, and ' +
+        'article/fire-b points there too: more than one candidate, so it is not taken as a rename',
+    );
+    expect(plan.stderr).not.toContain('is not sent to the CMS');
+
+    const off = await site.run(['plan', '--no-detect-renames']);
+    expect(off.stdout).toContain('+ article/budget-passes');
+    expect(off.stdout).toContain('+ article/storm-update');
+    expect(off.stdout).toContain('+ article/earthquake-report');
+    expect(off.stdout).not.toContain('→');
+  });
+
+  it('keeps the ids of the renamed records through apply, and state follows them', async () => {
+    const apply = await site.run(['apply', '--prune']);
+    expect(apply.code, apply.stderr).toBe(0);
+    const articles = await site.records('article');
+    const idOf = (slug: string) => articles.find((a) => a.slug === slug)?.id;
+    expect(articles.map((a) => a.slug).sort()).toEqual([
+      'budget-passes',
+      'earthquake-report',
+      'fire-a',
+      'fire-b',
+      'storm-update',
+    ]);
+    expect(idOf('budget-passes')).toBe(ids.get('council-budget'));
+    expect(idOf('earthquake-report')).toBe(ids.get('quake'));
+    expect(idOf('storm-update')).toBe(ids.get('2019-05-01-storm'));
+    expect(articles.find((a) => a.slug === 'budget-passes')!.body).toContain('5 to 4');
+    const state = readState(site.dir);
+    expect(Object.keys(state.records).sort()).toEqual([
+      'article/budget-passes',
+      'article/earthquake-report',
+      'article/fire-a',
+      'article/fire-b',
+      'article/storm-update',
     ]);
   });
 });

@@ -146,6 +146,22 @@ describe('the generated workflow', () => {
     }
   });
 
+  it('keeps the listing cache between runs: the apply saves it, a pull request only restores it', () => {
+    const cacheSteps = (name: string) =>
+      (wf.jobs[name].steps as any[]).filter((s) => String(s.uses).startsWith('actions/cache'));
+    const [applyCache] = cacheSteps('apply');
+    const [planCache] = cacheSteps('plan');
+    expect(applyCache.uses).toMatch(/^actions\/cache@/);
+    expect(planCache.uses).toMatch(/^actions\/cache\/restore@/);
+    for (const step of [applyCache, planCache]) {
+      expect(step.with.path).toBe('.cms-sync/listing-cache');
+      expect(step.with['restore-keys']).toBe('cms-sync-listing-');
+    }
+    // Before the step that runs cms-sync, after the install.
+    const steps = wf.jobs.apply.steps as any[];
+    expect(steps.indexOf(applyCache)).toBeLessThan(steps.findIndex((s) => s.name === 'Apply'));
+  });
+
   it('calls only the cms-sync that npm ci installed, and reports also after a failure', () => {
     expect(WORKFLOW_TEMPLATE).not.toMatch(/\bnpx\b(?! --no-install)(?! cms-sync`)/);
     const runs = allSteps.map((s) => String(s.run ?? '')).join('\n');

@@ -50,7 +50,9 @@ describe('cms-sync as a library', () => {
     expect(planned.target).toBe('local');
     expect(planned.plan?.counts).toMatchObject({ create: 13, upload: 5 });
     expect(planned.result).toBeUndefined();
-    expect(events[0]).toMatchObject({ type: 'target', identity: 'local' });
+    // The phases come first, for a progress display; then what the CLI prints.
+    expect(events[0]).toEqual({ type: 'phase', phase: 'config' });
+    expect(events.find((e) => e.type !== 'phase')).toMatchObject({ type: 'target', identity: 'local' });
     expect(events.some((e) => e.type === 'plan' && e.plan.counts.create === 13)).toBe(true);
 
     events.length = 0;

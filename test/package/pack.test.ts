@@ -88,23 +88,39 @@ it('packs into a tarball that installs into an empty project, where init, plan a
   expect(manifest.private).toBeUndefined();
   expect(manifest.engines.node).toMatch(/^>=20/);
 
+  // npx finds the bin the install linked; the commands after run that same link without npm's start-up.
   const version = await run('npx', ['--no-install', 'cms-sync', '--version'], project);
   expect(version.stdout).toBe(`${manifest.version}\n`);
+  const bin = path.join(project, 'node_modules', '.bin', 'cms-sync');
 
-  const init = await run('npx', ['--no-install', 'cms-sync', 'init'], project);
+  const init = await run(bin, ['init'], project);
   expect(init.code, init.stderr).toBe(0);
   expect(init.stdout).toContain('+ sync.config.ts created');
 
-  const plan = await run('npx', ['--no-install', 'cms-sync', 'plan', '--json'], project);
+  // The type check reads only the config and the two files below, so it runs beside plan and apply.
+  const [, tsc] = await Promise.all([planAndApply(project), typeCheck(project)]);
+  const errors = tsc.stdout.trim().split('\n');
+  expect(errors).toHaveLength(1);
+  const wrongType = "error TS2322: Type 'string' is not assignable to type 'number'";
+  expect(errors[0]).toMatch(new RegExp(`^wrong\\.config\\.ts\\(\\d+,\\d+\\): ${wrongType}`));
+}, 240_000);
+
+async function planAndApply(project: string): Promise<void> {
+  const bin = path.join(project, 'node_modules', '.bin', 'cms-sync');
+  const plan = await run(bin, ['plan', '--json'], project);
   expect(plan.code, plan.stderr).toBe(0);
   expect(JSON.parse(plan.stdout).plan.counts).toMatchObject({ create: 3, upload: 1 });
 
-  const apply = await run('npx', ['--no-install', 'cms-sync', 'apply'], project);
+  const apply = await run(bin, ['apply'], project);
   expect(apply.code, apply.stderr).toBe(0);
   expect(apply.stdout).toMatch(/Applied: 3 created, 0 updated, 0 deleted, 1 uploaded/);
+}
 
-  // The scaffolded config type-checks against the installed package's declarations, and those
-  // declarations are real: a wrong value in a copy of it is an error.
+/**
+ * The scaffolded config type-checks against the installed package's declarations, and those
+ * declarations are real: a wrong value in a copy of it is an error.
+ */
+async function typeCheck(project: string): Promise<Result> {
   const config = await readFile(path.join(project, 'sync.config.ts'), 'utf8');
   expect(config).toContain('// concurrency: 4,');
   await writeFile(
@@ -130,9 +146,5 @@ it('packs into a tarball that installs into an empty project, where init, plan a
   const compilerOptions = { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [] };
   const tsconfig = { compilerOptions, files: ['sync.config.ts', 'wrong.config.ts', 'use.ts'] };
   await writeFile(path.join(project, 'tsconfig.json'), JSON.stringify(tsconfig));
-  const tsc = await run(process.execPath, [TSC, '-p', project, '--pretty', 'false'], project);
-  const errors = tsc.stdout.trim().split('\n');
-  expect(errors).toHaveLength(1);
-  const wrongType = "error TS2322: Type 'string' is not assignable to type 'number'";
-  expect(errors[0]).toMatch(new RegExp(`^wrong\\.config\\.ts\\(\\d+,\\d+\\): ${wrongType}`));
-}, 240_000);
+  return run(process.execPath, [TSC, '-p', project, '--pretty', 'false'], project);
+}

@@ -495,6 +495,95 @@ describe('renames', () => {
     ]);
   });
 
+  describe('by front matter history (aliases, redirect_from)', () => {
+    const aliases = (...slugs: string[]) => ({ formerSlugs: { slugs, key: 'aliases', line: 3 } });
+
+    it('moves the record a new file names, even with a new body', () => {
+      const { remote, state } = renamed();
+      const after = article('new-name', { html: body('Rewritten from the top'), ...aliases('old-name') });
+      const plan = computePlan(input([after], [remote], state, { prune: true }));
+      expect(plan.changes).toEqual([
+        expect.objectContaining({
+          action: 'update',
+          key: 'article/new-name',
+          movedFrom: 'article/old-name',
+          id: 7,
+          fields: ['body', 'slug', 'title'],
+        }),
+      ]);
+      expect(plan.problems).toEqual([]);
+    });
+
+    it("finds a Jekyll post by the name its URL has, without the file name's date", () => {
+      const before = article('2019-01-01-old-name', { html: body('Old text') });
+      const remote = held(before, 7);
+      const after = article('new-name', { html: body('New text'), ...aliases('old-name') });
+      const plan = computePlan(input([after], [remote], stateAfterWriting([[before, remote]])));
+      expect(plan.changes).toMatchObject([{ action: 'update', movedFrom: 'article/2019-01-01-old-name' }]);
+    });
+
+    it('settles a body that matches two gone records, when the front matter names one', () => {
+      const { before, remote } = renamed();
+      const twin = article('twin', { html: body('The same story') });
+      const twinRemote = held(twin, 8);
+      const state = stateAfterWriting([
+        [before, remote],
+        [twin, twinRemote],
+      ]);
+      const after = article('new-name', { html: body('The same story'), ...aliases('twin') });
+      const plan = computePlan(input([after], [remote, twinRemote], state));
+      expect(actions(plan)).toEqual(['update article/new-name', 'keep article/old-name']);
+      expect(plan.changes[0]).toMatchObject({ movedFrom: 'article/twin', id: 8 });
+    });
+
+    it('is no move when history and body disagree, or two files name one record: a create and a note', () => {
+      const { before, remote } = renamed();
+      const other = article('other', { html: body('Another story') });
+      const otherRemote = held(other, 8);
+      const state = stateAfterWriting([
+        [before, remote],
+        [other, otherRemote],
+      ]);
+      const split = article('new-name', { html: body('The same story'), ...aliases('other') });
+      const plan = computePlan(input([split], [remote, otherRemote], state));
+      expect(actions(plan)).toEqual([
+        'create article/new-name',
+        'keep article/old-name',
+        'keep article/other',
+      ]);
+      expect(plan.problems).toEqual([
+        expect.objectContaining({
+          file: 'content/articles/new-name.md',
+          line: 3,
+          severity: 'warning',
+          message:
+            'its `aliases` names article/other and its body is that of article/old-name, whose files are gone: ' +
+            'more than one candidate, so it is not taken as a rename and is created as a new record (give it the ' +
+            'old `slug:` to keep the old record)',
+        }),
+      ]);
+
+      const a = article('a', { html: body('First'), ...aliases('old-name') });
+      const b = article('b', { html: body('Second'), ...aliases('/posts/old-name/', 'old-name') });
+      const two = computePlan(input([a, b], [remote], renamed().state));
+      expect(actions(two)).toEqual(['create article/a', 'create article/b', 'keep article/old-name']);
+      expect(two.problems.map((p) => p.message)).toEqual([
+        expect.stringContaining(
+          'its `aliases` names article/old-name, whose files are gone, and article/b points there too',
+        ),
+        expect.stringContaining('and article/a points there too'),
+      ]);
+    });
+
+    it('never moves a record whose file is still there', () => {
+      const { before, remote, state } = renamed();
+      const after = article('new-name', { html: body('New text'), ...aliases('old-name') });
+      const plan = computePlan(input([before, after], [remote], state));
+      expect(actions(plan)).toEqual(['create article/new-name', 'unchanged article/old-name']);
+      expect(plan.problems).toEqual([]);
+    });
+  });
+
   it('moves the record even when its body and title stay and only the file name changed, with --refresh=false', () => {
     const { after, state } = renamed();
     const plan = computePlan(

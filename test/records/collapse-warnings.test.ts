@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
 import { formatProblem, type FileProblem } from '../../src/errors.js';
 import { buildRecord } from '../../src/records/build-record.js';
-import { collapseWarnings } from '../../src/records/collapse-warnings.js';
+import { collapseWarnings, warningKind } from '../../src/records/collapse-warnings.js';
 import { isDocumentFailure, parseDocument } from '../../src/source/read-document.js';
 
 const config = resolveConfig({}, { projectDir: '/p', env: {} });
@@ -62,5 +62,34 @@ describe('collapseWarnings', () => {
         'resources.category.passThrough in sync.config.ts to send it',
       'hm',
     ]);
+  });
+
+  it('collapses any warning many files share, by its kind: the message without what is particular to a file', () => {
+    const alt = (file: string, src: string, text: string, line: number): FileProblem => ({
+      file,
+      line,
+      column: 1,
+      severity: 'warning',
+      message:
+        `image \`${src}\` has alt ${JSON.stringify(text)} here, but the CMS keeps one alt per file and its media ` +
+        `record has "Map" (from article/a): give every use of the file the same alt and title, or use a copy`,
+    });
+    const problems = [
+      alt('content/articles/b.md', '../images/map.png', 'A map', 4),
+      alt('content/articles/c.md', '../images/chart.png', 'Chart 2', 12),
+      alt('content/articles/c.md', '../images/map.png', 'The map', 20),
+    ];
+    expect(collapseWarnings(problems).map(formatProblem)).toEqual([
+      `${formatProblem(problems[0]!)} (3 times in 2 files: here, content/articles/c.md:12, content/articles/c.md:20)`,
+    ]);
+  });
+
+  it('keeps a front matter key in the kind, since each key is its own fix', () => {
+    expect(warningKind('front matter `tags` is not sent to the CMS')).not.toBe(
+      warningKind('front matter `weight` is not sent to the CMS'),
+    );
+    expect(warningKind('data-size="huge" is not a size; use small (using "medium")')).toBe(
+      warningKind('data-size="tiny" is not a size; use small (using "medium")'),
+    );
   });
 });

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
 
 // Worker threads run compiled JavaScript: the pool is tested as built (npm test builds first).
@@ -62,6 +62,7 @@ describe('a render worker that dies', () => {
 
 describe('the render pool with plugins', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'cms-sync-plugins-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const plugin = (name: string, source: string) => {
     writeFileSync(path.join(dir, name), source);
     return { specifier: `./${name}`, url: pathToFileURL(path.join(dir, name)).href, name, version: '1' };

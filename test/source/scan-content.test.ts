@@ -21,6 +21,26 @@ async function scan(files: Record<string, string | Uint8Array>, only?: string[])
   return { ...result, dir: project.dir, messages: result.problems.map(formatProblem) };
 }
 
+describe('scanContent: progress', () => {
+  it('says now and then how many of the files to read are read, so a terminal can show "Scanning n/N"', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 250; i += 1)
+      files[`content/articles/story-${i}.md`] = `---\ntitle: Story ${i}\n---\n`;
+    const project = await makeProject(files);
+    cleanups.push(project.cleanup);
+    const told: Array<[number, number]> = [];
+    await scanContent({
+      projectDir: project.dir,
+      contentDir: project.contentDir,
+      onProgress: (done, total) => told.push([done, total]),
+    });
+    expect(told).toEqual([
+      [100, 250],
+      [200, 250],
+    ]);
+  });
+});
+
 describe('scanContent: layout', () => {
   it('maps the resource folders to records, recursing into subfolders, and ignores everything else', async () => {
     const result = await scan({

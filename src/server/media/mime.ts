@@ -1,5 +1,9 @@
 import { extname } from 'node:path';
 
+/**
+ * The media types the CMS knows, by file extension: the one table of them, also read by the
+ * server that hands content/'s media files to the CMS, so a file is served as what it is stored as.
+ */
 const BY_EXTENSION: Readonly<Record<string, string>> = {
   png: 'image/png',
   jpg: 'image/jpeg',
@@ -18,13 +22,19 @@ const EXTENSION_BY_MIME: Readonly<Record<string, string>> = Object.fromEntries(
     .map(([ext, mime]) => [mime, ext]),
 );
 
+/** The media type of a file extension (`png`, `JPG`), or undefined for one the CMS does not know. */
+export function mimeOfExtension(extension: string): string | undefined {
+  const ext = extension.toLowerCase();
+  return Object.hasOwn(BY_EXTENSION, ext) ? BY_EXTENSION[ext] : undefined;
+}
+
 const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary']);
 
 /** The origin's Content-Type when it says something specific, else a guess from the file name. */
 export function chooseMime(contentType: string | undefined, filename: string): string {
   const declared = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (!GENERIC.has(declared)) return declared;
-  return BY_EXTENSION[extname(filename).slice(1).toLowerCase()] ?? 'application/octet-stream';
+  return mimeOfExtension(extname(filename).slice(1)) ?? 'application/octet-stream';
 }
 
 /**

@@ -1,0 +1,160 @@
+// Memory at scale (issue 20): over N generated documents (default 10,000 of ~9 KiB), the peak
+// RSS of a cold apply run as a process of its own, then a no-op and a one-change apply with
+// their times, calls and peak RSS, next to reading and hashing the same files in this run.
+// The local CMS runs in this process, so the CLI's figures are the CLI's alone. `--docs 100000`
+// takes minutes. With `--heap`, each CLI run also samples its heap and prints the peaks and the
+// timeline of its memory (a sampler preloaded through NODE_OPTIONS; the CLI is not changed).
+// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap]
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { articleBody, generateCorpus } from './corpus.mjs';
+import { fmt, machine, runCli, settle, table, time } from './lib.mjs';
+import { readAndHash } from './read-and-hash.mjs';
+
+const arg = (name, fallback) =>
+  process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback;
+const docs = arg('--docs', 10_000);
+const kb = arg('--kb', 9);
+const heap = process.argv.includes('--heap');
+const ROUNDS = 3;
+const { startLocalCms } = await import('../dist/server/index.js');
+const { serveContent } = await import('../dist/media/serve-content.js');
+
+const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-scale-'));
+const content = path.join(dir, 'content');
+const generated = await time(() => generateCorpus(content, docs, { kb }));
+await writeFile(
+  path.join(dir, 'sync.config.ts'),
+  "export default {\n  contentDir: 'content',\n  media: { defaultSize: 'medium' },\n  sync: { maxDeletes: 20 },\n};\n",
+);
+// Samples the CLI's memory from inside it (main thread only) and writes the peaks and a timeline at exit.
+const probe = path.join(dir, 'heap-probe.mjs');
+await writeFile(
+  probe,
+  `import { isMainThread } from 'node:worker_threads';
+import { writeFileSync } from 'node:fs';
+if (isMainThread && process.env.BENCH_HEAP_OUT) {
+  const start = Date.now();
+  const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
+  const timeline = [];
+  let last = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    for (const k in peak) peak[k] = Math.max(peak[k], m[k]);
+    const t = Date.now() - start;
+    if (t - last >= 500) {
+      last = t;
+      timeline.push([t, m.rss, m.heapUsed, m.external + m.arrayBuffers].map((v, i) => (i ? v >> 20 : v)));
+    }
+  };
+  setInterval(sample, 25).unref();
+  process.on('exit', () => {
+    sample();
+    writeFileSync(process.env.BENCH_HEAP_OUT, JSON.stringify({ peak, timeline }));
+  });
+}
+`,
+);
+const cms = await startLocalCms({ dataDir: path.join(dir, 'cms-data'), port: 0, token: 'bench-token' });
+const media = await serveContent(content);
+const env = { CMS_BASE_URL: cms.url, CMS_API_TOKEN: 'bench-token', CMS_MEDIA_BASE_URL: media.baseUrl };
+let runs = 0;
+const apply = async (...flags) => {
+  const heapOut = path.join(dir, `heap-${runs++}.json`);
+  const result = await runCli(
+    ['--cwd', dir, 'apply', '--json', ...flags],
+    heap ? { ...env, BENCH_HEAP_OUT: heapOut, NODE_OPTIONS: `--import=${pathToFileURL(probe)}` } : env,
+    { measureRss: true },
+  );
+  if (result.code !== 0) throw new Error(`apply exited ${result.code}:\n${result.stderr.slice(0, 2000)}`);
+  const doc = JSON.parse(result.stdout);
+  const sampled = heap ? JSON.parse(await readFile(heapOut, 'utf8')) : undefined;
+  return { ...result, doc, sampled, stats: cms.stats() };
+};
+const mib = (kb) => `${(kb / 1024).toFixed(0)} MiB`;
+const heapNote = (sampled) =>
+  sampled
+    ? `; heap used ${sampled.peak.heapUsed >> 20} MiB, external ${
+        (sampled.peak.external + sampled.peak.arrayBuffers) >> 20
+      } MiB at most`
+    : '';
+
+try {
+  await settle();
+  cms.resetStats();
+  const cold = await time(() => apply('--concurrency', '8'));
+  const coldRun = cold.value;
+
+  const fastest = {};
+  const measures = {
+    hashing: async () => readAndHash(content),
+    noop: async () => {
+      cms.resetStats();
+      return apply();
+    },
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, measure] of Object.entries(measures)) {
+      await settle();
+      const run = await time(measure);
+      if (!fastest[name] || run.ms < fastest[name].ms) fastest[name] = run;
+    }
+  }
+  let change;
+  for (let i = 0; i < ROUNDS; i++) {
+    const target = path.join(content, 'articles', `story-${Math.floor(docs / 2)}.md`);
+    await writeFile(
+      target,
+      `---\ntitle: Story ${Math.floor(docs / 2)}, edited at ${Date.now()}\ncategory: politics\n---\n\n` +
+        articleBody(Math.floor(docs / 2), kb),
+    );
+    await settle();
+    cms.resetStats();
+    const run = await time(() => apply());
+    if (!change || run.ms < change.ms) change = run;
+  }
+
+  const hashing = fastest.hashing;
+  const row = (label, run) => [
+    label,
+    fmt(run.ms),
+    (run.ms / hashing.ms).toFixed(2),
+    `${run.value.stats.requests} (${run.value.stats.writes} writes)`,
+    mib(run.value.peakRssKb),
+    `rendered ${run.value.doc.source.rendered}, files read ${run.value.doc.source.hashed}` +
+      heapNote(run.value.sampled),
+  ];
+  const rows = [['measure', 'time', 'ratio to baseline', 'calls', 'peak RSS', 'notes']];
+  rows.push([
+    `baseline: read + sha256 of every file, in this process (best of ${ROUNDS})`,
+    fmt(hashing.ms),
+    '1.00',
+    '',
+    '',
+    `${hashing.value.files} files, ${(hashing.value.bytes / 2 ** 20).toFixed(0)} MiB`,
+  ]);
+  rows.push(row('cold `apply` (creates everything)', cold));
+  rows.push(row(`no-op \`apply\` (best of ${ROUNDS})`, fastest.noop));
+  rows.push(row(`one file changed, \`apply\` (best of ${ROUNDS})`, change));
+
+  console.log(`## Scale, ${docs.toLocaleString('en')} documents of ~${kb} KiB\n`);
+  console.log(table(rows));
+  console.log(
+    `\nCold apply: created ${coldRun.doc.result.created}, uploaded ${coldRun.doc.result.uploaded}; read ` +
+      `${fmt(coldRun.doc.timings.read)}, planned ${fmt(coldRun.doc.timings.planned)}, applied ` +
+      `${fmt(coldRun.doc.timings.applied)}.` +
+      (coldRun.doc.stats.spool ? ` Spool: ${JSON.stringify(coldRun.doc.stats.spool)}.` : '') +
+      ` Corpus generated in ${fmt(generated.ms)}.`,
+  );
+  if (coldRun.sampled) {
+    console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB):');
+    console.log(coldRun.sampled.timeline.map((s) => s.join(' ')).join('\n'));
+  }
+  console.log(`\n${machine()}`);
+} finally {
+  await media.close();
+  await cms.close();
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
+
+/** Under the state folder, not committed: what this checkout last saw of the CMS, one file per target. */
+export const LISTING_CACHE_DIR = 'listing-cache';
+
+/** One record as a light listing shows it: its id, slug and change marker, as the CMS sent them. */
+export type CachedRecord = [id: number, slug: string | number | null, marker: string | number];
+
+export interface CachedResource {
+  /** The fields the listing asked for: a cache made with another slug or marker field is not used. */
+  fields: string[];
+  /**
+   * A lower bound of the CMS's clock (as a marker, in ms) when this resource was last listed:
+   * anything written since carries a later marker, give or take the lookback.
+   */
+  since?: number;
+  /** The latest marker of its records (ms): the CMS's newest record, when it sorts, is never older. */
+  newest?: number;
+  /** When this resource was last listed in full (this machine's clock, epoch ms). */
+  fullAt: number;
+  /** Listings of changes only since then. */
+  runs: number;
+  /** Every record of the resource, managed or not (a file may adopt any of them by slug). */
+  records: CachedRecord[];
+}
+
+/**
+ * The CMS's listing as this checkout last read it, so that a run asks only for what changed
+ * since. It holds ids, slugs and change markers: nothing secret, nothing that is not in the CMS.
+ */
+export interface ListingCache {
+  version: 1;
+  target: string;
+  lineage: string;
+  /** The CMS's clock was at least `stamp` (marker ms) when this machine's was `at` (epoch ms). */
+  clock?: { stamp: number; at: number };
+  resources: Partial<Record<RecordResource, CachedResource>>;
+}
+
+/** The cache file of one target: its identity hashed, so a URL never becomes a file name. */
+export function listingCacheFile(stateDir: string, identity: string): string {
+  const name = createHash('sha256').update(identity).digest('hex').slice(0, 16);
+  return path.join(stateDir, LISTING_CACHE_DIR, `${name}.json`);
+}
+
+/**
+ * The cache for this target and state lineage, or an empty one: missing, unreadable, of another
+ * target or of another state, the run lists in full as if there were none.
+ */
+export async function loadListingCache(file: string, target: string, lineage: string): Promise<ListingCache> {
+  const empty: ListingCache = { version: 1, target, lineage, resources: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return empty;
+  }
+  if (!isCache(parsed) || parsed.target !== target || parsed.lineage !== lineage) return empty;
+  return parsed;
+}
+
+/** Written whole through a rename, so never torn; not fsynced: losing it costs one full listing. */
+export async function saveListingCache(file: string, cache: ListingCache): Promise<void> {
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify(cache));
+    await rename(temp, file);
+  } catch {
+    // A read-only checkout or a full disk: the run is as correct without the cache, only slower next time.
+  }
+}
+
+/** The records of a cached resource as a light listing would give them. */
+export function cachedRecords(entry: CachedResource): RemoteRecord[] {
+  const [, slugField, markerField] = entry.fields;
+  return entry.records.map(([id, slug, marker]) => {
+    const record: RemoteRecord = { id };
+    if (slug !== null) record[slugField!] = slug;
+    record[markerField!] = marker;
+    return record;
+  });
+}
+
+/** A listed record for the cache, or undefined when its marker is not a timestamp. */
+export function toCached(
+  record: RemoteRecord,
+  slugField: string,
+  markerField: string,
+): CachedRecord | undefined {
+  const marker = record[markerField];
+  if (markerMs(marker) === undefined) return undefined;
+  const slug = record[slugField];
+  return [
+    record.id,
+    typeof slug === 'string' || typeof slug === 'number' ? slug : null,
+    marker as string | number,
+  ];
+}
+
+/**
+ * A change marker as a time in ms: an ISO 8601 (or other Date-readable) text, or a number of
+ * seconds or milliseconds since 1970. Anything else is not a clock, and a listing of changes
+ * cannot be bounded by it.
+ */
+export function markerMs(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0)
+    return value < 1e11 ? value * 1000 : value;
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return markerMs(Number(value));
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function isCache(value: unknown): value is ListingCache {
+  if (typeof value !== 'object' || value === null) return false;
+  const cache = value as Partial<ListingCache>;
+  if (cache.version !== 1 || typeof cache.resources !== 'object' || cache.resources === null) return false;
+  if (cache.clock !== undefined && !(Number.isFinite(cache.clock?.stamp) && Number.isFinite(cache.clock?.at)))
+    return false;
+  for (const [name, entry] of Object.entries(cache.resources)) {
+    if (!(RECORD_RESOURCES as readonly string[]).includes(name) || !isEntry(entry)) return false;
+  }
+  return true;
+}
+
+function isEntry(entry: unknown): entry is CachedResource {
+  if (typeof entry !== 'object' || entry === null) return false;
+  const e = entry as Partial<CachedResource>;
+  return (
+    Array.isArray(e.fields) &&
+    e.fields.length === 3 &&
+    e.fields.every((f) => typeof f === 'string') &&
+    (e.since === undefined || Number.isFinite(e.since)) &&
+    (e.newest === undefined || Number.isFinite(e.newest)) &&
+    Number.isFinite(e.fullAt) &&
+    Number.isInteger(e.runs) &&
+    Array.isArray(e.records) &&
+    e.records.every(
+      (r) =>
+        Array.isArray(r) &&
+        r.length === 3 &&
+        Number.isInteger(r[0]) &&
+        (r[1] === null || typeof r[1] === 'string' || typeof r[1] === 'number') &&
+        (typeof r[2] === 'string' || typeof r[2] === 'number'),
+    )
+  );
+}

@@ -1,0 +1,249 @@
+import { opendir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { apiName } from '../plan/payload.js';
+import type { CmsClient } from '../remote/client.js';
+import {
+  cachedRecords,
+  listingCacheFile,
+  loadListingCache,
+  markerMs,
+  saveListingCache,
+  toCached,
+  type CachedRecord,
+  type CachedResource,
+  type ListingCache,
+} from '../remote/listing-cache.js';
+import {
+  listChanges,
+  listResource,
+  type FullListingReason,
+  type Listings,
+  type RemoteListing,
+} from '../remote/snapshot.js';
+import { resolveWire } from '../remote/wire.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
+import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import type { State } from '../state/state-file.js';
+import type { SyncReporter } from './events.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface ListRemoteContext {
+  client: CmsClient;
+  config: Config;
+  /** The target's identity and the state's lineage: the cache of another is not used. */
+  identity: string;
+  state: State;
+  /** --refresh=full: list every resource in full, whatever the cache holds. */
+  full: boolean;
+  report: SyncReporter;
+  now?: () => number;
+}
+
+/**
+ * What the CMS holds, for the plan: each resource that matters, either listed in full or, when
+ * the cache of the last listing allows it, as that cache plus what changed since (see
+ * listChanges). A resource that matters has files in content/ or records in state, or is what
+ * such a resource's relations name; the others are not read at all (reported as unread, so
+ * nothing is concluded from their absence).
+ */
+export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
+  const { client, config } = ctx;
+  const now = ctx.now ?? Date.now;
+  const wanted = await resourcesToList(config, ctx.state);
+  const listings = unreadListings();
+  const marker = config.wire.changeMarker;
+  if (!marker) {
+    // Without a change marker every field of every record is listed, as the plan must compare them all.
+    await Promise.all(wanted.map(async (r) => (listings[r] = await listResource(client, r, undefined))));
+    return listings;
+  }
+  const file = listingCacheFile(config.stateDir, ctx.identity);
+  const cache = await loadListingCache(file, ctx.identity, ctx.state.lineage);
+  const wire = resolveWire(config.wire);
+  const started = now();
+  const { everyRuns, everyDays } = config.sync.fullRefresh;
+  const read = await Promise.all(
+    wanted.map(async (resource) => {
+      const fields = ['id', apiName('slug', config.resources[resource]), marker] as const;
+      const entry = cache.resources[resource];
+      const usable = entry !== undefined && entry.fields.join('\n') === fields.join('\n');
+      const due =
+        !usable || ctx.full || entry.runs + 1 >= everyRuns || started - entry.fullAt >= everyDays * DAY_MS;
+      let reason: FullListingReason | undefined;
+      if (!due) {
+        const cutoff =
+          entry.since === undefined ? undefined : entry.since - config.wire.changeMarkerLookbackMs;
+        const changes = await listChanges(client, resource, { fields, wire, cutoff, cached: entry });
+        if (changes.ok) {
+          const next: CachedResource = { ...entry, runs: entry.runs + 1, records: changes.records };
+          if (changes.newest !== undefined) next.newest = changes.newest;
+          return { resource, entry: next, listing: listingOf(next), endedAt: now() };
+        }
+        reason = changes.reason;
+      }
+      const listing = await listResource(client, resource, [...fields]);
+      const next = fullEntry(listing, fields, started);
+      if (reason === 'newest-gone')
+        reason = entry && stillHolds(listing, entry, fields) ? 'unsorted' : 'count';
+      return { resource, entry: next, listing, endedAt: now(), ...(reason ? { reason } : {}) };
+    }),
+  );
+
+  // A lower bound of the CMS's clock when this listing began: the newest marker seen, less the
+  // time since the listing began, or the last bound carried forward by this machine's clock.
+  let since =
+    cache.clock === undefined ? undefined : cache.clock.stamp + Math.max(0, started - cache.clock.at);
+  for (const { entry, endedAt } of read) {
+    if (entry?.newest !== undefined) since = Math.max(since ?? -Infinity, entry.newest - (endedAt - started));
+  }
+  const next: ListingCache = { ...cache, resources: { ...cache.resources } };
+  if (since !== undefined) next.clock = { stamp: since, at: started };
+  for (const { resource, entry, listing } of read) {
+    listings[resource] = listing;
+    if (entry) next.resources[resource] = since === undefined ? entry : { ...entry, since };
+    else delete next.resources[resource];
+  }
+  await saveListingCache(listingCacheFile(config.stateDir, ctx.identity), next);
+  reportFallbacks(read, marker, ctx.report);
+  return listings;
+}
+
+/**
+ * Takes the records apply deleted out of the cache, so that the next run's count of them agrees
+ * with the CMS's (else a delete of ours would pass for one made in the CMS and cost a full listing).
+ */
+export async function forgetDeleted(
+  ctx: Pick<ListRemoteContext, 'config' | 'identity' | 'state'>,
+  deleted: ReadonlyMap<RecordResource, ReadonlySet<number>>,
+): Promise<void> {
+  if (!ctx.config.wire.changeMarker || deleted.size === 0) return;
+  const file = listingCacheFile(ctx.config.stateDir, ctx.identity);
+  const cache = await loadListingCache(file, ctx.identity, ctx.state.lineage);
+  let changed = false;
+  for (const [resource, ids] of deleted) {
+    const entry = cache.resources[resource];
+    if (!entry) continue;
+    const records = entry.records.filter((r) => !ids.has(r[0]));
+    if (records.length === entry.records.length) continue;
+    // The newest record may be one of them: the CMS's newest is then older than it, rightly.
+    const { newest: _gone, ...rest } = entry;
+    const newest = newestOf(records);
+    cache.resources[resource] = newest === undefined ? { ...rest, records } : { ...rest, records, newest };
+    changed = true;
+  }
+  if (changed) await saveListingCache(file, cache);
+}
+
+/** Resources with files in content/ or records in state, and the resources their relations name. */
+export async function resourcesToList(config: Config, state: State): Promise<RecordResource[]> {
+  const matters = new Set<RecordResource>();
+  for (const key in state.records) matters.add(key.slice(0, key.indexOf('/')) as RecordResource);
+  await Promise.all(
+    RECORD_RESOURCES.map(async (resource) => {
+      if (await hasEntries(path.join(config.contentDir, RESOURCE_TABLE[resource].folder)))
+        matters.add(resource);
+    }),
+  );
+  for (const resource of [...matters])
+    for (const relation of RESOURCE_TABLE[resource].relations) matters.add(relation.target);
+  return RECORD_RESOURCES.filter((r) => matters.has(r));
+}
+
+/** Whether the folder holds anything, read one entry at a time (a folder may hold 100,000 files). */
+async function hasEntries(dir: string): Promise<boolean> {
+  try {
+    const handle = await opendir(dir);
+    try {
+      return (await handle.read()) !== null;
+    } finally {
+      await handle.close().catch(() => {});
+    }
+  } catch {
+    return false;
+  }
+}
+
+function unreadListings(): Listings {
+  return Object.fromEntries(
+    RECORD_RESOURCES.map((r) => [r, { records: [], complete: false }]),
+  ) as unknown as Listings;
+}
+
+function listingOf(entry: CachedResource): RemoteListing {
+  return { records: cachedRecords(entry), complete: true, fields: [...entry.fields] };
+}
+
+/** The cache entry of a full listing; none when it is incomplete or some marker is not a time. */
+function fullEntry(
+  listing: RemoteListing,
+  [, slugField, markerField]: readonly [string, string, string],
+  at: number,
+): CachedResource | undefined {
+  if (!listing.complete) return undefined;
+  const records: CachedRecord[] = [];
+  for (const record of listing.records) {
+    const cached = toCached(record, slugField, markerField);
+    if (!cached) return undefined;
+    records.push(cached);
+  }
+  const newest = newestOf(records);
+  const entry: CachedResource = { fields: ['id', slugField, markerField], fullAt: at, runs: 0, records };
+  if (newest !== undefined) entry.newest = newest;
+  return entry;
+}
+
+function newestOf(records: readonly CachedRecord[]): number | undefined {
+  let newest: number | undefined;
+  for (const record of records) newest = Math.max(newest ?? -Infinity, markerMs(record[2])!);
+  return newest;
+}
+
+/** Whether the newest record of the cache is still there, unchanged: then the CMS did not sort. */
+function stillHolds(
+  listing: RemoteListing,
+  entry: CachedResource,
+  [, , markerField]: readonly [string, string, string],
+): boolean {
+  const newest = entry.records.find((r) => markerMs(r[2]) === entry.newest);
+  return (
+    newest !== undefined && listing.records.some((r) => r.id === newest[0] && r[markerField] === newest[2])
+  );
+}
+
+/** One line per kind of fallback, naming its resources: said once per run, not per page or resource. */
+function reportFallbacks(
+  read: ReadonlyArray<{ resource: RecordResource; reason?: FullListingReason }>,
+  marker: string,
+  report: SyncReporter,
+): void {
+  const byLine = new Map<string, RecordResource[]>();
+  for (const { resource, reason } of read) {
+    if (!reason) continue;
+    const line = FALLBACK_LINES[reason](marker);
+    byLine.set(line, [...(byLine.get(line) ?? []), resource]);
+  }
+  for (const [line, resources] of byLine)
+    report({ type: 'warning', message: line.replace('{resources}', resources.join(', ')) });
+}
+
+const NOT_SORTED = (marker: string, why: string) =>
+  `The CMS ${why}, so only changes could not be read: listed every record of {resources}. If it cannot sort ` +
+  `by \`${marker}\`, set \`wire.changeMarker\` to a field it can, or to false.`;
+
+const FALLBACK_LINES: Record<FullListingReason, (marker: string) => string> = {
+  refused: (m) => NOT_SORTED(m, `refused to list records by \`${m}\` newest first`),
+  'no-total': (m) => NOT_SORTED(m, 'reports no `total` with its lists'),
+  unsorted: (m) => NOT_SORTED(m, `did not list records by \`${m}\` newest first`),
+  'not-timestamps': (m) =>
+    `Some records' \`${m}\` is missing or not a time, so only changes could not be read: listed every record ` +
+    'of {resources}.',
+  moved: () =>
+    'Records changed in the CMS while their changes were read: listed every record of {resources}.',
+  count: () =>
+    'The CMS holds another number of {resources} records than the last listing and the changes since add up ' +
+    'to (records were deleted in the CMS): listed every one.',
+  'newest-gone': () =>
+    'The newest record listed before is gone from the CMS: listed every record of {resources}.',
+};
