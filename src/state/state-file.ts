@@ -4,17 +4,18 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError, withoutCredentials } from '../errors.js';
 import {
+  adoptState,
+  changedLines,
+  compacted,
   emptyTables,
   entryLines,
-  putLine,
-  lazyState,
   lineNumber,
-  changedLines,
+  putEntry,
   scanLines,
+  stateWithTables,
   tablesOfState,
-  type Kind,
-  type RawLine,
-  type StateTables,
+  type FoundLine,
+  type LineSource,
 } from './state-lines.js';
 import type { State } from './state-types.js';
 import { stableJson } from '../stable-json.js';
@@ -23,7 +24,7 @@ import { stableJson } from '../stable-json.js';
 export type { MediaEntry, RecordInput, State, StateRecord } from './state-types.js';
 
 export function emptyState(target: string): State {
-  return lazyState({ version: 1, lineage: randomUUID(), serial: 0, target }, emptyTables());
+  return stateWithTables({ version: 1, lineage: randomUUID(), serial: 0, target }, emptyTables());
 }
 
 /**
@@ -137,13 +138,21 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
   if (!bytes) return undefined;
   const headerEnd = bytes.indexOf(10) < 0 ? bytes.length : bytes.indexOf(10);
   const header = parseHeader(baseFile, bytes.toString('utf8', 0, headerEnd));
-  const tables = emptyTables();
-  const put = (kind: Kind, key: string, raw: RawLine) => putLine(tables, kind, key, raw);
-  scanLines({ file: baseFile, bytes }, headerEnd + 1, put, (_line, start) => {
-    throw brokenState(`${baseFile}:${lineNumber(bytes, start)}`, 'this line is not a state entry');
-  });
-  const { serial, logBytes } = replayLog(stateDir, header, put);
-  const state = lazyState({ version: 1, lineage: header.lineage, serial, target: header.target }, tables);
+  const state = stateWithTables(
+    { version: 1, lineage: header.lineage, serial: header.serial, target: header.target },
+    emptyTables(),
+  );
+  const base: LineSource = { file: baseFile, bytes };
+  scanLines(
+    base,
+    headerEnd + 1,
+    (line) => putEntry(state, base, line, false),
+    (_line, start) => {
+      throw brokenState(`${baseFile}:${lineNumber(bytes, start)}`, 'this line is not a state entry');
+    },
+  );
+  const { serial, logBytes } = replayLog(stateDir, header, state);
+  state.serial = serial;
   filesOf.set(state, {
     base: { bytes: bytes.length, lineage: header.lineage, target: header.target },
     logBytes,
@@ -159,22 +168,19 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
  * still holds those writes) and are ignored. A commit of a serial the base already has was folded
  * into it by a compaction that died before emptying the log.
  */
-function replayLog(
-  stateDir: string,
-  header: BaseHeader,
-  put: (kind: Kind, key: string, raw: RawLine) => void,
-): { serial: number; logBytes: number } {
+function replayLog(stateDir: string, header: BaseHeader, state: State): { serial: number; logBytes: number } {
   const logFile = path.join(stateDir, STATE_LOG_FILE);
   const bytes = readOrUndefined(logFile);
   let serial = header.serial;
   let logBytes = 0;
   if (!bytes) return { serial, logBytes };
-  let pending: Array<[Kind, string, RawLine]> = [];
+  const log: LineSource = { file: logFile, bytes };
+  let pending: FoundLine[] = [];
   let broken: number | undefined;
   scanLines(
-    { file: logFile, bytes },
+    log,
     0,
-    (kind, key, raw) => pending.push([kind, key, raw]),
+    (line) => pending.push({ ...line }),
     (line, start, end) => {
       let commit: { lineage?: unknown; serial?: unknown } | undefined;
       try {
@@ -199,7 +205,7 @@ function replayLog(
         );
       }
       if (commit.serial > serial) {
-        for (const entry of pending) put(...entry);
+        for (const found of pending) putEntry(state, log, found, true);
         serial = commit.serial;
       }
       pending = [];
@@ -250,13 +256,12 @@ function readLegacy(stateDir: string): { state: State; legacy: true } | undefine
   const bytes = readOrUndefined(file);
   if (!bytes) return undefined;
   const parsed = parseState(file, bytes.toString('utf8'));
-  const tables = emptyTables();
-  for (const key in parsed.records) tables.records.set(key, parsed.records[key]!);
-  for (const identity in parsed.media) tables.media.set(identity, parsed.media[identity]!);
-  const state = lazyState(
+  const state = stateWithTables(
     { version: 1, lineage: parsed.lineage, serial: parsed.serial ?? 0, target: parsed.target },
-    tables,
+    emptyTables(),
   );
+  state.records = parsed.records;
+  state.media = parsed.media;
   filesOf.set(state, { logBytes: 0, legacy: true });
   return { state, legacy: true };
 }
@@ -273,7 +278,8 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
   if (!tables || !files?.base || files.legacy) return compactState(stateDir, state);
   const { base } = files;
   if (base.lineage !== state.lineage || base.target !== state.target) return compactState(stateDir, state);
-  const lines = changedLines(tables);
+  const changes = changedLines(state);
+  const lines = [...changes.lines];
   lines.push(JSON.stringify({ lineage: state.lineage, serial: state.serial }));
   const text = `${lines.join('\n')}\n`;
   const logBytes = files.logBytes + Buffer.byteLength(text);
@@ -294,8 +300,7 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
   if (files.leftover) await removeLegacy(stateDir);
   files.leftover = false;
   files.logBytes = logBytes;
-  tables.changed.records.clear();
-  tables.changed.media.clear();
+  changes.saved();
 }
 
 /**
@@ -304,7 +309,6 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
  * commits are all of serials the new base has, and are skipped when read (see replayLog).
  */
 export async function compactState(stateDir: string, state: State): Promise<void> {
-  const tables = tablesOfState(state) ?? tablesOf(state);
   const header: BaseHeader = {
     version: 2,
     lineage: state.lineage,
@@ -312,7 +316,7 @@ export async function compactState(stateDir: string, state: State): Promise<void
     target: state.target,
   };
   const baseFile = path.join(stateDir, STATE_BASE_FILE);
-  const bytes = await writeLinesAtomic(baseFile, [stableJson(header), ...entryLines(tables)]);
+  const bytes = await writeLinesAtomic(baseFile, [stableJson(header), ...entryLines(state)]);
   const logFile = path.join(stateDir, STATE_LOG_FILE);
   const handle = await open(logFile, 'a');
   try {
@@ -328,8 +332,8 @@ export async function compactState(stateDir: string, state: State): Promise<void
     logBytes: 0,
     legacy: false,
   });
-  tables.changed.records.clear();
-  tables.changed.media.clear();
+  adoptState(state);
+  compacted(state);
 }
 
 /** The earlier version's files stand for an older serial once the new ones are written: out of the way. */
@@ -338,24 +342,15 @@ async function removeLegacy(stateDir: string): Promise<void> {
   await rm(path.join(stateDir, LEGACY_INDEX_FILE), { force: true });
 }
 
-/** The tables of a State made by hand (tests, a plain object): its entries as values. */
-function tablesOf(state: State): StateTables {
-  const tables = emptyTables();
-  for (const key in state.records) tables.records.set(key, state.records[key]!);
-  for (const identity in state.media) tables.media.set(identity, state.media[identity]!);
-  return tables;
-}
-
 /** The base file's text for `state`: header, then its entries sorted (for tests and tools). */
 export function serializeState(state: State): string {
-  const tables = tablesOfState(state) ?? tablesOf(state);
   const header: BaseHeader = {
     version: 2,
     lineage: state.lineage,
     serial: state.serial,
     target: state.target,
   };
-  return `${[stableJson(header), ...entryLines(tables)].join('\n')}\n`;
+  return `${[stableJson(header), ...entryLines(state)].join('\n')}\n`;
 }
 
 /** Writes the state whole, as a compaction does. */

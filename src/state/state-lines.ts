@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import type { MediaEntry, State, StateRecord } from './state-types.js';
 import { byCodeUnit } from '../compare.js';
 import { SyncError } from '../errors.js';
@@ -12,131 +13,334 @@ import { stableJson } from '../stable-json.js';
  */
 export type Kind = 'record' | 'media';
 
-/** A file the state was read from: its name (for messages) and its bytes, which its lines point into. */
+/** A file the state was read from: its name (for messages) and its bytes, which its entries point into. */
 export interface LineSource {
   file: string;
   bytes: Buffer;
 }
 
-/** Where an entry's line lies in the bytes of a file: parsed only when the entry is first read. */
-export class RawLine {
+/**
+ * Lines per block. A block's fields are parsed in one JSON.parse the first time one of its
+ * entries is read: large enough that a run reading every entry pays about one parse of the
+ * fields' bytes, small enough that a run reading one entry parses little more than its line.
+ */
+const BLOCK_LINES = 128;
+
+/** Entry lines of one file, one after another, whose fields are parsed together. */
+class Block {
+  readonly entries: StoredEntry[] = [];
+  parsed = false;
   constructor(
+    readonly tables: StateTables,
     readonly source: LineSource,
-    /** The start of the line, the byte after the key's closing quote, and the end (before the newline). */
-    readonly start: number,
-    readonly afterKey: number,
-    readonly end: number,
+    readonly kind: Kind,
   ) {}
 }
 
-/** An entry of a table: its line not yet parsed, or its value. */
-type Slot<T> = T | RawLine;
-
-/** The entries of one state behind its `records` and `media` objects, for the writer. */
+/**
+ * What a state knows of its files: the blocks its entries were read from, and what the saves of
+ * this process wrote since, so that the next save appends only what differs (see changedLines).
+ */
 export interface StateTables {
-  records: Map<string, Slot<StateRecord>>;
-  media: Map<string, Slot<MediaEntry>>;
-  /** Keys set or removed since the state was read or last saved: what the next save appends. */
-  changed: { records: Set<string>; media: Set<string> };
+  /** The last block of each kind, filled until it holds BLOCK_LINES entries. */
+  open: { record?: Block; media?: Block };
+  /** Keys of the base file's entries, by kind, in file order (a record replaced by the log included). */
+  baseKeys: { record: string[]; media: string[] };
+  /** The log's committed changes, in order: a key set (true) or removed (false). */
+  logOps: Array<[Kind, string, boolean]>;
+  /** Per kind, what the saves of this process wrote for a key: the value on file now, or null (removed). */
+  written: { record: Map<string, unknown>; media: Map<string, unknown> };
+  /** The keys on file, per kind: made from baseKeys and logOps by the first save, then kept. */
+  onFile?: { record: Set<string>; media: Set<string> };
 }
 
 const tablesOf = new WeakMap<State, StateTables>();
 
-/** Lines parsed so far, by what they held: for tests that show a run parses only what it reads. */
-export const parseCounts = { fields: 0, digests: 0, media: 0 };
+/** Work done so far, by what it parsed: for tests that show a run parses only what it reads. */
+export const parseCounts = { blocks: 0, fields: 0, digests: 0 };
 
 export function tablesOfState(state: State): StateTables | undefined {
   return tablesOf.get(state);
 }
 
-/**
- * A State whose `records` and `media` read their entries from `tables` on first use. They behave
- * as plain objects to the engine (get, set, delete, `in`, `for…in`, Object.keys/entries, spread,
- * JSON.stringify); an entry read twice is the same object, so identity comparisons hold.
- */
-export function lazyState(head: Omit<State, 'records' | 'media'>, tables: StateTables): State {
-  const state: State = {
-    ...head,
-    records: lazyTable(tables.records, tables.changed.records, parseRecord),
-    media: lazyTable(tables.media, tables.changed.media, parseMedia),
+export function emptyTables(): StateTables {
+  return {
+    open: {},
+    baseKeys: { record: [], media: [] },
+    logOps: [],
+    written: { record: new Map(), media: new Map() },
   };
+}
+
+/** A State over `tables`: its `records` and `media` are plain objects, filled by putEntry. */
+export function stateWithTables(head: Omit<State, 'records' | 'media'>, tables: StateTables): State {
+  const state: State = { ...head, records: {}, media: {} };
   tablesOf.set(state, tables);
   return state;
 }
 
-export function emptyTables(): StateTables {
-  return { records: new Map(), media: new Map(), changed: { records: new Set(), media: new Set() } };
+interface Digests {
+  remote?: Record<string, string>;
+  source?: Record<string, string>;
 }
 
-function lazyTable<T>(
-  slots: Map<string, Slot<T>>,
-  changed: Set<string>,
-  parse: (raw: RawLine) => T,
-): Record<string, T> {
-  const read = (key: string): T | undefined => {
-    const slot = slots.get(key);
-    if (!(slot instanceof RawLine)) return slot;
-    const value = parse(slot);
-    slots.set(key, value);
-    return value;
-  };
-  const set = (key: string, value: T): void => {
-    slots.set(key, value);
-    changed.add(key);
-  };
-  return new Proxy({} as Record<string, T>, {
-    get: (target, key, receiver) =>
-      typeof key === 'string' && slots.has(key) ? read(key) : Reflect.get(target, key, receiver),
-    set: (target, key, value, receiver) => {
-      if (typeof key !== 'string') return Reflect.set(target, key, value, receiver);
-      set(key, value as T);
-      return true;
-    },
-    defineProperty: (target, key, descriptor) => {
-      if (typeof key !== 'string' || !('value' in descriptor))
-        return Reflect.defineProperty(target, key, descriptor);
-      set(key, descriptor.value as T);
-      return true;
-    },
-    deleteProperty: (target, key) => {
-      if (typeof key === 'string' && slots.delete(key)) changed.add(key);
-      return true;
-    },
-    has: (target, key) => (typeof key === 'string' && slots.has(key)) || Reflect.has(target, key),
-    ownKeys: () => [...slots.keys()],
-    // An accessor, so that enumerating the keys (for…in, Object.keys) parses no entry.
-    getOwnPropertyDescriptor: (target, key) =>
-      typeof key === 'string' && slots.has(key)
-        ? { get: () => read(key), set: (value: T) => set(key, value), enumerable: true, configurable: true }
-        : undefined,
-  });
+/** A record's fields, in the order the accessors are defined (and stableJson writes them). */
+const RECORD_FIELDS = ['file', 'id', 'input', 'marker', 'owner', 'remote', 'source'] as const;
+const MEDIA_FIELDS = ['alt', 'id', 'source', 'textFrom', 'title'] as const;
+// A field added to StateRecord or MediaEntry must be added above, or an entry read from a line
+// would not show it: this fails to compile until it is.
+type Unlisted =
+  | Exclude<keyof StateRecord, (typeof RECORD_FIELDS)[number]>
+  | Exclude<keyof MediaEntry, (typeof MEDIA_FIELDS)[number]>;
+const everyFieldListed: [Unlisted] extends [never] ? true : never = true;
+void everyFieldListed;
+
+let RECORD_ACCESSORS: Array<[string, PropertyDescriptor]>;
+let MEDIA_ACCESSORS: Array<[string, PropertyDescriptor]>;
+
+/** What this module reads and sets inside an entry (its fields are private to it). */
+let internals: {
+  key(entry: StoredEntry): string;
+  block(entry: StoredEntry): Block;
+  /** Whether the entry is as its line says: not assigned to since it was read. */
+  asRead(entry: StoredEntry): boolean;
+  /** Whether the entry was assigned to since the last save. */
+  dirty(entry: StoredEntry): boolean;
+  saved(entry: StoredEntry): void;
+  rawLine(entry: StoredEntry): string;
+  parseBlock(block: Block): void;
+};
+
+/**
+ * An entry as read from a line: a plain object to the code that reads it (its fields are own,
+ * enumerable properties, so spreads, `for…in`, `in` and JSON.stringify see them), whose values
+ * come from the line the first time one of them is read. The fields are accessors shared by
+ * all entries of a kind (one shape, no closure per entry); the line's fields are parsed with
+ * those of its block, a record's digests apart and only when read. A field the line does not
+ * have reads as undefined.
+ */
+class StoredEntry {
+  #block: Block;
+  #key: string;
+  #start: number;
+  #afterKey: number;
+  #end: number;
+  /** Where the record's digests start in the line, once its block is parsed (-1: none apart). */
+  #digestsAt = -1;
+  #fields: Record<string, unknown> | undefined = undefined;
+  #digests: Digests | undefined = undefined;
+  /** Assigned to since it was read: its line no longer says what it holds. */
+  #changed = false;
+  /** Assigned to since the last save. */
+  #dirty = false;
+
+  constructor(block: Block, key: string, start: number, afterKey: number, end: number) {
+    this.#block = block;
+    this.#key = key;
+    this.#start = start;
+    this.#afterKey = afterKey;
+    this.#end = end;
+    const descriptors = block.kind === 'record' ? RECORD_ACCESSORS : MEDIA_ACCESSORS;
+    for (let i = 0; i < descriptors.length; i++)
+      Object.defineProperty(this, descriptors[i]![0], descriptors[i]![1]);
+  }
+
+  #fieldsNow(): Record<string, unknown> {
+    if (!this.#fields) internals.parseBlock(this.#block);
+    return this.#fields!;
+  }
+
+  #digestsNow(): Digests {
+    if (this.#digests) return this.#digests;
+    this.#fieldsNow();
+    if (!this.#digests) {
+      parseCounts.digests++;
+      const digests = parseJson(
+        this.#block.source,
+        this.#start,
+        this.#digestsAt,
+        this.#end - 1,
+      ) as Digests | null;
+      this.#digests = { remote: digests?.remote ?? {}, source: digests?.source ?? {} };
+    }
+    return this.#digests;
+  }
+
+  #assigned(): void {
+    this.#changed = true;
+    this.#dirty = true;
+  }
+
+  static {
+    const field = (name: string): PropertyDescriptor => ({
+      enumerable: true,
+      configurable: true,
+      get(this: StoredEntry) {
+        return this.#fieldsNow()[name];
+      },
+      set(this: StoredEntry, value: unknown) {
+        this.#fieldsNow()[name] = value;
+        this.#assigned();
+      },
+    });
+    const digest = (name: 'remote' | 'source'): PropertyDescriptor => ({
+      enumerable: true,
+      configurable: true,
+      get(this: StoredEntry) {
+        return this.#digestsNow()[name];
+      },
+      set(this: StoredEntry, value: Record<string, string>) {
+        this.#digestsNow()[name] = value;
+        this.#assigned();
+      },
+    });
+    RECORD_ACCESSORS = RECORD_FIELDS.map((name): [string, PropertyDescriptor] => [
+      name,
+      name === 'remote' || name === 'source' ? digest(name) : field(name),
+    ]);
+    MEDIA_ACCESSORS = MEDIA_FIELDS.map((name): [string, PropertyDescriptor] => [name, field(name)]);
+
+    internals = {
+      key: (entry) => entry.#key,
+      block: (entry) => entry.#block,
+      asRead: (entry) => !entry.#changed,
+      dirty: (entry) => entry.#dirty,
+      saved: (entry) => {
+        entry.#dirty = false;
+      },
+      rawLine: (entry) => entry.#block.source.bytes.toString('utf8', entry.#start, entry.#end),
+      parseBlock(block) {
+        parseCounts.blocks++;
+        const { entries, source } = block;
+        const { bytes } = source;
+        const from = entries[0]!.#start;
+        const to = entries[entries.length - 1]!.#end;
+        // Where bytes and characters line up (ASCII, as state nearly always is), the block is
+        // decoded once and its lines sliced; otherwise each line's fields are decoded apart.
+        const text = isAscii(bytes.subarray(from, to)) ? bytes.toString('latin1', from, to) : undefined;
+        const parts: string[] = [];
+        for (const entry of entries) {
+          let fieldsEnd = entry.#end - 1;
+          if (block.kind === 'record') {
+            const mark = bytes.lastIndexOf(DIGESTS_MARK, entry.#end);
+            if (mark > entry.#afterKey && bytes[entry.#end - 1] === CLOSE_BRACKET) {
+              entry.#digestsAt = mark + 1;
+              fieldsEnd = mark;
+            }
+          }
+          const start = entry.#afterKey + 1;
+          parts.push(
+            text !== undefined
+              ? text.slice(start - from, fieldsEnd - from)
+              : bytes.toString('utf8', start, fieldsEnd),
+          );
+        }
+        let values: unknown[] | undefined;
+        try {
+          values = JSON.parse(`[${parts.join(',')}]`) as unknown[];
+        } catch {
+          // Some line is not as this version writes it: each is read on its own below.
+        }
+        for (let i = 0; i < entries.length; i++) {
+          const entry = entries[i]!;
+          let fields = values?.[i];
+          if (!isFields(fields)) {
+            // The whole rest of the line: a record line without digests apart, or a broken one.
+            entry.#digestsAt = -1;
+            const rest = parseJson(source, entry.#start, entry.#afterKey + 1, entry.#end, '[') as unknown[];
+            fields = rest[0];
+            if (!isFields(fields))
+              throw brokenLine(source, entry.#start, 'this state entry is not an object');
+            if (block.kind === 'record') {
+              const digests = rest[1] as Digests | undefined;
+              entry.#digests = { remote: digests?.remote ?? {}, source: digests?.source ?? {} };
+            }
+          }
+          // Digests inside the fields (a line written by hand) are taken, not shadowed by the accessors.
+          if (block.kind === 'record' && ('remote' in fields || 'source' in fields)) {
+            const inline = fields as Digests;
+            entry.#digests ??= { remote: inline.remote ?? {}, source: inline.source ?? {} };
+            delete inline.remote;
+            delete inline.source;
+          }
+          entry.#fields = fields;
+        }
+        parseCounts.fields += entries.length;
+        block.parsed = true;
+      },
+    };
+  }
+}
+
+function isFields(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const DIGESTS_MARK = Buffer.from(',{"remote":');
 const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
 
+function parseJson(source: LineSource, lineStart: number, from: number, to: number, prefix = ''): unknown {
+  try {
+    return JSON.parse(prefix + source.bytes.toString('utf8', from, to));
+  } catch (error) {
+    throw brokenLine(
+      source,
+      lineStart,
+      `this state line is not valid JSON (${(error as Error).message})`,
+      error,
+    );
+  }
+}
+
+function brokenLine(source: LineSource, lineStart: number, what: string, cause?: unknown): SyncError {
+  return new SyncError(
+    'CMS_SYNC_STATE',
+    `${source.file}:${lineNumber(source.bytes, lineStart)}: ${what}. Restore the file from git, or delete the ` +
+      'state: the next run then adopts existing records by slug.',
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+export function lineNumber(bytes: Buffer, offset: number): number {
+  let line = 1;
+  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
+  return line;
+}
+
+/** An entry line found by scanLines: its kind, key, and where it lies in the file's bytes. */
+export interface FoundLine {
+  kind: Kind;
+  key: string;
+  start: number;
+  /** The byte after the key's closing quote. */
+  afterKey: number;
+  /** The end of the line (before its newline). */
+  end: number;
+}
+
 /**
- * The entry lines of `bytes` from offset `from` on, with their kind and key, in file order. A line
- * that is not an entry line is handed to `other` (the log's commit lines); one that is neither is
- * a broken file, reported with its line number.
+ * The entry lines of `bytes` from offset `from` on, in file order, each read only as far as its
+ * key. `found` is one object, reused for every line (a line costs no allocation but its key). A
+ * line that is not an entry line is handed to `other` (the log's commit lines).
  */
 export function scanLines(
   source: LineSource,
   from: number,
-  onEntry: (kind: Kind, key: string, raw: RawLine) => void,
+  onEntry: (found: FoundLine) => void,
   other: (line: string, lineStart: number, lineEnd: number) => void,
 ): void {
   const { bytes } = source;
+  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0 };
   let start = from;
   while (start < bytes.length) {
     let end = bytes.indexOf(NEWLINE, start);
     if (end < 0) end = bytes.length;
     if (end > start) {
-      const key = entryKey(bytes, start, end);
-      if (key !== undefined) onEntry(found.kind, key, new RawLine(source, start, found.afterKey, end));
+      if (readKey(bytes, start, end, found)) onEntry(found);
       else other(bytes.toString('utf8', start, end), start, end);
     }
     start = end + 1;
@@ -146,165 +350,198 @@ export function scanLines(
 const RECORD_PREFIX = Buffer.from('["record",');
 const MEDIA_PREFIX = Buffer.from('["media",');
 
-/** Where entryKey leaves the kind and key end of the line it read (no object per line). */
-const found: { kind: Kind; afterKey: number } = { kind: 'record', afterKey: 0 };
+function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
+  for (let i = 1; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
 
-/** The key of an entry line, read without parsing the rest of it; its kind and end go to `found`. */
-function entryKey(bytes: Buffer, start: number, end: number): string | undefined {
-  if (bytes[start] !== OPEN_BRACKET || end - start < RECORD_PREFIX.length + 2) return undefined;
-  let kind: Kind;
+/** Reads the kind and key of an entry line into `found`, without parsing the rest; false if it is none. */
+function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): boolean {
+  if (bytes[start] !== OPEN_BRACKET || end - start < RECORD_PREFIX.length + 2) return false;
   let keyStart: number;
-  if (bytes.compare(RECORD_PREFIX, 0, RECORD_PREFIX.length, start, start + RECORD_PREFIX.length) === 0) {
-    kind = 'record';
+  if (startsWith(bytes, start, RECORD_PREFIX)) {
+    found.kind = 'record';
     keyStart = start + RECORD_PREFIX.length;
-  } else if (bytes.compare(MEDIA_PREFIX, 0, MEDIA_PREFIX.length, start, start + MEDIA_PREFIX.length) === 0) {
-    kind = 'media';
+  } else if (startsWith(bytes, start, MEDIA_PREFIX)) {
+    found.kind = 'media';
     keyStart = start + MEDIA_PREFIX.length;
-  } else return undefined;
-  if (bytes[keyStart] !== QUOTE) return undefined;
+  } else return false;
+  if (bytes[keyStart] !== QUOTE) return false;
   let escaped = false;
   let close = keyStart + 1;
   for (;;) {
     close = bytes.indexOf(QUOTE, close);
-    if (close < 0 || close >= end) return undefined;
+    if (close < 0 || close >= end) return false;
     let backslashes = 0;
     while (bytes[close - 1 - backslashes] === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) break;
     escaped = true;
     close++;
   }
-  const key = escaped
+  found.key = escaped
     ? (JSON.parse(bytes.toString('utf8', keyStart, close + 1)) as string)
     : bytes.toString('utf8', keyStart + 1, close);
-  found.kind = kind;
+  found.start = start;
   found.afterKey = close + 1;
-  return key;
-}
-
-/** The JSON values after the key: `fields` and (for a record) `digests`, or null for a removal. */
-function parseRest(raw: RawLine): unknown[] {
-  return parseJson(raw, raw.afterKey + 1, raw.end, '[') as unknown[];
-}
-
-function parseJson(raw: RawLine, from: number, to: number, prefix = ''): unknown {
-  try {
-    return JSON.parse(prefix + raw.source.bytes.toString('utf8', from, to));
-  } catch (error) {
-    const line = lineNumber(raw.source.bytes, raw.start);
-    throw new SyncError(
-      'CMS_SYNC_STATE',
-      `${raw.source.file}:${line}: this state line is not valid JSON (${(error as Error).message}). Restore the file from ` +
-        'git, or delete the state: the next run then adopts existing records by slug.',
-      { cause: error },
-    );
-  }
-}
-
-export function lineNumber(bytes: Buffer, offset: number): number {
-  let line = 1;
-  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
-  return line;
-}
-
-// One getter and setter per digest field for all records (not closures per record): records keep
-// one shape, and V8 keeps them fast. The first read of either parses both.
-const digestsOf = new WeakMap<StateRecord, RawLine>();
-const digestAccessor = (field: 'source' | 'remote'): PropertyDescriptor => ({
-  enumerable: true,
-  configurable: true,
-  get(this: StateRecord) {
-    const raw = digestsOf.get(this)!;
-    digestsOf.delete(this);
-    parseCounts.digests++;
-    const digests = parseJson(raw, raw.afterKey, raw.end - 1) as Digests;
-    defineValue(this, 'remote', digests.remote ?? {});
-    defineValue(this, 'source', digests.source ?? {});
-    return this[field];
-  },
-  set(this: StateRecord, value: Record<string, string>) {
-    // The other digest is still to be read from the line.
-    void this[field === 'source' ? 'remote' : 'source'];
-    defineValue(this, field, value);
-  },
-});
-const remoteAccessor = digestAccessor('remote');
-const sourceAccessor = digestAccessor('source');
-
-interface Digests {
-  remote?: Record<string, string>;
-  source?: Record<string, string>;
-}
-
-function defineValue(record: StateRecord, field: 'source' | 'remote', value: unknown): void {
-  Object.defineProperty(record, field, { value, writable: true, enumerable: true, configurable: true });
-}
-
-/**
- * A record line's fields, its digests left in the line until read. The digests are the last
- * value of the line, after `,{"remote":`: that mark cannot occur earlier in a valid line (no
- * array before it holds objects, and a string cannot hold an unescaped quote), and a line not
- * written that way is parsed whole.
- */
-function parseRecord(raw: RawLine): StateRecord {
-  parseCounts.fields++;
-  const { bytes } = raw.source;
-  const mark = bytes.lastIndexOf(DIGESTS_MARK, raw.end);
-  if (mark > raw.afterKey) {
-    let fields: StateRecord | undefined;
-    try {
-      fields = JSON.parse(bytes.toString('utf8', raw.afterKey + 1, mark)) as StateRecord;
-    } catch {
-      // Not our layout after all: read the whole line below.
-    }
-    if (fields && typeof fields === 'object' && bytes[raw.end - 1] === 0x5d) {
-      digestsOf.set(fields, new RawLine(raw.source, raw.start, mark + 1, raw.end));
-      Object.defineProperty(fields, 'remote', remoteAccessor);
-      Object.defineProperty(fields, 'source', sourceAccessor);
-      return fields;
-    }
-  }
-  parseCounts.digests++;
-  const [fields, digests] = parseRest(raw) as [StateRecord, Digests | undefined];
-  return { ...fields, remote: digests?.remote ?? {}, source: digests?.source ?? {} };
-}
-
-function parseMedia(raw: RawLine): MediaEntry {
-  parseCounts.media++;
-  return parseRest(raw)[0] as MediaEntry;
-}
-
-/** Puts an entry line read from a file into the tables, unparsed, or removes its key. */
-export function putLine(tables: StateTables, kind: Kind, key: string, raw: RawLine): void {
-  const table = (kind === 'record' ? tables.records : tables.media) as Map<string, Slot<unknown>>;
-  if (isRemoval(raw)) table.delete(key);
-  else table.set(key, raw);
+  found.end = end;
+  return true;
 }
 
 /** Whether an entry line removes its key (the log's `["record", key, null]`). */
-export function isRemoval(raw: RawLine): boolean {
-  const rest = raw.source.bytes.toString('latin1', raw.afterKey, Math.min(raw.end, raw.afterKey + 6));
-  return rest === ',null]';
+function isRemoval(bytes: Buffer, line: FoundLine): boolean {
+  return line.end - line.afterKey === 6 && bytes.toString('latin1', line.afterKey, line.end) === ',null]';
 }
 
-/** The lines a save appends: each entry changed since the last save as it is now, or its removal. */
-export function changedLines(tables: StateTables): string[] {
+/**
+ * Sets the entry of a line found in `source` in `state` (or removes its key), unparsed. `fromLog`:
+ * the line is one of the log's committed changes, rather than one of the base file's entries.
+ */
+export function putEntry(state: State, source: LineSource, line: FoundLine, fromLog: boolean): void {
+  const tables = tablesOf.get(state)!;
+  const table = (line.kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+  const removal = isRemoval(source.bytes, line);
+  if (fromLog) tables.logOps.push([line.kind, line.key, !removal]);
+  else tables.baseKeys[line.kind].push(line.key);
+  if (removal) {
+    delete table[line.key];
+    return;
+  }
+  let block = tables.open[line.kind];
+  if (!block || block.source !== source || block.entries.length === BLOCK_LINES) {
+    block = new Block(tables, source, line.kind);
+    tables.open[line.kind] = block;
+  }
+  const entry = new StoredEntry(block, line.key, line.start, line.afterKey, line.end);
+  block.entries.push(entry);
+  table[line.key] = entry;
+}
+
+/** Whether `value` is the entry read from the line of `key` in these tables' files, as it was read. */
+function isLineOf(value: unknown, key: string, tables: StateTables): value is StoredEntry {
+  return (
+    value instanceof StoredEntry &&
+    internals.asRead(value) &&
+    internals.key(value) === key &&
+    internals.block(value).tables === tables
+  );
+}
+
+/** Whether the value under `key` is what the files hold for it (as read, or as a save of this process wrote it). */
+function isOnFile(tables: StateTables, kind: Kind, key: string, value: unknown): boolean {
+  const written = tables.written[kind];
+  if (written.has(key))
+    return written.get(key) === value && !(value instanceof StoredEntry && internals.dirty(value));
+  return isLineOf(value, key, tables);
+}
+
+function keysOnFile(tables: StateTables): { record: Set<string>; media: Set<string> } {
+  if (!tables.onFile) {
+    const onFile = { record: new Set(tables.baseKeys.record), media: new Set(tables.baseKeys.media) };
+    for (const [kind, key, set] of tables.logOps) {
+      if (set) onFile[kind].add(key);
+      else onFile[kind].delete(key);
+    }
+    for (const kind of ['record', 'media'] as const)
+      for (const [key, value] of tables.written[kind]) {
+        if (value === null) onFile[kind].delete(key);
+        else onFile[kind].add(key);
+      }
+    tables.onFile = onFile;
+    // Read once: kept up to date from here on by savedChanges.
+    tables.baseKeys = { record: [], media: [] };
+    tables.logOps = [];
+  }
+  return tables.onFile;
+}
+
+/** The entries of `state` that differ from its files: each key's line as it is now, or its removal. */
+export interface Changes {
+  lines: string[];
+  /** To call once the lines are on file. */
+  saved(): void;
+}
+
+/**
+ * The lines a save appends: each entry that differs from what the files hold, as it is now, or
+ * its removal. One pass over the keys (no entry is parsed for it), media first, each kind sorted.
+ */
+export function changedLines(state: State): Changes {
+  const tables = tablesOf.get(state)!;
+  const onFile = keysOnFile(tables);
   const lines: string[] = [];
-  for (const identity of [...tables.changed.media].sort(byCodeUnit)) {
-    const slot = tables.media.get(identity);
-    lines.push(slot ? lineOf(slot, (entry) => mediaLine(identity, entry)) : removalLine('media', identity));
+  const done: Array<() => void> = [];
+  for (const kind of ['media', 'record'] as const) {
+    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+    const changed: string[] = [];
+    for (const key in table) if (!isOnFile(tables, kind, key, table[key])) changed.push(key);
+    const removed: string[] = [];
+    for (const key of onFile[kind]) if (!Object.hasOwn(table, key)) removed.push(key);
+    const keys = [...changed, ...removed].sort(byCodeUnit);
+    for (const key of keys)
+      lines.push(Object.hasOwn(table, key) ? lineOf(kind, key, table[key]) : removalLine(kind, key));
+    done.push(() => {
+      for (const key of keys) {
+        const value = Object.hasOwn(table, key) ? table[key] : null;
+        tables.written[kind].set(key, value);
+        if (value === null) onFile[kind].delete(key);
+        else onFile[kind].add(key);
+        if (value instanceof StoredEntry) internals.saved(value);
+      }
+    });
   }
-  for (const key of [...tables.changed.records].sort(byCodeUnit)) {
-    const slot = tables.records.get(key);
-    lines.push(slot ? lineOf(slot, (record) => recordLine(key, record)) : removalLine('record', key));
+  return { lines, saved: () => done.forEach((fn) => fn()) };
+}
+
+/**
+ * Every entry line of the state, media first, then records, each sorted by key: the body of the
+ * base file. Lines read and not assigned to since are copied as they were read.
+ */
+export function* entryLines(state: State): Generator<string> {
+  for (const kind of ['media', 'record'] as const) {
+    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+    for (const key of Object.keys(table).sort(byCodeUnit)) yield lineOf(kind, key, table[key]);
   }
-  return lines;
+}
+
+/** After a compaction: what the files hold is the state as it is now. */
+export function compacted(state: State): void {
+  const tables = tablesOf.get(state);
+  if (!tables) return;
+  const onFile = { record: new Set<string>(), media: new Set<string>() };
+  for (const kind of ['media', 'record'] as const) {
+    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+    const written = new Map<string, unknown>();
+    for (const key in table) {
+      const value = table[key];
+      onFile[kind].add(key);
+      if (!isLineOf(value, key, tables)) written.set(key, value);
+      if (value instanceof StoredEntry) internals.saved(value);
+    }
+    tables.written[kind] = written;
+  }
+  tables.onFile = onFile;
+  tables.baseKeys = { record: [], media: [] };
+  tables.logOps = [];
+}
+
+/** A State made by hand (tests, tools), given tables so that it can be saved as lines. */
+export function adoptState(state: State): void {
+  if (!tablesOf.has(state)) tablesOf.set(state, emptyTables());
+}
+
+function lineOf(kind: Kind, key: string, value: unknown): string {
+  // An entry read from a line and not assigned to since: the line as it was read (whichever
+  // state's files it came from), never parsed for it.
+  if (value instanceof StoredEntry && internals.asRead(value) && internals.key(value) === key)
+    return internals.rawLine(value);
+  return kind === 'record' ? recordLine(key, value as StateRecord) : mediaLine(key, value as MediaEntry);
 }
 
 function removalLine(kind: Kind, key: string): string {
   return `["${kind}",${JSON.stringify(key)},null]`;
 }
 
-/** The line of a record: its fields, then its digests (see parseRecord). */
+/** The line of a record: its fields, then its digests (see StoredEntry). */
 export function recordLine(key: string, record: StateRecord): string {
   const fields: Record<string, unknown> = {};
   for (const field in record)
@@ -317,21 +554,33 @@ export function recordLine(key: string, record: StateRecord): string {
 }
 
 export function mediaLine(identity: string, entry: MediaEntry): string {
-  return `["media",${JSON.stringify(identity)},${stableJson(entry)}]`;
-}
-
-/** The entry's line as it is in the file it was read from, if it was never parsed; else made anew. */
-function lineOf<T>(slot: Slot<T>, make: (value: T) => string): string {
-  return slot instanceof RawLine ? slot.source.bytes.toString('utf8', slot.start, slot.end) : make(slot);
+  const fields: Record<string, unknown> = {};
+  for (const field in entry) fields[field] = (entry as unknown as Record<string, unknown>)[field];
+  return `["media",${JSON.stringify(identity)},${stableJson(fields)}]`;
 }
 
 /**
- * Every entry line of the state, media first, then records, each sorted by key: the body of the
- * base file. Lines never parsed are copied as they were read.
+ * The state as plain data: every entry's fields and digests as values, nothing left to parse.
+ * For tools and tests that hand the state on whole; it costs the parse of every line.
  */
-export function* entryLines(tables: StateTables): Generator<string> {
-  for (const key of [...tables.media.keys()].sort(byCodeUnit))
-    yield lineOf(tables.media.get(key)!, (entry) => mediaLine(key, entry));
-  for (const key of [...tables.records.keys()].sort(byCodeUnit))
-    yield lineOf(tables.records.get(key)!, (record) => recordLine(key, record));
+export function plainState(state: State): State {
+  const records: Record<string, StateRecord> = {};
+  for (const key in state.records) records[key] = plainCopy(state.records[key]!) as unknown as StateRecord;
+  const media: Record<string, MediaEntry> = {};
+  for (const identity in state.media)
+    media[identity] = plainCopy(state.media[identity]!) as unknown as MediaEntry;
+  return {
+    version: state.version,
+    lineage: state.lineage,
+    serial: state.serial,
+    target: state.target,
+    records,
+    media,
+  };
+}
+
+function plainCopy(entry: object): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(entry)) if (value !== undefined) copy[field] = value;
+  return copy;
 }

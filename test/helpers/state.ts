@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stableJson } from '../../src/stable-json.js';
+import { plainState } from '../../src/state/state-lines.js';
 import {
   readStateAsIs,
   STATE_BASE_FILE,
@@ -21,7 +22,7 @@ const STATE_FILES = [STATE_BASE_FILE, STATE_LOG_FILE, STATE_FILE, 'last-state.js
 export function readState(projectDir: string, stateDir = '.cms-sync'): any {
   const read = readStateAsIs(path.join(projectDir, stateDir));
   if (!read) throw new Error(`no state in ${path.join(projectDir, stateDir)}`);
-  return JSON.parse(JSON.stringify(read.state)) as State;
+  return structuredClone(plainState(read.state));
 }
 
 /** The committed state's text (every file of it), as a reader of the repository sees it. */
@@ -76,7 +77,7 @@ export async function removeState(projectDir: string, stateDir = '.cms-sync'): P
 /** readState, or undefined when the project has no state yet. */
 export function readStateIfAny(projectDir: string, stateDir = '.cms-sync'): State | undefined {
   const read = readStateAsIs(path.join(projectDir, stateDir));
-  return read && (JSON.parse(JSON.stringify(read.state)) as State);
+  return read && structuredClone(plainState(read.state));
 }
 
 /** Whether the project has a state of its own (in any form) in `stateDir`. */

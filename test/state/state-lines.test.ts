@@ -15,7 +15,7 @@ import {
   type State,
   type StateRecord,
 } from '../../src/state/state-file.js';
-import { parseCounts } from '../../src/state/state-lines.js';
+import { parseCounts, plainState } from '../../src/state/state-lines.js';
 import { sourceFiles } from '../../src/server/page/source-files.js';
 import { legacyStateJson } from '../helpers/state.js';
 
@@ -44,8 +44,10 @@ function sampleState(count: number): State {
 }
 
 /** The state's entries as plain data (serial left out: it is the save's, not the entries'). */
-const plain = (state: State) =>
-  JSON.parse(JSON.stringify({ records: state.records, media: state.media })) as unknown;
+const plain = (state: State) => {
+  const { records, media } = plainState(state);
+  return { records, media };
+};
 
 async function files(dir: string): Promise<Record<string, Buffer>> {
   const out: Record<string, Buffer> = {};
@@ -86,22 +88,49 @@ describe('the state as lines', () => {
   });
 
   it('parses no line a run does not read, and only the digests it compares', async () => {
-    await writeStateFile(dir, sampleState(50));
+    await writeStateFile(dir, sampleState(1000));
     const before = { ...parseCounts };
     const { state } = await readStateFile(dir, 'local');
-    // What a run reads of every record (keys, files, ids, inputs) parses no digest.
+    // Reading one record parses its block of lines, not the state.
+    expect(state.records['article/story-3']!.id).toBe(103);
+    expect(parseCounts.blocks - before.blocks).toBe(1);
+    expect(parseCounts.fields - before.fields).toBeLessThanOrEqual(128);
+    // What a run reads of every record (keys, files, ids, inputs) parses every line's fields once, no digest.
     for (const key in state.records) void [state.records[key]!.file, state.records[key]!.input?.fileSha];
-    expect(parseCounts.fields - before.fields).toBe(51);
+    for (const key in state.records) void state.records[key]!.id;
+    expect(parseCounts.fields - before.fields).toBe(1001);
     expect(parseCounts.digests - before.digests).toBe(0);
-    expect(parseCounts.media - before.media).toBe(0);
     expect(state.records['article/story-7']!.source).toEqual({ body: 's-body-7', title: 's-title-7' });
     expect(state.records['article/story-7']!.remote).toEqual({ body: 'r-body-7', title: 'r-title-7' });
     expect(parseCounts.digests - before.digests).toBe(1);
+    // The media entries are their own blocks: reading records parsed none of them.
+    const blocks = parseCounts.blocks;
+    expect(state.media['sha256:ff']).toEqual({ id: 9, source: 'content/images/a.png' });
+    expect(parseCounts.blocks - blocks).toBe(1);
+  });
 
+  it('hands out entries that copy as plain objects, and saves a field assigned in place', async () => {
+    await writeStateFile(dir, sampleState(3));
+    const { state } = await readStateFile(dir, 'local');
+    // Spread and JSON of an entry never read before carry every field, digests included.
+    expect({ ...state.records['article/story-1']! }).toEqual(record(1));
+    expect(JSON.parse(JSON.stringify(state.records['article/story-2']))).toEqual(record(2));
+    expect(JSON.parse(JSON.stringify(state.media['sha256:ff']))).toEqual({
+      id: 9,
+      source: 'content/images/a.png',
+    });
+    const store = await StateStore.open(dir, 'local');
+    store.state.records['article/story-0']!.marker = 'assigned';
+    store.state.media['sha256:ff']!.alt = 'A photo';
+    await store.recordWritten('article/story-9', record(9));
+    await store.save();
+    await store.close();
+    const log = await readFile(path.join(dir, STATE_LOG_FILE), 'utf8');
+    expect(log.split('\n').filter(Boolean)).toHaveLength(4);
     const again = (await readStateFile(dir, 'local')).state;
-    const fields = parseCounts.fields;
-    void again.records['article/story-3']!.id;
-    expect(parseCounts.fields - fields).toBe(1);
+    expect(again.records['article/story-0']!.marker).toBe('assigned');
+    expect(again.media['sha256:ff']!.alt).toBe('A photo');
+    expect(plain(again).records['article/story-9']).toEqual(record(9));
   });
 
   it('appends a one-record save to the log (under 1 KiB), leaving the base as it was', async () => {
