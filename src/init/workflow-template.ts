@@ -17,7 +17,7 @@
  *   the runs it replaced lose nothing. The group is a fixed name, not the URL, which may carry credentials and
  *   would be shown in the run's page.
  * - `apply` checks out the branch tip, not the pushed commit, so a queued run starts from the
- *   state.json the previous run committed.
+ *   state the previous run committed.
  * - The CMS token is given only to the step that talks to the CMS. `npm ci` runs every
  *   dependency's install script, so it sees no secret; checkout keeps no credentials either, and
  *   the GitHub token that pushes the state is handed to that one step.
@@ -29,7 +29,9 @@
  *   when the project lacks it, with the token in its environment; and not `npx --no-install`
  *   either, which still asks the registry and falls back to a global install.
  * - The state is committed back with `[skip ci]` even when apply fails part-way: it records
- *   what did reach the CMS, so the next run neither repeats nor loses it.
+ *   what did reach the CMS, so the next run neither repeats nor loses it. Its files are
+ *   `state.jsonl` and `state.log.jsonl`; a `state.json` of an earlier version is removed from git
+ *   once the run has replaced it (and only then: while it is on disk, it is the state).
  */
 export const WORKFLOW_TEMPLATE = `# cms-sync: plan on pull requests, apply on the default branch.
 # Written by \`cms-sync init\`.
@@ -43,7 +45,7 @@ name: cms-sync
 
 on:
   pull_request:
-    paths: ['content/**', 'sync.config.*', '.cms-sync/state.json', '.github/workflows/cms-sync.yml']
+    paths: ['content/**', 'sync.config.*', '.cms-sync/state*', '.github/workflows/cms-sync.yml']
   push:
     branches: [main]
     paths: ['content/**', 'sync.config.*', '.github/workflows/cms-sync.yml']
@@ -169,7 +171,8 @@ jobs:
         env:
           GITHUB_TOKEN: \${{ github.token }}
         run: |
-          git add .cms-sync/state.json 2>/dev/null || exit 0
+          git add .cms-sync/state.jsonl .cms-sync/state.log.jsonl 2>/dev/null || exit 0
+          [ -e .cms-sync/state.json ] || git rm -q --cached --ignore-unmatch .cms-sync/state.json
           git diff --cached --quiet && exit 0
           git config user.name 'github-actions[bot]'
           git config user.email '41898282+github-actions[bot]@users.noreply.github.com'

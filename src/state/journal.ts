@@ -4,24 +4,23 @@ import path from 'node:path';
 import { SyncError } from '../errors.js';
 import {
   readStateFile,
+  saveStateFiles,
+  STATE_BASE_FILE,
   writeFileAtomic,
-  writeStateFile,
   type MediaEntry,
   type State,
   type StateRecord,
 } from './state-file.js';
-import type { FileStamp } from '../file-stamp.js';
-import { writeStateIndex } from './state-index.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 /**
  * The lineage and serial of the last state this checkout saved. Not committed (it describes
- * this machine's copy): it is how a state.json replaced by an older copy, or by one from
+ * this machine's copy): it is how a state replaced by an older copy, or by one from
  * another project, is noticed before it is used.
  */
 export const LAST_USED_FILE = 'last-state.json';
 
-/** One line of the journal: a confirmed write, applied on top of state.json when read back. */
+/** One line of the journal: a confirmed write, applied on top of the state when read back. */
 export type JournalEntry =
   | { t: 'header'; lineage: string; serial: number }
   | { t: 'record'; key: string; entry: StateRecord | null; from?: string }
@@ -47,11 +46,10 @@ export interface IntentDetail {
 }
 
 /**
- * The state plus an append-only journal. Rewriting state.json after every write would cost
- * O(records) per write; instead each confirmed write is appended (and fsynced) to the journal,
- * and state.json is rewritten once at the end. A run killed halfway loses nothing: the next
- * one replays the journal. A torn last line (killed mid-append) was never confirmed and is
- * skipped.
+ * The state plus an append-only journal. Each confirmed write is appended (and fsynced) to the
+ * journal as it lands, and folded into the committed state once at the end (see saveStateFiles).
+ * A run killed halfway loses nothing: the next one replays the journal. A torn last line (killed
+ * mid-append) was never confirmed and is skipped.
  */
 export class StateStore {
   readonly stateDir: string;
@@ -64,8 +62,6 @@ export class StateStore {
   #pending: string[] = [];
   #flushing: Promise<void> | undefined;
   #dirty = false;
-  /** The state.json this state was read from in full, without a valid index (see save). */
-  #unindexed: { stamp: FileStamp; sha: () => string } | undefined;
 
   private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Intent[]>) {
     this.stateDir = stateDir;
@@ -75,16 +71,13 @@ export class StateStore {
   }
 
   static async open(stateDir: string, target: string): Promise<StateStore> {
-    const { state, existed, made, indexed, retargeted, leftoverLocal } = await readStateFile(
-      stateDir,
-      target,
-    );
+    const { state, existed, legacy, retargeted, leftoverLocal } = await readStateFile(stateDir, target);
     if (existed) await checkAgainstLastUsed(stateDir, state);
     const intents = new Map<string, Intent[]>();
     const replayed = leftoverLocal ? 0 : replay(state, await readJournal(stateDir, state, existed), intents);
     const store = new StateStore(stateDir, state, existed || replayed > 0, intents);
-    store.#dirty = replayed > 0 || retargeted === true;
-    if (!indexed) store.#unindexed = made;
+    // A state.json of an earlier version is saved in the new form on the first run that may write.
+    store.#dirty = replayed > 0 || retargeted === true || legacy === true;
     return store;
   }
 
@@ -129,25 +122,12 @@ export class StateStore {
     await this.#append({ t: 'media', identity, entry });
   }
 
-  /** Folds the journal into state.json (atomically) and empties the journal. */
+  /** Folds the journal into the committed state (see saveStateFiles) and empties the journal. */
   async save(): Promise<void> {
     await this.#flushing;
-    if (!this.#dirty && this.existed) {
-      // state.json stands as it was read in full: index it, so that the next run reads it without
-      // the digests (see state-index.ts). Only a run that writes nothing does: writing the index
-      // takes time that runs that write state.json (in CI, every run from a fresh clone) would
-      // pay for an index the next state.json makes stale.
-      if (this.#unindexed)
-        writeStateIndex(this.stateDir, this.state, {
-          stamp: this.#unindexed.stamp,
-          sha: this.#unindexed.sha(),
-        });
-      this.#unindexed = undefined;
-      return;
-    }
-    this.#unindexed = undefined;
+    if (!this.#dirty && this.existed) return;
     this.state.serial += 1;
-    await writeStateFile(this.stateDir, this.state);
+    await saveStateFiles(this.stateDir, this.state);
     await writeFileAtomic(
       path.join(this.stateDir, LAST_USED_FILE),
       `${JSON.stringify({ lineage: this.state.lineage, serial: this.state.serial })}\n`,
@@ -203,9 +183,9 @@ export class StateStore {
 
 /**
  * The journal's entries, checked against the state they extend: a journal of another lineage
- * (state.json from another project) or of a later serial (state.json replaced by an older copy)
+ * (a state from another project) or of a later serial (a state replaced by an older copy)
  * is refused, since replaying it would mix two histories. A journal of an earlier serial was
- * already folded in (the run died between writing state.json and removing the journal).
+ * already folded in (the run died between saving the state and removing the journal).
  */
 async function readJournal(stateDir: string, state: State, stateExisted: boolean): Promise<JournalEntry[]> {
   const file = path.join(stateDir, JOURNAL_FILE);
@@ -227,24 +207,24 @@ async function readJournal(stateDir: string, state: State, stateExisted: boolean
   }
   const header = entries[0]?.t === 'header' ? entries[0] : undefined;
   if (header && !stateExisted) {
-    // The first run died before it ever saved state.json: the journal is the whole history.
+    // The first run died before it ever saved the state: the journal is the whole history.
     state.lineage = header.lineage;
     state.serial = header.serial;
   }
   if (header && header.lineage !== state.lineage) {
     throw new SyncError(
       'CMS_SYNC_STATE',
-      `${file} belongs to another state than state.json (lineage ${header.lineage}, not ${state.lineage}): ` +
-        `state.json was replaced by one from elsewhere. Restore the right state.json, or delete both files to adopt ` +
-        `records by slug.`,
+      `${file} belongs to another state than ${STATE_BASE_FILE} (lineage ${header.lineage}, not ${state.lineage}): ` +
+        `the state was replaced by one from elsewhere. Restore the right state, or delete it and the journal to ` +
+        `adopt records by slug.`,
       { exitCode: 3 },
     );
   }
   if (header && header.serial > state.serial) {
     throw new SyncError(
       'CMS_SYNC_STATE',
-      `state.json (serial ${state.serial}) is older than its journal (serial ${header.serial}): it was replaced by ` +
-        `an older copy. Restore the newest state.json, or delete both files to adopt records by slug.`,
+      `The state (serial ${state.serial}) is older than its journal (serial ${header.serial}): it was replaced by ` +
+        `an older copy. Restore the newest state, or delete it and the journal to adopt records by slug.`,
       { exitCode: 3 },
     );
   }
@@ -283,7 +263,7 @@ async function checkAgainstLastUsed(stateDir: string, state: State): Promise<voi
   } catch {
     return;
   }
-  const file = path.join(stateDir, 'state.json');
+  const file = path.join(stateDir, STATE_BASE_FILE);
   const escape = `If that is intended, delete ${path.join(stateDir, LAST_USED_FILE)} and run again.`;
   if (last.lineage !== state.lineage) {
     throw new SyncError(
@@ -297,7 +277,7 @@ async function checkAgainstLastUsed(stateDir: string, state: State): Promise<voi
     throw new SyncError(
       'CMS_SYNC_STATE',
       `${file} is an older copy (serial ${state.serial}) than the one this checkout last saved (serial ` +
-        `${last.serial}): using it would forget records written since. Restore the newest state.json (e.g. from ` +
+        `${last.serial}): using it would forget records written since. Restore the newest state (e.g. from ` +
         `git). ${escape}`,
       { exitCode: 3 },
     );

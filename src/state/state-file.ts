@@ -1,30 +1,80 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError, withoutCredentials } from '../errors.js';
-import { sha256 } from '../sha256.js';
-import { stableJson } from '../stable-json.js';
-import { readStamped, stampOf, type FileStamp } from '../file-stamp.js';
-import { readIndexedState } from './state-index.js';
+import {
+  adoptState,
+  changedLines,
+  compacted,
+  emptyTables,
+  entryLines,
+  lineNumber,
+  putEntry,
+  scanLines,
+  stateWithTables,
+  tablesOfState,
+  type FoundLine,
+  type LineSource,
+} from './state-lines.js';
 import type { State } from './state-types.js';
+import { stableJson } from '../stable-json.js';
 
-// The shapes live in their own file, which state-index.ts reads too, so the two do not import each other.
+// The shapes live in their own file, which state-lines.ts reads too, so the two do not import each other.
 export type { MediaEntry, RecordInput, State, StateRecord } from './state-types.js';
 
 export function emptyState(target: string): State {
-  return { version: 1, lineage: randomUUID(), serial: 0, target, records: {}, media: {} };
+  return stateWithTables({ version: 1, lineage: randomUUID(), serial: 0, target }, emptyTables());
 }
 
+/**
+ * The state as sorted lines, committed (see docs/state.md): a header line, then one line per
+ * media entry and per record. Rewritten whole only when the log is compacted into it.
+ */
+export const STATE_BASE_FILE = 'state.jsonl';
+/**
+ * What changed since the base was last written, committed beside it: per save, the lines of the
+ * entries it changed, then one commit line with the new serial. Appended, never rewritten.
+ */
+export const STATE_LOG_FILE = 'state.log.jsonl';
+/** The single-file state of earlier versions: read as it is, and replaced by the two above on the next save. */
 export const STATE_FILE = 'state.json';
+/** The lazy index earlier versions kept beside state.json: removed with it. */
+const LEGACY_INDEX_FILE = 'state-index.json';
+
+/** The log is folded into the base once it is larger than this share of the base (or MIN_COMPACT_BYTES)... */
+const COMPACT_RATIO = 0.25;
+/** ...so that reading the log never costs much more than reading the base, and a small state is not rewritten often. */
+const MIN_COMPACT_BYTES = 64 * 1024;
+
+/** The first line of the base file. */
+interface BaseHeader {
+  version: 2;
+  lineage: string;
+  serial: number;
+  target: string;
+}
+
+/** What the files on disk hold, for the next save: whether it can append, and from where. */
+export interface StateFiles {
+  /** Whether the base file exists, and its lineage and target (a save that changes either rewrites it). */
+  base?: { bytes: number; lineage: string; target: string };
+  /** Bytes of the log up to its last commit line: a torn append after it is cut off before the next one. */
+  logBytes: number;
+  /** Read from a state.json of an earlier version: the next save writes the new files and removes it. */
+  legacy: boolean;
+  /** A state.json left beside the base by a migration killed before removing it: the next save removes it. */
+  leftover?: boolean;
+}
+
+const filesOf = new WeakMap<State, StateFiles>();
 
 /** What readStateFile found. */
 export interface StateRead {
   state: State;
   existed: boolean;
-  /** The stamp of the state.json read and (computed when asked) its sha256; undefined when there was none. */
-  made?: { stamp: FileStamp; sha: () => string };
-  /** Whether the state came through its index (see readIndexedState): false means the index should be written again. */
-  indexed: boolean;
+  /** Read from the state.json of an earlier version: a save migrates it. */
+  legacy?: boolean;
   /**
    * The state's target was rewritten as it reads now (credentials taken out of a URL written by an
    * older cms-sync): the state must be saved, so the secret leaves the committed file.
@@ -38,36 +88,20 @@ export interface StateRead {
 export const LOCAL_STATE_TARGET = 'local';
 
 /**
- * Reads `state.json`; a missing file is an empty state, a broken one is an error that names it.
- * When `state-index.json` was made from this very file, the records' digests are parsed only if
- * something reads them (see state-index.ts); otherwise the whole file is parsed now.
+ * Reads the state: the base file's lines, then the log's committed changes on top. Only the
+ * lines are found and their keys read; each entry is parsed when something reads it (see
+ * state-lines.ts). Without a base file, a state.json of an earlier version is read whole. No
+ * state at all is an empty state; a broken one is an error that names its file.
  */
 export async function readStateFile(stateDir: string, target: string): Promise<StateRead> {
-  const file = path.join(stateDir, STATE_FILE);
-  let read: ReturnType<typeof readStamped>;
-  try {
-    // The stat the index is checked against is that of the bytes parsed. As bytes: decoded only
-    // if the index cannot stand for them, or once a digest is needed.
-    read = readStamped(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { state: emptyState(target), existed: false, indexed: false };
-    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  const { bytes, stats } = read;
-  // Called at most once: by the index on first use of a digest, or right here. The bytes stay
-  // (off the JS heap) for a sha256 asked later, to index this state.json (see StateStore.save).
-  const parseFull = () => parseState(file, bytes.toString('utf8'));
-  let sha: string | undefined;
-  const shaOfBytes = () => (sha ??= sha256(bytes));
-  const indexed = readIndexedState(stateDir, { stats, sha: shaOfBytes }, parseFull);
-  const state = indexed ?? parseFull();
+  const read = readStateAsIs(stateDir);
+  if (!read) return { state: emptyState(target), existed: false };
+  const { state } = read;
+  const file = read.legacy ? path.join(stateDir, STATE_FILE) : path.join(stateDir, STATE_BASE_FILE);
   if (state.target === LOCAL_STATE_TARGET && target !== LOCAL_STATE_TARGET) {
     // An older cms-sync kept the embedded CMS's state here. Its ids mean nothing to a real CMS,
     // so the real target starts from no state (adopting records by slug); moveLocalState moves it.
-    return { state: emptyState(target), existed: false, indexed: false, leftoverLocal: true };
+    return { state: emptyState(target), existed: false, leftoverLocal: true };
   }
   let retargeted = false;
   if (state.target !== target && withoutCredentials(state.target) === target) {
@@ -82,14 +116,287 @@ export async function readStateFile(stateDir: string, target: string): Promise<S
       { exitCode: 3 },
     );
   }
-  const made = { stamp: stampOf(stats), sha: shaOfBytes };
   return {
     state,
     existed: true,
-    made,
-    indexed: indexed !== undefined,
+    ...(read.legacy ? { legacy: true } : {}),
     ...(retargeted ? { retargeted } : {}),
   };
+}
+
+/**
+ * The state in `stateDir` as its files hold it, whatever its target, or undefined when there is
+ * none: for readStateFile, and for tools that only look (the local CMS's page, tests).
+ */
+export function readStateAsIs(stateDir: string): { state: State; legacy: boolean } | undefined {
+  return readLines(stateDir) ?? readLegacy(stateDir);
+}
+
+function readLines(stateDir: string): { state: State; legacy: false } | undefined {
+  const baseFile = path.join(stateDir, STATE_BASE_FILE);
+  const bytes = readOrUndefined(baseFile);
+  if (!bytes) return undefined;
+  const headerEnd = bytes.indexOf(10) < 0 ? bytes.length : bytes.indexOf(10);
+  const header = parseHeader(baseFile, bytes.toString('utf8', 0, headerEnd));
+  const state = stateWithTables(
+    { version: 1, lineage: header.lineage, serial: header.serial, target: header.target },
+    emptyTables(),
+  );
+  const base: LineSource = { file: baseFile, bytes };
+  scanLines(
+    base,
+    headerEnd + 1,
+    (line) => putEntry(state, base, line, false),
+    (_line, start) => {
+      throw brokenState(`${baseFile}:${lineNumber(bytes, start)}`, 'this line is not a state entry');
+    },
+  );
+  const { serial, logBytes } = replayLog(stateDir, header, state);
+  state.serial = serial;
+  filesOf.set(state, {
+    base: { bytes: bytes.length, lineage: header.lineage, target: header.target },
+    logBytes,
+    legacy: false,
+    ...(existsSync(path.join(stateDir, STATE_FILE)) ? { leftover: true } : {}),
+  });
+  return { state, legacy: false };
+}
+
+/**
+ * Applies the log's committed changes: a save appends its lines, then a commit line
+ * `{"lineage", "serial"}`; lines after the last commit line are an append cut short (the journal
+ * still holds those writes) and are ignored. A commit of a serial the base already has was folded
+ * into it by a compaction that died before emptying the log.
+ */
+function replayLog(stateDir: string, header: BaseHeader, state: State): { serial: number; logBytes: number } {
+  const logFile = path.join(stateDir, STATE_LOG_FILE);
+  const bytes = readOrUndefined(logFile);
+  let serial = header.serial;
+  let logBytes = 0;
+  if (!bytes) return { serial, logBytes };
+  const log: LineSource = { file: logFile, bytes };
+  let pending: FoundLine[] = [];
+  let broken: number | undefined;
+  scanLines(
+    log,
+    0,
+    (line) => pending.push({ ...line }),
+    (line, start, end) => {
+      let commit: { lineage?: unknown; serial?: unknown } | undefined;
+      try {
+        commit = JSON.parse(line) as typeof commit;
+      } catch {
+        broken ??= start;
+        return;
+      }
+      if (typeof commit?.lineage !== 'string' || typeof commit.serial !== 'number') {
+        broken ??= start;
+        return;
+      }
+      if (broken !== undefined)
+        throw brokenState(`${logFile}:${lineNumber(bytes, broken)}`, 'this line is not a state entry');
+      if (commit.lineage !== header.lineage) {
+        throw new SyncError(
+          'CMS_SYNC_STATE',
+          `${logFile} belongs to another state than ${STATE_BASE_FILE} (lineage ${commit.lineage}, not ` +
+            `${header.lineage}): one of them was replaced by a file from elsewhere. Restore both from the same ` +
+            'commit, or delete the state to adopt records by slug.',
+          { exitCode: 3 },
+        );
+      }
+      if (commit.serial > serial) {
+        for (const found of pending) putEntry(state, log, found, true);
+        serial = commit.serial;
+      }
+      pending = [];
+      logBytes = end + 1;
+    },
+  );
+  return { serial, logBytes };
+}
+
+function parseHeader(file: string, line: string): BaseHeader {
+  let header: Partial<BaseHeader> | undefined;
+  try {
+    header = JSON.parse(line) as Partial<BaseHeader>;
+  } catch {
+    header = undefined;
+  }
+  if (
+    header?.version !== 2 ||
+    typeof header.lineage !== 'string' ||
+    typeof header.serial !== 'number' ||
+    typeof header.target !== 'string'
+  )
+    throw brokenState(`${file}:1`, 'this is not the header of a cms-sync state (version 2)');
+  return header as BaseHeader;
+}
+
+function brokenState(where: string, what: string): SyncError {
+  return new SyncError(
+    'CMS_SYNC_STATE',
+    `${where}: ${what}. Restore the state from git, or delete it: the next run then adopts existing records by slug.`,
+  );
+}
+
+function readOrUndefined(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** A state.json of an earlier version, parsed whole. */
+function readLegacy(stateDir: string): { state: State; legacy: true } | undefined {
+  const file = path.join(stateDir, STATE_FILE);
+  const bytes = readOrUndefined(file);
+  if (!bytes) return undefined;
+  const parsed = parseState(file, bytes.toString('utf8'));
+  const state = stateWithTables(
+    { version: 1, lineage: parsed.lineage, serial: parsed.serial ?? 0, target: parsed.target },
+    emptyTables(),
+  );
+  state.records = parsed.records;
+  state.media = parsed.media;
+  filesOf.set(state, { logBytes: 0, legacy: true });
+  return { state, legacy: true };
+}
+
+/**
+ * Saves what changed since the state was read (or last saved). Appends to the log: the lines of
+ * the changed entries and a commit line, then an fsync, so a save costs what it changed. Rewrites
+ * the base instead (see compactState) when there is none yet, when its header would change, or
+ * when the log has grown past a share of it.
+ */
+export async function saveStateFiles(stateDir: string, state: State): Promise<void> {
+  const tables = tablesOfState(state);
+  const files = filesOf.get(state);
+  if (!tables || !files?.base || files.legacy) return compactState(stateDir, state);
+  const { base } = files;
+  if (base.lineage !== state.lineage || base.target !== state.target) return compactState(stateDir, state);
+  const changes = changedLines(state);
+  const lines = [...changes.lines];
+  lines.push(JSON.stringify({ lineage: state.lineage, serial: state.serial }));
+  const text = `${lines.join('\n')}\n`;
+  const logBytes = files.logBytes + Buffer.byteLength(text);
+  if (logBytes > Math.max(MIN_COMPACT_BYTES, base.bytes * COMPACT_RATIO))
+    return compactState(stateDir, state);
+  const logFile = path.join(stateDir, STATE_LOG_FILE);
+  const created = files.logBytes === 0 && !(await exists(logFile));
+  const handle = await open(logFile, 'a');
+  try {
+    // A torn append of a run that died is cut off first, so that this commit does not take its lines in.
+    await handle.truncate(files.logBytes);
+    await handle.write(text);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  if (created) await fsyncDir(stateDir);
+  if (files.leftover) await removeLegacy(stateDir);
+  files.leftover = false;
+  files.logBytes = logBytes;
+  changes.saved();
+}
+
+/**
+ * Writes the whole state as a new base (temp file, fsync, rename, fsync of the folder), then
+ * empties the log. Killed before the rename, the old base and log stand; after it, the log's
+ * commits are all of serials the new base has, and are skipped when read (see replayLog).
+ */
+export async function compactState(stateDir: string, state: State): Promise<void> {
+  const header: BaseHeader = {
+    version: 2,
+    lineage: state.lineage,
+    serial: state.serial,
+    target: state.target,
+  };
+  const baseFile = path.join(stateDir, STATE_BASE_FILE);
+  const bytes = await writeLinesAtomic(baseFile, [stableJson(header), ...entryLines(state)]);
+  const logFile = path.join(stateDir, STATE_LOG_FILE);
+  const handle = await open(logFile, 'a');
+  try {
+    await handle.truncate(0);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await fsyncDir(stateDir);
+  await removeLegacy(stateDir);
+  filesOf.set(state, {
+    base: { bytes, lineage: state.lineage, target: state.target },
+    logBytes: 0,
+    legacy: false,
+  });
+  adoptState(state);
+  compacted(state);
+}
+
+/** The earlier version's files stand for an older serial once the new ones are written: out of the way. */
+async function removeLegacy(stateDir: string): Promise<void> {
+  await rm(path.join(stateDir, STATE_FILE), { force: true });
+  await rm(path.join(stateDir, LEGACY_INDEX_FILE), { force: true });
+}
+
+/** The base file's text for `state`: header, then its entries sorted (for tests and tools). */
+export function serializeState(state: State): string {
+  const header: BaseHeader = {
+    version: 2,
+    lineage: state.lineage,
+    serial: state.serial,
+    target: state.target,
+  };
+  return `${[stableJson(header), ...entryLines(state)].join('\n')}\n`;
+}
+
+/** Writes the state whole, as a compaction does. */
+export async function writeStateFile(stateDir: string, state: State): Promise<void> {
+  await compactState(stateDir, state);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Writes lines through a temp file in chunks (a large state is never one string), then renames it. */
+async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<number> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  const handle = await open(temp, 'w');
+  let bytes = 0;
+  try {
+    let chunk: string[] = [];
+    let size = 0;
+    for (const line of lines) {
+      chunk.push(line);
+      size += line.length;
+      if (size > 1 << 20) {
+        const text = `${chunk.join('\n')}\n`;
+        bytes += Buffer.byteLength(text);
+        await handle.write(text);
+        chunk = [];
+        size = 0;
+      }
+    }
+    if (chunk.length) {
+      const text = `${chunk.join('\n')}\n`;
+      bytes += Buffer.byteLength(text);
+      await handle.write(text);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, file);
+  await fsyncDir(path.dirname(file));
+  return bytes;
 }
 
 /** Files that travel with a state.json: they describe that state and no other. */
@@ -112,10 +419,8 @@ export async function moveLocalState(fromDir: string, toDir: string): Promise<bo
   }
   if (parsed?.target !== LOCAL_STATE_TARGET) return false;
   await mkdir(toDir, { recursive: true });
-  const taken = await stat(path.join(toDir, STATE_FILE)).then(
-    () => true,
-    () => false,
-  );
+  const taken =
+    (await exists(path.join(toDir, STATE_BASE_FILE))) || (await exists(path.join(toDir, STATE_FILE)));
   await rename(file, path.join(toDir, taken ? 'state.moved.json' : STATE_FILE));
   for (const name of STATE_COMPANIONS) {
     const companion = path.join(fromDir, name);
@@ -171,16 +476,6 @@ function parseState(file: string, text: string): State {
     );
   }
   return state;
-}
-
-/** Sorted keys, two-space indent, trailing newline: a state that diffs well in git. */
-export function serializeState(state: State): string {
-  return `${stableJson(state, 2)}\n`;
-}
-
-/** Writes the state atomically: temp file, fsync, rename, fsync of the folder. */
-export async function writeStateFile(stateDir: string, state: State): Promise<void> {
-  await writeFileAtomic(path.join(stateDir, STATE_FILE), serializeState(state));
 }
 
 export async function writeFileAtomic(file: string, text: string, mode?: number): Promise<void> {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readState, writeState } from '../helpers/state.js';
 import { createProject, png, SECRET_TOKEN, type Project } from './harness.js';
 import { newsroom } from './newsroom.js';
 
@@ -82,42 +83,42 @@ describe('reruns that read and render nothing', () => {
   });
 
   it(
-    'indexes the state on a run with nothing to write, and reads state.json as it is once git changes ' +
-      'it',
+    'commits a one-file change as under 1 KiB appended to the state log, writes nothing on a no-op, and reads ' +
+      'a state git changed as it is',
     async () => {
       project = await createProject(newsroom());
-      const index = path.join(project.dir, '.cms-sync/state-index.json');
-      const stateFile = path.join(project.dir, '.cms-sync/state.json');
+      const base = path.join(project.dir, '.cms-sync/state.jsonl');
+      const log = path.join(project.dir, '.cms-sync/state.log.jsonl');
       expect((await project.run(['apply'])).code).toBe(0);
-      // A run that wrote state.json leaves indexing it to the next run that writes nothing.
-      await expect(stat(index)).rejects.toThrow(/ENOENT/);
+      const written = { base: await readFile(base), log: await readFile(log), stat: await stat(base) };
       expect((await project.run(['apply'])).code).toBe(0);
-      await expect(stat(index)).resolves.toBeDefined();
+      expect((await stat(base)).mtimeMs).toBe(written.stat.mtimeMs);
+      expect((await readFile(log)).equals(written.log)).toBe(true);
 
-      // A teammate's state.json comes in (a pull, a merge): the same records, but the about page's
-      // inputs recorded differently. The index no longer matches it and must not stand for it.
-      const state = JSON.parse(await readFile(stateFile, 'utf8')) as {
-        records: Record<string, { input: { hash: string } }>;
-      };
-      state.records['page/about']!.input.hash = 'written-by-another-version';
-      await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+      await project.write('content/pages/about.md', '---\ntitle: About\n---\n\nWe report on the hills.\n');
+      expect((await project.run(['apply'])).code).toBe(0);
+      expect((await readFile(base)).equals(written.base)).toBe(true);
+      const appended = (await readFile(log)).subarray(written.log.length);
+      expect(appended.length).toBeGreaterThan(0);
+      expect(appended.length).toBeLessThan(1024);
+      expect(appended.toString('utf8')).toContain('"page/about"');
+
+      // A teammate's state comes in (a pull, a merge): the same records, but the about page's
+      // inputs recorded differently. It is read as it is: the page is rendered again.
+      const state = readState(project.dir);
+      state.records['page/about'].input.hash = 'written-by-another-version';
+      await writeState(project.dir, state);
       const plan = JSON.parse((await project.run(['plan', '--json'])).stdout) as {
         source: Record<string, number>;
       };
       expect(plan.source).toMatchObject({ documents: 7, rendered: 1 });
-
-      // plan wrote nothing (the old index is still there). apply reads state.json in full and
-      // records the page's inputs; the run after it, with nothing to write, indexes the new state.json.
-      const stale = await readFile(index, 'utf8');
       expect((await project.run(['apply'])).code).toBe(0);
-      expect(await readFile(index, 'utf8')).toBe(stale);
       const rerun = JSON.parse((await project.run(['apply', '--json'])).stdout) as {
         source: Record<string, number>;
         result: Record<string, number>;
       };
       expect(rerun.source).toMatchObject({ documents: 7, rendered: 0 });
       expect(rerun.result).toMatchObject({ created: 0, updated: 0, deleted: 0 });
-      expect(await readFile(index, 'utf8')).not.toBe(stale);
     },
   );
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProject, dynamicBlock, png, SECRET_TOKEN, type Project } from './harness.js';
 import { listCalls, newsroom } from './newsroom.js';
+import { removeState } from '../helpers/state.js';
 
 // A test's first apply, when it only sets the scene, runs in this process (applyInProcess); the first
 // test runs it as a user does, and the CLI runs after it are what each test checks.
@@ -236,7 +237,7 @@ describe('apply, end to end against the local CMS', () => {
   it('adopts records by slug when the state is lost, creating nothing twice', async () => {
     project = await createProject(newsroom());
     await project.run(['apply']);
-    await project.remove('.cms-sync/state.json');
+    await removeState(project.dir);
     project.cms.resetStats();
     const result = await project.run(['apply']);
     expect(result.code).toBe(0);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hasState, legacyStateJson, readState, removeState } from '../helpers/state.js';
 import { createProject, SECRET_TOKEN, type Project } from './harness.js';
 
 function site(): Record<string, string> {
@@ -13,7 +13,7 @@ function site(): Record<string, string> {
 
 /** No CMS_BASE_URL: the embedded local CMS of the project (its own token, its own data). */
 const LOCAL = { CMS_BASE_URL: undefined, CMS_API_TOKEN: undefined, CMS_MEDIA_BASE_URL: undefined };
-const LOCAL_STATE = '.cms-sync/local-cms/state/state.json';
+const LOCAL_STATE = '.cms-sync/local-cms/state';
 
 let project: Project | undefined;
 afterEach(async () => {
@@ -29,12 +29,12 @@ describe('state belongs to one target', () => {
     project = await createProject(site());
     const first = await project.run(['apply'], { env: LOCAL });
     expect(first.code).toBe(0);
-    expect(exists(project, '.cms-sync/state.json')).toBe(false);
-    expect(JSON.parse(await project.read(LOCAL_STATE)).target).toBe('local');
+    expect(hasState(project.dir)).toBe(false);
+    expect(readState(project.dir, LOCAL_STATE).target).toBe('local');
     // The same content then goes to the real CMS with a state of its own: nothing refused.
     const real = await project.run(['apply']);
     expect(real.code).toBe(0);
-    expect(JSON.parse(await project.read('.cms-sync/state.json')).target).toBe(project.cms.url);
+    expect(readState(project.dir).target).toBe(project.cms.url);
     // And the local state still stands for the local CMS: nothing to do there.
     expect((await project.run(['plan', '--detailed-exitcode'], { env: LOCAL })).code).toBe(0);
   }, 90_000);
@@ -46,13 +46,13 @@ describe('state belongs to one target', () => {
       project = await createProject(site());
       expect((await project.run(['apply'], { env: LOCAL })).code).toBe(0);
       // As an older version left it: the local state in the committed place.
-      await project.write('.cms-sync/state.json', await project.read(LOCAL_STATE));
-      const state = JSON.parse(await project.read(LOCAL_STATE)) as { lineage: string; serial: number };
+      await project.write('.cms-sync/state.json', legacyStateJson(readState(project.dir, LOCAL_STATE)));
+      const state = readState(project.dir, LOCAL_STATE) as { lineage: string; serial: number };
       await project.write(
         '.cms-sync/journal.jsonl',
         `${JSON.stringify({ t: 'header', lineage: state.lineage, serial: state.serial })}\n`,
       );
-      await project.remove(LOCAL_STATE);
+      await removeState(project.dir, LOCAL_STATE);
 
       // plan reads it where it is and moves nothing.
       expect((await project.run(['plan', '--detailed-exitcode'], { env: LOCAL })).code).toBe(0);
@@ -67,7 +67,7 @@ describe('state belongs to one target', () => {
       expect(JSON.parse(apply.stdout).stats.writes).toBe(0);
       expect(exists(project, '.cms-sync/state.json')).toBe(false);
       expect(exists(project, '.cms-sync/journal.jsonl')).toBe(false);
-      expect(JSON.parse(await project.read(LOCAL_STATE)).lineage).toBe(state.lineage);
+      expect(readState(project.dir, LOCAL_STATE).lineage).toBe(state.lineage);
     },
     90_000,
   );
@@ -75,8 +75,8 @@ describe('state belongs to one target', () => {
   it('a real target moves a leftover local state out of its way and adopts its records by slug', async () => {
     project = await createProject(site());
     expect((await project.run(['apply'], { env: LOCAL })).code).toBe(0);
-    await project.write('.cms-sync/state.json', await project.read(LOCAL_STATE));
-    await project.remove(LOCAL_STATE);
+    await project.write('.cms-sync/state.json', legacyStateJson(readState(project.dir, LOCAL_STATE)));
+    await removeState(project.dir, LOCAL_STATE);
     // The records are already in the real CMS (made by hand, or by a run whose state was lost).
     await project.api({
       resource: 'article',
@@ -88,8 +88,8 @@ describe('state belongs to one target', () => {
     expect((await project.run(['plan'])).code).toBe(0);
     const apply = await project.run(['apply']);
     expect(apply.code).toBe(0);
-    expect(JSON.parse(await project.read('.cms-sync/state.json')).target).toBe(project.cms.url);
-    expect(JSON.parse(await project.read(LOCAL_STATE)).target).toBe('local');
+    expect(readState(project.dir).target).toBe(project.cms.url);
+    expect(readState(project.dir, LOCAL_STATE).target).toBe('local');
     expect((await project.records('article')).map((a) => a.slug)).toEqual(['storm']);
   }, 90_000);
 });
@@ -107,7 +107,7 @@ describe('in CI, the embedded local CMS only when asked for', () => {
           'to use the embedded local CMS on purpose.\n',
       );
     }
-    expect(exists(project, '.cms-sync/state.json')).toBe(false);
+    expect(hasState(project.dir)).toBe(false);
     expect(exists(project, '.cms-sync/local-cms')).toBe(false);
   }, 60_000);
 
@@ -131,7 +131,7 @@ describe('in CI, the embedded local CMS only when asked for', () => {
     // --local wins over a CMS_BASE_URL that is set.
     const local = await project.run(['plan', '--local']);
     expect(local.stdout.split('\n')[0]).toMatch(/^Using the local CMS/);
-    expect(exists(project, '.cms-sync/state.json')).toBe(false);
-    expect(await readFile(path.join(project.dir, LOCAL_STATE), 'utf8')).toContain('"target": "local"');
+    expect(hasState(project.dir)).toBe(false);
+    expect(readState(project.dir, LOCAL_STATE).target).toBe('local');
   }, 90_000);
 });

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProject, SECRET_TOKEN, type Project } from './harness.js';
+import { readState } from '../helpers/state.js';
 
 // Enough records, on a CMS slow enough, that an apply is still writing when the signal comes.
 const ARTICLES = 160;
@@ -31,9 +32,7 @@ async function allArticles(p: Project): Promise<Array<Record<string, any>>> {
 
 /** Every article the CMS holds is in state (or an open intent of the journal, to be checked next run). */
 async function expectStateMatchesCms(p: Project): Promise<void> {
-  const state = JSON.parse(await p.read('.cms-sync/state.json')) as {
-    records: Record<string, { id: number }>;
-  };
+  const state = readState(p.dir) as { records: Record<string, { id: number }> };
   const inState = new Set(Object.values(state.records).map((r) => r.id));
   const journal = await readFile(path.join(p.dir, '.cms-sync/journal.jsonl'), 'utf8').catch(() => '');
   const openKeys = new Set(
@@ -73,9 +72,7 @@ describe('Ctrl-C and SIGTERM in apply: a clean stop, nothing lost, nothing twice
       expect(created).toBeGreaterThan(0);
       expect(created).toBeLessThan(ARTICLES);
       // Everything written is in the saved state; no intent is left open by a clean stop.
-      const state = JSON.parse(await project.read('.cms-sync/state.json')) as {
-        records: Record<string, unknown>;
-      };
+      const state = readState(project.dir);
       expect(Object.keys(state.records)).toHaveLength(created);
       await expectStateMatchesCms(project);
       await expectRerunCompletes(project);

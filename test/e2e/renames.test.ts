@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, SECRET_TOKEN, type Project } from './harness.js';
+import { readState } from '../helpers/state.js';
 
 const story = (title: string, text: string) => `---\ntitle: ${title}\n---\n\n${text}\n`;
 
@@ -42,7 +41,7 @@ describe('a file renamed without slug:', () => {
     expect(articles.map((a) => a.slug).sort()).toEqual(['budget-passes', 'other']);
     expect(articles.find((a) => a.slug === 'budget-passes')!.id).toBe(before!.id);
 
-    const state = JSON.parse(await readFile(path.join(project.dir, '.cms-sync/state.json'), 'utf8'));
+    const state = readState(project.dir);
     expect(Object.keys(state.records).sort()).toEqual(['article/budget-passes', 'article/other']);
     expect(state.records['article/budget-passes'].file).toBe('content/articles/budget-passes.md');
 
@@ -155,7 +154,7 @@ describe('a file renamed with its old address or its own id in front matter (ali
     expect(idOf('earthquake-report')).toBe(ids.get('quake'));
     expect(idOf('storm-update')).toBe(ids.get('2019-05-01-storm'));
     expect(articles.find((a) => a.slug === 'budget-passes')!.body).toContain('5 to 4');
-    const state = JSON.parse(await readFile(path.join(site.dir, '.cms-sync/state.json'), 'utf8'));
+    const state = readState(site.dir);
     expect(Object.keys(state.records).sort()).toEqual([
       'article/budget-passes',
       'article/earthquake-report',

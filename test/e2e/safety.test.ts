@@ -1,10 +1,11 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProject, SECRET_TOKEN, type Project } from './harness.js';
+import { copyState, readState, restoreState, writeState } from '../helpers/state.js';
 
 function site(): Record<string, string> {
   return {
@@ -199,10 +200,10 @@ describe('state integrity', () => {
   it('refuses a state.json replaced by an older copy', async () => {
     project = await createProject(site());
     await project.run(['apply']);
-    const older = await readFile(path.join(project.dir, '.cms-sync/state.json'), 'utf8');
+    const older = await copyState(project.dir);
     await project.write('content/articles/storm.md', '---\ntitle: Storm, day two\n---\n\nStill raining.\n');
     await project.run(['apply']);
-    await writeFile(path.join(project.dir, '.cms-sync/state.json'), older);
+    await restoreState(project.dir, older);
 
     const result = await project.run(['apply']);
     expect(result.code).toBe(3);
@@ -214,11 +215,8 @@ describe('state integrity', () => {
   it('refuses a state.json from another project', async () => {
     project = await createProject(site());
     await project.run(['apply']);
-    const state = JSON.parse(await project.read('.cms-sync/state.json')) as { lineage: string };
-    await project.write(
-      '.cms-sync/state.json',
-      JSON.stringify({ ...state, lineage: '00000000-0000-4000-8000-000000000000' }),
-    );
+    const state = readState(project.dir);
+    await writeState(project.dir, { ...state, lineage: '00000000-0000-4000-8000-000000000000' });
     const result = await project.run(['plan']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProject, SECRET_TOKEN, type Project } from './harness.js';
+import { readState, readStateText, writeState } from '../helpers/state.js';
 
 const PASSWORD = 'pw_9c2e7a41d0';
 
@@ -32,9 +33,8 @@ describe('credentials in CMS_BASE_URL are never printed or stored', () => {
     const apply = await project.run(['apply'], { env });
     expect(apply.code).toBe(0);
     expect(apply.stdout.split('\n')[0]).toBe(`Target: ${project.cms.url.replace('http://', 'http://***@')}`);
-    const state = await project.read('.cms-sync/state.json');
-    expect(state).not.toContain(PASSWORD);
-    expect(JSON.parse(state).target).toBe(project.cms.url);
+    expect(await readStateText(project.dir)).not.toContain(PASSWORD);
+    expect(readState(project.dir).target).toBe(project.cms.url);
     const plan = await project.run(['plan', '--json', '--detailed-exitcode'], { env });
     expect(plan.code).toBe(0);
     expect(JSON.parse(plan.stdout).target).toBe(project.cms.url);
@@ -44,17 +44,14 @@ describe('credentials in CMS_BASE_URL are never printed or stored', () => {
     project = await createProject(site());
     const env = { CMS_BASE_URL: withCredentials(project.cms.url) };
     expect((await project.run(['apply'])).code).toBe(0);
-    const state = JSON.parse(await project.read('.cms-sync/state.json'));
-    await project.write(
-      '.cms-sync/state.json',
-      JSON.stringify({ ...state, target: withCredentials(project.cms.url) }),
-    );
+    const state = readState(project.dir);
+    await writeState(project.dir, { ...state, target: withCredentials(project.cms.url) });
     // The run writes nothing to the CMS, but saves the state so the secret leaves the file.
     const apply = await project.run(['apply', '--json'], { env });
     expect(apply.code).toBe(0);
     expect(JSON.parse(apply.stdout).stats.writes).toBe(0);
-    expect(await project.read('.cms-sync/state.json')).not.toContain(PASSWORD);
-    expect(JSON.parse(await project.read('.cms-sync/state.json')).target).toBe(project.cms.url);
+    expect(await readStateText(project.dir)).not.toContain(PASSWORD);
+    expect(readState(project.dir).target).toBe(project.cms.url);
     // ...and it reads the same with or without them in the URL.
     expect((await project.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 60_000);

@@ -119,7 +119,7 @@ describe('cms-sync init', () => {
     const commit = wf.jobs.apply.steps.find((s: any) => s.name === 'Commit state');
     expect(commit.if).toBe('always()');
     expect(commit.run).toContain('[skip ci]');
-    expect(commit.run).toContain('git add .cms-sync/state.json');
+    expect(commit.run).toContain('git add .cms-sync/state.jsonl .cms-sync/state.log.jsonl');
     expect(text).not.toMatch(/tok_|CMS_API_TOKEN: [^$]/);
   });
 });

@@ -311,10 +311,7 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     await mkdir(path.join(dir, 'node_modules', '.bin'), { recursive: true });
     await symlink(ROOT, path.join(dir, 'node_modules', 'cms-sync'), 'dir');
     await symlink(path.join(ROOT, 'bin', 'cms-sync.js'), path.join(dir, 'node_modules', '.bin', 'cms-sync'));
-    await project.write(
-      '.gitignore',
-      'node_modules/\ncms-data/\nsummary.md\n*.json\n*.log\n!.cms-sync/state.json\n',
-    );
+    await project.write('.gitignore', 'node_modules/\ncms-data/\nsummary.md\n*.json\n*.log\n');
     const git = async (...args: string[]) => {
       const child = spawn('git', args, { cwd: dir });
       let err = '';
@@ -389,6 +386,6 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     pushed.stdout.on('data', (chunk) => (out += chunk));
     await new Promise((resolve) => pushed.on('close', resolve));
     expect(out).toContain('cms-sync: update state [skip ci]');
-    expect(out).toContain('.cms-sync/state.json');
+    expect(out).toContain('.cms-sync/state.jsonl');
   }, 60_000);
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, dynamicBlock, png, SECRET_TOKEN, type Project } from '../e2e/harness.js';
 import { FIXTURES } from './helpers.js';
+import { readState } from '../helpers/state.js';
 
 // The old site's media: a loopback server, so the local CMS really downloads what apply uploads.
 let media: Server;
@@ -193,7 +194,7 @@ describe('pull from a CMS seeded over the API', () => {
     expect(await project.read('content/users/anna.md')).toBe(
       '---\nname: Anna Field\nemail: anna@example.com\nrole: editor\nbio: Covers politics.\n---\n',
     );
-    const state = JSON.parse(await project.read('.cms-sync/state.json'));
+    const state = readState(project.dir);
     expect(state.records['article/budget-vote']).toMatchObject({
       owner: 'adopted',
       file: 'content/articles/budget-vote.md',

@@ -18,7 +18,7 @@ function reference(value: unknown): string {
 }
 
 describe('the state file', () => {
-  it('is JSON with sorted keys and two-space indent, byte for byte as a sorted JSON.stringify', () => {
+  it('is a line per entry, sorted by key, each a sorted JSON.stringify, byte for byte', () => {
     const state = emptyState('https://cms.example.com');
     state.records['article/zebra'] = {
       id: 2,
@@ -41,7 +41,18 @@ describe('the state file', () => {
     const nested = { b: [1, 'x', null, { d: true, c: [] }], a: { z: {}, y: 'é "quoted"\n' }, u: undefined };
     expect(stableJson(nested, 2)).toBe(reference(nested));
     expect(stableJson(nested)).toBe(JSON.stringify(JSON.parse(reference(nested))));
-    expect(serializeState(state)).toBe(`${reference(state)}\n`);
+    const compact = (value: unknown) => JSON.stringify(JSON.parse(reference(value)));
+    const { source: zs, remote: zr, ...zebra } = state.records['article/zebra'];
+    const { source: as, remote: ar, ...aardvark } = state.records['article/aardvark']!;
+    expect(serializeState(state)).toBe(
+      [
+        compact({ version: 2, lineage: state.lineage, serial: 0, target: 'https://cms.example.com' }),
+        `["media","sha256:ff",${compact(state.media['sha256:ff'])}]`,
+        `["record","article/aardvark",${compact(aardvark)},${compact({ remote: ar, source: as })}]`,
+        `["record","article/zebra",${compact(zebra)},${compact({ remote: zr, source: zs })}]`,
+        '',
+      ].join('\n'),
+    );
     expect(serializeState(state).indexOf('article/aardvark')).toBeLessThan(
       serializeState(state).indexOf('article/zebra'),
     );

@@ -10,6 +10,7 @@ import {
   type Project,
 } from '../e2e/harness.js';
 import { article, record, startWatch } from './helpers.js';
+import { readState } from '../helpers/state.js';
 
 let project: Project | undefined;
 let watcher: LiveRun | undefined;
@@ -139,7 +140,7 @@ describe('cms-sync watch: what a writer saves reaches the CMS', () => {
     expect(articles).toHaveLength(1);
     expect(articles[0]).toMatchObject({ id, slug: 'budget', title: 'Budget passes, renamed' });
     expect(project.cms.stats().writeLog.map((w) => w.action)).toEqual(['edit']);
-    const state = JSON.parse(await project.read('.cms-sync/state.json'));
+    const state = readState(project.dir);
     expect(state.records['article/budget']).toMatchObject({
       id,
       file: 'content/articles/2026/budget-vote.md',

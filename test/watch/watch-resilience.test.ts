@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProject, SECRET_TOKEN, type LiveRun, type Project } from '../e2e/harness.js';
 import { article, record, startWatch, waitForQuiet, waitUntil } from './helpers.js';
+import { readState } from '../helpers/state.js';
 
 let project: Project | undefined;
 let watcher: LiveRun | undefined;
@@ -119,7 +120,7 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Stopping: finishing the sync in flight…/);
     expect(await record(project, 'article', 'a')).toMatchObject({ title: 'A, saved just before Ctrl-C' });
-    const state = JSON.parse(await project.read('.cms-sync/state.json'));
+    const state = readState(project.dir);
     expect(state.records['article/a']).toBeDefined();
 
     // The lock is gone and the state matches the CMS: a plain apply has nothing to do.

@@ -1,5 +1,8 @@
 import { realpathSync, statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readStateAsIs, STATE_BASE_FILE, STATE_LOG_FILE } from '../../state/state-file.js';
+
+const STATE_FILES = [STATE_BASE_FILE, STATE_LOG_FILE];
 
 /**
  * Which file of a project each record came from, as that project's cms-sync state says: for the
@@ -20,7 +23,7 @@ export interface SourceProject {
   dir: string;
   /** Its content directory (absolute). */
   contentDir: string;
-  /** State files (`state.json`) of syncs to this server; missing ones are skipped. */
+  /** State files of syncs to this server (the state in each one's folder is read); missing ones are skipped. */
   stateFiles: string[];
 }
 
@@ -35,24 +38,33 @@ export function sourceFiles(project: SourceProject | undefined, serverUrl: () =>
   let cache: { key: string; files: Map<string, string> } | undefined;
   const files = (): Map<string, string> => {
     if (!project) return new Map();
-    const stamps = project.stateFiles.map((file) => {
-      try {
-        const s = statSync(file);
-        return `${file}:${s.size}:${s.mtimeMs}`;
-      } catch {
-        return `${file}:-`;
-      }
-    });
+    const stamps = project.stateFiles.flatMap((file) =>
+      [file, ...STATE_FILES.map((name) => path.join(path.dirname(file), name))].map((each) => {
+        try {
+          const s = statSync(each);
+          return `${each}:${s.size}:${s.mtimeMs}`;
+        } catch {
+          return `${each}:-`;
+        }
+      }),
+    );
     const key = stamps.join('|');
     if (cache?.key === key) return cache.files;
     const map = new Map<string, string>();
     for (const file of project.stateFiles) {
-      let state: { target?: unknown; records?: Record<string, { id?: unknown; file?: unknown }> };
+      let state: { target?: unknown; records?: Record<string, { id?: unknown; file?: unknown }> } | undefined;
       try {
-        state = JSON.parse(readFileSync(file, 'utf8')) as typeof state;
+        state = readStateAsIs(path.dirname(file))?.state;
+      } catch {
+        state = undefined;
+      }
+      // Not a state cms-sync would read (a partial one): the file as it is, if it is JSON.
+      try {
+        state ??= JSON.parse(readFileSync(file, 'utf8')) as typeof state;
       } catch {
         continue;
       }
+      if (!state) continue;
       if (!isThisServer(state.target, serverUrl())) continue;
       for (const [key, entry] of Object.entries(state.records ?? {})) {
         if (typeof entry?.id !== 'number' || typeof entry.file !== 'string') continue;

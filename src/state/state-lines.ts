@@ -1,0 +1,586 @@
+import { isAscii } from 'node:buffer';
+import type { MediaEntry, State, StateRecord } from './state-types.js';
+import { byCodeUnit } from '../compare.js';
+import { SyncError } from '../errors.js';
+import { stableJson } from '../stable-json.js';
+
+/**
+ * The committed state as lines (see docs/state.md): one JSON value per line, so that git diffs
+ * a changed record as one changed line, and a reader can find each entry's line without parsing
+ * it. An entry line is `["record", key, fields, digests]` or `["media", identity, entry]`; in
+ * the log, `["record", key, null]` removes a record. The record's digests (`source`, `remote`)
+ * come last and apart: most runs never read them, and they are most of a line.
+ */
+export type Kind = 'record' | 'media';
+
+/** A file the state was read from: its name (for messages) and its bytes, which its entries point into. */
+export interface LineSource {
+  file: string;
+  bytes: Buffer;
+}
+
+/**
+ * Lines per block. A block's fields are parsed in one JSON.parse the first time one of its
+ * entries is read: large enough that a run reading every entry pays about one parse of the
+ * fields' bytes, small enough that a run reading one entry parses little more than its line.
+ */
+const BLOCK_LINES = 128;
+
+/** Entry lines of one file, one after another, whose fields are parsed together. */
+class Block {
+  readonly entries: StoredEntry[] = [];
+  parsed = false;
+  constructor(
+    readonly tables: StateTables,
+    readonly source: LineSource,
+    readonly kind: Kind,
+  ) {}
+}
+
+/**
+ * What a state knows of its files: the blocks its entries were read from, and what the saves of
+ * this process wrote since, so that the next save appends only what differs (see changedLines).
+ */
+export interface StateTables {
+  /** The last block of each kind, filled until it holds BLOCK_LINES entries. */
+  open: { record?: Block; media?: Block };
+  /** Keys of the base file's entries, by kind, in file order (a record replaced by the log included). */
+  baseKeys: { record: string[]; media: string[] };
+  /** The log's committed changes, in order: a key set (true) or removed (false). */
+  logOps: Array<[Kind, string, boolean]>;
+  /** Per kind, what the saves of this process wrote for a key: the value on file now, or null (removed). */
+  written: { record: Map<string, unknown>; media: Map<string, unknown> };
+  /** The keys on file, per kind: made from baseKeys and logOps by the first save, then kept. */
+  onFile?: { record: Set<string>; media: Set<string> };
+}
+
+const tablesOf = new WeakMap<State, StateTables>();
+
+/** Work done so far, by what it parsed: for tests that show a run parses only what it reads. */
+export const parseCounts = { blocks: 0, fields: 0, digests: 0 };
+
+export function tablesOfState(state: State): StateTables | undefined {
+  return tablesOf.get(state);
+}
+
+export function emptyTables(): StateTables {
+  return {
+    open: {},
+    baseKeys: { record: [], media: [] },
+    logOps: [],
+    written: { record: new Map(), media: new Map() },
+  };
+}
+
+/** A State over `tables`: its `records` and `media` are plain objects, filled by putEntry. */
+export function stateWithTables(head: Omit<State, 'records' | 'media'>, tables: StateTables): State {
+  const state: State = { ...head, records: {}, media: {} };
+  tablesOf.set(state, tables);
+  return state;
+}
+
+interface Digests {
+  remote?: Record<string, string>;
+  source?: Record<string, string>;
+}
+
+/** A record's fields, in the order the accessors are defined (and stableJson writes them). */
+const RECORD_FIELDS = ['file', 'id', 'input', 'marker', 'owner', 'remote', 'source'] as const;
+const MEDIA_FIELDS = ['alt', 'id', 'source', 'textFrom', 'title'] as const;
+// A field added to StateRecord or MediaEntry must be added above, or an entry read from a line
+// would not show it: this fails to compile until it is.
+type Unlisted =
+  | Exclude<keyof StateRecord, (typeof RECORD_FIELDS)[number]>
+  | Exclude<keyof MediaEntry, (typeof MEDIA_FIELDS)[number]>;
+const everyFieldListed: [Unlisted] extends [never] ? true : never = true;
+void everyFieldListed;
+
+let RECORD_ACCESSORS: Array<[string, PropertyDescriptor]>;
+let MEDIA_ACCESSORS: Array<[string, PropertyDescriptor]>;
+
+/** What this module reads and sets inside an entry (its fields are private to it). */
+let internals: {
+  key(entry: StoredEntry): string;
+  block(entry: StoredEntry): Block;
+  /** Whether the entry is as its line says: not assigned to since it was read. */
+  asRead(entry: StoredEntry): boolean;
+  /** Whether the entry was assigned to since the last save. */
+  dirty(entry: StoredEntry): boolean;
+  saved(entry: StoredEntry): void;
+  rawLine(entry: StoredEntry): string;
+  parseBlock(block: Block): void;
+};
+
+/**
+ * An entry as read from a line: a plain object to the code that reads it (its fields are own,
+ * enumerable properties, so spreads, `for…in`, `in` and JSON.stringify see them), whose values
+ * come from the line the first time one of them is read. The fields are accessors shared by
+ * all entries of a kind (one shape, no closure per entry); the line's fields are parsed with
+ * those of its block, a record's digests apart and only when read. A field the line does not
+ * have reads as undefined.
+ */
+class StoredEntry {
+  #block: Block;
+  #key: string;
+  #start: number;
+  #afterKey: number;
+  #end: number;
+  /** Where the record's digests start in the line, once its block is parsed (-1: none apart). */
+  #digestsAt = -1;
+  #fields: Record<string, unknown> | undefined = undefined;
+  #digests: Digests | undefined = undefined;
+  /** Assigned to since it was read: its line no longer says what it holds. */
+  #changed = false;
+  /** Assigned to since the last save. */
+  #dirty = false;
+
+  constructor(block: Block, key: string, start: number, afterKey: number, end: number) {
+    this.#block = block;
+    this.#key = key;
+    this.#start = start;
+    this.#afterKey = afterKey;
+    this.#end = end;
+    const descriptors = block.kind === 'record' ? RECORD_ACCESSORS : MEDIA_ACCESSORS;
+    for (let i = 0; i < descriptors.length; i++)
+      Object.defineProperty(this, descriptors[i]![0], descriptors[i]![1]);
+  }
+
+  #fieldsNow(): Record<string, unknown> {
+    if (!this.#fields) internals.parseBlock(this.#block);
+    return this.#fields!;
+  }
+
+  #digestsNow(): Digests {
+    if (this.#digests) return this.#digests;
+    this.#fieldsNow();
+    if (!this.#digests) {
+      parseCounts.digests++;
+      const digests = parseJson(
+        this.#block.source,
+        this.#start,
+        this.#digestsAt,
+        this.#end - 1,
+      ) as Digests | null;
+      this.#digests = { remote: digests?.remote ?? {}, source: digests?.source ?? {} };
+    }
+    return this.#digests;
+  }
+
+  #assigned(): void {
+    this.#changed = true;
+    this.#dirty = true;
+  }
+
+  static {
+    const field = (name: string): PropertyDescriptor => ({
+      enumerable: true,
+      configurable: true,
+      get(this: StoredEntry) {
+        return this.#fieldsNow()[name];
+      },
+      set(this: StoredEntry, value: unknown) {
+        this.#fieldsNow()[name] = value;
+        this.#assigned();
+      },
+    });
+    const digest = (name: 'remote' | 'source'): PropertyDescriptor => ({
+      enumerable: true,
+      configurable: true,
+      get(this: StoredEntry) {
+        return this.#digestsNow()[name];
+      },
+      set(this: StoredEntry, value: Record<string, string>) {
+        this.#digestsNow()[name] = value;
+        this.#assigned();
+      },
+    });
+    RECORD_ACCESSORS = RECORD_FIELDS.map((name): [string, PropertyDescriptor] => [
+      name,
+      name === 'remote' || name === 'source' ? digest(name) : field(name),
+    ]);
+    MEDIA_ACCESSORS = MEDIA_FIELDS.map((name): [string, PropertyDescriptor] => [name, field(name)]);
+
+    internals = {
+      key: (entry) => entry.#key,
+      block: (entry) => entry.#block,
+      asRead: (entry) => !entry.#changed,
+      dirty: (entry) => entry.#dirty,
+      saved: (entry) => {
+        entry.#dirty = false;
+      },
+      rawLine: (entry) => entry.#block.source.bytes.toString('utf8', entry.#start, entry.#end),
+      parseBlock(block) {
+        parseCounts.blocks++;
+        const { entries, source } = block;
+        const { bytes } = source;
+        const from = entries[0]!.#start;
+        const to = entries[entries.length - 1]!.#end;
+        // Where bytes and characters line up (ASCII, as state nearly always is), the block is
+        // decoded once and its lines sliced; otherwise each line's fields are decoded apart.
+        const text = isAscii(bytes.subarray(from, to)) ? bytes.toString('latin1', from, to) : undefined;
+        const parts: string[] = [];
+        for (const entry of entries) {
+          let fieldsEnd = entry.#end - 1;
+          if (block.kind === 'record') {
+            const mark = bytes.lastIndexOf(DIGESTS_MARK, entry.#end);
+            if (mark > entry.#afterKey && bytes[entry.#end - 1] === CLOSE_BRACKET) {
+              entry.#digestsAt = mark + 1;
+              fieldsEnd = mark;
+            }
+          }
+          const start = entry.#afterKey + 1;
+          parts.push(
+            text !== undefined
+              ? text.slice(start - from, fieldsEnd - from)
+              : bytes.toString('utf8', start, fieldsEnd),
+          );
+        }
+        let values: unknown[] | undefined;
+        try {
+          values = JSON.parse(`[${parts.join(',')}]`) as unknown[];
+        } catch {
+          // Some line is not as this version writes it: each is read on its own below.
+        }
+        for (let i = 0; i < entries.length; i++) {
+          const entry = entries[i]!;
+          let fields = values?.[i];
+          if (!isFields(fields)) {
+            // The whole rest of the line: a record line without digests apart, or a broken one.
+            entry.#digestsAt = -1;
+            const rest = parseJson(source, entry.#start, entry.#afterKey + 1, entry.#end, '[') as unknown[];
+            fields = rest[0];
+            if (!isFields(fields))
+              throw brokenLine(source, entry.#start, 'this state entry is not an object');
+            if (block.kind === 'record') {
+              const digests = rest[1] as Digests | undefined;
+              entry.#digests = { remote: digests?.remote ?? {}, source: digests?.source ?? {} };
+            }
+          }
+          // Digests inside the fields (a line written by hand) are taken, not shadowed by the accessors.
+          if (block.kind === 'record' && ('remote' in fields || 'source' in fields)) {
+            const inline = fields as Digests;
+            entry.#digests ??= { remote: inline.remote ?? {}, source: inline.source ?? {} };
+            delete inline.remote;
+            delete inline.source;
+          }
+          entry.#fields = fields;
+        }
+        parseCounts.fields += entries.length;
+        block.parsed = true;
+      },
+    };
+  }
+}
+
+function isFields(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const DIGESTS_MARK = Buffer.from(',{"remote":');
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+
+function parseJson(source: LineSource, lineStart: number, from: number, to: number, prefix = ''): unknown {
+  try {
+    return JSON.parse(prefix + source.bytes.toString('utf8', from, to));
+  } catch (error) {
+    throw brokenLine(
+      source,
+      lineStart,
+      `this state line is not valid JSON (${(error as Error).message})`,
+      error,
+    );
+  }
+}
+
+function brokenLine(source: LineSource, lineStart: number, what: string, cause?: unknown): SyncError {
+  return new SyncError(
+    'CMS_SYNC_STATE',
+    `${source.file}:${lineNumber(source.bytes, lineStart)}: ${what}. Restore the file from git, or delete the ` +
+      'state: the next run then adopts existing records by slug.',
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+export function lineNumber(bytes: Buffer, offset: number): number {
+  let line = 1;
+  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
+  return line;
+}
+
+/** An entry line found by scanLines: its kind, key, and where it lies in the file's bytes. */
+export interface FoundLine {
+  kind: Kind;
+  key: string;
+  start: number;
+  /** The byte after the key's closing quote. */
+  afterKey: number;
+  /** The end of the line (before its newline). */
+  end: number;
+}
+
+/**
+ * The entry lines of `bytes` from offset `from` on, in file order, each read only as far as its
+ * key. `found` is one object, reused for every line (a line costs no allocation but its key). A
+ * line that is not an entry line is handed to `other` (the log's commit lines).
+ */
+export function scanLines(
+  source: LineSource,
+  from: number,
+  onEntry: (found: FoundLine) => void,
+  other: (line: string, lineStart: number, lineEnd: number) => void,
+): void {
+  const { bytes } = source;
+  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0 };
+  let start = from;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(NEWLINE, start);
+    if (end < 0) end = bytes.length;
+    if (end > start) {
+      if (readKey(bytes, start, end, found)) onEntry(found);
+      else other(bytes.toString('utf8', start, end), start, end);
+    }
+    start = end + 1;
+  }
+}
+
+const RECORD_PREFIX = Buffer.from('["record",');
+const MEDIA_PREFIX = Buffer.from('["media",');
+
+function startsWith(bytes: Buffer, at: number, prefix: Buffer): boolean {
+  for (let i = 1; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Reads the kind and key of an entry line into `found`, without parsing the rest; false if it is none. */
+function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): boolean {
+  if (bytes[start] !== OPEN_BRACKET || end - start < RECORD_PREFIX.length + 2) return false;
+  let keyStart: number;
+  if (startsWith(bytes, start, RECORD_PREFIX)) {
+    found.kind = 'record';
+    keyStart = start + RECORD_PREFIX.length;
+  } else if (startsWith(bytes, start, MEDIA_PREFIX)) {
+    found.kind = 'media';
+    keyStart = start + MEDIA_PREFIX.length;
+  } else return false;
+  if (bytes[keyStart] !== QUOTE) return false;
+  let escaped = false;
+  let close = keyStart + 1;
+  for (;;) {
+    close = bytes.indexOf(QUOTE, close);
+    if (close < 0 || close >= end) return false;
+    let backslashes = 0;
+    while (bytes[close - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) break;
+    escaped = true;
+    close++;
+  }
+  found.key = escaped
+    ? (JSON.parse(bytes.toString('utf8', keyStart, close + 1)) as string)
+    : bytes.toString('utf8', keyStart + 1, close);
+  found.start = start;
+  found.afterKey = close + 1;
+  found.end = end;
+  return true;
+}
+
+/** Whether an entry line removes its key (the log's `["record", key, null]`). */
+function isRemoval(bytes: Buffer, line: FoundLine): boolean {
+  return line.end - line.afterKey === 6 && bytes.toString('latin1', line.afterKey, line.end) === ',null]';
+}
+
+/**
+ * Sets the entry of a line found in `source` in `state` (or removes its key), unparsed. `fromLog`:
+ * the line is one of the log's committed changes, rather than one of the base file's entries.
+ */
+export function putEntry(state: State, source: LineSource, line: FoundLine, fromLog: boolean): void {
+  const tables = tablesOf.get(state)!;
+  const table = (line.kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+  const removal = isRemoval(source.bytes, line);
+  if (fromLog) tables.logOps.push([line.kind, line.key, !removal]);
+  else tables.baseKeys[line.kind].push(line.key);
+  if (removal) {
+    delete table[line.key];
+    return;
+  }
+  let block = tables.open[line.kind];
+  if (!block || block.source !== source || block.entries.length === BLOCK_LINES) {
+    block = new Block(tables, source, line.kind);
+    tables.open[line.kind] = block;
+  }
+  const entry = new StoredEntry(block, line.key, line.start, line.afterKey, line.end);
+  block.entries.push(entry);
+  table[line.key] = entry;
+}
+
+/** Whether `value` is the entry read from the line of `key` in these tables' files, as it was read. */
+function isLineOf(value: unknown, key: string, tables: StateTables): value is StoredEntry {
+  return (
+    value instanceof StoredEntry &&
+    internals.asRead(value) &&
+    internals.key(value) === key &&
+    internals.block(value).tables === tables
+  );
+}
+
+/** Whether the value under `key` is what the files hold for it (as read, or as a save of this process wrote it). */
+function isOnFile(tables: StateTables, kind: Kind, key: string, value: unknown): boolean {
+  const written = tables.written[kind];
+  if (written.has(key))
+    return written.get(key) === value && !(value instanceof StoredEntry && internals.dirty(value));
+  return isLineOf(value, key, tables);
+}
+
+function keysOnFile(tables: StateTables): { record: Set<string>; media: Set<string> } {
+  if (!tables.onFile) {
+    const onFile = { record: new Set(tables.baseKeys.record), media: new Set(tables.baseKeys.media) };
+    for (const [kind, key, set] of tables.logOps) {
+      if (set) onFile[kind].add(key);
+      else onFile[kind].delete(key);
+    }
+    for (const kind of ['record', 'media'] as const)
+      for (const [key, value] of tables.written[kind]) {
+        if (value === null) onFile[kind].delete(key);
+        else onFile[kind].add(key);
+      }
+    tables.onFile = onFile;
+    // Read once: kept up to date from here on by savedChanges.
+    tables.baseKeys = { record: [], media: [] };
+    tables.logOps = [];
+  }
+  return tables.onFile;
+}
+
+/** The entries of `state` that differ from its files: each key's line as it is now, or its removal. */
+export interface Changes {
+  lines: string[];
+  /** To call once the lines are on file. */
+  saved(): void;
+}
+
+/**
+ * The lines a save appends: each entry that differs from what the files hold, as it is now, or
+ * its removal. One pass over the keys (no entry is parsed for it), media first, each kind sorted.
+ */
+export function changedLines(state: State): Changes {
+  const tables = tablesOf.get(state)!;
+  const onFile = keysOnFile(tables);
+  const lines: string[] = [];
+  const done: Array<() => void> = [];
+  for (const kind of ['media', 'record'] as const) {
+    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+    const changed: string[] = [];
+    for (const key in table) if (!isOnFile(tables, kind, key, table[key])) changed.push(key);
+    const removed: string[] = [];
+    for (const key of onFile[kind]) if (!Object.hasOwn(table, key)) removed.push(key);
+    const keys = [...changed, ...removed].sort(byCodeUnit);
+    for (const key of keys)
+      lines.push(Object.hasOwn(table, key) ? lineOf(kind, key, table[key]) : removalLine(kind, key));
+    done.push(() => {
+      for (const key of keys) {
+        const value = Object.hasOwn(table, key) ? table[key] : null;
+        tables.written[kind].set(key, value);
+        if (value === null) onFile[kind].delete(key);
+        else onFile[kind].add(key);
+        if (value instanceof StoredEntry) internals.saved(value);
+      }
+    });
+  }
+  return { lines, saved: () => done.forEach((fn) => fn()) };
+}
+
+/**
+ * Every entry line of the state, media first, then records, each sorted by key: the body of the
+ * base file. Lines read and not assigned to since are copied as they were read.
+ */
+export function* entryLines(state: State): Generator<string> {
+  for (const kind of ['media', 'record'] as const) {
+    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+    for (const key of Object.keys(table).sort(byCodeUnit)) yield lineOf(kind, key, table[key]);
+  }
+}
+
+/** After a compaction: what the files hold is the state as it is now. */
+export function compacted(state: State): void {
+  const tables = tablesOf.get(state);
+  if (!tables) return;
+  const onFile = { record: new Set<string>(), media: new Set<string>() };
+  for (const kind of ['media', 'record'] as const) {
+    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
+    const written = new Map<string, unknown>();
+    for (const key in table) {
+      const value = table[key];
+      onFile[kind].add(key);
+      if (!isLineOf(value, key, tables)) written.set(key, value);
+      if (value instanceof StoredEntry) internals.saved(value);
+    }
+    tables.written[kind] = written;
+  }
+  tables.onFile = onFile;
+  tables.baseKeys = { record: [], media: [] };
+  tables.logOps = [];
+}
+
+/** A State made by hand (tests, tools), given tables so that it can be saved as lines. */
+export function adoptState(state: State): void {
+  if (!tablesOf.has(state)) tablesOf.set(state, emptyTables());
+}
+
+function lineOf(kind: Kind, key: string, value: unknown): string {
+  // An entry read from a line and not assigned to since: the line as it was read (whichever
+  // state's files it came from), never parsed for it.
+  if (value instanceof StoredEntry && internals.asRead(value) && internals.key(value) === key)
+    return internals.rawLine(value);
+  return kind === 'record' ? recordLine(key, value as StateRecord) : mediaLine(key, value as MediaEntry);
+}
+
+function removalLine(kind: Kind, key: string): string {
+  return `["${kind}",${JSON.stringify(key)},null]`;
+}
+
+/** The line of a record: its fields, then its digests (see StoredEntry). */
+export function recordLine(key: string, record: StateRecord): string {
+  const fields: Record<string, unknown> = {};
+  for (const field in record)
+    if (field !== 'source' && field !== 'remote')
+      fields[field] = (record as unknown as Record<string, unknown>)[field];
+  return (
+    `["record",${JSON.stringify(key)},${stableJson(fields)},` +
+    `{"remote":${stableJson(record.remote ?? {})},"source":${stableJson(record.source ?? {})}}]`
+  );
+}
+
+export function mediaLine(identity: string, entry: MediaEntry): string {
+  const fields: Record<string, unknown> = {};
+  for (const field in entry) fields[field] = (entry as unknown as Record<string, unknown>)[field];
+  return `["media",${JSON.stringify(identity)},${stableJson(fields)}]`;
+}
+
+/**
+ * The state as plain data: every entry's fields and digests as values, nothing left to parse.
+ * For tools and tests that hand the state on whole; it costs the parse of every line.
+ */
+export function plainState(state: State): State {
+  const records: Record<string, StateRecord> = {};
+  for (const key in state.records) records[key] = plainCopy(state.records[key]!) as unknown as StateRecord;
+  const media: Record<string, MediaEntry> = {};
+  for (const identity in state.media)
+    media[identity] = plainCopy(state.media[identity]!) as unknown as MediaEntry;
+  return {
+    version: state.version,
+    lineage: state.lineage,
+    serial: state.serial,
+    target: state.target,
+    records,
+    media,
+  };
+}
+
+function plainCopy(entry: object): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(entry)) if (value !== undefined) copy[field] = value;
+  return copy;
+}

@@ -1,0 +1,330 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE, StateStore } from '../../src/state/journal.js';
+import {
+  compactState,
+  emptyState,
+  readStateFile,
+  serializeState,
+  STATE_BASE_FILE,
+  STATE_FILE,
+  STATE_LOG_FILE,
+  writeStateFile,
+  type State,
+  type StateRecord,
+} from '../../src/state/state-file.js';
+import { parseCounts, plainState } from '../../src/state/state-lines.js';
+import { sourceFiles } from '../../src/server/page/source-files.js';
+import { legacyStateJson } from '../helpers/state.js';
+
+const record = (i: number): StateRecord => ({
+  file: `content/articles/story-${i}.md`,
+  id: 100 + i,
+  input: { fileSha: 'f'.repeat(64), hash: `hash-${i}`, media: [] },
+  marker: `2026-11-0${(i % 9) + 1}T10:00:00.000Z`,
+  owner: 'created',
+  remote: { body: `r-body-${i}`, title: `r-title-${i}` },
+  source: { body: `s-body-${i}`, title: `s-title-${i}` },
+});
+
+function sampleState(count: number): State {
+  const state = emptyState('local');
+  for (let i = 0; i < count; i++) state.records[`article/story-${i}`] = record(i);
+  state.records['category/politics'] = {
+    file: 'content/categories/politics.md',
+    id: 7,
+    owner: 'adopted',
+    remote: { name: 'r' },
+    source: { name: 's' },
+  };
+  state.media['sha256:ff'] = { id: 9, source: 'content/images/a.png' };
+  return state;
+}
+
+/** The state's entries as plain data (serial left out: it is the save's, not the entries'). */
+const plain = (state: State) => {
+  const { records, media } = plainState(state);
+  return { records, media };
+};
+
+async function files(dir: string): Promise<Record<string, Buffer>> {
+  const out: Record<string, Buffer> = {};
+  for (const name of await readdir(dir)) out[name] = await readFile(path.join(dir, name));
+  return out;
+}
+
+async function putFiles(dir: string, wanted: Record<string, Buffer>): Promise<void> {
+  for (const name of await readdir(dir)) if (!(name in wanted)) await rm(path.join(dir, name));
+  for (const [name, bytes] of Object.entries(wanted)) await writeFile(path.join(dir, name), bytes);
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-state-lines-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the state as lines', () => {
+  it('behaves as a plain object: keys, entries, in, delete, spread, and the same object on every read', async () => {
+    await writeStateFile(dir, sampleState(3));
+    const { state } = await readStateFile(dir, 'local');
+    const expected = sampleState(3);
+    expect(Object.keys(state.records)).toEqual(Object.keys(expected.records).sort());
+    const keys: string[] = [];
+    for (const key in state.records) keys.push(key);
+    expect(keys).toEqual(Object.keys(state.records));
+    expect(state.records['article/story-1']).toBe(state.records['article/story-1']);
+    expect('article/story-2' in state.records).toBe(true);
+    expect(state.records['article/none']).toBeUndefined();
+    expect({ ...state.media }).toEqual(expected.media);
+    expect(plain(state)).toEqual(plain(expected));
+    delete state.records['article/story-2'];
+    expect('article/story-2' in state.records).toBe(false);
+    expect(Object.entries(state.records).map(([key]) => key)).not.toContain('article/story-2');
+  });
+
+  it('parses no line a run does not read, and only the digests it compares', async () => {
+    await writeStateFile(dir, sampleState(1000));
+    const before = { ...parseCounts };
+    const { state } = await readStateFile(dir, 'local');
+    // Reading one record parses its block of lines, not the state.
+    expect(state.records['article/story-3']!.id).toBe(103);
+    expect(parseCounts.blocks - before.blocks).toBe(1);
+    expect(parseCounts.fields - before.fields).toBeLessThanOrEqual(128);
+    // What a run reads of every record (keys, files, ids, inputs) parses every line's fields once, no digest.
+    for (const key in state.records) void [state.records[key]!.file, state.records[key]!.input?.fileSha];
+    for (const key in state.records) void state.records[key]!.id;
+    expect(parseCounts.fields - before.fields).toBe(1001);
+    expect(parseCounts.digests - before.digests).toBe(0);
+    expect(state.records['article/story-7']!.source).toEqual({ body: 's-body-7', title: 's-title-7' });
+    expect(state.records['article/story-7']!.remote).toEqual({ body: 'r-body-7', title: 'r-title-7' });
+    expect(parseCounts.digests - before.digests).toBe(1);
+    // The media entries are their own blocks: reading records parsed none of them.
+    const blocks = parseCounts.blocks;
+    expect(state.media['sha256:ff']).toEqual({ id: 9, source: 'content/images/a.png' });
+    expect(parseCounts.blocks - blocks).toBe(1);
+  });
+
+  it('hands out entries that copy as plain objects, and saves a field assigned in place', async () => {
+    await writeStateFile(dir, sampleState(3));
+    const { state } = await readStateFile(dir, 'local');
+    // Spread and JSON of an entry never read before carry every field, digests included.
+    expect({ ...state.records['article/story-1']! }).toEqual(record(1));
+    expect(JSON.parse(JSON.stringify(state.records['article/story-2']))).toEqual(record(2));
+    expect(JSON.parse(JSON.stringify(state.media['sha256:ff']))).toEqual({
+      id: 9,
+      source: 'content/images/a.png',
+    });
+    const store = await StateStore.open(dir, 'local');
+    store.state.records['article/story-0']!.marker = 'assigned';
+    store.state.media['sha256:ff']!.alt = 'A photo';
+    // A front matter id kept in a record's inputs (what finds renames by id) survives the lines.
+    const withSiteId = { ...record(9), input: { ...record(9).input!, siteId: 'story-nine' } };
+    await store.recordWritten('article/story-9', withSiteId);
+    await store.save();
+    await store.close();
+    const log = await readFile(path.join(dir, STATE_LOG_FILE), 'utf8');
+    expect(log.split('\n').filter(Boolean)).toHaveLength(4);
+    const again = (await readStateFile(dir, 'local')).state;
+    expect(again.records['article/story-0']!.marker).toBe('assigned');
+    expect(again.media['sha256:ff']!.alt).toBe('A photo');
+    expect(plain(again).records['article/story-9']).toEqual(withSiteId);
+    await compactState(dir, again);
+    expect((await readStateFile(dir, 'local')).state.records['article/story-9']!.input?.siteId).toBe(
+      'story-nine',
+    );
+  });
+
+  it('appends a one-record save to the log (under 1 KiB), leaving the base as it was', async () => {
+    await writeStateFile(dir, sampleState(1000));
+    const base = await readFile(path.join(dir, STATE_BASE_FILE));
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-5', {
+      ...record(5),
+      remote: { body: 'new', title: 'r-title-5' },
+    });
+    await store.save();
+    await store.close();
+    expect((await readFile(path.join(dir, STATE_BASE_FILE))).equals(base)).toBe(true);
+    const log = await readFile(path.join(dir, STATE_LOG_FILE), 'utf8');
+    expect(log.length).toBeLessThan(1024);
+    expect(log.split('\n')).toHaveLength(3);
+    const { state } = await readStateFile(dir, 'local');
+    expect(state.records['article/story-5']!.remote.body).toBe('new');
+    expect(state.serial).toBe(1);
+    expect(existsSync(path.join(dir, JOURNAL_FILE))).toBe(false);
+  });
+
+  it('compacts the log into the base once it outgrows its share, removals and renames included', async () => {
+    await writeStateFile(dir, sampleState(20));
+    const expected = sampleState(20);
+    for (let round = 0; round < 100; round++) {
+      const store = await StateStore.open(dir, 'local');
+      const key = `article/story-${round % 20}`;
+      // Long markers, so that the log reaches the size that compacts it within a few dozen saves.
+      const entry = { ...record(round % 20), marker: `round-${round}-${'x'.repeat(1500)}` };
+      await store.recordWritten(key, entry);
+      expected.records[key] = entry;
+      if (round === 60) {
+        await store.recordWritten('article/renamed', record(3), 'article/story-3');
+        await store.recordWritten('article/story-4', null);
+        expected.records['article/renamed'] = record(3);
+        delete expected.records['article/story-3'];
+        delete expected.records['article/story-4'];
+      }
+      await store.save();
+      await store.close();
+    }
+    const { state } = await readStateFile(dir, 'local');
+    expect(plain(state)).toEqual(plain(expected));
+    expect(state.serial).toBe(100);
+    // Compacted along the way: the log holds only what came after the last compaction.
+    const log = await readFile(path.join(dir, STATE_LOG_FILE), 'utf8');
+    expect(log.split('\n').length).toBeLessThan(100);
+    expect(JSON.parse((await readFile(path.join(dir, STATE_BASE_FILE), 'utf8')).split('\n')[0]!).serial).toBe(
+      100 - log.split('\n').filter((line) => line.startsWith('{')).length,
+    );
+  });
+
+  it('loses nothing when killed at any byte of a save, nor at any step of a compaction', async () => {
+    await writeStateFile(dir, sampleState(5));
+    const first = await StateStore.open(dir, 'local');
+    await first.recordWritten('article/story-1', { ...record(1), marker: 'one' });
+    await first.save();
+    await first.close();
+    // A run whose writes reached the journal; the save is what gets killed.
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-2', { ...record(2), marker: 'two' });
+    await store.recordWritten('article/story-4', null);
+    await store.mediaUploaded('url:https://example.com/x.png', {
+      id: 11,
+      source: 'https://example.com/x.png',
+    });
+    await store.close();
+    const expected = plain(store.state);
+    const before = await files(dir);
+
+    const reopened = await StateStore.open(dir, 'local');
+    await reopened.save();
+    await reopened.close();
+    const logBefore = before[STATE_LOG_FILE]!;
+    const logAfter = await readFile(path.join(dir, STATE_LOG_FILE));
+    expect(logAfter.subarray(0, logBefore.length)).toEqual(logBefore);
+    // Killed after any number of the appended bytes reached the disk (the journal not yet removed).
+    for (let cut = logBefore.length; cut <= logAfter.length; cut++) {
+      await putFiles(dir, { ...before, [STATE_LOG_FILE]: logAfter.subarray(0, cut) });
+      const read = await StateStore.readOnly(dir, 'local');
+      expect(plain(read.state), `cut at byte ${cut}`).toEqual(expected);
+    }
+    // The next save after a torn append cuts the torn lines off before it appends.
+    await putFiles(dir, { ...before, [STATE_LOG_FILE]: logAfter.subarray(0, logAfter.length - 3) });
+    const resumed = await StateStore.open(dir, 'local');
+    await resumed.save();
+    await resumed.close();
+    expect(plain((await StateStore.readOnly(dir, 'local')).state)).toEqual(expected);
+    expect(
+      (await readFile(path.join(dir, STATE_LOG_FILE), 'utf8'))
+        .split('\n')
+        .every((l) => !l || l.endsWith(']') || l.endsWith('}')),
+    ).toBe(true);
+
+    // A compaction: killed with the new base half written (a temp file), after its rename (the old
+    // log still there), and after the log was emptied (the journal still there).
+    await putFiles(dir, before);
+    const compacted = await StateStore.open(dir, 'local');
+    const newBase = serializeState({ ...compacted.state, serial: compacted.state.serial + 1 });
+    await compacted.close();
+    const steps: Array<Record<string, Buffer>> = [
+      { ...before, [`${STATE_BASE_FILE}.123.abcd.tmp`]: Buffer.from(newBase.slice(0, newBase.length / 2)) },
+      { ...before, [STATE_BASE_FILE]: Buffer.from(newBase) },
+      { ...before, [STATE_BASE_FILE]: Buffer.from(newBase), [STATE_LOG_FILE]: Buffer.alloc(0) },
+    ];
+    for (const [step, wanted] of steps.entries()) {
+      await putFiles(dir, wanted);
+      const read = await StateStore.readOnly(dir, 'local');
+      expect(plain(read.state), `step ${step}`).toEqual(expected);
+      expect(read.state.serial, `step ${step}`).toBe(step === 0 ? 1 : 2);
+      const next = await StateStore.open(dir, 'local');
+      await next.save();
+      await next.close();
+      expect(plain((await StateStore.readOnly(dir, 'local')).state), `step ${step}, saved`).toEqual(expected);
+    }
+  });
+
+  it('refuses a log of another lineage, and a line that is not an entry', async () => {
+    await writeStateFile(dir, sampleState(2));
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-1', record(1));
+    await store.save();
+    await store.close();
+    const log = await readFile(path.join(dir, STATE_LOG_FILE), 'utf8');
+    await writeFile(
+      path.join(dir, STATE_LOG_FILE),
+      log.replace(/"lineage":"[^"]+"/, '"lineage":"elsewhere"'),
+    );
+    await expect(readStateFile(dir, 'local')).rejects.toThrow(/belongs to another state than state.jsonl/);
+    await writeFile(path.join(dir, STATE_LOG_FILE), log);
+    const base = await readFile(path.join(dir, STATE_BASE_FILE), 'utf8');
+    await writeFile(path.join(dir, STATE_BASE_FILE), base.replace('\n[', '\n<<<<<<< HEAD\n['));
+    await expect(readStateFile(dir, 'local')).rejects.toThrow(
+      /state.jsonl:2: this line is not a state entry/,
+    );
+  });
+});
+
+describe('a state.json of an earlier version', () => {
+  it('is read as it is by a plan, and replaced by the line files on the first run that saves', async () => {
+    const old = sampleState(4);
+    old.serial = 6;
+    await writeFile(path.join(dir, STATE_FILE), legacyStateJson(old));
+    await writeFile(path.join(dir, 'state-index.json'), '{}\n');
+
+    const planned = await StateStore.readOnly(dir, 'local');
+    expect(plain(planned.state)).toEqual(plain(old));
+    expect(existsSync(path.join(dir, STATE_BASE_FILE))).toBe(false);
+
+    const store = await StateStore.open(dir, 'local');
+    await store.save();
+    await store.close();
+    expect(existsSync(path.join(dir, STATE_FILE))).toBe(false);
+    expect(existsSync(path.join(dir, 'state-index.json'))).toBe(false);
+    const { state } = await readStateFile(dir, 'local');
+    expect(plain(state)).toEqual(plain(old));
+    expect([state.lineage, state.serial]).toEqual([old.lineage, 7]);
+    expect((await stat(path.join(dir, STATE_LOG_FILE))).size).toBe(0);
+  });
+
+  it('gives way to the line files when a migration was killed before removing it', async () => {
+    const old = sampleState(2);
+    await writeStateFile(dir, old);
+    const newer = sampleState(2);
+    newer.records['article/story-0']!.id = 999;
+    await writeFile(path.join(dir, STATE_FILE), legacyStateJson(newer));
+    const { state } = await readStateFile(dir, 'local');
+    expect(state.records['article/story-0']!.id).toBe(100);
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-1', record(1));
+    await store.save();
+    await store.close();
+    expect(existsSync(path.join(dir, STATE_FILE))).toBe(false);
+    expect((await stat(path.join(dir, STATE_LOG_FILE))).size).toBeGreaterThan(0);
+  });
+});
+
+describe('the local CMS page', () => {
+  it("finds each record's source file in the state files", async () => {
+    const state = sampleState(2);
+    await writeStateFile(dir, state);
+    const files = sourceFiles(
+      { dir, contentDir: path.join(dir, 'content'), stateFiles: [path.join(dir, STATE_FILE)] },
+      () => 'http://127.0.0.1:4000',
+    );
+    expect(files.fileOf('article', 101)).toBe('content/articles/story-1.md');
+    expect(files.fileOf('article', 102)).toBeUndefined();
+  });
+});
