@@ -4,7 +4,7 @@ import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
 
 const HELP = `
 Writes sync.config.ts, a starter content/ (a category, an article with an image, a page),
-the .gitignore lines for .cms-sync/ (state.json stays committed) and a GitHub Actions
+the .gitignore lines for .cms-sync/ (the state files stay committed) and a GitHub Actions
 workflow (.github/workflows/cms-sync.yml: plan on pull requests, apply on the default branch).
 Existing files are never overwritten without --force; each one skipped is listed.
 --force rewrites only sync.config.ts and the workflow, saving each previous version beside it

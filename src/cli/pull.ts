@@ -11,7 +11,7 @@ interface PullFlags {
 
 const HELP = `
 Writes every record of the CMS (articles, pages, categories, breaking, users) into content/
-files, and records them in the state (.cms-sync/state.json) as adopted: a \`cms-sync plan\` right after
+files, and records them in the state (.cms-sync/state.jsonl) as adopted: a \`cms-sync plan\` right after
 shows no changes. Bodies become Markdown; media blocks become ![](cms-media:<id> "<size>").
 Existing files are never overwritten without --force.
 

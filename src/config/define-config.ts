@@ -91,7 +91,7 @@ export interface UserConfig {
    */
   contentDir?: string;
   /**
-   * Folder of cms-sync's state (state.json, journal, lock), relative to the config file.
+   * Folder of cms-sync's state (state.jsonl and state.log.jsonl, journal, lock), relative to the config file.
    * @default '.cms-sync'
    */
   stateDir?: string;

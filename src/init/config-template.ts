@@ -8,7 +8,7 @@ export const CONFIG_TEMPLATE = `import { defineConfig } from 'cms-sync';
 // editor for its documentation, or see the "Configuration" section of cms-sync's README.
 export default defineConfig({
   // contentDir: 'content',
-  // stateDir: '.cms-sync',           // commit .cms-sync/state.json, ignore the rest
+  // stateDir: '.cms-sync',           // commit .cms-sync/state.jsonl + state.log.jsonl, ignore the rest
 
   // Where the CMS is. Without a baseUrl (and without CMS_BASE_URL), cms-sync uses its local
   // CMS. The token is never written here: it is read from the variable named by tokenEnv.

@@ -9,7 +9,7 @@ import { WORKFLOW_TEMPLATE } from './workflow-template.js';
 /**
  * What the state folder holds that must not be committed: the local CMS's data, the lock and
  * journal of a run in flight, this checkout's own copy of the last state it saved, and its caches.
- * `.cms-sync/state.json` is deliberately absent: it is committed.
+ * The state itself (`.cms-sync/state.jsonl` and `state.log.jsonl`) is deliberately absent: it is committed.
  */
 export const GITIGNORE_LINES = [
   '.cms-sync/local-cms/',
@@ -160,12 +160,12 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
   const abs = path.join(projectDir, file);
   const current = existsSync(abs) ? await readFile(abs, 'utf8') : undefined;
   const present = new Set((current ?? '').split(/\r?\n/).map((line) => line.trim()));
-  // A blanket `.cms-sync/` would also hide state.json, which must be committed: say so.
+  // A blanket `.cms-sync/` would also hide the state, which must be committed: say so.
   const blanket = ['.cms-sync', '.cms-sync/', '/.cms-sync', '/.cms-sync/'].find((line) => present.has(line));
   const missing = GITIGNORE_LINES.filter((line) => !present.has(line) && !present.has(`/${line}`));
   if (missing.length === 0)
     return { file, outcome: 'unchanged', ...(blanket ? { note: blanketNote(blanket) } : {}) };
-  const block = `# cms-sync: commit .cms-sync/state.json, ignore the rest of .cms-sync/\n${missing.join('\n')}\n`;
+  const block = `# cms-sync: commit .cms-sync/state.jsonl and state.log.jsonl, ignore the rest of .cms-sync/\n${missing.join('\n')}\n`;
   const separator = current === undefined || current === '' ? '' : current.endsWith('\n') ? '\n' : '\n\n';
   await writeFile(abs, (current ?? '') + separator + block);
   const note = `added ${missing.join(', ')}${blanket ? `; ${blanketNote(blanket)}` : ''}`;
@@ -173,7 +173,7 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
 }
 
 function blanketNote(line: string): string {
-  return `the line \`${line}\` also ignores .cms-sync/state.json, which should be committed: remove it`;
+  return `the line \`${line}\` also ignores .cms-sync/state.jsonl and state.log.jsonl, which should be committed: remove it`;
 }
 
 /** Anything at all, dot files included: a `.gitkeep` says the folder is already someone's. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { sameStamp, stampOf, type FileStamp } from '../file-stamp.js';
 
-/** Kept beside state.json but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
+/** Kept beside the state files but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
 export const HASH_CACHE_FILE = 'file-hashes.json';
 
 /**
