@@ -4,8 +4,12 @@
 // The local CMS runs in this process, so the CLI's figures are the CLI's alone. `--docs 100000`
 // takes minutes. With `--heap`, each CLI run also samples its heap and prints the peaks and the
 // timeline of its memory (a sampler preloaded through NODE_OPTIONS; the CLI is not changed).
-// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap]
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+// `--dir DIR` keeps the generated folder in DIR and reuses its content/ on the next run (state
+// and the CMS's data start empty each time), since generating 100,000 documents takes a while;
+// `--cold` measures the cold apply only.
+// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap] [--dir DIR] [--cold]
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,13 +22,27 @@ const arg = (name, fallback) =>
 const docs = arg('--docs', 10_000);
 const kb = arg('--kb', 9);
 const heap = process.argv.includes('--heap');
+const coldOnly = process.argv.includes('--cold');
+const keptDir = process.argv.includes('--dir')
+  ? path.resolve(process.argv[process.argv.indexOf('--dir') + 1])
+  : undefined;
 const ROUNDS = 3;
 const { startLocalCms } = await import('../dist/server/index.js');
 const { serveContent } = await import('../dist/media/serve-content.js');
 
-const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-scale-'));
+const dir = keptDir ?? (await mkdtemp(path.join(tmpdir(), 'cms-sync-bench-scale-')));
 const content = path.join(dir, 'content');
-const generated = await time(() => generateCorpus(content, docs, { kb }));
+// A kept folder is reused only if it was generated whole with the same size.
+const corpusMark = path.join(dir, `corpus-${docs}-${kb}.done`);
+for (const leftover of ['.cms-sync', 'cms-data'])
+  await rm(path.join(dir, leftover), { recursive: true, force: true });
+let generated = { ms: 0 };
+if (!keptDir || !existsSync(corpusMark)) {
+  await rm(content, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  generated = await time(() => generateCorpus(content, docs, { kb }));
+  if (keptDir) await writeFile(corpusMark, '');
+}
 await writeFile(
   path.join(dir, 'sync.config.ts'),
   "export default {\n  contentDir: 'content',\n  media: { defaultSize: 'medium' },\n  sync: { maxDeletes: 20 },\n};\n",
@@ -81,12 +99,44 @@ const heapNote = (sampled) =>
       } MiB at most`
     : '';
 
+const coldNote = (coldRun) =>
+  `Cold apply: created ${coldRun.doc.result.created}, uploaded ${coldRun.doc.result.uploaded}; read ` +
+  `${fmt(coldRun.doc.timings.read)}, planned ${fmt(coldRun.doc.timings.planned)}, applied ` +
+  `${fmt(coldRun.doc.timings.applied)}.` +
+  (coldRun.doc.source.spool ? ` Spool: ${JSON.stringify(coldRun.doc.source.spool)}.` : '') +
+  ` Corpus generated in ${fmt(generated.ms)}.`;
+const printTimeline = (coldRun) => {
+  if (!coldRun.sampled) return;
+  console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB):');
+  console.log(coldRun.sampled.timeline.map((s) => s.join(' ')).join('\n'));
+};
+
 try {
   await settle();
   cms.resetStats();
   const cold = await time(() => apply('--concurrency', '8'));
   const coldRun = cold.value;
+  if (coldOnly) {
+    console.log(`## Cold apply, ${docs.toLocaleString('en')} documents of ~${kb} KiB\n`);
+    const rss = mib(coldRun.peakRssKb);
+    console.log(
+      `${fmt(cold.ms)}, ${coldRun.stats.requests} calls, peak RSS ${rss}${heapNote(coldRun.sampled)}`,
+    );
+    console.log(`\n${coldNote(coldRun)}`);
+    printTimeline(coldRun);
+    console.log(`\n${machine()}`);
+  } else await measureAll(cold);
+} finally {
+  await media.close();
+  await cms.close();
+  if (keptDir)
+    for (const leftover of ['.cms-sync', 'cms-data'])
+      await rm(path.join(dir, leftover), { recursive: true, force: true });
+  else await rm(dir, { recursive: true, force: true });
+}
 
+async function measureAll(cold) {
+  const coldRun = cold.value;
   const fastest = {};
   const measures = {
     hashing: async () => readAndHash(content),
@@ -141,20 +191,7 @@ try {
 
   console.log(`## Scale, ${docs.toLocaleString('en')} documents of ~${kb} KiB\n`);
   console.log(table(rows));
-  console.log(
-    `\nCold apply: created ${coldRun.doc.result.created}, uploaded ${coldRun.doc.result.uploaded}; read ` +
-      `${fmt(coldRun.doc.timings.read)}, planned ${fmt(coldRun.doc.timings.planned)}, applied ` +
-      `${fmt(coldRun.doc.timings.applied)}.` +
-      (coldRun.doc.stats.spool ? ` Spool: ${JSON.stringify(coldRun.doc.stats.spool)}.` : '') +
-      ` Corpus generated in ${fmt(generated.ms)}.`,
-  );
-  if (coldRun.sampled) {
-    console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB):');
-    console.log(coldRun.sampled.timeline.map((s) => s.join(' ')).join('\n'));
-  }
+  console.log(`\n${coldNote(coldRun)}`);
+  printTimeline(coldRun);
   console.log(`\n${machine()}`);
-} finally {
-  await media.close();
-  await cms.close();
-  await rm(dir, { recursive: true, force: true });
 }

@@ -17,6 +17,7 @@ import { CmsAmbiguousError, CmsAuthError, CmsProtocolError } from '../remote/err
 import type { RemoteRecord } from '../resources.js';
 import type { StateStore } from '../state/journal.js';
 import type { StateRecord } from '../state/state-file.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import type { UploadAhead } from './upload-ahead-types.js';
 
 /** Everything apply touches, passed in: the only code that writes to the CMS. */
@@ -175,6 +176,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     );
   }
 
+  // Only the writes of records that others name (see the resource table's relations) are waited
+  // for by another write: the rest are not kept, so a large apply holds no promise per record.
   const recordWrites = new Map<string, Promise<boolean>>();
   const tasks: Promise<void>[] = [];
   // Record writes in progress at once, each from its journaled intent to its confirmed state:
@@ -183,7 +186,10 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
   // the heap grow to twice that before it collects) nor leaves 10,000 open intents to check
   // when it dies. Uploads stay outside it, so a record in the window that waits for its image
   // never holds that upload back.
-  const window = pLimit(Math.max(WRITE_WINDOW, 4 * ctx.client.concurrency));
+  const windowSize = Math.max(WRITE_WINDOW, 4 * ctx.client.concurrency);
+  // Each write enters the window only when a place is free, so no queue holds a task per record.
+  const inWindow = new Set<Promise<void>>();
+  let thrown: { error: unknown } | undefined;
   // Writes enter the window in apply order, so a record is in it before any record that names
   // it and waits for it: a full window can never wait on a write still outside it.
   for (const change of writes) {
@@ -205,7 +211,8 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
       }
       continue;
     }
-    const task = window(async (): Promise<boolean> => {
+    while (inWindow.size >= windowSize) await Promise.race(inWindow);
+    const task = (async (): Promise<boolean> => {
       if (fatal) return false;
       if (stopped()) {
         notStarted += 1;
@@ -269,11 +276,21 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
         progress(`${symbol(change)} ${change.key}`, false);
         return false;
       }
-    });
-    recordWrites.set(change.key, task);
-    tasks.push(task.then(() => undefined));
+    })();
+    if (NAMED.has(change.resource)) recordWrites.set(change.key, task);
+    const settled = task.then(
+      () => {
+        inWindow.delete(settled);
+      },
+      (error: unknown) => {
+        inWindow.delete(settled);
+        thrown ??= { error };
+      },
+    );
+    inWindow.add(settled);
   }
-  await Promise.all([...tasks, ...uploads.values()]);
+  await Promise.all([...tasks, ...inWindow, ...uploads.values()]);
+  if (thrown) throw thrown.error;
   // Uploads started ahead for records the plan then left alone (drift, errors): done all the
   // same, and remembered in state for the run that needs them.
   for (const early of (await ctx.ahead?.settle()) ?? []) {
@@ -320,6 +337,11 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
 
 /** Record writes in progress at once, at least (see applyPlan). */
 const WRITE_WINDOW = 32;
+
+/** Resources some relation names: a write of theirs may be waited for by another write. */
+const NAMED = new Set(
+  Object.values(RESOURCE_TABLE).flatMap((descriptor) => descriptor.relations.map((r) => r.target)),
+);
 
 /** What an upload needs: the client and the state it is journaled in. */
 export type UploadContext = Pick<ApplyContext, 'client' | 'store' | 'uploadUrlOf' | 'failedMedia'>;

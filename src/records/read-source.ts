@@ -123,7 +123,7 @@ export async function readSource(
     hashCache,
     limits: config.limits,
     languages: config.languages,
-    holdBody: options.spool?.hold,
+    spool: options.spool,
     onProgress: (done, total) => options.onProgress?.({ phase: 'scan', done, total }),
     ...(options.only ? { only: options.only } : {}),
     ...(options.overwriteDrift ? {} : { known }),

@@ -18,6 +18,8 @@ import { pathIdentity, sortBundles } from './layout.js';
 import type { ContentLimits } from './limits.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
+import type { BodySpool } from '../render/body-spool.js';
+import { spoolDocument } from './spooled-document.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -73,6 +75,11 @@ export interface ScanOptions {
   languages?: Languages | undefined;
   /** Where each document's body is kept until it is built (see ReadDocumentOptions). */
   holdBody?: ReadDocumentOptions['holdBody'];
+  /**
+   * Where each document's front matter and body wait until it is built (see spooled-document.ts):
+   * memory then holds only its key, file and hash. Takes the place of `holdBody`.
+   */
+  spool?: BodySpool | undefined;
   /** Told now and then how many of the files to read are read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -93,30 +100,48 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { documentPaths } = layout;
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
-  const { known, hashCache, limits } = options;
-  const results: ReturnType<typeof readDocument>[] = [];
-  /** The key each file has by its path alone (no `slug:`), protected when it cannot be synced. */
-  const pathKeys = new Map<string, string>();
+  const { known, hashCache, limits, spool } = options;
+  const problems: FileProblem[] = [
+    ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
+    ...layout.problems,
+  ];
+  const failedFiles: string[] = [];
+  const protectedKeys = new Set<string>();
+  // One claimant per key but for duplicates: an array for every key would add up over many files.
+  const byKey = new Map<string, Scanned | Scanned[]>();
+  // With a spool, a document's body is held as a plain string only until the document as a whole
+  // (front matter and body) goes to the spool, just below.
+  const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
   for (const [i, p] of toRead.entries()) {
     const { resource, file, readPath } = p;
     const identity = pathIdentity(p.inContent, languages);
-    pathKeys.set(file, `${resource}/${translatedSlug(identity.stem, identity.lang, languages)}`);
-    results.push(
+    let result =
       p.refused ??
-        readDocument(p.absPath, {
-          projectDir,
-          resource,
-          file,
-          known,
-          hashCache,
-          limits,
-          readPath,
-          stem: identity.stem,
-          ...(identity.lang ? { lang: identity.lang } : {}),
-          languages,
-          holdBody: options.holdBody,
-        }),
-    );
+      readDocument(p.absPath, {
+        projectDir,
+        resource,
+        file,
+        known,
+        hashCache,
+        limits,
+        readPath,
+        stem: identity.stem,
+        ...(identity.lang ? { lang: identity.lang } : {}),
+        languages,
+        holdBody,
+      });
+    if (isDocumentFailure(result)) {
+      problems.push(...result.problems);
+      failedFiles.push(file);
+      result.claimedKeys.forEach((k) => protectedKeys.add(k));
+    } else {
+      if (spool && !('unparsed' in result)) result = spoolDocument(result, spool);
+      const same = byKey.get(result.key);
+      byKey.set(
+        result.key,
+        same === undefined ? result : Array.isArray(same) ? [...same, result] : [same, result],
+      );
+    }
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) {
@@ -125,39 +150,22 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     }
   }
 
-  const problems: FileProblem[] = [
-    ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
-    ...layout.problems,
-  ];
-  const failedFiles: string[] = [];
-  const protectedKeys = new Set<string>();
-  const byKey = new Map<string, Array<SourceDocument | UnparsedDocument>>();
-  results.forEach((result, i) => {
-    if (isDocumentFailure(result)) {
-      problems.push(...result.problems);
-      failedFiles.push(toRead[i]!.file);
-      result.claimedKeys.forEach((k) => protectedKeys.add(k));
-      return;
-    }
-    const same = byKey.get(result.key);
-    if (same) same.push(result);
-    else byKey.set(result.key, [result]);
-  });
-
   const documents: SourceDocument[] = [];
   const unchanged: UnparsedDocument[] = [];
+  const pathOf = new Map(toRead.map((p) => [p.file, p.inContent]));
   for (const [key, claimants] of byKey) {
-    if (claimants.length === 1) {
-      const only = claimants[0]!;
-      if ('unparsed' in only) unchanged.push(only);
-      else documents.push(only);
+    if (!Array.isArray(claimants)) {
+      if ('unparsed' in claimants) unchanged.push(claimants);
+      else documents.push(claimants);
       continue;
     }
     // Neither file wins: picking one would make the record flip between them from run to run.
     protectedKeys.add(key);
     for (const doc of claimants) {
       failedFiles.push(doc.file);
-      protectedKeys.add(pathKeys.get(doc.file) ?? `${doc.resource}/${documentStem(doc.file)}`);
+      // The key the file has by its path alone (no `slug:`), protected while it cannot be synced.
+      const identity = pathIdentity(pathOf.get(doc.file)!, languages);
+      protectedKeys.add(`${doc.resource}/${translatedSlug(identity.stem, identity.lang, languages)}`);
       problems.push(duplicateProblem(doc, claimants));
     }
   }
@@ -235,6 +243,8 @@ export function duplicateProblem<
     severity: 'error',
   };
 }
+
+type Scanned = SourceDocument | UnparsedDocument;
 
 interface DocumentPath {
   absPath: string;
