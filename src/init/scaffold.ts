@@ -165,7 +165,9 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
   const missing = GITIGNORE_LINES.filter((line) => !present.has(line) && !present.has(`/${line}`));
   if (missing.length === 0)
     return { file, outcome: 'unchanged', ...(blanket ? { note: blanketNote(blanket) } : {}) };
-  const block = `# cms-sync: commit .cms-sync/state.jsonl and state.log.jsonl, ignore the rest of .cms-sync/\n${missing.join('\n')}\n`;
+  const header =
+    '# cms-sync: commit .cms-sync/state.jsonl and state.log.jsonl, ignore the rest of .cms-sync/';
+  const block = `${header}\n${missing.join('\n')}\n`;
   const separator = current === undefined || current === '' ? '' : current.endsWith('\n') ? '\n' : '\n\n';
   await writeFile(abs, (current ?? '') + separator + block);
   const note = `added ${missing.join(', ')}${blanket ? `; ${blanketNote(blanket)}` : ''}`;
@@ -173,7 +175,10 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
 }
 
 function blanketNote(line: string): string {
-  return `the line \`${line}\` also ignores .cms-sync/state.jsonl and state.log.jsonl, which should be committed: remove it`;
+  return (
+    `the line \`${line}\` also ignores .cms-sync/state.jsonl and state.log.jsonl, which should be committed: ` +
+    'remove it'
+  );
 }
 
 /** Anything at all, dot files included: a `.gitkeep` says the folder is already someone's. */
