@@ -114,10 +114,10 @@ describe('reliability proof', () => {
   );
 
   it(
-    '(b) kill -9 after a random number of CMS writes in 10 runs of a 120-record apply, each followed by a ' +
+    '(b) kill -9 after a random number of CMS writes in 10 runs of an 80-record apply, each followed by a ' +
       'rerun: converged, 0 duplicates, state always readable',
     async () => {
-      project = await createProject(newsroom(120), { latencyMs: 3 });
+      project = await createProject(newsroom(80), { latencyMs: 3 });
       const env = {
         PATH: process.env.PATH,
         NO_COLOR: '1',
@@ -130,12 +130,12 @@ describe('reliability proof', () => {
       let random = 42;
       const nextRandom = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       for (let k = 1; k <= 10; k += 1) {
-        // Every round changes all 120 files, so each run has 120 writes to be killed in.
-        if (k > 1) await rewrite(project, 120, k);
+        // Every round changes all 80 files, so each run has 80 writes to be killed in.
+        if (k > 1) await rewrite(project, 80, k);
         // Killed once the CMS has taken a random number of this run's writes, not after a random
         // delay: on a busy machine a delay can end before the first write, and prove nothing.
         const before = project.cms.stats().writes;
-        const target = 1 + Math.floor(nextRandom() * 110);
+        const target = 1 + Math.floor(nextRandom() * 72);
         const cms = project.cms;
         const killed = await runAndKill(
           ['--cwd', project.dir, 'apply', '--concurrency', '4'],
@@ -162,7 +162,7 @@ describe('reliability proof', () => {
 
       const articles = await census(project, 'article');
       const media = await census(project, 'media');
-      expect(articles.records).toHaveLength(120);
+      expect(articles.records).toHaveLength(80);
       expect(articles.duplicates).toBe(0);
       expect(media.duplicates).toBe(0);
       expect(articles.records.every((a) => a.title.endsWith('version 10'))).toBe(true);
