@@ -22,7 +22,7 @@ vi.mock('../../src/sync/run-sync.js', () => ({
 const { watchPasses } = await import('../../src/watch/run-pass.js');
 const { createRepeatFilter } = await import('../../src/watch/repeat-filter.js');
 
-function setUp() {
+function setUp(flags: SyncOptions = {}) {
   const stdout = new PassThrough();
   const session = {
     config: { projectDir: '/p', contentDir: '/p/content' },
@@ -37,7 +37,7 @@ function setUp() {
     cwd: '/p',
     interrupted: new Promise<void>(() => {}),
   };
-  const pass = watchPasses({ session: session as never, flags: {}, io, repeats: createRepeatFilter() });
+  const pass = watchPasses({ session: session as never, flags, io, repeats: createRepeatFilter() });
   return {
     pass,
     lines: () =>
@@ -80,26 +80,7 @@ describe('the passes of a watch', () => {
 
   it('prune only on the first sync and on passes holding a reported removal', async () => {
     seen.length = 0;
-    const stdout = new PassThrough();
-    const session = {
-      config: { projectDir: '/p', contentDir: '/p/content' },
-      client: { stats: { writes: 0 } },
-      store: { state: { records: {} } },
-    };
-    const io = {
-      stdout,
-      stderr: new PassThrough(),
-      env: {},
-      cwd: '/p',
-      interrupted: new Promise<void>(() => {}),
-    };
-    const pass = watchPasses({
-      session: session as never,
-      flags: { prune: true },
-      io,
-      repeats: createRepeatFilter(),
-    });
-
+    const { pass, lines } = setUp({ prune: true });
     await pass(new Map(), { retryInMs: 2000 });
     await pass(new Map([['articles/b.md', 'change']]), { retryInMs: 2000 });
     await pass(
@@ -112,7 +93,6 @@ describe('the passes of a watch', () => {
     expect(seen.map((f) => f.prune)).toEqual([true, false, true]);
     // The engine gets what to sync, never how to print it: the pass prints its own line.
     expect(seen.every((f) => !('quiet' in f) && !('json' in f))).toBe(true);
-    const lines = String(stdout.read()).trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d first sync → no changes \(0 writes, \d+ ms\)$/);
+    expect(lines()[0]).toMatch(/^\d\d:\d\d:\d\d first sync → no changes \(0 writes, \d+ ms\)$/);
   });
 });
