@@ -2,7 +2,7 @@ import { createPatch } from 'diff';
 import { fromHtml } from 'hast-util-from-html';
 import { format } from 'hast-util-format';
 import { toHtml } from 'hast-util-to-html';
-import { shortValue, type FieldValue } from './field-values.js';
+import { shortChange, type FieldValue } from './field-values.js';
 
 // Loaded only by a run that shows diffs (`--diff`): see FieldValue.diff.
 
@@ -25,9 +25,7 @@ export function prettyHtml(html: string): string {
  */
 export function fieldDiff(value: FieldValue, options: { context?: number } = {}): string[] {
   const known = 'cms' in value;
-  if (!value.html || typeof value.ours !== 'string') {
-    return [known ? `${shortValue(value.cms)} → ${shortValue(value.ours)}` : shortValue(value.ours)];
-  }
+  if (!value.html || typeof value.ours !== 'string') return [shortChange(value)];
   const ours = prettyHtml(value.ours);
   if (!known) {
     const lines = ours === '' ? 0 : ours.split('\n').length;

@@ -87,18 +87,20 @@ export function shortValue(value: unknown): string {
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
+/** A short field's change as one line: `old → new`, or the new value alone on a create. */
+export function shortChange(value: FieldValue): string {
+  return 'cms' in value ? `${shortValue(value.cms)} → ${shortValue(value.ours)}` : shortValue(value.ours);
+}
+
 /**
- * The lines that show a field's change: its diff where the engine rendered one (`--diff`),
- * otherwise `old → new` for a short field and a line count for HTML.
+ * The lines that show a field's change: the diff the engine rendered on `--diff` (field-diff.ts);
+ * a plan whose diffs were not rendered shows a short field's change and an HTML field's size.
  */
 export function shownChange(value: FieldValue): string[] {
   if (value.diff) return value.diff;
-  const known = 'cms' in value;
-  if (!value.html || typeof value.ours !== 'string') {
-    return [known ? `${shortValue(value.cms)} → ${shortValue(value.ours)}` : shortValue(value.ours)];
-  }
+  if (!value.html || typeof value.ours !== 'string') return [shortChange(value)];
   const lines = value.ours === '' ? 0 : value.ours.split('\n').length;
-  return [`(${known ? 'changed' : 'new'}, ${lines} line${lines === 1 ? '' : 's'} of HTML)`];
+  return [`(${'cms' in value ? 'changed' : 'new'}, ${lines} line${lines === 1 ? '' : 's'} of HTML)`];
 }
 
 /**
