@@ -419,6 +419,18 @@ describe('renames', () => {
     return { before, remote, after, state: stateAfterWriting([[before, remote]]) };
   }
 
+  /** renamed(), with a second gone record (id 8) whose body is `text`. */
+  function renamedBesideAnother(slug: string, text: string) {
+    const { before, remote } = renamed();
+    const other = article(slug, { html: body(text) });
+    const otherRemote = held(other, 8);
+    const state = stateAfterWriting([
+      [before, remote],
+      [other, otherRemote],
+    ]);
+    return { remote, otherRemote, state };
+  }
+
   it('plans a file renamed without slug: as one edit of its record, not a create and an orphan', () => {
     const { remote, after, state } = renamed();
     const plan = computePlan(input([after], [remote], state, { prune: true }));
@@ -523,13 +535,7 @@ describe('renames', () => {
     });
 
     it('settles a body that matches two gone records, when the front matter names one', () => {
-      const { before, remote } = renamed();
-      const twin = article('twin', { html: body('The same story') });
-      const twinRemote = held(twin, 8);
-      const state = stateAfterWriting([
-        [before, remote],
-        [twin, twinRemote],
-      ]);
+      const { remote, otherRemote: twinRemote, state } = renamedBesideAnother('twin', 'The same story');
       const after = article('new-name', { html: body('The same story'), ...aliases('twin') });
       const plan = computePlan(input([after], [remote, twinRemote], state));
       expect(actions(plan)).toEqual(['update article/new-name', 'keep article/old-name']);
@@ -537,13 +543,7 @@ describe('renames', () => {
     });
 
     it('is no move when history and body disagree, or two files name one record: a create and a note', () => {
-      const { before, remote } = renamed();
-      const other = article('other', { html: body('Another story') });
-      const otherRemote = held(other, 8);
-      const state = stateAfterWriting([
-        [before, remote],
-        [other, otherRemote],
-      ]);
+      const { remote, otherRemote, state } = renamedBesideAnother('other', 'Another story');
       const split = article('new-name', { html: body('The same story'), ...aliases('other') });
       const plan = computePlan(input([split], [remote, otherRemote], state));
       expect(actions(plan)).toEqual([
