@@ -22,8 +22,10 @@ export function sameStamp(recorded: readonly unknown[], stats: Stats): boolean {
   );
 }
 
-/** A file's bytes and the stat of the very file they were read from: one open file, so a rename in between cannot ' +
-  'pair one file's stat with another's bytes. */
+/**
+ * A file's bytes and the stat of the very file they were read from: one open file, so a rename
+ * in between cannot pair one file's stat with another's bytes.
+ */
 export function readStamped(file: string): { bytes: Buffer; stats: Stats } {
   const fd = openSync(file, 'r');
   try {
