@@ -49,15 +49,20 @@ export interface Bundles {
  * (Hugo's branch bundle): the files in it stay records; the list page itself is the category in
  * `categories/<term>/_index.md` (Hugo's term page) and has no record elsewhere.
  */
-export function sortBundles(paths: readonly string[], languages: Languages): Bundles {
+export function sortBundles(
+  paths: readonly string[],
+  languages: Languages,
+  /** `pathIdentity` of each path, in the same order, when the caller has them already. */
+  identities: readonly PathIdentity[] = paths.map((p) => pathIdentity(p, languages)),
+): Bundles {
   const leafFolders = new Set<string>();
-  for (const p of paths)
-    if (pathIdentity(p, languages).index === 'leaf') leafFolders.add(path.posix.dirname(p));
+  for (const [i, p] of paths.entries())
+    if (identities[i]!.index === 'leaf') leafFolders.add(path.posix.dirname(p));
   const records: string[] = [];
   const resources = new Map<string, string[]>();
   const listPages: string[] = [];
-  for (const p of paths) {
-    const identity = pathIdentity(p, languages);
+  for (const [i, p] of paths.entries()) {
+    const identity = identities[i]!;
     const own = path.posix.dirname(p);
     const bundle = enclosingFolder(own, leafFolders, identity.index === 'leaf');
     if (bundle !== undefined) {

@@ -14,7 +14,7 @@ import {
   toPosixRelative,
 } from './content-paths.js';
 import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
-import { pathIdentity, sortBundles } from './layout.js';
+import { pathIdentity, sortBundles, type PathIdentity } from './layout.js';
 import type { ContentLimits } from './limits.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
@@ -113,8 +113,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // (front matter and body) goes to the spool, just below.
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
   for (const [i, p] of toRead.entries()) {
-    const { resource, file, readPath } = p;
-    const identity = pathIdentity(p.inContent, languages);
+    const { resource, file, readPath, identity } = p;
     let result =
       p.refused ??
       readDocument(p.absPath, {
@@ -152,7 +151,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
 
   const documents: SourceDocument[] = [];
   const unchanged: UnparsedDocument[] = [];
-  const pathOf = new Map(toRead.map((p) => [p.file, p.inContent]));
+  const identityOf = new Map(toRead.map((p) => [p.file, p.identity]));
   for (const [key, claimants] of byKey) {
     if (!Array.isArray(claimants)) {
       if ('unparsed' in claimants) unchanged.push(claimants);
@@ -164,7 +163,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     for (const doc of claimants) {
       failedFiles.push(doc.file);
       // The key the file has by its path alone (no `slug:`), protected while it cannot be synced.
-      const identity = pathIdentity(pathOf.get(doc.file)!, languages);
+      const identity = identityOf.get(doc.file)!;
       protectedKeys.add(`${doc.resource}/${translatedSlug(identity.stem, identity.lang, languages)}`);
       problems.push(duplicateProblem(doc, claimants));
     }
@@ -193,22 +192,28 @@ function layoutProblems(
   paths: DocumentPath[],
   languages: Languages,
   selected: (inContent: string) => boolean,
-): { documentPaths: DocumentPath[]; problems: FileProblem[] } {
-  const { records, resources, listPages } = sortBundles(
-    paths.map((p) => p.inContent),
-    languages,
+): { documentPaths: Array<DocumentPath & { identity: PathIdentity }>; problems: FileProblem[] } {
+  // Each path's identity once: the scan needs it again for every document it reads.
+  const byPath = new Map(
+    paths.map((p) => [p.inContent, { ...p, identity: pathIdentity(p.inContent, languages) }]),
   );
-  const byPath = new Map(paths.map((p) => [p.inContent, p]));
+  const { records, resources, listPages } = sortBundles(
+    [...byPath.keys()],
+    languages,
+    [...byPath.values()].map((p) => p.identity),
+  );
   const problems: FileProblem[] = [];
   const warn = (inContent: string, message: string) => {
     if (selected(inContent))
       problems.push({ file: byPath.get(inContent)!.file, line: 1, column: 1, message, severity: 'warning' });
   };
+  // The records directly in each bundle folder (its index files), found in one pass over all records.
+  const indexesOf = new Map<string, string[]>([...resources.keys()].map((folder) => [folder, []]));
+  for (const p of records) indexesOf.get(path.posix.dirname(p))?.push(p);
   for (const [folder, files] of resources) {
     // At the bundle's index in the default language, if it has one: the file a writer opens first.
-    const indexes = records.filter((p) => path.posix.dirname(p) === folder);
-    const index =
-      indexes.find((p) => pathIdentity(p, languages).lang === undefined) ?? indexes[0] ?? files[0]!;
+    const indexes = indexesOf.get(folder)!;
+    const index = indexes.find((p) => byPath.get(p)!.identity.lang === undefined) ?? indexes[0] ?? files[0]!;
     const names = files.map((f) => f.slice(folder.length + 1));
     const shown =
       names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
