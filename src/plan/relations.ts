@@ -128,8 +128,15 @@ export function chained<
   T extends { key: string; resource: RecordResource; refs?: readonly RecordRef[] | undefined },
 >(records: Iterable<T>): Map<string, T> {
   const out = new Map<string, T>();
-  for (const record of records)
-    if (record.refs?.some((r) => r.relation.target === record.resource)) out.set(record.key, record);
+  // Plain loops: this runs over every record of every run, and a callback per record adds up.
+  for (const record of records) {
+    if (!record.refs) continue;
+    for (const ref of record.refs)
+      if (ref.relation.target === record.resource) {
+        out.set(record.key, record);
+        break;
+      }
+  }
   return out;
 }
 
