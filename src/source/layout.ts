@@ -56,12 +56,13 @@ export function sortBundles(
   identities: readonly PathIdentity[] = paths.map((p) => pathIdentity(p, languages)),
 ): Bundles {
   const leafFolders = new Set<string>();
-  for (const [i, p] of paths.entries())
-    if (identities[i]!.index === 'leaf') leafFolders.add(path.posix.dirname(p));
+  for (let i = 0; i < paths.length; i++)
+    if (identities[i]!.index === 'leaf') leafFolders.add(path.posix.dirname(paths[i]!));
   const records: string[] = [];
   const resources = new Map<string, string[]>();
   const listPages: string[] = [];
-  for (const [i, p] of paths.entries()) {
+  for (let i = 0; i < paths.length; i++) {
+    const p = paths[i]!;
     const identity = identities[i]!;
     const own = path.posix.dirname(p);
     const bundle = enclosingFolder(own, leafFolders, identity.index === 'leaf');
