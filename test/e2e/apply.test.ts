@@ -236,7 +236,7 @@ describe('apply, end to end against the local CMS', () => {
 
   it('adopts records by slug when the state is lost, creating nothing twice', async () => {
     project = await createProject(newsroom());
-    await project.run(['apply']);
+    await project.applyInProcess();
     await removeState(project.dir);
     project.cms.resetStats();
     const result = await project.run(['apply']);

@@ -128,7 +128,8 @@ describe('relations, end to end against the local CMS', () => {
       ...newsroom(),
       'content/categories/aa-sub.md': '---\nname: Sub\nparent: aa-news\n---\n',
     });
-    expect((await project.run(['apply'])).code).toBe(0);
+    // In this process: the pruning run after it is what is checked.
+    expect((await project.applyInProcess()).exitCode).toBe(0);
     await project.write('content/articles/aa-post.md', '---\ntitle: A post\n---\n\nText.\n');
     for (const file of ['aa-news', 'aa-sub', 'zz-world'])
       await project.remove(`content/categories/${file}.md`);

@@ -199,10 +199,10 @@ describe('the state lock', () => {
 describe('state integrity', () => {
   it('refuses a state.json replaced by an older copy', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const older = await copyState(project.dir);
     await project.write('content/articles/storm.md', '---\ntitle: Storm, day two\n---\n\nStill raining.\n');
-    await project.run(['apply']);
+    await project.applyInProcess();
     await restoreState(project.dir, older);
 
     const result = await project.run(['apply']);
@@ -214,7 +214,7 @@ describe('state integrity', () => {
 
   it('refuses a state.json from another project', async () => {
     project = await createProject(site());
-    await project.run(['apply']);
+    await project.applyInProcess();
     const state = readState(project.dir);
     await writeState(project.dir, { ...state, lineage: '00000000-0000-4000-8000-000000000000' });
     const result = await project.run(['plan']);

@@ -69,7 +69,12 @@ describe('cms-sync watch: nothing a writer does kills the watcher', () => {
     'survives the CMS going away: reports the failed sync, retries on a timer, catches up when it is ' +
       'back',
     async () => {
-      project = await createProject({ 'content/articles/a.md': article('A') });
+      project = await createProject({
+        'content/articles/a.md': article('A'),
+        // One retry of a call, not five with their backoff: the pass still fails at run level, and the
+        // retry on a timer is the watcher's own.
+        'sync.config.ts': 'export default { sync: { retry: { maxAttempts: 2 } } };\n',
+      });
       watcher = await startWatch(project);
       await project.stopCms();
 
