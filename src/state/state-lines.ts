@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { closeSync, readSync } from 'node:fs';
 import type { MediaEntry, State, StateRecord } from './state-types.js';
 import { byCodeUnit } from '../compare.js';
 import { SyncError } from '../errors.js';
@@ -13,10 +13,53 @@ import { stableJson } from '../stable-json.js';
  */
 export type Kind = 'record' | 'media';
 
-/** A file the state was read from: its name (for messages) and its bytes, which its entries point into. */
+/**
+ * A file the state was read from: its name (for messages), and its bytes, which its entries point
+ * into. The log is small and kept in memory (`bytes`); the base is read through `fd` when an entry
+ * needs its line, so that a state in memory is its index, not its text. The descriptor stays open
+ * while an entry may need it (a compaction renames a new base over the file: this one still reads
+ * the old), and is closed when the source is collected.
+ */
 export interface LineSource {
   file: string;
-  bytes: Buffer;
+  bytes?: Buffer;
+  fd?: number;
+  /** The last bytes read through fd, and the file offset of their first byte. */
+  window?: { at: number; bytes: Buffer; length: number };
+}
+
+const closeOnCollect = new FinalizationRegistry<number>((fd) => closeSync(fd));
+
+/** A source read through `fd` (which it then owns). */
+export function fileSource(file: string, fd: number): LineSource {
+  const source: LineSource = { file, fd };
+  closeOnCollect.register(source, fd);
+  return source;
+}
+
+/** Bytes read through a file descriptor at least this many at a time: a block's lines, and the blocks after it. */
+const WINDOW_BYTES = 256 * 1024;
+
+/** The bytes of `source` from `from` to `to`, as a view whose first byte is the file's byte `from`. */
+function bytesAt(source: LineSource, from: number, to: number): Buffer {
+  if (source.bytes) return source.bytes.subarray(from, to);
+  let window = source.window;
+  if (!window || from < window.at || to > window.at + window.length) {
+    const size = Math.max(WINDOW_BYTES, to - from);
+    const bytes = window && window.bytes.length >= size ? window.bytes : Buffer.allocUnsafeSlow(size);
+    const length = readSync(source.fd!, bytes, 0, size, from);
+    window = source.window = { at: from, bytes, length };
+    if (length < to - from) throw changedUnder(source);
+  }
+  return window.bytes.subarray(from - window.at, to - window.at);
+}
+
+function changedUnder(source: LineSource): SyncError {
+  return new SyncError(
+    'CMS_SYNC_STATE',
+    `${source.file} changed while this run was using it. Run again; if it was replaced by hand, make sure ` +
+      'no cms-sync run is using the state first.',
+  );
 }
 
 /**
@@ -208,36 +251,36 @@ class StoredEntry {
       saved: (entry) => {
         entry.#dirty = false;
       },
-      rawLine: (entry) => entry.#block.source.bytes.toString('utf8', entry.#start, entry.#end),
+      rawLine: (entry) => bytesAt(entry.#block.source, entry.#start, entry.#end).toString('utf8'),
       parseBlock(block) {
         parseCounts.blocks++;
         const { entries, source } = block;
-        const { bytes } = source;
         const from = entries[0]!.#start;
-        const to = entries[entries.length - 1]!.#end;
-        // Where bytes and characters line up (ASCII, as state nearly always is), the block is
-        // decoded once and its lines sliced; otherwise each line's fields are decoded apart.
-        const text = isAscii(bytes.subarray(from, to)) ? bytes.toString('latin1', from, to) : undefined;
-        const parts: string[] = [];
+        const bytes = bytesAt(source, from, entries[entries.length - 1]!.#end);
+        // The fields of every line, copied side by side into one JSON array: one decode, one parse.
+        const text = scratch(bytes.length + 2);
+        let length = 0;
+        text[length++] = OPEN_BRACKET;
         for (const entry of entries) {
-          let fieldsEnd = entry.#end - 1;
+          const start = entry.#start - from;
+          const end = entry.#end - from;
+          // The base was read through a descriptor: a line that is no longer there means the file was replaced.
+          if (bytes[start] !== OPEN_BRACKET) throw changedUnder(source);
+          let fieldsEnd = end - 1;
           if (block.kind === 'record') {
-            const mark = bytes.lastIndexOf(DIGESTS_MARK, entry.#end);
-            if (mark > entry.#afterKey && bytes[entry.#end - 1] === CLOSE_BRACKET) {
-              entry.#digestsAt = mark + 1;
+            const mark = bytes.lastIndexOf(DIGESTS_MARK, end);
+            if (mark > entry.#afterKey - from && bytes[end - 1] === CLOSE_BRACKET) {
+              entry.#digestsAt = from + mark + 1;
               fieldsEnd = mark;
             }
           }
-          const start = entry.#afterKey + 1;
-          parts.push(
-            text !== undefined
-              ? text.slice(start - from, fieldsEnd - from)
-              : bytes.toString('utf8', start, fieldsEnd),
-          );
+          if (length > 1) text[length++] = COMMA;
+          length += bytes.copy(text, length, entry.#afterKey - from + 1, fieldsEnd);
         }
+        text[length++] = CLOSE_BRACKET;
         let values: unknown[] | undefined;
         try {
-          values = JSON.parse(`[${parts.join(',')}]`) as unknown[];
+          values = JSON.parse(text.toString('utf8', 0, length)) as unknown[];
         } catch {
           // Some line is not as this version writes it: each is read on its own below.
         }
@@ -272,6 +315,15 @@ class StoredEntry {
   }
 }
 
+let scratchBytes = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** A buffer of at least `size` bytes, reused from one block to the next (its contents are the caller's until then). */
+function scratch(size: number): Buffer {
+  if (scratchBytes.length < size)
+    scratchBytes = Buffer.allocUnsafeSlow(Math.max(size, scratchBytes.length * 2));
+  return scratchBytes;
+}
+
 function isFields(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -279,13 +331,14 @@ function isFields(value: unknown): value is Record<string, unknown> {
 const DIGESTS_MARK = Buffer.from(',{"remote":');
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
 
 function parseJson(source: LineSource, lineStart: number, from: number, to: number, prefix = ''): unknown {
   try {
-    return JSON.parse(prefix + source.bytes.toString('utf8', from, to));
+    return JSON.parse(prefix + bytesAt(source, from, to).toString('utf8'));
   } catch (error) {
     throw brokenLine(
       source,
@@ -299,7 +352,7 @@ function parseJson(source: LineSource, lineStart: number, from: number, to: numb
 function brokenLine(source: LineSource, lineStart: number, what: string, cause?: unknown): SyncError {
   return new SyncError(
     'CMS_SYNC_STATE',
-    `${source.file}:${lineNumber(source.bytes, lineStart)}: ${what}. Restore the file from git, or delete the ` +
+    `${source.file}:${lineNumberIn(source, lineStart)}: ${what}. Restore the file from git, or delete the ` +
       'state: the next run then adopts existing records by slug.',
     cause === undefined ? undefined : { cause },
   );
@@ -308,6 +361,20 @@ function brokenLine(source: LineSource, lineStart: number, what: string, cause?:
 export function lineNumber(bytes: Buffer, offset: number): number {
   let line = 1;
   for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
+  return line;
+}
+
+/** The line number of byte `offset` of a source (for a message). */
+function lineNumberIn(source: LineSource, offset: number): number {
+  if (source.bytes) return lineNumber(source.bytes, offset);
+  const chunk = Buffer.allocUnsafe(WINDOW_BYTES);
+  let line = 1;
+  for (let at = 0; at < offset;) {
+    const length = readSync(source.fd!, chunk, 0, Math.min(chunk.length, offset - at), at);
+    if (length === 0) break;
+    for (let i = chunk.indexOf(NEWLINE); i >= 0 && i < length; i = chunk.indexOf(NEWLINE, i + 1)) line++;
+    at += length;
+  }
   return line;
 }
 
@@ -320,12 +387,15 @@ export interface FoundLine {
   afterKey: number;
   /** The end of the line (before its newline). */
   end: number;
+  /** Whether the line removes its key (the log's `["record", key, null]`). */
+  removal: boolean;
 }
 
 /**
- * The entry lines of `bytes` from offset `from` on, in file order, each read only as far as its
+ * The entry lines of a source from offset `from` on, in file order, each read only as far as its
  * key. `found` is one object, reused for every line (a line costs no allocation but its key). A
- * line that is not an entry line is handed to `other` (the log's commit lines).
+ * line that is not an entry line is handed to `other` (the header, the log's commit lines). A
+ * source read through a descriptor is read a chunk at a time into one buffer, kept for the next.
  */
 export function scanLines(
   source: LineSource,
@@ -333,18 +403,65 @@ export function scanLines(
   onEntry: (found: FoundLine) => void,
   other: (line: string, lineStart: number, lineEnd: number) => void,
 ): void {
-  const { bytes } = source;
-  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0 };
+  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0, removal: false };
+  if (source.bytes) {
+    scanChunk(source.bytes, from, source.bytes.length, 0, true, found, onEntry, other);
+    return;
+  }
+  let chunk = Buffer.allocUnsafeSlow(1 << 20);
+  let at = from;
+  let kept = 0;
+  for (;;) {
+    if (kept === chunk.length) {
+      // A line longer than the chunk: a larger one.
+      const larger = Buffer.allocUnsafeSlow(chunk.length * 2);
+      chunk.copy(larger, 0, 0, kept);
+      chunk = larger;
+    }
+    const read = readSync(source.fd!, chunk, kept, chunk.length - kept, at + kept);
+    const length = kept + read;
+    const done = scanChunk(chunk, 0, length, at, read === 0, found, onEntry, other);
+    if (read === 0) return;
+    kept = length - done;
+    chunk.copy(chunk, 0, done, length);
+    at += done;
+  }
+}
+
+/**
+ * The lines of `bytes` from `from` to `to` (file offset `shift` at index 0); the last one only if
+ * `last` (else it may go on in the next chunk). Returns where the first line it left starts.
+ */
+function scanChunk(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  shift: number,
+  last: boolean,
+  found: FoundLine,
+  onEntry: (found: FoundLine) => void,
+  other: (line: string, lineStart: number, lineEnd: number) => void,
+): number {
   let start = from;
-  while (start < bytes.length) {
+  while (start < to) {
     let end = bytes.indexOf(NEWLINE, start);
-    if (end < 0) end = bytes.length;
+    if (end < 0 || end >= to) {
+      if (!last) return start;
+      end = to;
+    }
     if (end > start) {
-      if (readKey(bytes, start, end, found)) onEntry(found);
-      else other(bytes.toString('utf8', start, end), start, end);
+      if (readKey(bytes, start, end, found)) {
+        found.removal =
+          end - found.afterKey === 6 && bytes.toString('latin1', found.afterKey, end) === ',null]';
+        found.start += shift;
+        found.afterKey += shift;
+        found.end += shift;
+        onEntry(found);
+      } else other(bytes.toString('utf8', start, end), start + shift, end + shift);
     }
     start = end + 1;
   }
+  return to;
 }
 
 const RECORD_PREFIX = Buffer.from('["record",');
@@ -387,11 +504,6 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
   return true;
 }
 
-/** Whether an entry line removes its key (the log's `["record", key, null]`). */
-function isRemoval(bytes: Buffer, line: FoundLine): boolean {
-  return line.end - line.afterKey === 6 && bytes.toString('latin1', line.afterKey, line.end) === ',null]';
-}
-
 /**
  * Sets the entry of a line found in `source` in `state` (or removes its key), unparsed. `fromLog`:
  * the line is one of the log's committed changes, rather than one of the base file's entries.
@@ -399,7 +511,7 @@ function isRemoval(bytes: Buffer, line: FoundLine): boolean {
 export function putEntry(state: State, source: LineSource, line: FoundLine, fromLog: boolean): void {
   const tables = tablesOf.get(state)!;
   const table = (line.kind === 'record' ? state.records : state.media) as Record<string, unknown>;
-  const removal = isRemoval(source.bytes, line);
+  const { removal } = line;
   if (fromLog) tables.logOps.push([line.kind, line.key, !removal]);
   else tables.baseKeys[line.kind].push(line.key);
   if (removal) {
