@@ -444,7 +444,7 @@ function scanChunk(
 ): number {
   let start = from;
   while (start < to) {
-    let end = bytes.indexOf(NEWLINE, start);
+    let end = byteIndex.call(bytes, NEWLINE, start);
     if (end < 0 || end >= to) {
       if (!last) return start;
       end = to;
@@ -463,6 +463,13 @@ function scanChunk(
   }
   return to;
 }
+
+/**
+ * Per line, the scan looks for a byte twice and decodes a key: Uint8Array's own indexOf and
+ * Buffer's utf8Slice do that without Buffer's argument handling around them, which a state of
+ * many lines would pay per call, before the code around it is compiled.
+ */
+const byteIndex = Uint8Array.prototype.indexOf;
 
 const RECORD_PREFIX = Buffer.from('["record",');
 const MEDIA_PREFIX = Buffer.from('["media",');
@@ -487,7 +494,7 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
   let escaped = false;
   let close = keyStart + 1;
   for (;;) {
-    close = bytes.indexOf(QUOTE, close);
+    close = byteIndex.call(bytes, QUOTE, close);
     if (close < 0 || close >= end) return false;
     let backslashes = 0;
     while (bytes[close - 1 - backslashes] === BACKSLASH) backslashes++;
@@ -497,7 +504,7 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
   }
   found.key = escaped
     ? (JSON.parse(bytes.toString('utf8', keyStart, close + 1)) as string)
-    : bytes.toString('utf8', keyStart + 1, close);
+    : (bytes as unknown as { utf8Slice(from: number, to: number): string }).utf8Slice(keyStart + 1, close);
   found.start = start;
   found.afterKey = close + 1;
   found.end = end;
