@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { closeSync, readSync } from 'node:fs';
 import type { MediaEntry, State, StateRecord } from './state-types.js';
 import { byCodeUnit } from '../compare.js';
@@ -280,7 +281,11 @@ class StoredEntry {
         text[length++] = CLOSE_BRACKET;
         let values: unknown[] | undefined;
         try {
-          values = JSON.parse(text.toString('utf8', 0, length)) as unknown[];
+          // ASCII (as state nearly always is) is copied as it is; anything else decoded as UTF-8.
+          const json = isAscii(text.subarray(0, length))
+            ? decoders(text).latin1Slice(0, length)
+            : decoders(text).utf8Slice(0, length);
+          values = JSON.parse(json) as unknown[];
         } catch {
           // Some line is not as this version writes it: each is read on its own below.
         }
@@ -471,6 +476,14 @@ function scanChunk(
  */
 const byteIndex = Uint8Array.prototype.indexOf;
 
+/** Buffer's own decoders, which toString calls after checking its arguments. */
+function decoders(bytes: Buffer): {
+  latin1Slice(from: number, to: number): string;
+  utf8Slice(from: number, to: number): string;
+} {
+  return bytes as unknown as ReturnType<typeof decoders>;
+}
+
 const RECORD_PREFIX = Buffer.from('["record",');
 const MEDIA_PREFIX = Buffer.from('["media",');
 
@@ -504,7 +517,7 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
   }
   found.key = escaped
     ? (JSON.parse(bytes.toString('utf8', keyStart, close + 1)) as string)
-    : (bytes as unknown as { utf8Slice(from: number, to: number): string }).utf8Slice(keyStart + 1, close);
+    : decoders(bytes).utf8Slice(keyStart + 1, close);
   found.start = start;
   found.afterKey = close + 1;
   found.end = end;
