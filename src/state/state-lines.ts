@@ -29,7 +29,13 @@ export interface LineSource {
   window?: { at: number; bytes: Buffer; length: number };
 }
 
-const closeOnCollect = new FinalizationRegistry<number>((fd) => closeSync(fd));
+const closeOnCollect = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Nothing reads through it any more; a descriptor already gone is no loss.
+  }
+});
 
 /** A source read through `fd` (which it then owns). */
 export function fileSource(file: string, fd: number): LineSource {
