@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError, withoutCredentials } from '../errors.js';
@@ -9,6 +9,7 @@ import {
   compacted,
   emptyTables,
   entryLines,
+  fileSource,
   lineNumber,
   putEntry,
   scanLines,
@@ -134,32 +135,41 @@ export function readStateAsIs(stateDir: string): { state: State; legacy: boolean
 
 function readLines(stateDir: string): { state: State; legacy: false } | undefined {
   const baseFile = path.join(stateDir, STATE_BASE_FILE);
-  const bytes = readOrUndefined(baseFile);
-  if (!bytes) return undefined;
-  const headerEnd = bytes.indexOf(10) < 0 ? bytes.length : bytes.indexOf(10);
-  const header = parseHeader(baseFile, bytes.toString('utf8', 0, headerEnd));
-  const state = stateWithTables(
-    { version: 1, lineage: header.lineage, serial: header.serial, target: header.target },
-    emptyTables(),
-  );
-  const base: LineSource = { file: baseFile, bytes };
+  const fd = openOrUndefined(baseFile);
+  if (fd === undefined) return undefined;
+  const base = fileSource(baseFile, fd);
+  let header: BaseHeader | undefined;
+  const state = stateWithTables({ version: 1, lineage: '', serial: 0, target: '' }, emptyTables());
   scanLines(
     base,
-    headerEnd + 1,
-    (line) => putEntry(state, base, line, false),
-    (_line, start) => {
-      throw brokenState(`${baseFile}:${lineNumber(bytes, start)}`, 'this line is not a state entry');
+    0,
+    (line) => {
+      if (!header)
+        throw brokenState(`${baseFile}:1`, 'this is not the header of a cms-sync state (version 2)');
+      putEntry(state, base, line, false);
+    },
+    (line, start) => {
+      if (header)
+        throw brokenState(`${baseFile}:${lineNumberOf(baseFile, start)}`, 'this line is not a state entry');
+      header = parseHeader(baseFile, line);
     },
   );
+  header ??= parseHeader(baseFile, '');
+  Object.assign(state, { lineage: header.lineage, serial: header.serial, target: header.target });
   const { serial, logBytes } = replayLog(stateDir, header, state);
   state.serial = serial;
   filesOf.set(state, {
-    base: { bytes: bytes.length, lineage: header.lineage, target: header.target },
+    base: { bytes: fstatSync(fd).size, lineage: header.lineage, target: header.target },
     logBytes,
     legacy: false,
     ...(existsSync(path.join(stateDir, STATE_FILE)) ? { leftover: true } : {}),
   });
   return { state, legacy: false };
+}
+
+/** The line number of byte `offset` of a file (for a message). */
+function lineNumberOf(file: string, offset: number): number {
+  return lineNumber(readFileSync(file), offset);
 }
 
 /**
@@ -237,6 +247,17 @@ function brokenState(where: string, what: string): SyncError {
     'CMS_SYNC_STATE',
     `${where}: ${what}. Restore the state from git, or delete it: the next run then adopts existing records by slug.`,
   );
+}
+
+function openOrUndefined(file: string): number | undefined {
+  try {
+    return openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 function readOrUndefined(file: string): Buffer | undefined {

@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { closeSync, readSync } from 'node:fs';
 import type { MediaEntry, State, StateRecord } from './state-types.js';
 import { byCodeUnit } from '../compare.js';
 import { SyncError } from '../errors.js';
@@ -13,10 +14,59 @@ import { stableJson } from '../stable-json.js';
  */
 export type Kind = 'record' | 'media';
 
-/** A file the state was read from: its name (for messages) and its bytes, which its entries point into. */
+/**
+ * A file the state was read from: its name (for messages), and its bytes, which its entries point
+ * into. The log is small and kept in memory (`bytes`); the base is read through `fd` when an entry
+ * needs its line, so that a state in memory is its index, not its text. The descriptor stays open
+ * while an entry may need it (a compaction renames a new base over the file: this one still reads
+ * the old), and is closed when the source is collected.
+ */
 export interface LineSource {
   file: string;
-  bytes: Buffer;
+  bytes?: Buffer;
+  fd?: number;
+  /** The last bytes read through fd, and the file offset of their first byte. */
+  window?: { at: number; bytes: Buffer; length: number };
+}
+
+const closeOnCollect = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Nothing reads through it any more; a descriptor already gone is no loss.
+  }
+});
+
+/** A source read through `fd` (which it then owns). */
+export function fileSource(file: string, fd: number): LineSource {
+  const source: LineSource = { file, fd };
+  closeOnCollect.register(source, fd);
+  return source;
+}
+
+/** Bytes read through a file descriptor at least this many at a time: a block's lines, and the blocks after it. */
+const WINDOW_BYTES = 256 * 1024;
+
+/** The bytes of `source` from `from` to `to`, as a view whose first byte is the file's byte `from`. */
+function bytesAt(source: LineSource, from: number, to: number): Buffer {
+  if (source.bytes) return source.bytes.subarray(from, to);
+  let window = source.window;
+  if (!window || from < window.at || to > window.at + window.length) {
+    const size = Math.max(WINDOW_BYTES, to - from);
+    const bytes = window && window.bytes.length >= size ? window.bytes : Buffer.allocUnsafeSlow(size);
+    const length = readSync(source.fd!, bytes, 0, size, from);
+    window = source.window = { at: from, bytes, length };
+    if (length < to - from) throw changedUnder(source);
+  }
+  return window.bytes.subarray(from - window.at, to - window.at);
+}
+
+function changedUnder(source: LineSource): SyncError {
+  return new SyncError(
+    'CMS_SYNC_STATE',
+    `${source.file} changed while this run was using it. Run again; if it was replaced by hand, make sure ` +
+      'no cms-sync run is using the state first.',
+  );
 }
 
 /**
@@ -208,36 +258,40 @@ class StoredEntry {
       saved: (entry) => {
         entry.#dirty = false;
       },
-      rawLine: (entry) => entry.#block.source.bytes.toString('utf8', entry.#start, entry.#end),
+      rawLine: (entry) => bytesAt(entry.#block.source, entry.#start, entry.#end).toString('utf8'),
       parseBlock(block) {
         parseCounts.blocks++;
         const { entries, source } = block;
-        const { bytes } = source;
         const from = entries[0]!.#start;
-        const to = entries[entries.length - 1]!.#end;
-        // Where bytes and characters line up (ASCII, as state nearly always is), the block is
-        // decoded once and its lines sliced; otherwise each line's fields are decoded apart.
-        const text = isAscii(bytes.subarray(from, to)) ? bytes.toString('latin1', from, to) : undefined;
-        const parts: string[] = [];
+        const bytes = bytesAt(source, from, entries[entries.length - 1]!.#end);
+        // The fields of every line, copied side by side into one JSON array: one decode, one parse.
+        const text = scratch(bytes.length + 2);
+        let length = 0;
+        text[length++] = OPEN_BRACKET;
         for (const entry of entries) {
-          let fieldsEnd = entry.#end - 1;
+          const start = entry.#start - from;
+          const end = entry.#end - from;
+          // The base was read through a descriptor: a line that is no longer there means the file was replaced.
+          if (bytes[start] !== OPEN_BRACKET) throw changedUnder(source);
+          let fieldsEnd = end - 1;
           if (block.kind === 'record') {
-            const mark = bytes.lastIndexOf(DIGESTS_MARK, entry.#end);
-            if (mark > entry.#afterKey && bytes[entry.#end - 1] === CLOSE_BRACKET) {
-              entry.#digestsAt = mark + 1;
+            const mark = bytes.lastIndexOf(DIGESTS_MARK, end);
+            if (mark > entry.#afterKey - from && bytes[end - 1] === CLOSE_BRACKET) {
+              entry.#digestsAt = from + mark + 1;
               fieldsEnd = mark;
             }
           }
-          const start = entry.#afterKey + 1;
-          parts.push(
-            text !== undefined
-              ? text.slice(start - from, fieldsEnd - from)
-              : bytes.toString('utf8', start, fieldsEnd),
-          );
+          if (length > 1) text[length++] = COMMA;
+          length += bytes.copy(text, length, entry.#afterKey - from + 1, fieldsEnd);
         }
+        text[length++] = CLOSE_BRACKET;
         let values: unknown[] | undefined;
         try {
-          values = JSON.parse(`[${parts.join(',')}]`) as unknown[];
+          // ASCII (as state nearly always is) is copied as it is; anything else decoded as UTF-8.
+          const json = isAscii(text.subarray(0, length))
+            ? decoders(text).latin1Slice(0, length)
+            : decoders(text).utf8Slice(0, length);
+          values = JSON.parse(json) as unknown[];
         } catch {
           // Some line is not as this version writes it: each is read on its own below.
         }
@@ -272,6 +326,15 @@ class StoredEntry {
   }
 }
 
+let scratchBytes = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** A buffer of at least `size` bytes, reused from one block to the next (its contents are the caller's until then). */
+function scratch(size: number): Buffer {
+  if (scratchBytes.length < size)
+    scratchBytes = Buffer.allocUnsafeSlow(Math.max(size, scratchBytes.length * 2));
+  return scratchBytes;
+}
+
 function isFields(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -279,13 +342,14 @@ function isFields(value: unknown): value is Record<string, unknown> {
 const DIGESTS_MARK = Buffer.from(',{"remote":');
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NEWLINE = 0x0a;
 
 function parseJson(source: LineSource, lineStart: number, from: number, to: number, prefix = ''): unknown {
   try {
-    return JSON.parse(prefix + source.bytes.toString('utf8', from, to));
+    return JSON.parse(prefix + bytesAt(source, from, to).toString('utf8'));
   } catch (error) {
     throw brokenLine(
       source,
@@ -299,7 +363,7 @@ function parseJson(source: LineSource, lineStart: number, from: number, to: numb
 function brokenLine(source: LineSource, lineStart: number, what: string, cause?: unknown): SyncError {
   return new SyncError(
     'CMS_SYNC_STATE',
-    `${source.file}:${lineNumber(source.bytes, lineStart)}: ${what}. Restore the file from git, or delete the ` +
+    `${source.file}:${lineNumberIn(source, lineStart)}: ${what}. Restore the file from git, or delete the ` +
       'state: the next run then adopts existing records by slug.',
     cause === undefined ? undefined : { cause },
   );
@@ -308,6 +372,20 @@ function brokenLine(source: LineSource, lineStart: number, what: string, cause?:
 export function lineNumber(bytes: Buffer, offset: number): number {
   let line = 1;
   for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line++;
+  return line;
+}
+
+/** The line number of byte `offset` of a source (for a message). */
+function lineNumberIn(source: LineSource, offset: number): number {
+  if (source.bytes) return lineNumber(source.bytes, offset);
+  const chunk = Buffer.allocUnsafe(WINDOW_BYTES);
+  let line = 1;
+  for (let at = 0; at < offset;) {
+    const length = readSync(source.fd!, chunk, 0, Math.min(chunk.length, offset - at), at);
+    if (length === 0) break;
+    for (let i = chunk.indexOf(NEWLINE); i >= 0 && i < length; i = chunk.indexOf(NEWLINE, i + 1)) line++;
+    at += length;
+  }
   return line;
 }
 
@@ -320,12 +398,15 @@ export interface FoundLine {
   afterKey: number;
   /** The end of the line (before its newline). */
   end: number;
+  /** Whether the line removes its key (the log's `["record", key, null]`). */
+  removal: boolean;
 }
 
 /**
- * The entry lines of `bytes` from offset `from` on, in file order, each read only as far as its
+ * The entry lines of a source from offset `from` on, in file order, each read only as far as its
  * key. `found` is one object, reused for every line (a line costs no allocation but its key). A
- * line that is not an entry line is handed to `other` (the log's commit lines).
+ * line that is not an entry line is handed to `other` (the header, the log's commit lines). A
+ * source read through a descriptor is read a chunk at a time into one buffer, kept for the next.
  */
 export function scanLines(
   source: LineSource,
@@ -333,18 +414,80 @@ export function scanLines(
   onEntry: (found: FoundLine) => void,
   other: (line: string, lineStart: number, lineEnd: number) => void,
 ): void {
-  const { bytes } = source;
-  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0 };
+  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0, removal: false };
+  if (source.bytes) {
+    scanChunk(source.bytes, from, source.bytes.length, 0, true, found, onEntry, other);
+    return;
+  }
+  let chunk = Buffer.allocUnsafeSlow(1 << 20);
+  let at = from;
+  let kept = 0;
+  for (;;) {
+    if (kept === chunk.length) {
+      // A line longer than the chunk: a larger one.
+      const larger = Buffer.allocUnsafeSlow(chunk.length * 2);
+      chunk.copy(larger, 0, 0, kept);
+      chunk = larger;
+    }
+    const read = readSync(source.fd!, chunk, kept, chunk.length - kept, at + kept);
+    const length = kept + read;
+    const done = scanChunk(chunk, 0, length, at, read === 0, found, onEntry, other);
+    if (read === 0) return;
+    kept = length - done;
+    chunk.copy(chunk, 0, done, length);
+    at += done;
+  }
+}
+
+/**
+ * The lines of `bytes` from `from` to `to` (file offset `shift` at index 0); the last one only if
+ * `last` (else it may go on in the next chunk). Returns where the first line it left starts.
+ */
+function scanChunk(
+  bytes: Buffer,
+  from: number,
+  to: number,
+  shift: number,
+  last: boolean,
+  found: FoundLine,
+  onEntry: (found: FoundLine) => void,
+  other: (line: string, lineStart: number, lineEnd: number) => void,
+): number {
   let start = from;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(NEWLINE, start);
-    if (end < 0) end = bytes.length;
+  while (start < to) {
+    let end = byteIndex.call(bytes, NEWLINE, start);
+    if (end < 0 || end >= to) {
+      if (!last) return start;
+      end = to;
+    }
     if (end > start) {
-      if (readKey(bytes, start, end, found)) onEntry(found);
-      else other(bytes.toString('utf8', start, end), start, end);
+      if (readKey(bytes, start, end, found)) {
+        found.removal =
+          end - found.afterKey === 6 && bytes.toString('latin1', found.afterKey, end) === ',null]';
+        found.start += shift;
+        found.afterKey += shift;
+        found.end += shift;
+        onEntry(found);
+      } else other(bytes.toString('utf8', start, end), start + shift, end + shift);
     }
     start = end + 1;
   }
+  return to;
+}
+
+/**
+ * Per line, the scan looks for a byte twice and decodes a key: Uint8Array's own indexOf and
+ * Buffer's utf8Slice do that without Buffer's argument handling around them, which a state of
+ * many lines would pay per call, before the code around it is compiled.
+ */
+const byteIndex = Uint8Array.prototype.indexOf;
+
+/** Buffer's own decoders, which toString calls after checking its arguments. */
+function decoders(bytes: Buffer): {
+  latin1Slice(from: number, to: number): string;
+  utf8Slice(from: number, to: number): string;
+} {
+  return bytes as unknown as ReturnType<typeof decoders>;
 }
 
 const RECORD_PREFIX = Buffer.from('["record",');
@@ -370,7 +513,7 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
   let escaped = false;
   let close = keyStart + 1;
   for (;;) {
-    close = bytes.indexOf(QUOTE, close);
+    close = byteIndex.call(bytes, QUOTE, close);
     if (close < 0 || close >= end) return false;
     let backslashes = 0;
     while (bytes[close - 1 - backslashes] === BACKSLASH) backslashes++;
@@ -380,16 +523,11 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
   }
   found.key = escaped
     ? (JSON.parse(bytes.toString('utf8', keyStart, close + 1)) as string)
-    : bytes.toString('utf8', keyStart + 1, close);
+    : decoders(bytes).utf8Slice(keyStart + 1, close);
   found.start = start;
   found.afterKey = close + 1;
   found.end = end;
   return true;
-}
-
-/** Whether an entry line removes its key (the log's `["record", key, null]`). */
-function isRemoval(bytes: Buffer, line: FoundLine): boolean {
-  return line.end - line.afterKey === 6 && bytes.toString('latin1', line.afterKey, line.end) === ',null]';
 }
 
 /**
@@ -399,7 +537,7 @@ function isRemoval(bytes: Buffer, line: FoundLine): boolean {
 export function putEntry(state: State, source: LineSource, line: FoundLine, fromLog: boolean): void {
   const tables = tablesOf.get(state)!;
   const table = (line.kind === 'record' ? state.records : state.media) as Record<string, unknown>;
-  const removal = isRemoval(source.bytes, line);
+  const { removal } = line;
   if (fromLog) tables.logOps.push([line.kind, line.key, !removal]);
   else tables.baseKeys[line.kind].push(line.key);
   if (removal) {

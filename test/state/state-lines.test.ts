@@ -277,6 +277,88 @@ describe('the state as lines', () => {
   });
 });
 
+/** The state as a reader that parses every line of both files whole would have it (no laziness, no reuse). */
+async function eagerRead(
+  stateDir: string,
+): Promise<{ records: Record<string, unknown>; media: Record<string, unknown> }> {
+  const out = { records: {} as Record<string, unknown>, media: {} as Record<string, unknown> };
+  const put = (line: unknown[]) => {
+    const [kind, key, fields, digests] = line as ['record' | 'media', string, object | null, object?];
+    const table = kind === 'record' ? out.records : out.media;
+    if (fields === null) delete table[key];
+    else table[key] = { ...fields, ...digests };
+  };
+  const base = (await readFile(path.join(stateDir, STATE_BASE_FILE), 'utf8')).split('\n').slice(1);
+  for (const line of base) if (line) put(JSON.parse(line) as unknown[]);
+  let pending: unknown[][] = [];
+  for (const line of (await readFile(path.join(stateDir, STATE_LOG_FILE), 'utf8')).split('\n')) {
+    if (!line) continue;
+    const value = JSON.parse(line) as unknown;
+    if (Array.isArray(value)) pending.push(value);
+    else {
+      pending.forEach(put);
+      pending = [];
+    }
+  }
+  return out;
+}
+
+describe('reading the base through its file', () => {
+  it('gives what a parse of every line gives: across blocks and chunks, with the log on top', async () => {
+    // Past the scan's 1 MiB chunk, with one line longer than a chunk, keys that need decoding or
+    // unescaping, and the log's changes, additions and removals over base lines.
+    const state = sampleState(2500);
+    state.records['article/long'] = { ...record(1), marker: 'm'.repeat(1_300_000) };
+    state.records['article/café-☕'] = { ...record(2), file: 'content/articles/café-☕.md' };
+    state.records['article/say-"hi"\\'] = record(3);
+    state.media['url:https://example.com/ü.png'] = { id: 12, source: 'https://example.com/ü.png', alt: 'Ü' };
+    await writeStateFile(dir, state);
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-7', { ...record(7), marker: 'changed' });
+    await store.recordWritten('article/story-2000', { ...record(2000), id: 9999 });
+    await store.recordWritten('article/story-1999', null);
+    await store.recordWritten('article/new', record(3000));
+    await store.recordWritten('article/renamed', record(11), 'article/story-11');
+    await store.mediaUploaded('sha256:ee', { id: 13, source: 'content/images/b.png' });
+    await store.save();
+    await store.close();
+    expect((await stat(path.join(dir, STATE_LOG_FILE))).size).toBeGreaterThan(0);
+
+    const expected = await eagerRead(dir);
+    expect(Object.keys(expected.records)).toHaveLength(2504);
+    const { state: read } = await readStateFile(dir, 'local');
+    // Entries read out of file order first: each block is read through the file when first used.
+    const keys = Object.keys(expected.records);
+    for (let i = 0; i < keys.length; i += 97) {
+      const key = keys[(i * 7919) % keys.length]!;
+      expect({ ...read.records[key]! }).toEqual(expected.records[key]);
+    }
+    expect(plain(read)).toEqual(expected);
+    expect(read.records['article/story-1999']).toBeUndefined();
+    expect(read.records['article/long']!.marker).toHaveLength(1_300_000);
+  });
+
+  it('keeps reading the base it opened when a save renames a new one over it', async () => {
+    await writeStateFile(dir, sampleState(600));
+    const { state: opened } = await readStateFile(dir, 'local');
+    const other = sampleState(600);
+    for (const key in other.records) other.records[key]!.id += 5000;
+    await writeStateFile(dir, other);
+    // Nothing of the first was parsed before the rename: its entries still come from its own file.
+    expect(opened.records['article/story-500']!.id).toBe(600);
+    expect(opened.records['article/story-500']!.source).toEqual(record(500).source);
+    expect((await readStateFile(dir, 'local')).state.records['article/story-500']!.id).toBe(5600);
+  });
+
+  it('stops with a message when its base was overwritten in place while in use', async () => {
+    await writeStateFile(dir, sampleState(600));
+    const { state } = await readStateFile(dir, 'local');
+    const text = await readFile(path.join(dir, STATE_BASE_FILE), 'utf8');
+    await writeFile(path.join(dir, STATE_BASE_FILE), text.slice(0, text.length / 3));
+    expect(() => state.records['article/story-500']!.id).toThrow(/changed while this run was using it/);
+  });
+});
+
 describe('a state.json of an earlier version', () => {
   it('is read as it is by a plan, and replaced by the line files on the first run that saves', async () => {
     const old = sampleState(4);
