@@ -85,7 +85,7 @@ export function registerImport(program: Command, io: CliIO, setExit: SetExit): v
     )
     .option(
       '--link-path <pattern>',
-      'WordPress and Ghost: the path a link to an imported post or page becomes (default /{folder}/{slug}/)',
+      'the path a link to an imported post or page becomes (default /{folder}/{slug}/)',
       linkPath,
     )
     .addHelpText('after', HELP)

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
 import { dateFromFileName } from '../records/parse-date.js';
 import type { ImportOptions } from './import-options.js';
+import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { importSite, personOf, record, type Person, type SiteDocument } from './site-import.js';
 
@@ -22,7 +23,7 @@ import { importSite, personOf, record, type Person, type SiteDocument } from './
  *   content/ are pages;
  * - images from the bundle, from static/ (served at `/`) and the site's own absolute URLs.
  */
-export async function importHugo(options: ImportOptions): Promise<void> {
+export async function importHugo(options: ImportOptions & OldSiteOptions): Promise<void> {
   const siteDir = options.absPath;
   const config = await readHugoConfig(siteDir, options.file);
   const languages = Object.keys(record(config.languages));

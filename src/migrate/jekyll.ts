@@ -6,6 +6,7 @@ import { SyncError } from '../errors.js';
 import { dateFromFileName } from '../records/parse-date.js';
 import type { ShortcodeCall } from '../render/templates/builtins.js';
 import type { ImportOptions } from './import-options.js';
+import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import {
   importSite,
@@ -29,7 +30,7 @@ import {
  * `blog/` or tagged `posts` are articles, the rest pages; `_data/metadata.json` gives the URL;
  * files are served from the input folder and the site root (passthrough copies).
  */
-export async function importJekyll(options: ImportOptions): Promise<void> {
+export async function importJekyll(options: ImportOptions & OldSiteOptions): Promise<void> {
   const siteDir = options.absPath;
   const eleventyConfig = ['eleventy.config.js', 'eleventy.config.mjs', 'eleventy.config.cjs', '.eleventy.js']
     .map((name) => path.join(siteDir, name))

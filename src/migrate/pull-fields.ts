@@ -51,6 +51,12 @@ export function pullFields(
   for (const [api, value] of Object.entries(record)) {
     if (managedApi.has(api) || value === null || value === undefined) continue;
     const field = fieldOf.get(api) ?? api;
+    // Fields the CMS sets itself are never written, not even when listed: front matter `id` is the
+    // old site's id, which the CMS's own would overwrite.
+    if (serverKept.has(field) && listed(field)) {
+      notes.push(`field \`${api}\` is set by the CMS itself: left out, though passThrough lists it`);
+      continue;
+    }
     const passed = config.passThrough === true ? !serverKept.has(field) : listed(field);
     if (!passed) {
       if (!serverKept.has(field)) unmapped.push(api);

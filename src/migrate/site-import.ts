@@ -8,6 +8,7 @@ import { parseFrontMatter } from '../source/front-matter.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
+import { OldSiteLinks, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { rewriteImages } from './site-images.js';
 import { protectRaw } from './site-raw.js';
@@ -132,7 +133,10 @@ const MEDIA_NAME = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
  * A translation (a language in the file name, or a `lang` key other than the site's default) is
  * `<slug>-<lang>`. Any other front matter key is listed in the report with its file and line.
  */
-export async function importSite(profile: SiteProfile, options: ImportOptions): Promise<void> {
+export async function importSite(
+  profile: SiteProfile,
+  options: ImportOptions & OldSiteOptions,
+): Promise<void> {
   const { report } = options;
   const shown = (abs: string) =>
     path.join(options.file, path.relative(profile.siteDir, abs)).split(path.sep).join('/');
@@ -163,7 +167,7 @@ export async function importSite(profile: SiteProfile, options: ImportOptions): 
     exists: existsSync,
   });
   const copies = new Map<string, string>();
-  const resolveRef = refResolver(entries);
+  const resolveRef = refResolver(entries, new OldSiteLinks(options.linkPath));
   const dropped = new Map<string, string[]>();
   const categories = new Map<string, string>();
   const users = new Map<string, Person & { name: string }>();
@@ -389,14 +393,17 @@ function assignSlugs(entries: Entry[], report: MigrationReport): void {
   }
 }
 
-/** `ref`, `relref`, `post_url`, `link`: the imported slug of the file named, else the file's name. */
-function refResolver(entries: Entry[]): (target: string) => string {
+/**
+ * `ref`, `relref`, `post_url`, `link`: the new path (`--link-path`, as for WordPress and Ghost) of
+ * the file named, else the file's name.
+ */
+function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) => string {
   const byName = new Map<string, string>();
   for (const entry of entries) {
     if (entry.lang !== undefined && byName.has(entry.doc.nameSlug)) continue;
     const stem = path.basename(entry.doc.absPath).replace(/\.(?:md|markdown)$/i, '');
     for (const name of [entry.doc.nameSlug, stem, path.basename(entry.doc.baseDir)]) {
-      if (!byName.has(name)) byName.set(name, entry.slug);
+      if (!byName.has(name)) byName.set(name, links.pathOf(entry.doc.folder, entry.slug));
     }
   }
   return (target) => {
@@ -405,11 +412,11 @@ function refResolver(entries: Entry[]): (target: string) => string {
     const segments = (hash === -1 ? target : target.slice(0, hash)).split('/').filter((s) => s !== '');
     let last = segments.pop()?.replace(/\.(?:md|markdown|html)$/i, '');
     if (last !== undefined && /^_?index(?:\.[\w-]+)?$/i.test(last)) last = segments.pop();
-    const slug =
+    const to =
       last === undefined
         ? undefined
         : (byName.get(last) ?? byName.get(last.replace(/^\d{4}-\d{2}-\d{2}-/, '')));
-    return slug === undefined ? refPath(target) : `/${slug}/${fragment}`;
+    return to === undefined ? refPath(target) : `${to}${fragment}`;
   };
 }
 

@@ -145,13 +145,36 @@ export async function buildRecord(
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
   const passThrough = context.config.resources[doc.resource].passThrough;
   const known = new Set(knownKeys(doc.resource));
+  const { changeMarker } = context.config.wire;
+  const owned = new Set<string>([...descriptor.serverKept, ...(changeMarker ? [changeMarker] : [])]);
   for (const [key, value] of Object.entries(doc.frontMatter)) {
     if (known.has(key)) continue;
     const listed = Array.isArray(passThrough) && passThrough.includes(key);
     // Read above as the file's old addresses; sent as well only when passThrough asks for it.
     if (HISTORY_KEYS.includes(key) && !listed && passThrough !== true) continue;
-    // Read above as the file's own id (matched only against the ids earlier files had, never sent).
-    if (key === SITE_ID_KEY && siteId !== undefined && !listed && passThrough !== true) continue;
+    // Fields the CMS sets itself (id, its time stamps): front matter `id` is the old site's id (read above,
+    // matched only against the ids earlier files had), never the record's, so sending it would collide with
+    // the CMS's own. None is sent, however passThrough reads; pull leaves them out the same way.
+    if (owned.has(key)) {
+      if (listed)
+        at(
+          key,
+          `front matter \`${key}\` is not sent to the CMS, which sets \`${key}\` itself: remove \`${key}\` from ` +
+            `resources.${doc.resource}.passThrough in sync.config.ts` +
+            (key === SITE_ID_KEY
+              ? " (it stays the file's own id), or rename the key to send it as a field"
+              : ''),
+          'warning',
+        );
+      else if (key !== SITE_ID_KEY || siteId === undefined)
+        at(
+          key,
+          `front matter \`${key}\` is not sent to the CMS, which sets \`${key}\` itself: rename the key to send ` +
+            `it as a field, or remove it`,
+          'warning',
+        );
+      continue;
+    }
     const meant = listed ? undefined : likelyTypo(key, known);
     if (meant) {
       at(

@@ -22,7 +22,7 @@ export interface ImportContentOptions {
   force?: boolean;
   /** Ghost: the old site address, put where the export says __GHOST_URL__. */
   ghostUrl?: string;
-  /** WordPress and Ghost: the path links to imported posts are rewritten to; must contain `{slug}`. */
+  /** The path links to imported posts and pages are rewritten to; must contain `{slug}`. */
   linkPath?: string;
 }
 
@@ -83,10 +83,10 @@ export async function importContent(
     });
   } else if (source === 'hugo') {
     const { importHugo } = await import('../migrate/hugo.js');
-    await importHugo(common);
+    await importHugo({ ...common, ...linkPath });
   } else {
     const { importJekyll } = await import('../migrate/jekyll.js');
-    await importJekyll(common);
+    await importJekyll({ ...common, ...linkPath });
   }
   reporter({ type: 'items-done' });
   return { contentDir, report, ms: Date.now() - started };

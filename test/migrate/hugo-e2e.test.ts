@@ -86,7 +86,7 @@ describe('import hugo, then plan and apply against the local CMS', () => {
     const tour = String(bySlug('shortcodes-tour')!.body);
     expect(tour).toContain('<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"');
     expect(tour).toContain('<script src="https://gist.github.com/jane/7896402.js"></script>');
-    expect(tour).toContain('<a href="/first-trip/">our first trip</a>');
+    expect(tour).toContain('<a href="/articles/first-trip/">our first trip</a>');
     expect([...tour.matchAll(BLOCK)]).toHaveLength(2);
 
     const pages = await project.records('page');

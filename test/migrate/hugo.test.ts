@@ -114,7 +114,9 @@ describe('import hugo', () => {
     );
     expect(tour).toContain('<script src="https://gist.github.com/jane/7896402.js"></script>');
     expect(tour).toContain('```go\nfmt.Println("{{ .Title }}")\n```');
-    expect(tour).toContain('Read [our first trip](/first-trip/) and [hello](/hello-world/).');
+    expect(tour).toContain(
+      'Read [our first trip](/articles/first-trip/) and [hello](/articles/hello-world/).',
+    );
     expect(tour).toContain(
       '<details><summary>More about the diagram</summary>\n\nThe diagram is **simple**.',
     );
@@ -193,6 +195,38 @@ describe('import hugo', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain(
       'content: no content/ folder and no Markdown found: is this the root of a Hugo site?',
+    );
+  });
+});
+
+describe('import hugo --link-path', () => {
+  it('makes ref and relref to a post or page the pattern (default /{folder}/{slug}/), fragment kept', async () => {
+    project = await projectWithSite('hugo');
+    const site = (file: string) => path.join(project!.dir, 'tiny', file);
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(site('content/posts'), { recursive: true });
+    await writeFile(site('hugo.toml'), 'baseURL = "https://x.example/"\n');
+    await writeFile(site('content/about.md'), '---\ntitle: About\n---\nHi.\n');
+    await writeFile(site('content/posts/b.md'), '---\ntitle: B\n---\nB.\n');
+    await writeFile(
+      site('content/posts/a.md'),
+      '---\ntitle: A\n---\n[b]({{< relref "posts/b.md#part" >}}) [about]({{< ref "about" >}})\n',
+    );
+    expect((await runInProcess(project.dir, ['import', 'hugo', 'tiny'])).code).toBe(0);
+    expect(await project.read('content/articles/a.md')).toContain(
+      '[b](/articles/b/#part) [about](/pages/about/)\n',
+    );
+    const run = await runInProcess(project.dir, [
+      'import',
+      'hugo',
+      'tiny',
+      '--force',
+      '--link-path',
+      '/blog/{slug}/',
+    ]);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/articles/a.md')).toContain(
+      '[b](/blog/b/#part) [about](/blog/about/)\n',
     );
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { protectRaw } from '../../src/migrate/site-raw.js';
 import { expandTemplates } from '../../src/render/templates/expand-templates.js';
+import { createProject } from '../e2e/harness.js';
 import { runInProcess } from './helpers.js';
 import { projectWithSite, summary } from './hugo-and-jekyll-helpers.js';
 
@@ -126,7 +127,7 @@ describe('import jekyll', () => {
       '---\ntitle: Work in progress\ndraft: true\n---\n\nA draft in _drafts.\n',
     );
     expect(await project.read('content/articles/city-news.md')).toContain(
-      'category: news\n---\n\nPosted in the news folder, so its category is news. See /harbour-walk/.\n',
+      'category: news\n---\n\nPosted in the news folder, so its category is news. See /articles/harbour-walk/.\n',
     );
     expect(await project.read('content/articles/hello-2024.md')).toContain(
       'authors:\n  - ana\n  - tom-weller\n',
@@ -194,6 +195,25 @@ describe('import jekyll', () => {
     const file = await runInProcess(project.dir, ['import', 'jekyll', 'site/hugo.toml']);
     expect(file.code).toBe(1);
     expect(file.stderr).toContain('site/hugo.toml: no such folder');
+  });
+});
+
+describe('import jekyll --link-path', () => {
+  it('makes post_url and link to another post or page the pattern, keeping the fragment (the real CLI)', async () => {
+    const cli = await createProject({
+      'site/_config.yml': 'title: Tiny\n',
+      'site/about.md': '---\ntitle: About\n---\nHi.\n',
+      'site/_posts/2024-01-02-b.md': '---\ntitle: B\n---\nB.\n',
+      'site/_posts/2024-01-01-a.md':
+        '---\ntitle: A\n---\n[b]({% post_url 2024-01-02-b %}#part) [about]({% link about.md %})\n',
+    });
+    try {
+      const run = await cli.run(['import', 'jekyll', 'site', '--link-path', '/blog/{slug}/']);
+      expect(run.code).toBe(0);
+      expect(await cli.read('content/articles/a.md')).toContain('[b](/blog/b/#part) [about](/blog/about/)\n');
+    } finally {
+      await cli.close();
+    }
   });
 });
 

@@ -51,6 +51,19 @@ describe('pullFields (the resource table read back into front matter)', () => {
     ]);
   });
 
+  it("never writes the CMS's id over front matter `id` (the old site's), not even when passThrough lists it", () => {
+    const pulled = pullFields(
+      'category',
+      { id: 9, name: 'News', updated_at: '2026-01-03T00:00:00.000Z', color: 'red' },
+      resource({ passThrough: ['id', 'color'] }),
+      slugs,
+    );
+    expect(pulled.frontMatter).toEqual({ name: 'News', color: 'red' });
+    expect(pulled.notes).toEqual([
+      'field `id` is set by the CMS itself: left out, though passThrough lists it',
+    ]);
+  });
+
   it('lists fields it leaves out, and writes a placeholder for a missing title with a note', () => {
     const pulled = pullFields(
       'page',
