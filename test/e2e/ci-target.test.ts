@@ -44,7 +44,8 @@ describe('state belongs to one target', () => {
       'twice',
     async () => {
       project = await createProject(site());
-      expect((await project.run(['apply'], { env: LOCAL })).code).toBe(0);
+      // The set-up: a local state to move; the run under test is the CLI's below.
+      expect((await project.applyInProcess({ env: LOCAL })).exitCode).toBe(0);
       // As an older version left it: the local state in the committed place.
       await project.write('.cms-sync/state.json', legacyStateJson(readState(project.dir, LOCAL_STATE)));
       const state = readState(project.dir, LOCAL_STATE) as { lineage: string; serial: number };
@@ -74,7 +75,8 @@ describe('state belongs to one target', () => {
 
   it('a real target moves a leftover local state out of its way and adopts its records by slug', async () => {
     project = await createProject(site());
-    expect((await project.run(['apply'], { env: LOCAL })).code).toBe(0);
+    // The set-up: a local state left over; the runs under test are the CLI's below.
+    expect((await project.applyInProcess({ env: LOCAL })).exitCode).toBe(0);
     await project.write('.cms-sync/state.json', legacyStateJson(readState(project.dir, LOCAL_STATE)));
     await removeState(project.dir, LOCAL_STATE);
     // The records are already in the real CMS (made by hand, or by a run whose state was lost).
