@@ -1,5 +1,5 @@
 import type { MediaSource } from './media/resolve-media.js';
-import { sha256 } from './sha256.js';
+import { sha256Head } from './sha256.js';
 import { stableJson } from './stable-json.js';
 
 /** Short, stable digest of a JSON value (object keys sorted). */
@@ -8,7 +8,8 @@ export function digest(value: unknown): string {
   // costs more than the hash on a no-op run over thousands of records.
   const text =
     value === null || typeof value !== 'object' ? JSON.stringify(value ?? null) : stableJson(value);
-  return sha256(text).slice(0, 20);
+  // State holds two digests per field of every record: each a string of its own (see sha256Head).
+  return sha256Head(text, 10);
 }
 
 /**

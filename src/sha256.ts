@@ -8,3 +8,11 @@ import { hash } from 'node:crypto';
 export function sha256(data: string | Uint8Array): string {
   return hash('sha256', data, 'hex');
 }
+
+/**
+ * The first `bytes` bytes of the sha256, in hex, as a string of its own: `.slice` of the whole
+ * hex would be a view that keeps all 64 digits alive for as long as the short one is held.
+ */
+export function sha256Head(data: string | Uint8Array, bytes: number): string {
+  return hash('sha256', data, 'buffer').toString('hex', 0, bytes);
+}

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FailedMedia } from '../media/failed-media.js';
@@ -21,6 +20,7 @@ import { SyncError, type FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
 import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
 import { spoolRecord } from './spooled-record.js';
+import { eachInWindow } from './in-window.js';
 
 export interface SourceRead {
   /**
@@ -243,62 +243,53 @@ export async function readSource(
   };
   const languageField = config.languages.field;
   const { spool } = options;
-  const limit = pLimit(options.buildWindow ?? 32);
   let buildCount = 0;
   options.onProgress?.({ phase: 'render', done: 0, total: toBuild.length });
-  const built: Array<{
-    key: string;
-    file: string;
-    record: DesiredRecord | undefined;
-    problems: FileProblem[];
-  }> = [];
+  const desired: DesiredRecord[] = [];
   for (const record of reused) {
-    built.push({ key: record.key, file: record.file, record, problems: [] });
+    desired.push(record);
     options.onRecord?.(record);
   }
-  await Promise.all(
-    toBuild.map((i) =>
-      limit(async () => {
-        // Each document is let go once built: holding every body until the last one is rendered
-        // would keep the whole content folder in memory twice (Markdown and HTML).
-        const doc = docs[i]!;
-        docs[i] = undefined;
-        spool?.borrow();
-        let template: SpooledText | undefined;
-        const outcome = await buildRecord(doc, {
-          config,
-          render,
-          media,
-          fingerprint: fingerprintOf(doc.resource),
-          holdHtml: spool && ((html) => (template = spool.hold(html))),
-        }).catch((error: unknown) => {
-          spool?.giveBack();
-          throw error;
-        });
-        const { problems } = outcome;
-        let { record } = outcome;
-        // Articles only: of the CMS's resources, only articles take fields beyond their own.
-        if (record && languageField && doc.resource === 'article')
-          record.values[languageField] = doc.lang ?? config.languages.default;
-        // Built: from here on only its key and where its fields are stay in memory.
-        if (record && spool) record = spoolRecord(record, spool, template);
-        spool?.giveBack();
-        built.push({ key: doc.key, file: doc.file, record, problems });
-        if (record) options.onRecord?.(record);
-        options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild.length });
-      }),
-    ),
-  ).finally(() => renderer.close());
-  if (pluginFailure) throw pluginFailure;
-  const desired: DesiredRecord[] = [];
-  for (const { key, file, record, problems: own } of built) {
-    problems.push(...own);
-    if (record) desired.push(record);
-    else {
-      failedFiles.push(file);
-      keys.push(key);
+  // Each document is let go as it is taken: holding every body until the last one is rendered
+  // would keep the whole content folder in memory twice (Markdown and HTML).
+  function* toTake(): Generator<SourceDocument> {
+    for (const i of toBuild) {
+      const doc = docs[i]!;
+      docs[i] = undefined;
+      yield doc;
     }
   }
+  await eachInWindow(toTake(), options.buildWindow ?? 32, async (doc) => {
+    spool?.borrow();
+    let template: SpooledText | undefined;
+    const outcome = await buildRecord(doc, {
+      config,
+      render,
+      media,
+      fingerprint: fingerprintOf(doc.resource),
+      holdHtml: spool && ((html) => (template = spool.hold(html))),
+    }).catch((error: unknown) => {
+      spool?.giveBack();
+      throw error;
+    });
+    let { record } = outcome;
+    // Articles only: of the CMS's resources, only articles take fields beyond their own.
+    if (record && languageField && doc.resource === 'article')
+      record.values[languageField] = doc.lang ?? config.languages.default;
+    // Built: from here on only its key and where its fields are stay in memory.
+    if (record && spool) record = spoolRecord(record, spool, template);
+    spool?.giveBack();
+    problems.push(...outcome.problems);
+    if (record) {
+      desired.push(record);
+      options.onRecord?.(record);
+    } else {
+      failedFiles.push(doc.file);
+      keys.push(doc.key);
+    }
+    options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild.length });
+  }).finally(() => renderer.close());
+  if (pluginFailure) throw pluginFailure;
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.
   if (options.saveHashes) hashCache.save({ complete: !options.only?.length });
   desired.sort((a, b) => byCodeUnit(a.key, b.key));

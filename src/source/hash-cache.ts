@@ -60,7 +60,10 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
       }
       const old = entries.get(name);
       if (old && sameStamp(old, stat) && old[4] === sha) return;
-      entries.set(name, [...stampOf(stat), sha]);
+      // Written out rather than spread: an array made by a spread gets room for many more
+      // elements than it has, and the cache holds one per file.
+      const [size, mtimeMs, ctimeMs, ino] = stampOf(stat);
+      entries.set(name, [size, mtimeMs, ctimeMs, ino, sha]);
       dirty = true;
     },
     save(options = {}) {

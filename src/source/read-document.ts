@@ -230,7 +230,7 @@ export function parseDocument(
     return failure(file, resource, hints, parsed.lines['lang'] ?? 1, 1, language.message);
   }
   const lang = language.lang;
-  const base = (declared ?? where.stem ?? documentStem(absPath)).normalize('NFC');
+  const base = ownCopy((declared ?? where.stem ?? documentStem(absPath)).normalize('NFC'));
   const slug = translatedSlug(base, lang, languages);
   const invalid = slugProblem(slug);
   if (invalid) {
@@ -264,6 +264,15 @@ export function parseDocument(
     bodyLine: parsed.bodyLine,
     hash,
   };
+}
+
+/**
+ * `text` as a string of its own. V8 makes a string of 13 characters or more cut out of a longer
+ * one a view that keeps the longer one alive: a slug cut from the front matter would keep its
+ * file's whole text in memory for as long as the document is held, which is the whole run.
+ */
+function ownCopy(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 export function isDocumentFailure(

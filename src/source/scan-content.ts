@@ -290,9 +290,10 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
   const problems: Listing['problems'] = [];
   const links: PendingLink[] = [];
   // Relative paths are built while walking, not computed per file with path.relative which is slow over many files.
+  // One prefix string shared by every path, not a copy of "content/" in each of them.
   const contentInProject = toPosixRelative(projectDir, contentDir);
-  const inProject = (inContent: string) =>
-    contentInProject === '' ? inContent : `${contentInProject}/${inContent}`;
+  const prefix = contentInProject === '' ? '' : `${contentInProject}/`;
+  const inProject = (inContent: string) => prefix + inContent;
   const root = await realpath(contentDir).catch(() => contentDir);
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = await readEntries(dir, prefix === '');
