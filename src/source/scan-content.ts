@@ -292,8 +292,8 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
   // Relative paths are built while walking, not computed per file with path.relative which is slow over many files.
   // One prefix string shared by every path, not a copy of "content/" in each of them.
   const contentInProject = toPosixRelative(projectDir, contentDir);
-  const prefix = contentInProject === '' ? '' : `${contentInProject}/`;
-  const inProject = (inContent: string) => prefix + inContent;
+  const contentPrefix = contentInProject === '' ? '' : `${contentInProject}/`;
+  const inProject = (inContent: string) => contentPrefix + inContent;
   const root = await realpath(contentDir).catch(() => contentDir);
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = await readEntries(dir, prefix === '');
