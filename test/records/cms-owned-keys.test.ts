@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
-import { buildRecord } from '../../src/records/build-record.js';
-import { isDocumentFailure, parseDocument } from '../../src/source/read-document.js';
+import { buildCategory } from '../helpers/build-category.js';
 
 /** A category file with this front matter, built as plan builds it. */
-async function build(frontMatter: string, passThrough: boolean | string[]) {
+function build(frontMatter: string, passThrough: boolean | string[]) {
   const config = resolveConfig({ resources: { category: { passThrough } } }, { projectDir: '/p', env: {} });
-  const file = 'content/categories/sport.md';
-  const doc = parseDocument(Buffer.from(`---\nname: Sport\n${frontMatter}\n---\n`), {
-    file,
-    absPath: `/p/${file}`,
-    resource: 'category',
-  });
-  if (isDocumentFailure(doc)) throw new Error('parsed');
-  const render = () => Promise.reject(new Error('not rendered'));
-  const media = {
-    resolve: async () => ({ ok: false as const, message: '' }),
-    hashFile: async () => undefined,
-  };
-  return buildRecord(doc, { config, render, media });
+  return buildCategory(config, frontMatter);
 }
 
 describe('front matter keys the CMS sets itself (id, updated_at)', () => {

@@ -1,27 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/load-config.js';
 import { formatProblem, type FileProblem } from '../../src/errors.js';
-import { buildRecord } from '../../src/records/build-record.js';
 import { collapseWarnings, warningKind } from '../../src/records/collapse-warnings.js';
-import { isDocumentFailure, parseDocument } from '../../src/source/read-document.js';
+import { buildCategory } from '../helpers/build-category.js';
 
 const config = resolveConfig({}, { projectDir: '/p', env: {} });
 
 /** The problems buildRecord itself gives a category file, so a change of its wording shows here. */
 async function problemsOf(name: string, frontMatter: string): Promise<FileProblem[]> {
-  const file = `content/categories/${name}.md`;
-  const doc = parseDocument(Buffer.from(`---\nname: ${name}\n${frontMatter}\n---\n`), {
-    file,
-    absPath: `/p/${file}`,
-    resource: 'category',
-  });
-  if (isDocumentFailure(doc)) throw new Error('parsed');
-  const render = () => Promise.reject(new Error('not rendered'));
-  const media = {
-    resolve: async () => ({ ok: false as const, message: '' }),
-    hashFile: async () => undefined,
-  };
-  return (await buildRecord(doc, { config, render, media })).problems;
+  return (await buildCategory(config, frontMatter, { name })).problems;
 }
 
 describe('collapseWarnings', () => {
