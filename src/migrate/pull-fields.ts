@@ -2,7 +2,7 @@ import type { ResolvedResource } from '../config/schema.js';
 import { likelyTypo } from '../records/build-record.js';
 import { knownKeys } from '../records/front-matter.js';
 import type { RecordResource, RemoteRecord } from '../resources.js';
-import { fromApi, managedFields } from '../resources/derived.js';
+import { cmsOwnedFields, fromApi, managedFields } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 
 /** Ids of the CMS's records, and the slugs cms-sync writes for them in front matter, by resource. */
@@ -28,6 +28,8 @@ export function pullFields(
   record: RemoteRecord,
   config: ResolvedResource,
   slugs: SlugBook,
+  /** The configured change marker (`wire.changeMarker`): the CMS sets it, like the resource's stamps. */
+  changeMarker: string | false = false,
 ): PulledFields {
   const notes: string[] = [];
   const unmapped: string[] = [];
@@ -45,14 +47,13 @@ export function pullFields(
 
   const managedApi = new Set(managedFields(descriptor).map((field) => config.fields[field] ?? field));
   const fieldOf = new Map(Object.entries(config.fields).map(([field, api]) => [api, field]));
-  const serverKept = new Set(descriptor.serverKept);
+  const serverKept = cmsOwnedFields(resource, changeMarker);
   const listed = (field: string) => Array.isArray(config.passThrough) && config.passThrough.includes(field);
   const known = new Set(knownKeys(resource));
   for (const [api, value] of Object.entries(record)) {
     if (managedApi.has(api) || value === null || value === undefined) continue;
     const field = fieldOf.get(api) ?? api;
-    // Fields the CMS sets itself are never written, not even when listed: front matter `id` is the
-    // old site's id, which the CMS's own would overwrite.
+    // Never written, not even when listed (see cmsOwnedFields).
     if (serverKept.has(field) && listed(field)) {
       notes.push(`field \`${api}\` is set by the CMS itself: left out, though passThrough lists it`);
       continue;

@@ -200,7 +200,13 @@ function toDocument(
   remote: RemoteRecord,
   ctx: { config: Config; slugs: SlugBook; report: MigrationReport; label: string },
 ): Document {
-  const fields = pullFields(resource, remote, ctx.config.resources[resource], ctx.slugs);
+  const fields = pullFields(
+    resource,
+    remote,
+    ctx.config.resources[resource],
+    ctx.slugs,
+    ctx.config.wire.changeMarker,
+  );
   for (const note of fields.notes) ctx.report.warnings.push(`${ctx.label}: ${note}`);
   if (fields.unmapped.length)
     ctx.report.warnOnce(

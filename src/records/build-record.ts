@@ -20,7 +20,7 @@ import {
 } from './front-matter.js';
 import { dateFromFileName, parseDate } from './parse-date.js';
 import { checkMarkdownLimits } from '../render/markdown-limits.js';
-import { refsFromState } from '../resources/derived.js';
+import { cmsOwnedFields, refsFromState } from '../resources/derived.js';
 import { RESOURCE_TABLE, type RecordRef, type Relation } from '../resources/table.js';
 import { likelyTypo } from './suggest.js';
 import { packHtml, type RecordHtml } from './packed-html.js';
@@ -145,16 +145,13 @@ export async function buildRecord(
   // Front matter cms-sync does not manage: sent as is, or reported — never dropped silently.
   const passThrough = context.config.resources[doc.resource].passThrough;
   const known = new Set(knownKeys(doc.resource));
-  const { changeMarker } = context.config.wire;
-  const owned = new Set<string>([...descriptor.serverKept, ...(changeMarker ? [changeMarker] : [])]);
+  const owned = cmsOwnedFields(doc.resource, context.config.wire.changeMarker);
   for (const [key, value] of Object.entries(doc.frontMatter)) {
     if (known.has(key)) continue;
     const listed = Array.isArray(passThrough) && passThrough.includes(key);
     // Read above as the file's old addresses; sent as well only when passThrough asks for it.
     if (HISTORY_KEYS.includes(key) && !listed && passThrough !== true) continue;
-    // Fields the CMS sets itself (id, its time stamps): front matter `id` is the old site's id (read above,
-    // matched only against the ids earlier files had), never the record's, so sending it would collide with
-    // the CMS's own. None is sent, however passThrough reads; pull leaves them out the same way.
+    // Never sent, however passThrough reads (see cmsOwnedFields); a site `id` was read above as the file's own.
     if (owned.has(key)) {
       if (listed)
         at(

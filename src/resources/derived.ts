@@ -30,6 +30,17 @@ export function managedFields(
 }
 
 /**
+ * Fields the CMS sets itself: the resource's `serverKept` (id, its time stamps) and the configured
+ * change marker. Never sent and never pulled, whatever passThrough says: front matter `id` is the
+ * old site's id, and the CMS's own would collide with it either way.
+ */
+export function cmsOwnedFields(resource: RecordResource, changeMarker: string | false): Set<string> {
+  const owned = new Set<string>(RESOURCE_TABLE[resource].serverKept);
+  if (changeMarker) owned.add(changeMarker);
+  return owned;
+}
+
+/**
  * The order records are written in: a resource after every resource it points at. Relations
  * within one resource (a category's parent) are ordered record by record, see the plan.
  */

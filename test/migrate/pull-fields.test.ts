@@ -64,6 +64,18 @@ describe('pullFields (the resource table read back into front matter)', () => {
     ]);
   });
 
+  it('leaves out the configured change marker too, which the CMS sets as it does its stamps', () => {
+    const pulled = pullFields(
+      'category',
+      { id: 9, name: 'News', modified: '2026-01-03T00:00:00.000Z', color: 'red' },
+      resource({ passThrough: true }),
+      slugs,
+      'modified',
+    );
+    expect(pulled.frontMatter).toEqual({ name: 'News', color: 'red' });
+    expect(pulled.unmapped).toEqual([]);
+  });
+
   it('lists fields it leaves out, and writes a placeholder for a missing title with a note', () => {
     const pulled = pullFields(
       'page',
