@@ -11,6 +11,7 @@ import {
   entryLines,
   fileSource,
   lineNumber,
+  lineNumberIn,
   putEntry,
   scanLines,
   stateWithTables,
@@ -150,7 +151,7 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
     },
     (line, start) => {
       if (header)
-        throw brokenState(`${baseFile}:${lineNumberOf(baseFile, start)}`, 'this line is not a state entry');
+        throw brokenState(`${baseFile}:${lineNumberIn(base, start)}`, 'this line is not a state entry');
       header = parseHeader(baseFile, line);
     },
   );
@@ -165,11 +166,6 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
     ...(existsSync(path.join(stateDir, STATE_FILE)) ? { leftover: true } : {}),
   });
   return { state, legacy: false };
-}
-
-/** The line number of byte `offset` of a file (for a message). */
-function lineNumberOf(file: string, offset: number): number {
-  return lineNumber(readFileSync(file), offset);
 }
 
 /**

@@ -375,8 +375,8 @@ export function lineNumber(bytes: Buffer, offset: number): number {
   return line;
 }
 
-/** The line number of byte `offset` of a source (for a message). */
-function lineNumberIn(source: LineSource, offset: number): number {
+/** The line number of byte `offset` of a source (for a message), read through its descriptor if it has one. */
+export function lineNumberIn(source: LineSource, offset: number): number {
   if (source.bytes) return lineNumber(source.bytes, offset);
   const chunk = Buffer.allocUnsafe(WINDOW_BYTES);
   let line = 1;
