@@ -18,7 +18,8 @@ export interface ResourceOptions {
   /**
    * Front matter keys that cms-sync does not manage: `true` sends all of them as they are,
    * a list sends only those, `false` sends none (each dropped key is reported as a warning,
-   * never silently lost).
+   * never silently lost). Fields the CMS sets itself (`id`, `created_at`, `updated_at`, the
+   * change marker) are never sent.
    * @default false
    */
   passThrough?: boolean | string[];
