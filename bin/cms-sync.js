@@ -3,13 +3,6 @@
 // scripts/bundle.mjs for why it is bundled).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-
-// undici parses HTTP with a WebAssembly module. V8 compiles it quickly, then recompiles the hot
-// parser with its optimising tier on a background thread, and the process waits for that at
-// exit: for a command that makes a few requests, it costs more CPU than the command itself.
-// Set here, for the CLI's own process only: a program that imports cms-sync keeps its flags.
-setFlagsFromString('--liftoff-only');
 
 const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import type { Plan } from '../plan/compute-plan.js';
 import { isCi } from '../sync/target.js';
 import { writeLine, type CliIO } from './io.js';
@@ -15,6 +14,8 @@ export function applyConfirmation(
   const stdin = io.stdin;
   return async (_plan, target) => {
     if (target.local) return true;
+    // Loaded here: every run starts with this module, and only a question on a terminal needs readline.
+    const { createInterface } = await import('node:readline/promises');
     const prompt = createInterface({ input: stdin, output: io.stdout, terminal: true });
     try {
       const answer = await prompt.question(

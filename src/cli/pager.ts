@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { writeLine, type CliIO } from './io.js';
 
 /** What decides whether a plan goes through a pager. */
@@ -51,6 +50,7 @@ export async function printPaged(
     writeLine(io.stdout, text);
     return;
   }
+  const { spawn } = await import('node:child_process');
   const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: io.env });
   // The reader may quit before reading everything: that is not an error.
   child.stdin.on('error', () => {});

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { deserialize, serialize } from 'node:v8';
+import { requireLater } from '../require-later.js';
+
+// Loaded when a document is first spooled: a run that changes nothing spools nothing.
+const v8 = requireLater<typeof import('node:v8')>('node:v8');
 
 /** A text kept on disk; read back whole, as often as asked, while its spool is open. */
 export interface SpooledText {
@@ -91,7 +94,7 @@ export function openBodySpool(dir: string): BodySpool {
     text: (at, length) => readBack(at, length).toString('utf8'),
     value(at, length) {
       if (recent.has(at)) return recent.get(at);
-      const read: unknown = deserialize(readBack(at, length));
+      const read: unknown = v8().deserialize(readBack(at, length));
       if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
       recent.set(at, read);
       return read;
@@ -107,7 +110,7 @@ export function openBodySpool(dir: string): BodySpool {
       return new HeldText(reader, append(bytes), bytes.length);
     },
     keep<T>(value: T): KeptValue<T> {
-      const bytes = serialize(value);
+      const bytes = v8().serialize(value);
       stats.values += 1;
       return new HeldValue<T>(reader, append(bytes), bytes.length);
     },

@@ -22,25 +22,42 @@ const LOADED_LATER = [
   /^chokidar$/,
 ];
 
-/** The node_modules packages in the chunks main.js loads before it runs, by rolldown's module comments. */
-function packagesLoadedAtStart(): Set<string> {
+/**
+ * What main.js loads before it runs: its chunks, their node_modules packages (by rolldown's module
+ * comments) and the Node built-ins they import.
+ */
+function loadedAtStart(): { files: Set<string>; packages: Set<string>; builtins: Set<string> } {
   const seen = new Set<string>();
   const packages = new Set<string>();
+  const builtins = new Set<string>();
   const queue = ['main.js'];
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
     const code = readFileSync(path.join(BUNDLE, file), 'utf8');
-    for (const [, chunk] of code.matchAll(/^import (?:[^;]*? from )?"\.\/([^"]+)"/gm)) queue.push(chunk!);
+    for (const [, chunk] of code.matchAll(/^(?:import|export) (?:[^;]*? from )?"\.\/([^"]+)"/gm))
+      queue.push(chunk!);
     for (const [, name] of code.matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) packages.add(name!);
+    for (const [, name] of code.matchAll(/^import (?:[^;]*? from )?"node:([^"]+)"/gm)) builtins.add(name!);
   }
-  return packages;
+  return { files: seen, packages, builtins };
 }
 
 it('a run loads no renderer, HTML parser, diff library, zod, importer or watcher before it needs one', () => {
-  const packages = packagesLoadedAtStart();
+  const { packages } = loadedAtStart();
   // The walk sees packages at all: commander parses every command line.
   expect(packages).toContain('commander');
   expect([...packages].filter((name) => LOADED_LATER.some((pattern) => pattern.test(name)))).toEqual([]);
+});
+
+// Node 20 resolves, reads and links each ES module file in turn before a command runs, so the
+// bundle puts what a run starts with into few files (scripts/bundle.mjs); and a built-in that
+// only one command's path uses (a terminal question, a pager, V8's flags) is imported there.
+it('a run starts from a few files and without the built-ins only some commands use', () => {
+  const { files, builtins } = loadedAtStart();
+  expect(files.size).toBeLessThanOrEqual(5);
+  expect([...builtins].filter((name) => ['v8', 'readline/promises', 'child_process'].includes(name))).toEqual(
+    [],
+  );
 });
