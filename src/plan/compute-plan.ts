@@ -151,9 +151,15 @@ export function computePlan(input: PlanInput): Plan {
     problems.push(ambiguousRename(record, why));
   }
   // Old keys of moved records: their record lives on under the new key, so they are not removals.
-  const stillHeld = new Set([...desiredKeys, ...renames.moves.values()]);
+  const stillHeld =
+    renames.moves.size === 0 ? desiredKeys : new Set([...desiredKeys, ...renames.moves.values()]);
 
-  const relations = checkRelations({ desired: input.desired, book, protectedKeys: input.protectedKeys });
+  const relations = checkRelations({
+    desired: input.desired,
+    desiredKeys,
+    book,
+    protectedKeys: input.protectedKeys,
+  });
   problems.push(...relations.problems);
   const desiredByKey = new Map(input.fieldValues ? input.desired.map((d) => [d.key, d]) : []);
 

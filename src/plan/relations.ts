@@ -16,6 +16,8 @@ const SUGGESTED = 5;
  */
 export function checkRelations(input: {
   desired: readonly DesiredRecord[];
+  /** The keys of `desired`, when the caller has them as a set already. */
+  desiredKeys?: ReadonlySet<string>;
   book: IdBook;
   /** Keys whose file exists but failed: named records that will not be written. */
   protectedKeys: ReadonlySet<string>;
@@ -24,7 +26,7 @@ export function checkRelations(input: {
   const failing = new Set<string>();
   const byKey = new Map<string, DesiredRecord>();
   for (const record of input.desired) if (record.refs) byKey.set(record.key, record);
-  const desiredKeys = new Set(input.desired.map((d) => d.key));
+  const desiredKeys = input.desiredKeys ?? new Set(input.desired.map((d) => d.key));
   const fail = (record: DesiredRecord, ref: RecordRef, message: string) => {
     problems.push({ file: record.file, line: ref.line, column: 1, severity: 'error', message });
     failing.add(record.key);

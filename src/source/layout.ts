@@ -24,12 +24,16 @@ export function pathIdentity(pathInContent: string, languages: Languages): PathI
   const name = documentStem(pathInContent);
   const translated = languageOfStem(name, languages);
   const base = translated?.base ?? name;
-  const lang = translated ? { lang: translated.lang } : {};
-  const folders = pathInContent.split('/').slice(0, -1);
-  const ownFolder = folders.length >= 2 ? folders[folders.length - 1]!.normalize('NFC') : undefined;
-  if (base === 'index' && ownFolder !== undefined) return { stem: ownFolder, ...lang, index: 'leaf' };
-  if (base === '_index') return { stem: ownFolder ?? base, ...lang, index: 'list' };
-  return { stem: base, ...lang };
+  const identity: PathIdentity = { stem: base };
+  if (translated) identity.lang = translated.lang;
+  if (base !== 'index' && base !== '_index') return identity;
+  // The folder the file sits in, when it is below a resource folder (`articles/x/index.md`).
+  const slash = pathInContent.lastIndexOf('/');
+  const above = slash <= 0 ? -1 : pathInContent.lastIndexOf('/', slash - 1);
+  const ownFolder = above === -1 ? undefined : pathInContent.slice(above + 1, slash).normalize('NFC');
+  if (base === 'index' && ownFolder !== undefined) return { ...identity, stem: ownFolder, index: 'leaf' };
+  if (base === '_index') return { ...identity, stem: ownFolder ?? base, index: 'list' };
+  return identity;
 }
 
 /** How a listing's documents fall into bundles (see sortBundles). */
@@ -83,6 +87,8 @@ function enclosingFolder(
   leafFolders: ReadonlySet<string>,
   isIndex: boolean,
 ): string | undefined {
+  // Most sites have no bundle at all: nothing to look up for any document.
+  if (leafFolders.size === 0) return undefined;
   let found: string | undefined;
   for (let dir = isIndex ? path.posix.dirname(folder) : folder; dir !== '.'; dir = path.posix.dirname(dir))
     if (leafFolders.has(dir)) found = dir;

@@ -194,22 +194,23 @@ function layoutProblems(
   selected: (inContent: string) => boolean,
 ): { documentPaths: Array<DocumentPath & { identity: PathIdentity }>; problems: FileProblem[] } {
   // Each path's identity once: the scan needs it again for every document it reads.
-  const byPath = new Map(
-    paths.map((p) => [p.inContent, { ...p, identity: pathIdentity(p.inContent, languages) }]),
-  );
+  const withIdentity = paths.map((p) => ({ ...p, identity: pathIdentity(p.inContent, languages) }));
   const { records, resources, listPages } = sortBundles(
-    [...byPath.keys()],
+    withIdentity.map((p) => p.inContent),
     languages,
-    [...byPath.values()].map((p) => p.identity),
+    withIdentity.map((p) => p.identity),
   );
   const problems: FileProblem[] = [];
+  // A site without bundles or list pages (most): every path is a record, in the same order.
+  if (records.length === withIdentity.length) return { documentPaths: withIdentity, problems };
+  const byPath = new Map(withIdentity.map((p) => [p.inContent, p]));
   const warn = (inContent: string, message: string) => {
     if (selected(inContent))
       problems.push({ file: byPath.get(inContent)!.file, line: 1, column: 1, message, severity: 'warning' });
   };
   // The records directly in each bundle folder (its index files), found in one pass over all records.
   const indexesOf = new Map<string, string[]>([...resources.keys()].map((folder) => [folder, []]));
-  for (const p of records) indexesOf.get(path.posix.dirname(p))?.push(p);
+  if (indexesOf.size > 0) for (const p of records) indexesOf.get(path.posix.dirname(p))?.push(p);
   for (const [folder, files] of resources) {
     // At the bundle's index in the default language, if it has one: the file a writer opens first.
     const indexes = indexesOf.get(folder)!;
@@ -315,14 +316,9 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
       if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
       if (!resource) continue;
-      const readPath = dir === real ? undefined : `${real}${path.sep}${entry.name}`;
-      documentPaths.push({
-        absPath,
-        file: inProject(inContent),
-        inContent,
-        resource,
-        ...(readPath ? { readPath } : {}),
-      });
+      const document: DocumentPath = { absPath, file: inProject(inContent), inContent, resource };
+      if (dir !== real) document.readPath = `${real}${path.sep}${entry.name}`;
+      documentPaths.push(document);
     }
     await Promise.all(subfolders);
   };
