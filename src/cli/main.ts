@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { redactCredentials, SyncError } from '../errors.js';
-import { compileWasmWithBaselineOnly } from '../remote/load-pool.js';
+import { tuneThisProcess } from '../process-tuning.js';
 import { guardUnfinished, processIO, writeLine, type CliIO, type SetExit } from './io.js';
 import { registerApply } from './apply.js';
 import { registerCiReport } from './ci-report.js';
@@ -39,7 +39,7 @@ export async function main(argv: string[], given?: CliIO): Promise<number> {
   const io = given ?? processIO();
   // Only the real process can drain its event loop with the command unfinished.
   const unguard = given ? () => {} : guardUnfinished(io.stderr);
-  if (!given) compileWasmWithBaselineOnly();
+  if (!given) tuneThisProcess();
   try {
     return await runCommand(argv, io);
   } finally {

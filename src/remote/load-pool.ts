@@ -1,4 +1,5 @@
 import type { Dispatcher, Pool } from 'undici';
+import { beforeHttp } from '../process-tuning.js';
 import { requireLater } from '../require-later.js';
 
 type RequestFunction = (
@@ -8,21 +9,6 @@ type RequestFunction = (
 const poolFile = requireLater<typeof Pool>('undici/lib/dispatcher/pool.js');
 const requestFile = requireLater<RequestFunction>('undici/lib/api/api-request.js');
 const undici = requireLater<typeof import('undici')>('undici');
-const v8 = requireLater<typeof import('node:v8')>('node:v8');
-
-let baselineWasmOnly = false;
-
-/**
- * For the CLI's own process (bin/cms-sync.js): undici parses HTTP with a WebAssembly module. V8
- * compiles it quickly, then recompiles the hot parser with its optimising tier on a background
- * thread, and the process waits for that at exit: for a command that makes a few requests, that
- * costs more CPU than the command itself. The flag is set when undici is first loaded, so a run
- * that makes no request does not load node:v8 either; a program that imports cms-sync keeps its
- * own flags.
- */
-export function compileWasmWithBaselineOnly(): void {
-  baselineWasmOnly = true;
-}
 
 /** undici's `request`, called on a dispatcher: what the client sends every exchange with. */
 export type RequestOn = (
@@ -48,10 +34,7 @@ export interface LoadedPool {
  * moves them, the client loads the whole package as before (and a test says so).
  */
 export function loadPool(): LoadedPool {
-  if (baselineWasmOnly) {
-    v8().setFlagsFromString('--liftoff-only');
-    baselineWasmOnly = false;
-  }
+  beforeHttp();
   try {
     const PoolClass = poolFile();
     const request = requestFile();

@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
+import { beforeScan } from '../process-tuning.js';
 import {
   documentStem,
   isDocumentName,
@@ -94,6 +95,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const listing = await listContent(contentDir, projectDir);
+  beforeScan(listing.documentPaths.length);
   const { mediaFiles } = listing;
   const languages = options.languages ?? DEFAULT_LANGUAGES;
   const layout = layoutProblems(listing.documentPaths, languages, selected);

@@ -1,0 +1,45 @@
+import { requireLater } from './require-later.js';
+
+const v8 = requireLater<typeof import('node:v8')>('node:v8');
+
+/**
+ * V8 settings that suit the CLI's own process, each set when a run first needs it, so that a run
+ * that needs none does not load node:v8. Off unless the CLI turns it on (src/cli/main.ts): a
+ * program that imports cms-sync keeps its own flags.
+ */
+let ownsProcess = false;
+let wasmSet = false;
+let heapSet = false;
+
+export function tuneThisProcess(): void {
+  ownsProcess = true;
+}
+
+/**
+ * Before undici is loaded. undici parses HTTP with a WebAssembly module: V8 compiles it quickly,
+ * then recompiles the hot parser with its optimising tier on a background thread, and the process
+ * waits for that at exit. For a command that makes a few requests, that costs more CPU than the
+ * command itself.
+ */
+export function beforeHttp(): void {
+  if (!ownsProcess || wasmSet) return;
+  wasmSet = true;
+  v8().setFlagsFromString('--liftoff-only');
+}
+
+/** Sites from this size up hold an index of their documents large enough to matter (see below). */
+export const LARGE_SITE_DOCUMENTS = 5000;
+
+/**
+ * Before a scan of `documents` documents. A run holds a small index per document for its whole
+ * length, and makes much more short-lived garbage (each file's bytes, text and front matter). By
+ * default V8 lets the heap grow to up to four times what survived the last full collection
+ * before it collects again, so the process's peak follows the archive three or four times over.
+ * Growing by half instead keeps the peak near what is live, for more frequent full collections,
+ * which cost little next to reading the files. Render workers started afterwards share the flag.
+ */
+export function beforeScan(documents: number): void {
+  if (!ownsProcess || heapSet || documents < LARGE_SITE_DOCUMENTS) return;
+  heapSet = true;
+  v8().setFlagsFromString('--heap-growing-percent=50');
+}
