@@ -5,7 +5,7 @@ import { mediaIdentities } from '../media/media-library.js';
 import type { RemoteListing } from '../remote/snapshot.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { DesiredRecord, RecordRef } from '../records/build-record.js';
-import { refsFromState, resourceOrder } from '../resources/derived.js';
+import { refsFromState, RELATION_TARGETS, resourceOrder } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { planMediaText, type MediaEdit, type MediaText } from '../media/media-text.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
@@ -479,10 +479,14 @@ function libraryText(
   };
 }
 
-/** What ids are known before anything is written: records by key (slug), media by identity. */
+/**
+ * What ids are known before anything is written: the records other records can name by key (slug),
+ * media by identity. Only relation targets: the ids of the rest are never looked up by key, and an
+ * archive's articles are most of its records.
+ */
 export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'remoteMedia'>): IdBook {
   const idByKey = new Map<string, number>();
-  for (const resource of RECORD_RESOURCES) {
+  for (const resource of RELATION_TARGETS) {
     const slugField = apiName('slug', input.resources[resource]);
     // Newest first, so the oldest record with a slug wins; state's own entries win over all.
     for (const record of [...input.remote[resource].records].sort((a, b) => b.id - a.id)) {
@@ -490,7 +494,9 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
       if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
     }
   }
-  for (const key in input.state.records) idByKey.set(key, input.state.records[key]!.id);
+  for (const key in input.state.records)
+    if (RELATION_TARGETS.has(key.slice(0, key.indexOf('/')) as RecordResource))
+      idByKey.set(key, input.state.records[key]!.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {

@@ -129,3 +129,10 @@ export function fromApi(
 
 /** content/<folder>/ -> resource. */
 export const FOLDER_TO_RESOURCE: Readonly<Record<string, RecordResource>> = folderToResource(RESOURCE_TABLE);
+
+/** The resources other records can name (every relation's target): the only ids a plan looks up by key. */
+export const RELATION_TARGETS: ReadonlySet<RecordResource> = new Set(
+  Object.values(RESOURCE_TABLE).flatMap((descriptor) =>
+    descriptor.relations.map((relation) => relation.target),
+  ),
+);
