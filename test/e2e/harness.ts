@@ -5,7 +5,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveContent } from '../../src/media/serve-content.js';
 import { startLocalCms, type LocalCms, type LocalCmsOptions } from '../../src/server/index.js';
-import type { PlanOptions, SyncOptions, SyncResult } from '../../src/sync/public-types.js';
+import type {
+  ImportOptions,
+  ImportResult,
+  PlanOptions,
+  SyncOptions,
+  SyncResult,
+} from '../../src/sync/public-types.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/cms-sync.js', import.meta.url));
 /** A distinctive token: every test output is searched for it. */
@@ -48,6 +54,8 @@ export interface Project {
   applyInProcess(options?: SyncOptions): Promise<SyncResult>;
   /** A plan through the library in this process (`plan` of dist/index.js), for a set-up as `applyInProcess`. */
   planInProcess(options?: PlanOptions): Promise<SyncResult>;
+  /** An import (`importContent` of dist/index.js) in this process, for a set-up as `applyInProcess`. */
+  importInProcess(options: ImportOptions): Promise<ImportResult>;
   /** One API call to the CMS, as another user of the CMS would make it. */
   api(body: Record<string, unknown>): Promise<any>;
   /** Every record of a resource, in id order. */
@@ -137,6 +145,10 @@ export async function createProject(
     async planInProcess(options = {}) {
       const { plan } = await import('../../dist/index.js');
       return plan({ ...options, projectDir: dir, env: cliEnv(options.env) });
+    },
+    async importInProcess(options) {
+      const { importContent } = await import('../../dist/index.js');
+      return importContent({ ...options, projectDir: dir, env: cliEnv(options.env) });
     },
     async api(body) {
       const response = await fetch(cms.apiUrl, {

@@ -28,7 +28,8 @@ describe('ci-report --pr-comment', () => {
       'content/articles/storm.md': '---\ntitle: Storm\n---\n\nWind and rain.\n',
       'content/articles/broken.md': '---\ntitle: [oops\n---\n',
     });
-    await project.run(['apply']);
+    // In this process: the apply only sets the scene (broken.md makes it exit 1); the plan after it feeds the report.
+    await project.applyInProcess();
     await project.write(
       'content/articles/storm.md',
       '---\ntitle: Storm warning\n---\n\nWind and heavy rain.\n',

@@ -2,13 +2,20 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, createProject, SECRET_TOKEN, type Project } from '../e2e/harness.js';
 
 let project: Project | undefined;
 afterEach(async () => {
   await project?.close();
   project = undefined;
+});
+
+/** The tests that only make plans share one reviewed project (plan writes nothing to the CMS). */
+let shared: Promise<Project> | undefined;
+const sharedProject = () => (shared ??= reviewedProject());
+afterAll(async () => {
+  await (await shared)?.close();
 });
 
 const STORM =
@@ -41,7 +48,7 @@ async function reviewedProject(): Promise<Project> {
 
 describe('plans a reviewer can read', () => {
   it('plan --diff: summary first, changes by resource, each changed field as old → new or a line diff', async () => {
-    project = await reviewedProject();
+    const project = await sharedProject();
     const plan = await project.run(['plan', '--diff']);
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
@@ -125,7 +132,7 @@ describe('plans a reviewer can read', () => {
   }, 60_000);
 
   it('never pages when stdout is not a terminal, even with $PAGER set', async () => {
-    project = await reviewedProject();
+    const project = await sharedProject();
     const marker = path.join(project.dir, 'paged');
     const plan = await project.run(['plan', '--diff'], { env: { PAGER: `touch ${marker}`, LINES: '2' } });
     expect(plan.code).toBe(0);
@@ -138,17 +145,17 @@ describe('plans a reviewer can read', () => {
   it.skipIf(!hasScript)(
     'pages a plan longer than the terminal through $PAGER, unless --no-pager or CI',
     async () => {
-      project = await reviewedProject();
+      const project = await sharedProject();
       const paged = path.join(project.dir, 'paged.txt');
       const onTerminal = (args: string, env: Record<string, string> = {}) => {
-        const command = `stty rows 10 cols 120; ${process.execPath} ${BIN} --cwd ${project!.dir} ${args}`;
+        const command = `stty rows 10 cols 120; ${process.execPath} ${BIN} --cwd ${project.dir} ${args}`;
         // Not spawnSync: the local CMS the CLI talks to runs in this process.
         const child = spawn('script', ['-qec', command, '/dev/null'], {
           stdio: ['ignore', 'pipe', 'pipe'],
           env: {
             PATH: process.env.PATH,
             HOME: process.env.HOME,
-            CMS_BASE_URL: project!.cms.url,
+            CMS_BASE_URL: project.cms.url,
             CMS_API_TOKEN: SECRET_TOKEN,
             NO_COLOR: '1',
             PAGER: `cat > ${paged}`,
