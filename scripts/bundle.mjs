@@ -15,9 +15,9 @@ const outDir = path.join(root, 'dist', 'bundle');
 
 // What a run loads before its command starts: the modules main.js imports statically, and of those
 // the ones the render worker imports as well. Left to itself, rolldown cuts them into one chunk per
-// set of dynamic imports that share them (27 files at the last count), and Node 20 resolves, reads
-// and links each file in turn before a command runs. Two groups make them two chunks: the CLI's,
-// and what the CLI shares with the worker (so a worker does not load commander).
+// set of dynamic imports that share them, many small files, and Node 20 resolves, reads and links
+// each file in turn before a command runs. Two groups make them two chunks: the CLI's, and what the
+// CLI shares with the worker (so a worker does not load commander).
 const cliStart = new Set();
 const sharedWithWorker = new Set();
 const startGraph = {
