@@ -2,6 +2,7 @@ import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
 import { PackedText } from '../packed-text.js';
+import { ownCopy } from '../own-copy.js';
 import { sha256 } from '../sha256.js';
 import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
 import { decodeText } from './decode-text.js';
@@ -264,15 +265,6 @@ export function parseDocument(
     bodyLine: parsed.bodyLine,
     hash,
   };
-}
-
-/**
- * `text` as a string of its own. V8 makes a string of 13 characters or more cut out of a longer
- * one a view that keeps the longer one alive: a slug cut from the front matter would keep its
- * file's whole text in memory for as long as the document is held, which is the whole run.
- */
-function ownCopy(text: string): string {
-  return text.length < 13 ? text : Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 export function isDocumentFailure(
