@@ -165,7 +165,7 @@ export function computePlan(input: PlanInput): Plan {
 
   // Each change is written `{ action, ...base, ... }`, never with `...base` first: an object
   // literal that starts with a spread gets a hidden class of its own in V8 once the code is hot,
-  // a few hundred bytes for each of the plan's changes; one that starts with a property shares it.
+  // one for each of the plan's changes; one that starts with a property shares it.
   for (const record of input.desired) {
     const resource = input.resources[record.resource];
     const movedFrom = renames.moves.get(record.key);
