@@ -326,14 +326,8 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
  * commits are all of serials the new base has, and are skipped when read (see replayLog).
  */
 export async function compactState(stateDir: string, state: State): Promise<void> {
-  const header: BaseHeader = {
-    version: 2,
-    lineage: state.lineage,
-    serial: state.serial,
-    target: state.target,
-  };
   const baseFile = path.join(stateDir, STATE_BASE_FILE);
-  const bytes = await writeLinesAtomic(baseFile, [stableJson(header), ...entryLines(state)]);
+  const bytes = await writeLinesAtomic(baseFile, baseLines(state));
   const logFile = path.join(stateDir, STATE_LOG_FILE);
   const handle = await open(logFile, 'a');
   try {
@@ -359,15 +353,24 @@ async function removeLegacy(stateDir: string): Promise<void> {
   await rm(path.join(stateDir, LEGACY_INDEX_FILE), { force: true });
 }
 
-/** The base file's text for `state`: header, then its entries sorted (for tests and tools). */
-export function serializeState(state: State): string {
+/**
+ * The base file's lines for `state`: header, then its entries sorted, one at a time. Never
+ * gathered into one array on the way to the file: at 100,000 records they are tens of MiB.
+ */
+function* baseLines(state: State): Generator<string> {
   const header: BaseHeader = {
     version: 2,
     lineage: state.lineage,
     serial: state.serial,
     target: state.target,
   };
-  return `${[stableJson(header), ...entryLines(state)].join('\n')}\n`;
+  yield stableJson(header);
+  yield* entryLines(state);
+}
+
+/** The base file's text for `state` (for tests and tools). */
+export function serializeState(state: State): string {
+  return `${[...baseLines(state)].join('\n')}\n`;
 }
 
 /** Writes the state whole, as a compaction does. */
