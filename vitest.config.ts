@@ -14,6 +14,7 @@ const ISOLATED = [
   'test/render/templates-fast-path.test.ts',
   'test/resources/add-relation.test.ts',
   'test/source/read-document.test.ts',
+  'test/source/scan-tuning.test.ts',
   'test/watch/sync-loop.test.ts',
   'test/watch/watch-passes.test.ts',
 ];

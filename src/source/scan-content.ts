@@ -3,7 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
-import { beforeScan } from '../process-tuning.js';
+import { documentsRead } from '../process-tuning.js';
 import {
   documentStem,
   isDocumentName,
@@ -95,7 +95,6 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const listing = await listContent(contentDir, projectDir);
-  beforeScan(listing.documentPaths.length);
   const { mediaFiles } = listing;
   const languages = options.languages ?? DEFAULT_LANGUAGES;
   const layout = layoutProblems(listing.documentPaths, languages, selected);
@@ -114,6 +113,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // With a spool, a document's body is held as a plain string only until the document as a whole
   // (front matter and body) goes to the spool, just below.
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
+  let read = 0;
   for (const [i, p] of toRead.entries()) {
     const { resource, file, readPath, identity } = p;
     let result =
@@ -136,7 +136,10 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
       failedFiles.push(file);
       result.claimedKeys.forEach((k) => protectedKeys.add(k));
     } else {
-      if (spool && !('unparsed' in result)) result = spoolDocument(result, spool);
+      if (!('unparsed' in result)) {
+        documentsRead(++read);
+        if (spool) result = spoolDocument(result, spool);
+      }
       const same = byKey.get(result.key);
       byKey.set(
         result.key,
