@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
-import { sameStamp, stampOf, type FileStamp } from '../file-stamp.js';
+import { ownCopy } from '../own-copy.js';
 
 /** Kept beside the state files but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
 export const HASH_CACHE_FILE = 'file-hashes.json';
@@ -14,15 +14,6 @@ export const HASH_CACHE_FILE = 'file-hashes.json';
  */
 export const RACY_MS = 2000;
 
-/** The file's stamp when it was hashed, and its sha256. */
-type Entry = [...FileStamp, string];
-
-/**
- * The sha256 of files as of their last stat, like git's index: when a file's stamp (size, mtime,
- * ctime, inode: see FileStamp) is the one recorded, its bytes are those that were hashed, so a
- * run over 10,000 unchanged files stats them instead of reading them. A miss only costs a read:
- * the cache is never the reason something is taken as unchanged that was not.
- */
 export interface HashCache {
   /** The recorded sha256 when `stat` is the one recorded for `file` (project-relative, forward slashes). */
   get(file: string, stat: Stats): string | undefined;
@@ -46,8 +37,8 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
     },
     get(name, stat) {
       seen.add(name);
-      const entry = entries.get(name);
-      return entry && stat.isFile() && sameStamp(entry, stat) ? entry[4] : undefined;
+      const line = entries.get(name);
+      return line !== undefined && stat.isFile() ? shaIfStamp(line, stat) : undefined;
     },
     set(name, stat, sha) {
       seen.add(name);
@@ -59,11 +50,8 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
         return;
       }
       const old = entries.get(name);
-      if (old && sameStamp(old, stat) && old[4] === sha) return;
-      // Written out rather than spread: an array made by a spread gets room for many more
-      // elements than it has, and the cache holds one per file.
-      const [size, mtimeMs, ctimeMs, ino] = stampOf(stat);
-      entries.set(name, [size, mtimeMs, ctimeMs, ino, sha]);
+      if (old !== undefined && shaIfStamp(old, stat) === sha) return;
+      entries.set(name, lineOf(name, stat, sha));
       dirty = true;
     },
     save(options = {}) {
@@ -81,13 +69,8 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
       try {
         mkdirSync(stateDir, { recursive: true });
         const temp = `${file}.${process.pid}.tmp`;
-        writeFileSync(
-          temp,
-          JSON.stringify({
-            version: 1,
-            files: Object.fromEntries([...entries].sort(([a], [b]) => byCodeUnit(a, b))),
-          }),
-        );
+        const names = [...entries.keys()].sort(byCodeUnit);
+        writeFileSync(temp, `${HEADER}${names.map((name) => entries.get(name)).join(',\n')}${FOOTER}`);
         renameSync(temp, file);
         dirty = false;
       } catch {
@@ -97,25 +80,73 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
   };
 }
 
-function isEntry(value: unknown): value is Entry {
-  if (!Array.isArray(value) || value.length !== 5 || typeof value[4] !== 'string') return false;
-  for (let i = 0; i < 4; i++) if (typeof value[i] !== 'number') return false;
-  return true;
+/*
+ * The file is JSON, one file per line, so that it is read without parsing every entry: a run
+ * keeps each line as it is, by its file's name, and reads the stamp and sha256 of a line only
+ * when that file is looked up. A line is `[size,mtimeMs,ctimeMs,ino,"sha256","file"]`.
+ */
+const HEADER = '{"version":2,"files":[\n';
+const FOOTER = '\n]}\n';
+
+function lineOf(name: string, stat: Stats, sha: string): string {
+  return `[${stat.size},${stat.mtimeMs},${stat.ctimeMs},${stat.ino},"${sha}",${JSON.stringify(name)}]`;
 }
 
-function load(file: string): Map<string, Entry> {
+/**
+ * The line's sha256 when its stamp is `stat`'s (see FileStamp). The numbers are read from the
+ * text rather than `stat`'s written out to compare: turning a fractional mtime into text costs
+ * several times more than reading one.
+ */
+function shaIfStamp(line: string, stat: Stats): string | undefined {
+  let at = 1;
+  for (const want of [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino]) {
+    const comma = line.indexOf(',', at);
+    if (comma < 0 || Number(line.slice(at, comma)) !== want) return undefined;
+    at = comma + 1;
+  }
+  if (line.charCodeAt(at) !== QUOTE) return undefined;
+  // A string of its own: a cut of the line would keep the whole file's text alive with it.
+  return ownCopy(line.slice(at + 1, line.indexOf('"', at + 1)));
+}
+
+const QUOTE = 0x22;
+
+/** Each line by its file's name; an absent, damaged or foreign file is an empty cache (every file is read). */
+function load(file: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  let text: string;
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown; files?: unknown };
-    if (parsed.version !== 1 || typeof parsed.files !== 'object' || parsed.files === null) return new Map();
-    const entries = new Map<string, Entry>();
-    const files = parsed.files as Record<string, unknown>;
-    for (const name in files) {
-      const value = files[name];
-      if (isEntry(value)) entries.set(name, value);
-    }
-    return entries;
+    text = readFileSync(file, 'utf8');
   } catch {
-    // Absent or unreadable: every file is read and hashed, as without a cache.
-    return new Map();
+    return entries;
+  }
+  if (!text.startsWith(HEADER) || !text.endsWith(FOOTER)) return entries;
+  const end = text.length - FOOTER.length;
+  for (let at = HEADER.length; at < end;) {
+    let next = text.indexOf('\n', at);
+    if (next < 0 || next > end) next = end;
+    const line = text.slice(at, text.charCodeAt(next - 1) === COMMA ? next - 1 : next);
+    at = next + 1;
+    const name = nameOf(line);
+    if (name === undefined) return new Map();
+    entries.set(name, line);
+  }
+  return entries;
+}
+
+const COMMA = 0x2c;
+
+/** The file named at the end of a line, or undefined for a line that is not one of ours. */
+function nameOf(line: string): string | undefined {
+  const shaStart = line.indexOf('"');
+  const shaEnd = line.indexOf('"', shaStart + 1);
+  if (shaStart < 0 || shaEnd < 0 || line[0] !== '[' || !line.endsWith('"]')) return undefined;
+  if (line.slice(shaEnd, shaEnd + 3) !== '","') return undefined;
+  const raw = line.slice(shaEnd + 3, -2);
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return undefined;
   }
 }

@@ -72,18 +72,42 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
   });
 
   it('treats a damaged or foreign cache file as empty: the files are read, nothing fails', async () => {
-    await writeFile(path.join(dir, HASH_CACHE_FILE), '{"version": 1, "files": {"content/a.md": [120, ');
-    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
-    await writeFile(
-      path.join(dir, HASH_CACHE_FILE),
-      JSON.stringify({ version: 9, files: { 'content/a.md': [120, old, old, 42, 'x'] } }),
-    );
-    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
-    await writeFile(
-      path.join(dir, HASH_CACHE_FILE),
-      JSON.stringify({ version: 1, files: { 'content/a.md': [120, old, 'nope', 42, 'x'] } }),
-    );
-    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
+    const cacheFile = path.join(dir, HASH_CACHE_FILE);
+    const good = openHashCache(dir, () => NOW);
+    good.set('content/a.md', stat(), 'sha-a');
+    good.save();
+    const text = await readFile(cacheFile, 'utf8');
+    expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBe('sha-a');
+    // Cut short, of another version (an earlier one was an object by name), or a line that is not an entry.
+    for (const damaged of [
+      text.slice(0, -4),
+      text.replace('"version":2', '"version":9'),
+      JSON.stringify({ version: 1, files: { 'content/a.md': [120, old, old, 42, 'sha-a'] } }),
+      text.replace('"content/a.md"]', '"content/a.md"'),
+      text.replace('[', '[\n["x"],\n'),
+    ]) {
+      await writeFile(cacheFile, damaged);
+      expect(openHashCache(dir, () => NOW).get('content/a.md', stat())).toBeUndefined();
+    }
+  });
+
+  it('keeps files whose names JSON escapes', () => {
+    const names = [
+      'content/a "quoted", name.md',
+      'content/back\\slash.md',
+      'content/été.md',
+      'content/tab\t.md',
+    ];
+    const first = openHashCache(dir, () => NOW);
+    names.forEach((name, i) => first.set(name, stat({ ino: i }), `sha-${i}`));
+    first.save();
+    const next = openHashCache(dir, () => NOW);
+    expect(names.map((name, i) => next.get(name, stat({ ino: i })))).toEqual([
+      'sha-0',
+      'sha-1',
+      'sha-2',
+      'sha-3',
+    ]);
   });
 
   it('writes nothing when nothing changed, and a sorted file when something did', async () => {
@@ -93,9 +117,12 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     cache.set('content/z.md', stat({ ino: 1 }), 'sha-z');
     cache.set('content/a.md', stat({ ino: 2 }), 'sha-a');
     cache.save();
-    const saved = JSON.parse(await readFile(path.join(dir, HASH_CACHE_FILE), 'utf8')) as {
-      files: Record<string, unknown>;
-    };
-    expect(Object.keys(saved.files)).toEqual(['content/a.md', 'content/z.md']);
+    // Plain JSON, one file per line, sorted: a tool can read it, and a run need not parse it whole.
+    const text = await readFile(path.join(dir, HASH_CACHE_FILE), 'utf8');
+    const saved = JSON.parse(text) as { version: number; files: unknown[][] };
+    expect(saved.version).toBe(2);
+    expect(saved.files.map((entry) => entry[5])).toEqual(['content/a.md', 'content/z.md']);
+    expect(saved.files[0]).toEqual([120, old, old, 2, 'sha-a', 'content/a.md']);
+    expect(text.split('\n')).toHaveLength(5);
   });
 });
