@@ -395,7 +395,8 @@ export function reuseRecord(
     slug: doc.slug,
     file: doc.file,
     values: {},
-    input: { ...entry.input, fileSha: doc.hash },
+    // Nothing changes a record's input once made: state's own is shared when it has the same file sha.
+    input: entry.input.fileSha === doc.hash ? entry.input : { ...entry.input, fileSha: doc.hash },
     unchangedSince: entry,
   };
   if (entry.input.refs) record.refs = refsFromState(doc.resource, entry.input.refs);

@@ -129,7 +129,7 @@ export async function readSource(
     ...(options.overwriteDrift ? {} : { known }),
   });
   options.onScanned?.({
-    claimed: new Set([...scan.documents, ...scan.unchanged].map((d) => d.key)),
+    claimed: keysOf(scan.documents, scan.unchanged),
     protectedKeys: scan.protectedKeys,
     failedFiles: scan.failedFiles,
   });
@@ -307,4 +307,10 @@ export async function readSource(
     failedFiles,
     protectedKeys: keys,
   };
+}
+
+function keysOf(...lists: ReadonlyArray<ReadonlyArray<{ key: string }>>): Set<string> {
+  const keys = new Set<string>();
+  for (const list of lists) for (const item of list) keys.add(item.key);
+  return keys;
 }

@@ -127,7 +127,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
         limits,
         readPath,
         stem: identity.stem,
-        ...(identity.lang ? { lang: identity.lang } : {}),
+        lang: identity.lang,
         languages,
         holdBody,
       });
@@ -156,7 +156,8 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
 
   const documents: SourceDocument[] = [];
   const unchanged: UnparsedDocument[] = [];
-  const identityOf = new Map(toRead.map((p) => [p.file, p.identity]));
+  // Only files that share a key need their path's identity again: looked up then, not kept for all.
+  let identityOf: Map<string, PathIdentity> | undefined;
   for (const [key, claimants] of byKey) {
     if (!Array.isArray(claimants)) {
       if ('unparsed' in claimants) unchanged.push(claimants);
@@ -168,6 +169,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     for (const doc of claimants) {
       failedFiles.push(doc.file);
       // The key the file has by its path alone (no `slug:`), protected while it cannot be synced.
+      identityOf ??= new Map(toRead.map((p) => [p.file, p.identity]));
       const identity = identityOf.get(doc.file)!;
       protectedKeys.add(`${doc.resource}/${translatedSlug(identity.stem, identity.lang, languages)}`);
       problems.push(duplicateProblem(doc, claimants));
