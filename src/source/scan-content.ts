@@ -158,13 +158,15 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const unchanged: UnparsedDocument[] = [];
   // Only files that share a key need their path's identity again: looked up then, not kept for all.
   let identityOf: Map<string, PathIdentity> | undefined;
-  for (const [key, claimants] of byKey) {
+  // Values, not entries: an entry is a [key, value] array made for each document.
+  for (const claimants of byKey.values()) {
     if (!Array.isArray(claimants)) {
       if ('unparsed' in claimants) unchanged.push(claimants);
       else documents.push(claimants);
       continue;
     }
     // Neither file wins: picking one would make the record flip between them from run to run.
+    const { key } = claimants[0]!;
     protectedKeys.add(key);
     for (const doc of claimants) {
       failedFiles.push(doc.file);
