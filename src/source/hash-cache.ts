@@ -14,6 +14,12 @@ export const HASH_CACHE_FILE = 'file-hashes.json';
  */
 export const RACY_MS = 2000;
 
+/**
+ * The sha256 of files as of their last stat, like git's index: when a file's stamp (size, mtime,
+ * ctime, inode: see FileStamp) is the one recorded, its bytes are those that were hashed, so a
+ * run over 10,000 unchanged files stats them instead of reading them. A miss only costs a read:
+ * the cache is never the reason something is taken as unchanged that was not.
+ */
 export interface HashCache {
   /** The recorded sha256 when `stat` is the one recorded for `file` (project-relative, forward slashes). */
   get(file: string, stat: Stats): string | undefined;
