@@ -16,7 +16,7 @@ export const RACY_MS = 2000;
 
 /**
  * The sha256 of files as of their last stat, like git's index: when a file's stamp (size, mtime,
- * ctime, inode: see FileStamp) is the one recorded, its bytes are those that were hashed, so a
+ * ctime, inode) is the one recorded, its bytes are those that were hashed, so a
  * run over 10,000 unchanged files stats them instead of reading them. A miss only costs a read:
  * the cache is never the reason something is taken as unchanged that was not.
  */
@@ -99,9 +99,10 @@ function lineOf(name: string, stat: Stats, sha: string): string {
 }
 
 /**
- * The line's sha256 when its stamp is `stat`'s (see FileStamp). The numbers are read from the
- * text rather than `stat`'s written out to compare: turning a fractional mtime into text costs
- * several times more than reading one.
+ * The line's sha256 when its stamp is `stat`'s: size, mtime, ctime and inode. ctime cannot be set
+ * back by any tool, so a `touch -d` or `rsync -t` that restores mtime still changes the stamp.
+ * The numbers are read from the text rather than `stat`'s written out to compare: turning a
+ * fractional mtime into text costs several times more than reading one.
  */
 function shaIfStamp(line: string, stat: Stats): string | undefined {
   let at = 1;
