@@ -6,9 +6,10 @@
 // receiving the edit call, the server's writeLog time), and watch's peak RSS over the whole run.
 // Last, the file watcher alone (watchContent in this process): time to ready over the same tree.
 // The local CMS runs in this process, so the CLI's figures are the CLI's alone.
-// Usage: node bench/watch-scale.mjs [--docs N] [--kb K] [--saves N] [--dir path] (100,000 takes minutes)
+// Usage: node bench/watch-scale.mjs [--docs N] [--kb K] [--saves N] [--dir path] [--lines] (100,000 takes minutes)
+// --lines: print what watch printed (one line per pass), after the table's measures are taken.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,10 +29,16 @@ const { watchContent } = await import('../dist/watch/watch-content.js');
 const TOKEN = 'bench-token';
 const content = path.join(dir, 'content');
 const ready = path.join(dir, 'bench-ready');
+const made = path.join(dir, 'bench-made');
 const setup = {};
 if (!existsSync(ready)) {
+  // The folder is emptied before the corpus is generated: only one this bench made, never a project of
+  // someone's that --dir happens to name.
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(made))
+    throw new Error(`${dir} holds files this bench did not make: name an empty or new folder with --dir.`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  await writeFile(made, '');
   setup.generated = await time(() => generateCorpus(content, docs, { kb }));
   await writeFile(
     path.join(dir, 'sync.config.ts'),
@@ -94,6 +101,7 @@ try {
     Number(m[1]),
   );
   const { peakRssKb } = await watch.stop();
+  if (process.argv.includes('--lines')) console.log(watch.output);
 
   await settle();
   const alone = await time(async () => {
