@@ -38,9 +38,11 @@ export interface WatchContentOptions {
 const STABILITY_MS = 50;
 /**
  * A file found missing is reported removed only if it is still missing this much later: an
- * editor that saves by moving the old file away and writing a new one leaves a gap.
+ * editor that saves by moving the old file away and writing a new one leaves a gap. A file that
+ * appeared waits as long, so that the two halves of a rename or a move (one reported missing, one
+ * new) come out together and make one pass.
  */
-const UNLINK_GRACE_MS = 100;
+const GRACE_MS = 100;
 
 /** What chokidar passes with its `raw` event: the path its `fs.watch` was opened on. */
 interface RawDetails {
@@ -52,8 +54,9 @@ interface RawDetails {
  * `fs.watch` per folder and none per file (with one per file, the start stat'd and watched every
  * file, and its memory grew with them). A folder's watch still reports every file created,
  * written, renamed or removed in it, by name: chokidar passes those on as `raw` events, and each
- * file so named is looked at once it has been quiet for `STABILITY_MS`: there → `add` or `change`
- * (an editor's "write temp, rename over" is a `change`), gone (still, a moment later) → `unlink`.
+ * file so named is looked at once it has been quiet for `STABILITY_MS`: known and there → `change`
+ * (an editor's "write temp, rename over" is one), gone (still, a moment later) → `unlink`, new
+ * (still there a moment later) → `add`.
  * Chokidar follows the folders: a new one is watched and what it holds reported as added; a removed
  * one, everything it held as removed. To tell a new file from a saved one, the names of the
  * documents and media files of each folder are kept (listed without a stat of any file).
@@ -142,21 +145,19 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     // A folder with a file's name: chokidar follows it as a folder.
     if (stats?.isDirectory()) return;
     const name = path.basename(absPath);
-    if (stats) {
-      const kind = known.has(name) ? 'change' : 'add';
-      known.add(name);
-      emit(absPath, kind);
-    } else if (known.has(name)) {
-      if (!graceOver) {
-        timers.set(
-          absPath,
-          setTimeout(() => void settle(absPath, true).catch(fail), UNLINK_GRACE_MS),
-        );
-        return;
-      }
-      known.delete(name);
-      emit(absPath, 'unlink');
+    const wasKnown = known.has(name);
+    if (stats && wasKnown) emit(absPath, 'change');
+    if (Boolean(stats) === wasKnown) return;
+    if (!graceOver) {
+      timers.set(
+        absPath,
+        setTimeout(() => void settle(absPath, true).catch(fail), GRACE_MS),
+      );
+      return;
     }
+    if (stats) known.add(name);
+    else known.delete(name);
+    emit(absPath, stats ? 'add' : 'unlink');
   };
 
   watcher.on('raw', (_event, name, details) => {
