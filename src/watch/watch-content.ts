@@ -40,7 +40,8 @@ const STABILITY_MS = 50;
  * A file found missing is reported removed only if it is still missing this much later: an
  * editor that saves by moving the old file away and writing a new one leaves a gap. A file that
  * appeared waits as long, so that the two halves of a rename or a move (one reported missing, one
- * new) come out together and make one pass.
+ * new) come out together and make one pass; so does one found empty, most likely truncated by a
+ * writer whose text is still to come.
  */
 const GRACE_MS = 100;
 
@@ -146,9 +147,11 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     if (stats?.isDirectory()) return;
     const name = path.basename(absPath);
     const wasKnown = known.has(name);
-    if (stats && wasKnown) emit(absPath, 'change');
-    if (Boolean(stats) === wasKnown) return;
-    if (!graceOver) {
+    if (!stats && !wasKnown) return;
+    // A file just emptied is most likely being written (truncated, its text not there yet): it is
+    // looked at again, as is one that came or went, a moment later.
+    const saved = stats !== undefined && wasKnown && stats.size > 0;
+    if (!saved && !graceOver) {
       timers.set(
         absPath,
         setTimeout(() => void settle(absPath, true).catch(fail), GRACE_MS),
@@ -157,7 +160,7 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     }
     if (stats) known.add(name);
     else known.delete(name);
-    emit(absPath, stats ? 'add' : 'unlink');
+    emit(absPath, !stats ? 'unlink' : wasKnown ? 'change' : 'add');
   };
 
   watcher.on('raw', (_event, name, details) => {
