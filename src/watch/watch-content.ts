@@ -75,7 +75,8 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
   const folders = new Map<string, Set<string>>();
   const timers = new Map<string, NodeJS.Timeout>();
   const listings = new Set<Promise<void>>();
-  const relistings = new Set<NodeJS.Timeout>();
+  /** Folder listings and removals to report, a moment later. */
+  const deferred = new Set<NodeJS.Timeout>();
   let ready = false;
   let closed = false;
 
@@ -115,6 +116,13 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
       if (!report) known.add(entry.name);
       else if (!timers.has(absPath)) touched(absPath);
     }
+  };
+  const later = (ms: number, action: () => void) => {
+    const timer = setTimeout(() => {
+      deferred.delete(timer);
+      if (!closed) action();
+    }, ms);
+    deferred.add(timer);
   };
   const list = (dir: string, report: boolean) => {
     const listing = listFolder(dir, report).catch(fail);
@@ -170,20 +178,18 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
   });
   watcher.on('addDir', (dir) => {
     list(dir, ready);
-    // A folder made and filled at once: files written after that listing but before chokidar's watch
-    // on the folder was open would be seen by neither, so it is listed again once the watch is open.
-    if (!ready) return;
-    const relisting = setTimeout(() => {
-      relistings.delete(relisting);
-      list(dir, true);
-    }, STABILITY_MS);
-    relistings.add(relisting);
+    // A folder made and filled at once: a file written after that listing but before chokidar's watch
+    // on the folder is open would be seen by neither, so the folder is listed again a moment later.
+    if (ready) later(STABILITY_MS, () => list(dir, true));
   });
   watcher.on('unlinkDir', (dir) => {
     for (const [folder, names] of folders) {
       if (folder !== dir && !folder.startsWith(dir + path.sep)) continue;
       folders.delete(folder);
-      for (const name of names) emit(path.join(folder, name), 'unlink');
+      // After the grace a new file waits: a folder moved makes one pass, as a file moved does.
+      later(GRACE_MS, () => {
+        for (const name of names) emit(path.join(folder, name), 'unlink');
+      });
     }
   });
   watcher.on('error', fail);
@@ -193,7 +199,7 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
   return {
     async close() {
       closed = true;
-      for (const timer of [...timers.values(), ...relistings]) clearTimeout(timer);
+      for (const timer of [...timers.values(), ...deferred]) clearTimeout(timer);
       timers.clear();
       await watcher.close();
     },

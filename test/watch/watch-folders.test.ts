@@ -88,7 +88,10 @@ describe('watching content/ by its folders', () => {
     await writeFile(at('articles/2027/jan/new.md'), '# New, edited\n');
     await reported(1, 'its save');
 
-    await rm(at('articles/2027'), { recursive: true });
+    await rename(at('articles/2027'), at('articles/2028'));
+    await reported(2, 'the move of its folder');
+
+    await rm(at('articles/2028'), { recursive: true });
     await reported(1, 'the removal of its folder');
 
     // Nothing more comes of any of it (a late removal of a saved file, a second add).
@@ -106,7 +109,8 @@ describe('watching content/ by its folders', () => {
       ['unlink articles/2026/s5.md'],
       ['add articles/2027/jan/new.md'],
       ['change articles/2027/jan/new.md'],
-      ['unlink articles/2027/jan/new.md'],
+      ['add articles/2028/jan/new.md', 'unlink articles/2027/jan/new.md'],
+      ['unlink articles/2028/jan/new.md'],
       [],
     ]);
   });
