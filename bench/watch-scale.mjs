@@ -4,11 +4,13 @@
 // its start-up (spawn to "Watching content/", i.e. first sync done and watching), the first sync's
 // own ms as its line says, save-to-edit p50/p95 over --saves saves of one file (save to the CMS
 // receiving the edit call, the server's writeLog time), and watch's peak RSS over the whole run.
-// Last, the file watcher alone (watchContent in this process): time to ready over the same tree.
+// Last, the file watcher alone (watchContent in this process): time to ready over the same tree, and
+// how busy one save keeps this thread for the next 3 s (chokidar lists the saved file's folder again).
 // The local CMS runs in this process, so the CLI's figures are the CLI's alone.
-// Usage: node bench/watch-scale.mjs [--docs N] [--kb K] [--saves N] [--dir path] (100,000 takes minutes)
+// Usage: node bench/watch-scale.mjs [--docs N] [--kb K] [--saves N] [--dir path] [--lines] (100,000 takes minutes)
+// --lines: print what watch printed (one line per pass), after the table's measures are taken.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,10 +30,16 @@ const { watchContent } = await import('../dist/watch/watch-content.js');
 const TOKEN = 'bench-token';
 const content = path.join(dir, 'content');
 const ready = path.join(dir, 'bench-ready');
+const made = path.join(dir, 'bench-made');
 const setup = {};
 if (!existsSync(ready)) {
+  // The folder is emptied before the corpus is generated: only one this bench made, never a project of
+  // someone's that --dir happens to name.
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(made))
+    throw new Error(`${dir} holds files this bench did not make: name an empty or new folder with --dir.`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  await writeFile(made, '');
   setup.generated = await time(() => generateCorpus(content, docs, { kb }));
   await writeFile(
     path.join(dir, 'sync.config.ts'),
@@ -94,6 +102,7 @@ try {
     Number(m[1]),
   );
   const { peakRssKb } = await watch.stop();
+  if (process.argv.includes('--lines')) console.log(watch.output);
 
   await settle();
   const alone = await time(async () => {
@@ -102,6 +111,20 @@ try {
   });
   const aloneRss = process.memoryUsage().rss;
   await alone.value.close();
+  // What one save costs the watcher's thread (which is also the thread of every pass): the main thread's
+  // busy time over the 3 s after it, with nothing else running in this process but the idle local CMS.
+  let seen = 0;
+  const counting = await watchContent({
+    contentDir: content,
+    onChange: () => (seen += 1),
+    onError: () => {},
+  });
+  await sleep(500);
+  const idle = performance.eventLoopUtilization();
+  await edit('watcher alone');
+  await sleep(3000);
+  const afterSave = performance.eventLoopUtilization(idle);
+  await counting.close();
 
   console.log(`## Watch at scale, ${docs.toLocaleString('en')} documents of ~${kb} KiB\n`);
   console.log(
@@ -135,6 +158,13 @@ try {
         '',
         '',
         `RSS after ${aloneRss >> 20} MiB`,
+      ],
+      [
+        'file watcher alone: main thread busy in the 3 s after one save',
+        fmt(afterSave.active),
+        '',
+        '',
+        `${seen} change${seen === 1 ? '' : 's'} reported`,
       ],
     ]),
   );
