@@ -88,7 +88,7 @@ try {
       ['measure', 'p50', 'p95', 'max'],
       ['baseline: one bare `edit` API call (fetch, loopback)', ...stats(bare)],
       [
-        'baseline: file watcher event alone (watchContent: atomic + awaitWriteFinish 50 ms)',
+        'baseline: file watcher event alone (watchContent: an event of its folder, then 50 ms quiet)',
         ...stats(watcherOnly),
       ],
       ['`cms-sync watch`: save -> edit call received by the CMS', ...stats(server)],
