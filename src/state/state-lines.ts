@@ -31,6 +31,8 @@ export interface LineSource {
   window?: { at: number; bytes: Buffer; length: number };
   /** Lines of this run not yet saved (see keepWritten): an entry read from one is a change to save. */
   unsaved?: boolean;
+  /** Bytes read through fd at least at a time, if not WINDOW_BYTES. */
+  windowBytes?: number;
 }
 
 const closeOnCollect = new FinalizationRegistry<number>((fd) => {
@@ -50,13 +52,15 @@ export function fileSource(file: string, fd: number): LineSource {
 
 /** Bytes read through a file descriptor at least this many at a time: a block's lines, and the blocks after it. */
 const WINDOW_BYTES = 256 * 1024;
+/** The same for the lines of records written by this run (see keepWritten). */
+const UNSAVED_WINDOW_BYTES = 8 * 1024;
 
 /** The bytes of `source` from `from` to `to`, as a view whose first byte is the file's byte `from`. */
 function bytesAt(source: LineSource, from: number, to: number): Buffer {
   if (source.bytes) return source.bytes.subarray(from, to);
   let window = source.window;
   if (!window || from < window.at || to > window.at + window.length) {
-    const size = Math.max(WINDOW_BYTES, to - from);
+    const size = Math.max(source.windowBytes ?? WINDOW_BYTES, to - from);
     const bytes = window && window.bytes.length >= size ? window.bytes : Buffer.allocUnsafeSlow(size);
     const length = readSync(source.fd!, bytes, 0, size, from);
     window = source.window = { at: from, bytes, length };
@@ -612,6 +616,9 @@ function openUnsaved(dir: string): { source: LineSource; end: number } | null {
   }
   const source = fileSource(file, fd);
   source.unsaved = true;
+  // Lines lie in the order their writes were confirmed, which a save in key order may visit far
+  // apart: each read brings in little more than the line.
+  source.windowBytes = UNSAVED_WINDOW_BYTES;
   return { source, end: 0 };
 }
 
