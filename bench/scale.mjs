@@ -6,8 +6,12 @@
 // timeline of its memory (a sampler preloaded through NODE_OPTIONS; the CLI is not changed).
 // `--dir DIR` keeps the generated folder in DIR and reuses its content/ on the next run (state
 // and the CMS's data start empty each time), since generating 100,000 documents takes a while;
-// `--cold` measures the cold apply only.
-// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap] [--dir DIR] [--cold]
+// `--cold` measures the cold apply only. `--points` (with `--heap`) collects garbage and notes the
+// heap used at five points of the cold apply: the scan done, halfway through building, its first
+// record write (the plan made), halfway through the writes and just before the state is saved;
+// comparing two sizes gives the bytes held per document. `--snapshots` writes a heap snapshot at
+// each point too, beside the timeline (in DIR, or the temp folder).
+// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--points [--snapshots]]] [--dir DIR] [--cold]
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,8 @@ const docs = arg('--docs', 10_000);
 const kb = arg('--kb', 9);
 const heap = process.argv.includes('--heap');
 const coldOnly = process.argv.includes('--cold');
+const points = heap && process.argv.includes('--points');
+const snapshots = points && process.argv.includes('--snapshots');
 const keptDir = process.argv.includes('--dir')
   ? path.resolve(process.argv[process.argv.indexOf('--dir') + 1])
   : undefined;
@@ -52,7 +58,15 @@ const probe = path.join(dir, 'heap-probe.mjs');
 await writeFile(
   probe,
   `import { isMainThread } from 'node:worker_threads';
-import { writeFileSync } from 'node:fs';
+import fs, { writeFileSync } from 'node:fs';
+import fsp from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+const someHandle = await fsp.open(process.execPath);
+const FileHandle = someHandle.constructor;
+await someHandle.close();
+const gc = () => (v8.setFlagsFromString('--expose-gc'), vm.runInNewContext('gc'))();
 if (isMainThread && process.env.BENCH_HEAP_OUT) {
   const start = Date.now();
   const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
@@ -68,10 +82,60 @@ if (isMainThread && process.env.BENCH_HEAP_OUT) {
     }
   };
   setInterval(sample, 25).unref();
+  const points = [];
+  if (process.env.BENCH_POINTS) watchPoints(Number(process.env.BENCH_POINTS), (name) => {
+    const at = Date.now() - start;
+    const rssBefore = process.memoryUsage().rss >> 20;
+    if (process.env.BENCH_SNAPSHOTS) v8.writeHeapSnapshot(process.env.BENCH_HEAP_OUT + '.' + name + '.heapsnapshot');
+    else gc();
+    const m = process.memoryUsage();
+    points.push({ name, at, rssBefore, rss: m.rss >> 20, heapUsed: m.heapUsed, external: m.external + m.arrayBuffers });
+  });
   process.on('exit', () => {
     sample();
-    writeFileSync(process.env.BENCH_HEAP_OUT, JSON.stringify({ peak, timeline }));
+    writeFileSync(process.env.BENCH_HEAP_OUT, JSON.stringify({ peak, timeline, points }));
   });
+}
+
+// The points of the cold apply, seen from outside: records confirmed in the journal, and the
+// temp file of the state's save. Each is passed once.
+function watchPoints(docs, at) {
+  const seen = new Set();
+  const once = (name) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    at(name);
+  };
+  let records = 0;
+  const write = FileHandle.prototype.write;
+  FileHandle.prototype.write = function (data, ...rest) {
+    if (typeof data === 'string' && data.includes('{"t":"record"')) {
+      records += data.split('{"t":"record"').length - 1;
+      once('first-write');
+      if (records >= docs / 2) once('halfway');
+    }
+    return write.call(this, data, ...rest);
+  };
+  // The spool takes a value per document scanned, then its HTML and its record per document built.
+  let spoolFd;
+  let spooled = 0;
+  const openSync = fs.openSync;
+  fs.openSync = function (file, ...rest) {
+    const fd = openSync.call(this, file, ...rest);
+    if (typeof file === 'string' && file.includes('body-spool-')) spoolFd = fd;
+    return fd;
+  };
+  const writeSync = fs.writeSync;
+  fs.writeSync = function (fd, ...rest) {
+    if (fd === spoolFd && ++spooled >= docs) once(spooled >= 2 * docs ? 'mid-render' : 'scanned');
+    return writeSync.call(this, fd, ...rest);
+  };
+  const open = fsp.open;
+  fsp.open = function (file, ...rest) {
+    if (typeof file === 'string' && /state\\.jsonl\\..*\\.tmp$/.test(file)) once('before-save');
+    return open.call(this, file, ...rest);
+  };
+  syncBuiltinESMExports();
 }
 `,
 );
@@ -83,7 +147,15 @@ const apply = async (...flags) => {
   const heapOut = path.join(dir, `heap-${runs++}.json`);
   const result = await runCli(
     ['--cwd', dir, 'apply', '--json', ...flags],
-    heap ? { ...env, BENCH_HEAP_OUT: heapOut, NODE_OPTIONS: `--import=${pathToFileURL(probe)}` } : env,
+    heap
+      ? {
+          ...env,
+          BENCH_HEAP_OUT: heapOut,
+          NODE_OPTIONS: `--import=${pathToFileURL(probe)}`,
+          ...(points && runs === 1 ? { BENCH_POINTS: String(docs) } : {}),
+          ...(snapshots ? { BENCH_SNAPSHOTS: '1' } : {}),
+        }
+      : env,
     { measureRss: true },
   );
   if (result.code !== 0) throw new Error(`apply exited ${result.code}:\n${result.stderr.slice(0, 2000)}`);
@@ -109,6 +181,12 @@ const printTimeline = (coldRun) => {
   if (!coldRun.sampled) return;
   console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB):');
   console.log(coldRun.sampled.timeline.map((s) => s.join(' ')).join('\n'));
+  if (!coldRun.sampled.points?.length) return;
+  console.log(
+    '\nAfter a full collection (ms, name, RSS MiB before and after, heap used bytes, external bytes):',
+  );
+  for (const p of coldRun.sampled.points)
+    console.log([p.at, p.name, p.rssBefore, p.rss, p.heapUsed, p.external].join(' '));
 };
 
 try {

@@ -547,8 +547,9 @@ function hasFields(
   return fields.every((f) => apiName(f, resource) in held);
 }
 
+/** Only the ids of records some relation names are ever looked up: an apply of every article keeps none of theirs. */
 function remember(record: DesiredRecord, id: number, book: IdBook): void {
-  rememberId(book, record.key, id);
+  if (NAMED.has(record.resource)) rememberId(book, record.key, id);
 }
 
 /** Deletes that may run side by side: one resource, one depth (children before their parents). */

@@ -5,6 +5,7 @@ import type { DesiredRecord } from '../records/build-record.js';
 import type { WireOptions } from '../remote/wire.js';
 import type { MediaSource } from '../media/resolve-media.js';
 import type { RemoteRecord } from '../resources.js';
+import { RELATION_TARGETS } from '../resources/derived.js';
 import pLimit from 'p-limit';
 import { mediaLibrary, NotStarted, uploadSource, type UploadContext } from './apply-plan.js';
 import type { UploadAhead } from './upload-ahead-types.js';
@@ -24,6 +25,7 @@ export function createUploadAhead(
   // Records offered before the gate opened, and records waiting for a key to be built, by that key.
   const queued: DesiredRecord[] = [];
   const waiting = new Map<string, DesiredRecord[]>();
+  // Only keys a relation names can be waited for: an apply of every article keeps none of theirs.
   const built = new Set<string>();
   const started = new Map<string, Promise<{ id: number; uploaded: boolean; text: MediaText | undefined }>>();
   const shared = mediaLibrary(ctx.client);
@@ -82,7 +84,7 @@ export function createUploadAhead(
     library,
     offer(record) {
       if (gate === 'closed') return;
-      built.add(record.key);
+      if (RELATION_TARGETS.has(record.resource)) built.add(record.key);
       const released = waiting.get(record.key) ?? [];
       waiting.delete(record.key);
       if (record.html?.media.some((m) => m.kind !== 'existing' && !knownBefore[m.identity])) {

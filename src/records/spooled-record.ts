@@ -1,4 +1,4 @@
-import type { KeptValue, BodySpool, SpooledText } from '../render/body-spool.js';
+import type { BodySpool, SpooledText, SpoolPlace } from '../render/body-spool.js';
 import { refsFromState } from '../resources/derived.js';
 import type { RecordResource } from '../resources.js';
 import type { RecordInput } from '../state/state-file.js';
@@ -22,10 +22,15 @@ interface Parts extends Kept {
  * A built record whose fields wait in the run's spool: memory holds its key, its file and where
  * the rest is, so a cold apply holds an index of the folder rather than the folder. Its fields
  * are read back on use; they must not be changed (a copy, as `withoutImages` makes, may be).
+ * Where its parts and its HTML lie are fields of its own, not objects: one record per document.
  */
 class SpooledRecord implements DesiredRecord {
-  readonly #kept: KeptValue<Parts>;
-  readonly #template: SpooledText | undefined;
+  readonly #spool: BodySpool;
+  readonly #at: number;
+  readonly #length: number;
+  /** Where its HTML is in the spool (-1: it has no body). */
+  readonly #htmlAt: number;
+  readonly #htmlLength: number;
   /** Kept in memory: few files have it, and the plan reads it for every record gone or new. */
   formerSlugs?: FormerSlugs;
   siteId?: { value: string; line: number };
@@ -35,19 +40,23 @@ class SpooledRecord implements DesiredRecord {
     readonly resource: RecordResource,
     readonly slug: string,
     readonly file: string,
-    kept: KeptValue<Parts>,
-    template: SpooledText | undefined,
+    spool: BodySpool,
+    parts: SpoolPlace,
+    html: SpoolPlace | undefined,
   ) {
-    this.#kept = kept;
-    this.#template = template;
+    this.#spool = spool;
+    this.#at = parts.at;
+    this.#length = parts.length;
+    this.#htmlAt = html?.at ?? -1;
+    this.#htmlLength = html?.length ?? 0;
   }
 
   get values(): Record<string, unknown> {
-    return this.#kept.get().values;
+    return this.#parts().values;
   }
 
   get input(): RecordInput | undefined {
-    return this.#kept.get().input;
+    return this.#parts().input;
   }
 
   get refs(): RecordRef[] | undefined {
@@ -60,19 +69,23 @@ class SpooledRecord implements DesiredRecord {
   get html(): RecordHtml | undefined {
     const parts = this.#view();
     if (!('html' in parts.view!) && parts.html) {
-      const template = this.#template!;
+      const [spool, at, length] = [this.#spool, this.#htmlAt, this.#htmlLength];
       parts.view!.html = {
         ...parts.html,
         get template() {
-          return template.toString();
+          return spool.textAt(at, length);
         },
       };
     }
     return parts.view!.html;
   }
 
+  #parts(): Parts {
+    return this.#spool.valueAt(this.#at, this.#length) as Parts;
+  }
+
   #view(): Parts {
-    const parts = this.#kept.get();
+    const parts = this.#parts();
     parts.view ??= {};
     return parts;
   }
@@ -83,7 +96,8 @@ class SpooledRecord implements DesiredRecord {
  * spool's own, see buildRecord's holdHtml), when it has a body.
  */
 export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: SpooledText): DesiredRecord {
-  if (record.unchangedSince || (record.html && !template)) return record;
+  const html = template && spool.placeOf(template);
+  if (record.unchangedSince || (record.html && !html)) return record;
   const kept: Kept = { values: record.values };
   if (record.html) {
     const { field, media, text, digest } = record.html;
@@ -97,8 +111,9 @@ export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: 
     record.resource,
     record.slug,
     record.file,
-    spool.keep(kept),
-    template,
+    spool,
+    spool.place(kept),
+    record.html ? html : undefined,
   );
   if (record.formerSlugs) spooled.formerSlugs = record.formerSlugs;
   if (record.siteId) spooled.siteId = record.siteId;

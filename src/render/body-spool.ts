@@ -16,6 +16,12 @@ export interface KeptValue<T> {
   get(): T;
 }
 
+/** Where a value or a text lies in a spool: for a holder that keeps it in fields of its own (see BodySpool.place). */
+export interface SpoolPlace {
+  at: number;
+  length: number;
+}
+
 export interface SpoolStats {
   /** Texts written to the spool. */
   texts: number;
@@ -41,6 +47,15 @@ export interface BodySpool {
    * among the last few read: a caller must not change it.
    */
   keep<T>(value: T): KeptValue<T>;
+  /**
+   * Keeps a value as keep does, and says where it lies instead of making an object that knows:
+   * a holder of many keeps the place in its own fields, one object less each. Read with valueAt.
+   */
+  place(value: unknown): SpoolPlace;
+  valueAt(at: number, length: number): unknown;
+  /** Where a text held here lies (undefined for one that is not), to read it again with textAt. */
+  placeOf(text: SpooledText): SpoolPlace | undefined;
+  textAt(at: number, length: number): string;
   /** A document's body is in memory from now on (it is being built)... */
   borrow(): void;
   /** ...until now (its record is built and its HTML held here, or it failed). */
@@ -110,10 +125,18 @@ export function openBodySpool(dir: string): BodySpool {
       return new HeldText(reader, append(bytes), bytes.length);
     },
     keep<T>(value: T): KeptValue<T> {
+      const { at, length } = this.place(value);
+      return new HeldValue<T>(reader, at, length);
+    },
+    place(value) {
       const bytes = v8().serialize(value);
       stats.values += 1;
-      return new HeldValue<T>(reader, append(bytes), bytes.length);
+      return { at: append(bytes), length: bytes.length };
     },
+    valueAt: (at, length) => reader.value(at, length),
+    placeOf: (text) =>
+      text instanceof HeldText && text.reader === reader ? { at: text.at, length: text.length } : undefined,
+    textAt: (at, length) => reader.text(at, length),
     borrow() {
       live += 1;
       if (live > stats.heldAtOnce) stats.heldAtOnce = live;
@@ -142,9 +165,9 @@ interface Reader {
 // Classes rather than closures: one small object per body or record, which adds up over many.
 class HeldText implements SpooledText {
   constructor(
-    private readonly reader: Reader,
-    private readonly at: number,
-    private readonly length: number,
+    readonly reader: Reader,
+    readonly at: number,
+    readonly length: number,
   ) {}
 
   toString(): string {

@@ -11,6 +11,7 @@ import {
   type State,
   type StateRecord,
 } from './state-file.js';
+import { keepWritten } from './state-lines.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 /**
@@ -111,7 +112,9 @@ export class StateStore {
   async recordWritten(key: string, entry: StateRecord | null, from?: string): Promise<void> {
     const line: JournalEntry =
       from && from !== key ? { t: 'record', key, entry, from } : { t: 'record', key, entry };
-    apply(this.state, line);
+    if (entry && keepWritten(this.state, this.stateDir, key, entry)) {
+      if (from !== undefined && from !== key) delete this.state.records[from];
+    } else apply(this.state, line);
     this.openIntents.delete(key);
     await this.#append(line);
   }

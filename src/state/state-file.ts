@@ -385,6 +385,13 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
+/**
+ * Characters written at a time by writeLinesAtomic. V8 puts a string larger than about 128 KiB in
+ * its large-object space, which only a full collection empties: chunks of a megabyte piled up
+ * there until the save ended, tens of MiB for a large state. Chunks this size die young.
+ */
+const WRITE_CHUNK = 64 * 1024;
+
 /** Writes lines through a temp file in chunks (a large state is never one string), then renames it. */
 async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
@@ -397,7 +404,7 @@ async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<
     for (const line of lines) {
       chunk.push(line);
       size += line.length;
-      if (size > 1 << 20) {
+      if (size > WRITE_CHUNK) {
         const text = `${chunk.join('\n')}\n`;
         bytes += Buffer.byteLength(text);
         await handle.write(text);

@@ -1,5 +1,7 @@
 import { isAscii } from 'node:buffer';
-import { closeSync, readSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import type { MediaEntry, State, StateRecord } from './state-types.js';
 import { byCodeUnit } from '../compare.js';
 import { SyncError } from '../errors.js';
@@ -27,6 +29,10 @@ export interface LineSource {
   fd?: number;
   /** The last bytes read through fd, and the file offset of their first byte. */
   window?: { at: number; bytes: Buffer; length: number };
+  /** Lines of this run not yet saved (see keepWritten): an entry read from one is a change to save. */
+  unsaved?: boolean;
+  /** Bytes read through fd at least at a time, if not WINDOW_BYTES. */
+  windowBytes?: number;
 }
 
 const closeOnCollect = new FinalizationRegistry<number>((fd) => {
@@ -46,13 +52,15 @@ export function fileSource(file: string, fd: number): LineSource {
 
 /** Bytes read through a file descriptor at least this many at a time: a block's lines, and the blocks after it. */
 const WINDOW_BYTES = 256 * 1024;
+/** The same for the lines of records written by this run (see keepWritten). */
+const UNSAVED_WINDOW_BYTES = 8 * 1024;
 
 /** The bytes of `source` from `from` to `to`, as a view whose first byte is the file's byte `from`. */
 function bytesAt(source: LineSource, from: number, to: number): Buffer {
   if (source.bytes) return source.bytes.subarray(from, to);
   let window = source.window;
   if (!window || from < window.at || to > window.at + window.length) {
-    const size = Math.max(WINDOW_BYTES, to - from);
+    const size = Math.max(source.windowBytes ?? WINDOW_BYTES, to - from);
     const bytes = window && window.bytes.length >= size ? window.bytes : Buffer.allocUnsafeSlow(size);
     const length = readSync(source.fd!, bytes, 0, size, from);
     window = source.window = { at: from, bytes, length };
@@ -102,6 +110,8 @@ export interface StateTables {
   written: { record: Map<string, unknown>; media: Map<string, unknown> };
   /** The keys on file, per kind: made from baseKeys and logOps by the first save, then kept. */
   onFile?: { record: Set<string>; media: Set<string> };
+  /** Where keepWritten puts the lines of records written by this process; null if it could not be made. */
+  unsaved?: { source: LineSource; end: number } | null;
 }
 
 const tablesOf = new WeakMap<State, StateTables>();
@@ -554,13 +564,72 @@ export function putEntry(state: State, source: LineSource, line: FoundLine, from
   table[line.key] = entry;
 }
 
+/**
+ * Sets the record of a confirmed write as its line, kept in a file of the run's own (unlinked once
+ * open, so a killed run leaves nothing), and read back on use as an entry of the base is: a
+ * record's digests held as objects are over a kilobyte, which an apply of every record would hold
+ * for each until the save. Returns false, having changed nothing, when the state has no tables or
+ * the file cannot be written: the caller then sets the record as it is.
+ */
+export function keepWritten(state: State, dir: string, key: string, record: StateRecord): boolean {
+  const tables = tablesOf.get(state);
+  if (!tables) return false;
+  if (tables.unsaved === undefined) tables.unsaved = openUnsaved(dir);
+  const unsaved = tables.unsaved;
+  if (!unsaved) return false;
+  const bytes = Buffer.from(`${recordLine(key, record)}\n`, 'utf8');
+  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0, removal: false };
+  if (!readKey(bytes, 0, bytes.length - 1, found)) return false;
+  const at = unsaved.end;
+  try {
+    for (let written = 0; written < bytes.length;)
+      written += writeSync(unsaved.source.fd!, bytes, written, bytes.length - written, at + written);
+  } catch {
+    return false;
+  }
+  unsaved.end += bytes.length;
+  let block = tables.open.record;
+  // A block already parsed takes no more entries: parsing it again would drop what was assigned to them.
+  if (!block || block.source !== unsaved.source || block.parsed || block.entries.length === BLOCK_LINES) {
+    block = new Block(tables, unsaved.source, 'record');
+    tables.open.record = block;
+  }
+  const entry = new StoredEntry(block, key, at, at + found.afterKey, at + found.end);
+  block.entries.push(entry);
+  (state.records as Record<string, unknown>)[key] = entry;
+  return true;
+}
+
+function openUnsaved(dir: string): { source: LineSource; end: number } | null {
+  let file: string | undefined;
+  let fd: number | undefined;
+  try {
+    mkdirSync(dir, { recursive: true });
+    file = path.join(dir, `written-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    fd = openSync(file, 'wx+', 0o600);
+    unlinkSync(file);
+  } catch {
+    // Where an open file cannot be unlinked (Windows), records stay in memory as they are.
+    if (fd !== undefined) closeSync(fd);
+    if (file !== undefined) rmSync(file, { force: true });
+    return null;
+  }
+  const source = fileSource(file, fd);
+  source.unsaved = true;
+  // Lines lie in the order their writes were confirmed, which a save in key order may visit far
+  // apart: each read brings in little more than the line.
+  source.windowBytes = UNSAVED_WINDOW_BYTES;
+  return { source, end: 0 };
+}
+
 /** Whether `value` is the entry read from the line of `key` in these tables' files, as it was read. */
 function isLineOf(value: unknown, key: string, tables: StateTables): value is StoredEntry {
   return (
     value instanceof StoredEntry &&
     internals.asRead(value) &&
     internals.key(value) === key &&
-    internals.block(value).tables === tables
+    internals.block(value).tables === tables &&
+    internals.block(value).source.unsaved !== true
   );
 }
 

@@ -192,15 +192,7 @@ async function syncPass(
               protectedKeys: protect,
               failedFiles: new Set(keys.failedFiles),
             }),
-            // Only records the plan is sure to write (see upload-ahead.ts): new to state, and every
-            // record they name known, or one of them still to be built (more: left to the apply).
-            (record) => {
-              if (state.records[record.key] !== undefined) return false;
-              const unknown = (record.refs ?? [])
-                .flatMap((ref) => ref.slugs.map((slug) => `${ref.relation.target}/${slug}`))
-                .filter((key) => idOfKey(known, key) === undefined);
-              return unknown.length === 0 ? true : unknown.length === 1 ? { after: unknown[0]! } : false;
-            },
+            sureToWrite(state, known),
           );
         },
         () => ahead.open(false),
@@ -364,6 +356,21 @@ async function syncPass(
   const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
   const timings = { startedAt: started, read, planned, applied: Date.now() - started };
   return done({ exitCode, problems, plan, result, timings });
+}
+
+/**
+ * Only records the plan is sure to write (see upload-ahead.ts): new to state, and every record
+ * they name known, or one of them still to be built (more: left to the apply). Made out here, so
+ * that what it keeps for the whole run is only what it reads, not the scan's keys of every document.
+ */
+function sureToWrite(state: State, known: IdBook): (record: DesiredRecord) => boolean | { after: string } {
+  return (record) => {
+    if (state.records[record.key] !== undefined) return false;
+    const unknown = (record.refs ?? [])
+      .flatMap((ref) => ref.slugs.map((slug) => `${ref.relation.target}/${slug}`))
+      .filter((key) => idOfKey(known, key) === undefined);
+    return unknown.length === 0 ? true : unknown.length === 1 ? { after: unknown[0]! } : false;
+  };
 }
 
 function planFlags(flags: SyncOptions, config: Config): PlanFlags {

@@ -32,6 +32,23 @@ describe('the body spool', () => {
     expect(() => held[0]!.toString()).toThrow(/spool is closed/);
   });
 
+  it('says where a value or a held text lies, for a holder that keeps the place itself', () => {
+    const spool = openBodySpool(dir);
+    const other = openBodySpool(dir);
+    const value = { values: { title: 'T' }, input: { hash: 'h', media: [] } };
+    const place = spool.place(value);
+    const text = spool.hold('<p>Grüße</p>');
+    for (let i = 0; i < 100; i++) spool.keep({ i });
+    expect(spool.valueAt(place.at, place.length)).toEqual(value);
+    const where = spool.placeOf(text)!;
+    expect(spool.textAt(where.at, where.length)).toBe('<p>Grüße</p>');
+    // A text of another spool has no place in this one.
+    expect(spool.placeOf(other.hold('x'))).toBeUndefined();
+    expect(spool.stats).toMatchObject({ texts: 1, values: 101 });
+    other.close();
+    spool.close();
+  });
+
   it('counts the bodies in memory at once', () => {
     const spool = openBodySpool(dir);
     spool.borrow();

@@ -160,6 +160,36 @@ describe('the state as lines', () => {
     expect(existsSync(path.join(dir, JOURNAL_FILE))).toBe(false);
   });
 
+  it('holds the records a run writes as their lines until the save, read back as they were written', async () => {
+    const store = await StateStore.open(dir, 'local');
+    const handedIn = Array.from({ length: 300 }, (_, i) => record(i));
+    for (const [i, entry] of handedIn.entries()) await store.recordWritten(`article/story-${i}`, entry);
+    // Not the objects handed in: their lines, in a file that no killed run leaves behind.
+    expect(store.state.records['article/story-7']).not.toBe(handedIn[7]);
+    expect({ ...store.state.records['article/story-7']! }).toEqual(record(7));
+    expect((await readdir(dir)).filter((name) => !name.startsWith('journal'))).toEqual([]);
+    // The last block was read before a write came after it, and is assigned to afterwards.
+    expect(store.state.records['article/story-260']!.id).toBe(360);
+    await store.recordWritten('article/story-300', record(300));
+    store.state.records['article/story-261']!.marker = 'assigned';
+    expect(store.state.records['article/story-300']!.id).toBe(400);
+    expect(store.state.records['article/story-261']!.marker).toBe('assigned');
+    await store.recordWritten('article/renamed', record(5), 'article/story-5');
+    await store.save();
+    // Written after a save (as watch does): saved by the next one.
+    await store.recordWritten('article/story-9', { ...record(9), marker: 'again' });
+    await store.save();
+    await store.close();
+    const expected: Record<string, StateRecord> = {};
+    for (let i = 0; i <= 300; i++) expected[`article/story-${i}`] = record(i);
+    expected['article/story-261']!.marker = 'assigned';
+    expected['article/story-9']!.marker = 'again';
+    expected['article/renamed'] = record(5);
+    delete expected['article/story-5'];
+    expect(plain((await readStateFile(dir, 'local')).state).records).toEqual(expected);
+    expect((await readdir(dir)).sort()).toEqual(['last-state.json', STATE_BASE_FILE, STATE_LOG_FILE].sort());
+  });
+
   it('compacts the log into the base once it outgrows its share, removals and renames included', async () => {
     await writeStateFile(dir, sampleState(20));
     const expected = sampleState(20);
