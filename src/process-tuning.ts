@@ -27,22 +27,26 @@ export function beforeHttp(): void {
   v8().setFlagsFromString('--liftoff-only');
 }
 
-/** From this many documents read in one run, what a run holds and makes is large enough to matter (see below). */
-export const MANY_DOCUMENTS_READ = 5000;
+/** From this many documents read, what a run holds and makes is large enough to matter (see below). */
+export const MANY_DOCUMENTS_READ = 1000;
+
+let documentsRead = 0;
 
 /**
- * Told how many documents this run has read and parsed so far (a file vouched for by its stat is
- * not read). A run that reads many holds a small index per document for its whole length, and
- * makes much more short-lived garbage (each file's bytes, text and front matter). By default V8
- * lets the heap grow to up to four times what survived the last full collection before it
- * collects again, so the process's peak follows the archive three or four times over. Growing by
- * half instead keeps the peak near what is live, for more frequent full collections, which cost
- * little next to reading and rendering the files. Render workers started afterwards share the
- * flag. A run that reads few files (a no-op, a few edits) is left as it is, however large the
- * site: there the extra collections cost CPU and lower its peak by nothing.
+ * Told of each document the process reads and parses (a file vouched for by its stat is not read).
+ * A run that reads many holds a small index per document for its whole length, and makes much
+ * more short-lived garbage (each file's bytes, text and front matter). By default V8 lets the heap
+ * grow to up to four times what survived the last full collection before it collects again, so
+ * the process's peak follows the archive three or four times over. Growing by half instead keeps
+ * the peak near what is live, for more frequent full collections, which cost little next to
+ * reading and rendering the files. Render workers started afterwards share the flag. A run that
+ * reads few files (a no-op, a few edits) is left as it is, however large the site: there the
+ * extra collections cost CPU and lower its peak by nothing. The flag is set early in a large run,
+ * since a limit V8 has already raised holds until its next full collection.
  */
-export function documentsRead(count: number): void {
-  if (!ownsProcess || heapSet || count < MANY_DOCUMENTS_READ) return;
+export function documentRead(): void {
+  documentsRead += 1;
+  if (!ownsProcess || heapSet || documentsRead < MANY_DOCUMENTS_READ) return;
   heapSet = true;
   v8().setFlagsFromString('--heap-growing-percent=50');
 }

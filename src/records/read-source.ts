@@ -11,6 +11,7 @@ import {
   type SourceDocument,
 } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
+import { documentRead } from '../process-tuning.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
@@ -187,6 +188,8 @@ export async function readSource(
       failedFiles.push(stub.file);
       keys.push(stub.key, ...doc.claimedKeys);
     } else {
+      // Read after all (a new pipeline renders every file again): as much to hold as a cold run.
+      documentRead();
       docs.push(doc);
       if (doc.key !== stub.key) reread.add(doc);
     }

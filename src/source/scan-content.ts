@@ -3,7 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
-import { documentsRead } from '../process-tuning.js';
+import { documentRead } from '../process-tuning.js';
 import {
   documentStem,
   isDocumentName,
@@ -113,7 +113,6 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // With a spool, a document's body is held as a plain string only until the document as a whole
   // (front matter and body) goes to the spool, just below.
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
-  let read = 0;
   for (const [i, p] of toRead.entries()) {
     const { resource, file, readPath, identity } = p;
     let result =
@@ -137,7 +136,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
       result.claimedKeys.forEach((k) => protectedKeys.add(k));
     } else {
       if (!('unparsed' in result)) {
-        documentsRead(++read);
+        documentRead();
         if (spool) result = spoolDocument(result, spool);
       }
       const same = byKey.get(result.key);
