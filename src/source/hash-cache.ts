@@ -94,8 +94,12 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
 const HEADER = '{"version":2,"files":[\n';
 const FOOTER = '\n]}\n';
 
+/**
+ * Written by JSON.stringify, which makes one flat string: a template literal would keep each line as
+ * a tree of a dozen joined parts until it is saved, several times its length per file.
+ */
 function lineOf(name: string, stat: Stats, sha: string): string {
-  return `[${stat.size},${stat.mtimeMs},${stat.ctimeMs},${stat.ino},"${sha}",${JSON.stringify(name)}]`;
+  return JSON.stringify([stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, sha, name]);
 }
 
 /**
