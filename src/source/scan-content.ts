@@ -94,9 +94,9 @@ export interface ScanOptions {
 export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
-  const listing = await listContent(contentDir, projectDir);
-  const { mediaFiles } = listing;
   const languages = options.languages ?? DEFAULT_LANGUAGES;
+  const listing = await listContent(contentDir, projectDir, languages);
+  const { mediaFiles } = listing;
   const layout = layoutProblems(listing.documentPaths, languages, selected);
   const { documentPaths } = layout;
 
@@ -200,18 +200,16 @@ function layoutProblems(
   paths: DocumentPath[],
   languages: Languages,
   selected: (inContent: string) => boolean,
-): { documentPaths: Array<DocumentPath & { identity: PathIdentity }>; problems: FileProblem[] } {
-  // Each path's identity once: the scan needs it again for every document it reads.
-  const withIdentity = paths.map((p) => ({ ...p, identity: pathIdentity(p.inContent, languages) }));
+): { documentPaths: DocumentPath[]; problems: FileProblem[] } {
   const { records, resources, listPages } = sortBundles(
-    withIdentity.map((p) => p.inContent),
+    paths.map((p) => p.inContent),
     languages,
-    withIdentity.map((p) => p.identity),
+    paths.map((p) => p.identity),
   );
   const problems: FileProblem[] = [];
   // A site without bundles or list pages (most): every path is a record, in the same order.
-  if (records.length === withIdentity.length) return { documentPaths: withIdentity, problems };
-  const byPath = new Map(withIdentity.map((p) => [p.inContent, p]));
+  if (records.length === paths.length) return { documentPaths: paths, problems };
+  const byPath = new Map(paths.map((p) => [p.inContent, p]));
   const warn = (inContent: string, message: string) => {
     if (selected(inContent))
       problems.push({ file: byPath.get(inContent)!.file, line: 1, column: 1, message, severity: 'warning' });
@@ -267,6 +265,11 @@ interface DocumentPath {
   /** Relative to contentDir, forward slashes. */
   inContent: string;
   resource: NonNullable<ReturnType<typeof resourceOfPath>>;
+  /**
+   * Taken once as the path is listed, in the object as it is made: the scan needs it for every
+   * document it reads, and a copy of each path with it added would give each copy a shape of its own.
+   */
+  identity: PathIdentity;
   /** The real path to read, when `absPath` is reached through a symbolic link. */
   readPath?: string;
   /** Set instead of reading the file: a link that leads outside content/ or nowhere. */
@@ -293,7 +296,7 @@ interface PendingLink {
  * refused; a folder link inside content/ is followed once, unless it leads back to a folder it
  * is in (a loop) or to a folder already read through another link.
  */
-async function listContent(contentDir: string, projectDir: string): Promise<Listing> {
+async function listContent(contentDir: string, projectDir: string, languages: Languages): Promise<Listing> {
   const documentPaths: DocumentPath[] = [];
   const mediaFiles: string[] = [];
   const problems: Listing['problems'] = [];
@@ -324,7 +327,8 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
       if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
       if (!resource) continue;
-      const document: DocumentPath = { absPath, file: inProject(inContent), inContent, resource };
+      const identity = pathIdentity(inContent, languages);
+      const document: DocumentPath = { absPath, file: inProject(inContent), inContent, resource, identity };
       if (dir !== real) document.readPath = `${real}${path.sep}${entry.name}`;
       documentPaths.push(document);
     }
@@ -346,6 +350,7 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
         file,
         inContent: link.inContent,
         resource,
+        identity: pathIdentity(link.inContent, languages),
         refused: { problems: [problem], claimedKeys },
       });
     } else problems.push({ inContent: link.inContent, problem });
@@ -411,6 +416,7 @@ async function listContent(contentDir: string, projectDir: string): Promise<List
         file: inProject(link.inContent),
         inContent: link.inContent,
         resource,
+        identity: pathIdentity(link.inContent, languages),
         readPath: real,
       });
   }
