@@ -11,12 +11,7 @@ export interface SpooledText {
   toString(): string;
 }
 
-/** A value kept on disk (structured-clone form), read back on each get; the last few stay in memory. */
-export interface KeptValue<T> {
-  get(): T;
-}
-
-/** Where a value or a text lies in a spool: for a holder that keeps it in fields of its own (see BodySpool.place). */
+/** Where a value or a text lies in a spool: its holder keeps it in fields of its own (see BodySpool.place). */
 export interface SpoolPlace {
   at: number;
   length: number;
@@ -43,13 +38,10 @@ export interface SpoolStats {
 export interface BodySpool {
   hold(text: string): SpooledText;
   /**
-   * Keeps a value. What is read back is a copy, shared by the reads that come while it is
-   * among the last few read: a caller must not change it.
-   */
-  keep<T>(value: T): KeptValue<T>;
-  /**
-   * Keeps a value as keep does, and says where it lies instead of making an object that knows:
-   * a holder of many keeps the place in its own fields, one object less each. Read with valueAt.
+   * Keeps a value (in structured-clone form) and says where it lies, rather than making an object
+   * that knows: a holder of many keeps the place in its own fields, one object less each. Read
+   * it with valueAt: what is read back is a copy, shared by the reads that come while it is
+   * among the last few read, so a caller must not change it.
    */
   place(value: unknown): SpoolPlace;
   valueAt(at: number, length: number): unknown;
@@ -124,10 +116,6 @@ export function openBodySpool(dir: string): BodySpool {
       stats.texts += 1;
       return new HeldText(reader, append(bytes), bytes.length);
     },
-    keep<T>(value: T): KeptValue<T> {
-      const { at, length } = this.place(value);
-      return new HeldValue<T>(reader, at, length);
-    },
     place(value) {
       const bytes = v8().serialize(value);
       stats.values += 1;
@@ -154,7 +142,7 @@ export function openBodySpool(dir: string): BodySpool {
   };
 }
 
-/** Values read back that stay in memory (see keep). */
+/** Values read back that stay in memory (see place). */
 const RECENT = 64;
 
 interface Reader {
@@ -162,7 +150,7 @@ interface Reader {
   value(at: number, length: number): unknown;
 }
 
-// Classes rather than closures: one small object per body or record, which adds up over many.
+// A class rather than a closure: one small object per body, which adds up over many.
 class HeldText implements SpooledText {
   constructor(
     readonly reader: Reader,
@@ -172,17 +160,5 @@ class HeldText implements SpooledText {
 
   toString(): string {
     return this.reader.text(this.at, this.length);
-  }
-}
-
-class HeldValue<T> implements KeptValue<T> {
-  constructor(
-    private readonly reader: Reader,
-    private readonly at: number,
-    private readonly length: number,
-  ) {}
-
-  get(): T {
-    return this.reader.value(this.at, this.length) as T;
   }
 }

@@ -1,4 +1,4 @@
-import type { BodySpool, KeptValue } from '../render/body-spool.js';
+import type { BodySpool } from '../render/body-spool.js';
 import type { RecordResource } from '../resources.js';
 import type { SourceDocument } from './read-document.js';
 
@@ -15,7 +15,6 @@ interface Kept {
  * key, file and hash) and where the rest is. The rest is read back on use and must not be changed.
  */
 class SpooledDocument implements SourceDocument {
-  readonly #kept: KeptValue<Kept>;
   lang?: string;
 
   constructor(
@@ -26,27 +25,34 @@ class SpooledDocument implements SourceDocument {
     readonly absPath: string,
     readonly hash: string,
     readonly bodyLine: number,
-    kept: KeptValue<Kept>,
-  ) {
-    this.#kept = kept;
-  }
+    // Where the rest lies, in fields of its own: an object per document to say so would add up.
+    private readonly spool: BodySpool,
+    private readonly at: number,
+    private readonly length: number,
+  ) {}
 
   get frontMatter(): Record<string, unknown> {
-    return this.#kept.get().frontMatter;
+    return this.#kept().frontMatter;
   }
 
   get frontMatterLines(): Record<string, number> {
-    return this.#kept.get().frontMatterLines;
+    return this.#kept().frontMatterLines;
   }
 
   get body(): string {
-    return this.#kept.get().body;
+    return this.#kept().body;
+  }
+
+  #kept(): Kept {
+    return this.spool.valueAt(this.at, this.length) as Kept;
   }
 }
 
 /** The document with its front matter and body moved to the spool (one value per document). */
 export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocument {
   const { frontMatter, frontMatterLines, body } = doc;
+  const kept: Kept = { frontMatter, frontMatterLines, body };
+  const { at, length } = spool.place(kept);
   const spooled = new SpooledDocument(
     doc.key,
     doc.resource,
@@ -55,7 +61,9 @@ export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocu
     doc.absPath,
     doc.hash,
     doc.bodyLine,
-    spool.keep<Kept>({ frontMatter, frontMatterLines, body }),
+    spool,
+    at,
+    length,
   );
   if (doc.lang !== undefined) spooled.lang = doc.lang;
   return spooled;
