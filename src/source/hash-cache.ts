@@ -94,12 +94,9 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
 const HEADER = '{"version":2,"files":[\n';
 const FOOTER = '\n]}\n';
 
-/**
- * Written by JSON.stringify, which makes one flat string: a template literal would keep each line as
- * a tree of a dozen joined parts until it is saved, several times its length per file.
- */
+/** One flat string per line (see ownCopy): the cache holds a line per file until it is saved. */
 function lineOf(name: string, stat: Stats, sha: string): string {
-  return JSON.stringify([stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, sha, name]);
+  return ownCopy(JSON.stringify([stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, sha, name]));
 }
 
 /**

@@ -3,6 +3,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
+import { ownCopy } from '../own-copy.js';
 import { documentRead } from '../process-tuning.js';
 import {
   documentStem,
@@ -328,7 +329,15 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
       if (!resource) continue;
       const identity = pathIdentity(inContent, languages);
-      const document: DocumentPath = { absPath, file: inProject(inContent), inContent, resource, identity };
+      // Flat copies (see ownCopy): a document keeps its file and path until it is built, and the
+      // hash cache its file until it is saved; the joined parts would be twice their size.
+      const document: DocumentPath = {
+        absPath: ownCopy(absPath),
+        file: ownCopy(inProject(inContent)),
+        inContent,
+        resource,
+        identity,
+      };
       if (dir !== real) document.readPath = `${real}${path.sep}${entry.name}`;
       documentPaths.push(document);
     }
