@@ -7,12 +7,16 @@ interface Kept {
   frontMatter: Record<string, unknown>;
   frontMatterLines: Record<string, number>;
   body: string;
+  /** Read only when the document is built: about 150 bytes a document, over the whole scan. */
+  absPath: string;
+  hash: string;
 }
 
 /**
  * A scanned document whose front matter and body wait in the run's spool: the scan reads every
- * file before the first is built, so memory holds per file only what the plan needs of it (its
- * key, file and hash) and where the rest is. The rest is read back on use and must not be changed.
+ * file before the first is built, so memory holds per file only what the scan and the order of
+ * building need of it (its key, slug and file) and where the rest is. The rest is read back on use
+ * and must not be changed.
  */
 class SpooledDocument implements SourceDocument {
   lang?: string;
@@ -22,8 +26,6 @@ class SpooledDocument implements SourceDocument {
     readonly resource: RecordResource,
     readonly slug: string,
     readonly file: string,
-    readonly absPath: string,
-    readonly hash: string,
     readonly bodyLine: number,
     // Where the rest lies, in fields of its own: an object per document to say so would add up.
     private readonly spool: BodySpool,
@@ -43,6 +45,14 @@ class SpooledDocument implements SourceDocument {
     return this.#kept().body;
   }
 
+  get absPath(): string {
+    return this.#kept().absPath;
+  }
+
+  get hash(): string {
+    return this.#kept().hash;
+  }
+
   #kept(): Kept {
     return this.spool.valueAt(this.at, this.length) as Kept;
   }
@@ -50,16 +60,14 @@ class SpooledDocument implements SourceDocument {
 
 /** The document with its front matter and body moved to the spool (one value per document). */
 export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocument {
-  const { frontMatter, frontMatterLines, body } = doc;
-  const kept: Kept = { frontMatter, frontMatterLines, body };
+  const { frontMatter, frontMatterLines, body, absPath, hash } = doc;
+  const kept: Kept = { frontMatter, frontMatterLines, body, absPath, hash };
   const { at, length } = spool.place(kept);
   const spooled = new SpooledDocument(
     doc.key,
     doc.resource,
     doc.slug,
     doc.file,
-    doc.absPath,
-    doc.hash,
     doc.bodyLine,
     spool,
     at,
