@@ -26,12 +26,13 @@ export function registerWatch(program: Command, io: CliIO, setExit: SetExit): vo
 
 async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<number> {
   // chokidar and the loop load only for `watch`, not for every command.
-  const [{ createRepeatFilter }, { watchPasses }, { createSyncLoop }, { watchContent }] = await Promise.all([
-    import('../watch/repeat-filter.js'),
-    import('../watch/run-pass.js'),
-    import('../watch/sync-loop.js'),
-    import('../watch/watch-content.js'),
-  ]);
+  const [{ createRepeatFilter }, { watchPasses }, { createSyncLoop }, { watchContentOffThread }] =
+    await Promise.all([
+      import('../watch/repeat-filter.js'),
+      import('../watch/run-pass.js'),
+      import('../watch/sync-loop.js'),
+      import('../watch/watch-off-thread.js'),
+    ]);
   // Each pass prints one line of its own (see runPass): no plan or summary, but progress while it runs.
   const reporter = createCliReporter(io, {
     quiet: true,
@@ -69,7 +70,7 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
   const stop = Promise.race([io.interrupted.then(() => void (interrupted = true)), fatalSeen]);
   try {
     // Watching starts before the first sync, so a save made during it is not missed.
-    const watcher = await watchContent({
+    const watcher = await watchContentOffThread({
       contentDir: session.config.contentDir,
       only: flags.only,
       onChange: (change) => loop.notify(change),
