@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { PassContext } from '../watch/run-pass.js';
 import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
+import { manyPasses } from '../process-tuning.js';
 import { openSession } from '../sync/session.js';
 import { createCliReporter } from './reporter.js';
 import { addSyncOptions, syncFlags, type SyncFlags } from './sync-options.js';
@@ -33,6 +34,8 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
       import('../watch/sync-loop.js'),
       import('../watch/watch-off-thread.js'),
     ]);
+  // Before the first pass: a limit V8 has already raised holds until its next full collection.
+  manyPasses();
   // Each pass prints one line of its own (see runPass): no plan or summary, but progress while it runs.
   const reporter = createCliReporter(io, {
     quiet: true,
