@@ -10,6 +10,9 @@
 // The local CMS runs in this process, so the CLI's figures are the CLI's alone.
 // Usage: node bench/watch-scale.mjs [--docs N] [--kb K] [--saves N] [--dir path] [--lines] (100,000 takes minutes)
 // --lines: print what watch printed (one line per pass), after the table's measures are taken.
+// A project applied by other means is taken as kept when --dir holds `bench-made` (empty) and `bench-ready`
+// (`{"port": P}`, P the port of the local CMS it was applied to: `target` in the first line of
+// .cms-sync/state.jsonl); the bench edits one of its files and applies again.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
