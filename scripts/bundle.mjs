@@ -47,6 +47,8 @@ await build({
     // Started by render-pool as `new URL('./render-worker.js', import.meta.url)`: as an entry of
     // its own, it lands beside the chunk that holds render-pool, as it sits beside it in dist/render.
     'render-worker': 'dist/render/render-worker.js',
+    // Started by watch-off-thread the same way.
+    'watch-worker': 'dist/watch/watch-worker.js',
   },
   platform: 'node',
   plugins: [startGraph],

@@ -46,7 +46,21 @@ let documentsRead = 0;
  */
 export function documentRead(): void {
   documentsRead += 1;
-  if (!ownsProcess || heapSet || documentsRead < MANY_DOCUMENTS_READ) return;
+  if (documentsRead >= MANY_DOCUMENTS_READ) growHeapByHalf();
+}
+
+/**
+ * Told that this process will run pass after pass (watch). Each pass over a large site makes a
+ * no-op's short-lived garbage: with V8's default growth, the heap of a long run climbs to several
+ * times what is live before a full collection, pass after pass. So the heap grows by half here
+ * too, from the start, however few documents each pass reads.
+ */
+export function manyPasses(): void {
+  growHeapByHalf();
+}
+
+function growHeapByHalf(): void {
+  if (!ownsProcess || heapSet) return;
   heapSet = true;
   v8().setFlagsFromString('--heap-growing-percent=50');
 }

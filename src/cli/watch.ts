@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { PassContext } from '../watch/run-pass.js';
 import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
+import { manyPasses } from '../process-tuning.js';
 import { openSession } from '../sync/session.js';
 import { createCliReporter } from './reporter.js';
 import { addSyncOptions, syncFlags, type SyncFlags } from './sync-options.js';
@@ -26,12 +27,15 @@ export function registerWatch(program: Command, io: CliIO, setExit: SetExit): vo
 
 async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<number> {
   // chokidar and the loop load only for `watch`, not for every command.
-  const [{ createRepeatFilter }, { watchPasses }, { createSyncLoop }, { watchContent }] = await Promise.all([
-    import('../watch/repeat-filter.js'),
-    import('../watch/run-pass.js'),
-    import('../watch/sync-loop.js'),
-    import('../watch/watch-content.js'),
-  ]);
+  const [{ createRepeatFilter }, { watchPasses }, { createSyncLoop }, { watchContentOffThread }] =
+    await Promise.all([
+      import('../watch/repeat-filter.js'),
+      import('../watch/run-pass.js'),
+      import('../watch/sync-loop.js'),
+      import('../watch/watch-off-thread.js'),
+    ]);
+  // Before the first pass: a limit V8 has already raised holds until its next full collection.
+  manyPasses();
   // Each pass prints one line of its own (see runPass): no plan or summary, but progress while it runs.
   const reporter = createCliReporter(io, {
     quiet: true,
@@ -69,7 +73,7 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
   const stop = Promise.race([io.interrupted.then(() => void (interrupted = true)), fatalSeen]);
   try {
     // Watching starts before the first sync, so a save made during it is not missed.
-    const watcher = await watchContent({
+    const watcher = await watchContentOffThread({
       contentDir: session.config.contentDir,
       only: flags.only,
       onChange: (change) => loop.notify(change),

@@ -37,3 +37,8 @@ it("the CLI's process sets the heap's growth once a run has read many documents,
   ).toEqual([false, false, true]);
   expect(v8LoadedAfterEach(['t.tuneThisProcess()', 't.beforeHttp()'])).toEqual([false, true]);
 });
+
+it("the CLI's process sets the heap's growth from the start of a watch, which runs pass after pass", () => {
+  expect(v8LoadedAfterEach(['t.manyPasses()'])).toEqual([false]);
+  expect(v8LoadedAfterEach(['t.tuneThisProcess()', 't.manyPasses()'])).toEqual([false, true]);
+});

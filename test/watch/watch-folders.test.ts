@@ -3,36 +3,18 @@ import { mkdir, mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchContent, type ContentChange, type ContentWatcher } from '../../src/watch/watch-content.js';
+import {
+  watchContent,
+  type ContentChange,
+  type ContentWatcher,
+  type WatchContentOptions,
+} from '../../src/watch/watch-content.js';
 import { waitUntil } from './helpers.js';
 
-let dir: string;
-let contentDir: string;
-let watcher: ContentWatcher;
-let watchesBefore = 0;
-/** What was reported, with the step it was reported in. */
-const changes: Array<ContentChange & { step: number }> = [];
-let step = 0;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-folders-'));
-  contentDir = path.join(dir, 'content');
-  await mkdir(path.join(contentDir, 'articles/2026'), { recursive: true });
-  for (let i = 0; i < 20; i += 1) await writeFile(at(`articles/2026/s${i}.md`), `# ${i}\n`);
-  watchesBefore = process.platform === 'linux' ? inotifyWatches() : 0;
-  watcher = await watchContent({
-    contentDir,
-    onChange: (c) => changes.push({ ...c, step }),
-    onError: () => {},
-  });
-});
-afterAll(async () => {
-  await watcher.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-function at(file: string): string {
-  return path.join(contentDir, file);
-}
+// A worker thread runs compiled JavaScript: the watcher off the main thread is tested as built.
+const { watchContentOffThread } = (await import(
+  new URL('../../dist/watch/watch-off-thread.js', import.meta.url).href
+)) as typeof import('../../src/watch/watch-off-thread.js');
 
 /** The inotify watches this process holds, from /proc (Linux). */
 function inotifyWatches(): number {
@@ -48,13 +30,44 @@ function inotifyWatches(): number {
   return count;
 }
 
-/** Starts the next step once `count` changes of this one were reported. */
-async function reported(count: number, what: string): Promise<void> {
-  await waitUntil(() => changes.filter((c) => c.step === step).length >= count, what);
-  step += 1;
-}
+describe.each([
+  { where: 'in this thread', start: watchContent },
+  { where: 'in a worker thread', start: watchContentOffThread },
+])('watching content/ by its folders, $where', ({ start }) => {
+  let dir: string;
+  let contentDir: string;
+  let watcher: ContentWatcher;
+  let watchesBefore = 0;
+  /** What was reported, with the step it was reported in. */
+  const changes: Array<ContentChange & { step: number }> = [];
+  let step = 0;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-folders-'));
+    contentDir = path.join(dir, 'content');
+    await mkdir(path.join(contentDir, 'articles/2026'), { recursive: true });
+    for (let i = 0; i < 20; i += 1) await writeFile(at(`articles/2026/s${i}.md`), `# ${i}\n`);
+    watchesBefore = process.platform === 'linux' ? inotifyWatches() : 0;
+    watcher = await start({
+      contentDir,
+      onChange: (c) => changes.push({ ...c, step }),
+      onError: () => {},
+    } satisfies WatchContentOptions);
+  });
+  afterAll(async () => {
+    await watcher.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
-describe('watching content/ by its folders', () => {
+  function at(file: string): string {
+    return path.join(contentDir, file);
+  }
+
+  /** Starts the next step once `count` changes of this one were reported. */
+  async function reported(count: number, what: string): Promise<void> {
+    await waitUntil(() => changes.filter((c) => c.step === step).length >= count, what);
+    step += 1;
+  }
+
   it.runIf(process.platform === 'linux')('holds one watch per folder, none per file', () => {
     // content/, articles/, articles/2026/: 20 files there must not cost 20 more.
     expect(inotifyWatches() - watchesBefore).toBe(3);
@@ -113,5 +126,33 @@ describe('watching content/ by its folders', () => {
       ['unlink articles/2028/jan/new.md'],
       [],
     ]);
+  });
+});
+
+describe('the watcher in a worker thread', () => {
+  it('opens no watch in this thread: what a save costs the watcher is not spent on the sync’s thread', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-thread-'));
+    const watches = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+    try {
+      await mkdir(path.join(dir, 'content/articles'), { recursive: true });
+      await writeFile(path.join(dir, 'content/articles/a.md'), '# A\n');
+      const before = watches();
+      const changes: ContentChange[] = [];
+      const watcher = await watchContentOffThread({
+        contentDir: path.join(dir, 'content'),
+        onChange: (c) => changes.push(c),
+        onError: () => {},
+      });
+      try {
+        expect(watches()).toBe(before);
+        await writeFile(path.join(dir, 'content/articles/a.md'), '# A, saved\n');
+        await waitUntil(() => changes.length > 0, 'the save to be posted');
+        expect(changes).toEqual([{ file: 'articles/a.md', kind: 'change' }]);
+      } finally {
+        await watcher.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
