@@ -65,7 +65,12 @@ it('packs into a tarball that installs into an empty project, where init, plan a
   const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const files = packed!.files.map((f) => f.path);
   const needed = ['package.json', 'README.md', 'bin/cms-sync.js', 'dist/index.js', 'dist/index.d.ts'];
-  for (const file of [...needed, 'dist/bundle/main.js', 'dist/bundle/render-worker.js'])
+  for (const file of [
+    ...needed,
+    'dist/bundle/main.js',
+    'dist/bundle/render-worker.js',
+    'dist/bundle/watch-worker.js',
+  ])
     expect(files).toContain(file);
   // What runs, and nothing else: no sources, tests, benches, fixtures, source maps or stray scripts.
   const shipped = /^(package\.json|README\.md|LICENSE|bin\/cms-sync\.js|dist\/.+\.(js|d\.ts))$/;
