@@ -173,11 +173,11 @@ export function computePlan(input: PlanInput): Plan {
       ? { key: record.key, resource: record.resource, file: record.file, movedFrom }
       : { key: record.key, resource: record.resource, file: record.file };
     if (relations.failing.has(record.key)) {
-      const entry = state.records[record.key];
+      const entry = state.records.get(record.key);
       if (entry) changes.push({ action: 'keep', ...base, id: entry.id, reason: 'file has errors' });
       continue;
     }
-    const entry = state.records[record.key] ?? (movedFrom ? state.records[movedFrom] : undefined);
+    const entry = state.records.get(record.key) ?? (movedFrom ? state.records.get(movedFrom) : undefined);
     const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
     // A record taken unrendered from this very state entry has its digests: nothing to compare.
     // Its digests are not even read (a state read through its index parses them only on use).
@@ -386,9 +386,9 @@ function planRemovals(
   let deletesHeld: string | undefined;
   // Usually every key has its file: pick the others out before sorting anything.
   const gone: string[] = [];
-  for (const key in state.records) if (!input.desiredKeys.has(key)) gone.push(key);
+  for (const key of state.records.keys()) if (!input.desiredKeys.has(key)) gone.push(key);
   for (const key of gone.sort(byCodeUnit)) {
-    const entry = state.records[key]!;
+    const entry = state.records.get(key)!;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
     const base = { key, resource, file: entry.file, id: entry.id };
     if (input.protectedKeys.has(key) || input.failedFiles.has(entry.file)) {
@@ -494,9 +494,8 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
       if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
     }
   }
-  for (const key in input.state.records)
-    if (RELATION_TARGETS.has(key.slice(0, key.indexOf('/')) as RecordResource))
-      idByKey.set(key, input.state.records[key]!.id);
+  for (const [key, entry] of input.state.records)
+    if (RELATION_TARGETS.has(key.slice(0, key.indexOf('/')) as RecordResource)) idByKey.set(key, entry.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
@@ -514,7 +513,7 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
 function chainDepths(desired: readonly DesiredRecord[], deletes: readonly Change[], state: State) {
   const named = chained<{ key: string; resource: RecordResource; refs?: RecordRef[] | undefined }>(desired);
   const gone = deletes.flatMap((change) => {
-    const kept = state.records[change.key]?.input?.refs;
+    const kept = state.records.get(change.key)?.input?.refs;
     return kept
       ? [{ key: change.key, resource: change.resource, refs: refsFromState(change.resource, kept) }]
       : [];
@@ -595,7 +594,7 @@ export function recordsToComplete(
     const claimed = claimedIds.get(resource) ?? new Map<number, string>();
     for (const record of listing.records) {
       const key = claimed.get(record.id);
-      const entry = key ? input.state.records[key] : undefined;
+      const entry = key ? input.state.records.get(key) : undefined;
       const ours = entry && byKey.has(key!);
       if (ours && (!markerUnchanged(entry, record, input.changeMarker) || input.pendingEdits?.has(key!)))
         wanted.get(resource)!.add(record.id);
@@ -667,8 +666,8 @@ function holdsAlready(
 /** State's records by resource, then CMS id -> key: the records this project manages. */
 function managedIds(state: State): Map<string, Map<number, string>> {
   const byResource = new Map<string, Map<number, string>>();
-  for (const key in state.records)
-    idsOf(byResource, key.slice(0, key.indexOf('/'))).set(state.records[key]!.id, key);
+  for (const [key, entry] of state.records)
+    idsOf(byResource, key.slice(0, key.indexOf('/'))).set(entry.id, key);
   return byResource;
 }
 

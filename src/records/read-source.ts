@@ -100,10 +100,10 @@ export async function readSource(
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
   const keyOfFile = new Map<string, string>();
-  for (const key in state.records) keyOfFile.set(state.records[key]!.file, key);
+  for (const [key, entry] of state.records) keyOfFile.set(entry.file, key);
   const known: KnownFiles = (file, hash) => {
     const key = keyOfFile.get(file);
-    return key !== undefined && state.records[key]!.input?.fileSha === hash
+    return key !== undefined && state.records.get(key)!.input?.fileSha === hash
       ? { key, slug: key.slice(key.indexOf('/') + 1) }
       : undefined;
   };
@@ -155,7 +155,7 @@ export async function readSource(
   const reuse = async (
     doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
   ): Promise<DesiredRecord | undefined> => {
-    const entry = state.records[doc.key];
+    const entry = state.records.get(doc.key);
     return reuseRecord(doc, entry, {
       config,
       imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))),
@@ -163,7 +163,7 @@ export async function readSource(
     });
   };
   for (const stub of scan.unchanged) {
-    const entry = state.records[stub.key];
+    const entry = state.records.get(stub.key);
     const record = entry?.input?.media.length
       ? await reuse(stub)
       : reuseRecord(stub, entry, { config, imageHashes: [], fingerprint: fingerprintOf(stub.resource) });

@@ -139,7 +139,7 @@ export async function forgetDeleted(
 /** Resources with files in content/ or records in state, and the resources their relations name. */
 export async function resourcesToList(config: Config, state: State): Promise<RecordResource[]> {
   const matters = new Set<RecordResource>();
-  for (const key in state.records) matters.add(key.slice(0, key.indexOf('/')) as RecordResource);
+  for (const key of state.records.keys()) matters.add(key.slice(0, key.indexOf('/')) as RecordResource);
   await Promise.all(
     RECORD_RESOURCES.map(async (resource) => {
       if (await hasEntries(path.join(config.contentDir, RESOURCE_TABLE[resource].folder)))
