@@ -11,6 +11,7 @@ import { planMediaText, type MediaEdit, type MediaText } from '../media/media-te
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
+import { recordIndex } from '../state/record-index.js';
 import { detectRenames, type AmbiguousRename } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { fieldValues, type FieldValue } from './field-values.js';
@@ -140,7 +141,9 @@ export function computePlan(input: PlanInput): Plan {
     remoteById.set(resource, new Map(input.remote[resource].records.map((r) => [r.id, r])));
   }
   const book = idBook(input);
-  const claimed = managedIds(state);
+  const { idsByResource: managed } = recordIndex(state);
+  /** Records this plan adopts: no other file may adopt them too. */
+  const adopted = new Map<string, Map<number, string>>();
   const desiredKeys = new Set(input.desired.map((d) => d.key));
   const renames =
     input.detectRenames === false
@@ -284,10 +287,15 @@ export function computePlan(input: PlanInput): Plan {
     // Not in state: adopt a record with this slug if the CMS has one nobody else claimed.
     const slugField = apiName('slug', resource);
     const match = input.remote[record.resource].records
-      .filter((r) => r[slugField] === record.slug && !claimed.get(record.resource)?.has(r.id))
+      .filter(
+        (r) =>
+          r[slugField] === record.slug &&
+          !managed.get(record.resource)?.has(r.id) &&
+          !adopted.get(record.resource)?.has(r.id),
+      )
       .sort((a, b) => a.id - b.id)[0];
     if (match) {
-      idsOf(claimed, record.resource).set(match.id, record.key);
+      idsOf(adopted, record.resource).set(match.id, record.key);
       const fields = Object.keys(digests()).sort();
       const differing = differingFields(record, match, book, resource);
       changes.push(
@@ -494,8 +502,9 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
       if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
     }
   }
-  for (const [key, entry] of input.state.records)
-    if (RELATION_TARGETS.has(key.slice(0, key.indexOf('/')) as RecordResource)) idByKey.set(key, entry.id);
+  const { keysByResource } = recordIndex(input.state);
+  for (const resource of RELATION_TARGETS)
+    for (const key of keysByResource.get(resource) ?? []) idByKey.set(key, input.state.records.get(key)!.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
@@ -586,7 +595,7 @@ export function recordsToComplete(
 ): Map<RecordResource, number[]> {
   const wanted = new Map<RecordResource, Set<number>>(RECORD_RESOURCES.map((r) => [r, new Set()]));
   const byKey = new Map(input.desired.map((d) => [d.key, d]));
-  const claimedIds = managedIds(input.state);
+  const claimedIds = recordIndex(input.state).idsByResource;
   for (const resource of RECORD_RESOURCES) {
     const listing = input.remote[resource];
     if (!listing.fields) continue;
@@ -661,14 +670,6 @@ function holdsAlready(
   resource: ResolvedResource,
 ): boolean {
   return differingFields(record, remote, book, resource).length === 0;
-}
-
-/** State's records by resource, then CMS id -> key: the records this project manages. */
-function managedIds(state: State): Map<string, Map<number, string>> {
-  const byResource = new Map<string, Map<number, string>>();
-  for (const [key, entry] of state.records)
-    idsOf(byResource, key.slice(0, key.indexOf('/'))).set(entry.id, key);
-  return byResource;
 }
 
 function idsOf(byResource: Map<string, Map<number, string>>, resource: string): Map<number, string> {

@@ -11,6 +11,7 @@ import {
   type SourceDocument,
 } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
+import { recordIndex } from '../state/record-index.js';
 import { documentRead } from '../process-tuning.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
@@ -99,8 +100,7 @@ export async function readSource(
 ): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
-  const keyOfFile = new Map<string, string>();
-  for (const [key, entry] of state.records) keyOfFile.set(entry.file, key);
+  const { keyOfFile } = recordIndex(state);
   const known: KnownFiles = (file, hash) => {
     const key = keyOfFile.get(file);
     return key !== undefined && state.records.get(key)!.input?.fileSha === hash

@@ -606,6 +606,7 @@ export class RecordTable extends Map<string, StateRecord> {
   #inBase = new Set<string>();
   /** Keys removed since the last save: a save writes the removal of those that are on file. */
   readonly removed = new Set<string>();
+  #version = 0;
 
   constructor(tables: StateTables) {
     super();
@@ -634,6 +635,11 @@ export class RecordTable extends Map<string, StateRecord> {
       this.#gone.add(key);
       super.delete(key);
     }
+  }
+
+  /** Counts the sets and removals: what was found out from the table holds while it is the same. */
+  get version(): number {
+    return this.#version;
   }
 
   /** Whether every line has been read (else some records are only on file). */
@@ -665,6 +671,7 @@ export class RecordTable extends Map<string, StateRecord> {
   override set(key: string, value: StateRecord): this {
     if (this.#base) this.#gone.delete(key);
     else this.#hide(key);
+    this.#version++;
     super.set(key, value);
     return this;
   }
@@ -673,6 +680,7 @@ export class RecordTable extends Map<string, StateRecord> {
     this.#readBase();
     this.#hide(key);
     this.removed.add(key);
+    this.#version++;
     return super.delete(key);
   }
 
