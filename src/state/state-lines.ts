@@ -121,7 +121,7 @@ export interface StateTables {
 const tablesOf = new WeakMap<State, StateTables>();
 
 /** Work done so far, by what it parsed: for tests that show a run parses only what it reads. */
-export const parseCounts = { blocks: 0, fields: 0, digests: 0 };
+export const parseCounts = { blocks: 0, fields: 0, digests: 0, recordLines: 0 };
 
 export function tablesOfState(state: State): StateTables | undefined {
   return tablesOf.get(state);
@@ -747,6 +747,7 @@ export class RecordTable extends Map<string, StateRecord> {
       base.from,
       (line) => {
         if (line.kind === 'media') return void base.media(line);
+        parseCounts.recordLines++;
         if (line.removal) return;
         const { key } = line;
         const set = earlier.get(key);
@@ -920,18 +921,21 @@ export function changedLines(state: State): Changes {
     }
   });
   const records = state.records as RecordTable;
-  const changed: string[] = [];
-  for (const [key, value] of records.held()) if (!isOnFile(tables, 'record', key, value)) changed.push(key);
+  // Each changed key and its record now (undefined: removed). Held records only: a line not read yet is unchanged.
+  const changed = new Map<string, StateRecord | undefined>();
+  for (const [key, value] of records.held())
+    if (!isOnFile(tables, 'record', key, value)) changed.set(key, value);
+  // A removal read the table first (see RecordTable.delete).
   for (const key of records.removed)
-    if (!records.has(key) && recordOnFile(tables, records, key)) changed.push(key);
-  changed.sort(byCodeUnit);
-  for (const key of changed) {
-    const value = records.get(key);
+    if (!records.has(key) && recordOnFile(tables, records, key)) changed.set(key, undefined);
+  const keys = [...changed.keys()].sort(byCodeUnit);
+  for (const key of keys) {
+    const value = changed.get(key);
     lines.push(value === undefined ? removalLine('record', key) : lineOf('record', key, value));
   }
   done.push(() => {
-    for (const key of changed) {
-      const value = records.get(key) ?? null;
+    for (const key of keys) {
+      const value = changed.get(key) ?? null;
       tables.written.record.set(key, value);
       if (value instanceof StoredEntry) internals.saved(value);
     }

@@ -141,6 +141,60 @@ describe('the state as lines', () => {
     );
   });
 
+  it('opens without reading a record line: they are read once, on first use, under what the log set', async () => {
+    await writeStateFile(dir, sampleState(1000));
+    const first = await StateStore.open(dir, 'local');
+    await first.recordWritten('article/story-5', { ...record(5), marker: 'from the log' });
+    await first.recordWritten('article/new', record(2000));
+    await first.save();
+    await first.close();
+    const before = parseCounts.recordLines;
+    const store = await StateStore.open(dir, 'local');
+    const { state } = store;
+    expect([state.lineage, state.serial, state.media['sha256:ff']?.id]).toEqual([expect.any(String), 1, 9]);
+    expect(parseCounts.recordLines).toBe(before);
+    // A record written and saved before anything reads the rest: the save reads none of it either.
+    await store.recordWritten('article/story-6', { ...record(6), marker: 'unread base' });
+    await store.save();
+    expect(parseCounts.recordLines).toBe(before);
+    // The first look reads every line once; the log's records hide their base line.
+    expect(state.records.get('article/story-5')!.marker).toBe('from the log');
+    expect(parseCounts.recordLines - before).toBe(1001);
+    expect(state.records.size).toBe(1002);
+    expect(state.records.get('article/story-6')!.marker).toBe('unread base');
+    expect(parseCounts.recordLines - before).toBe(1001);
+    await store.close();
+    const again = (await readStateFile(dir, 'local')).state;
+    const expected = sampleState(1000);
+    expected.records.set('article/story-5', { ...record(5), marker: 'from the log' });
+    expected.records.set('article/story-6', { ...record(6), marker: 'unread base' });
+    expected.records.set('article/new', record(2000));
+    expect(plain(again)).toEqual(plain(expected));
+  });
+
+  it('saves the removal of a base record, and of a record set by the log, but not of one never on file', async () => {
+    await writeStateFile(dir, sampleState(300));
+    const first = await StateStore.open(dir, 'local');
+    await first.recordWritten('article/logged', record(400));
+    await first.save();
+    await first.close();
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-7', null);
+    await store.recordWritten('article/logged', null);
+    await store.recordWritten('article/fleeting', record(500));
+    await store.recordWritten('article/fleeting', null);
+    await store.save();
+    await store.close();
+    const log = (await readFile(path.join(dir, STATE_LOG_FILE), 'utf8')).split('\n').filter(Boolean);
+    expect(log.slice(2, -1)).toEqual([
+      '["record","article/logged",null]',
+      '["record","article/story-7",null]',
+    ]);
+    const expected = sampleState(300);
+    expected.records.delete('article/story-7');
+    expect(plain((await readStateFile(dir, 'local')).state)).toEqual(plain(expected));
+  });
+
   it('appends a one-record save to the log (under 1 KiB), leaving the base as it was', async () => {
     await writeStateFile(dir, sampleState(1000));
     const base = await readFile(path.join(dir, STATE_BASE_FILE));
