@@ -196,7 +196,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
     if (change.action === 'unchanged') {
       // Same slug, new file name (a rename), or inputs not yet remembered: only state changes.
       // Otherwise nothing at all, not even a task: a no-op run has 10,000 of these.
-      const entry = ctx.store.state.records[change.movedFrom ?? change.key];
+      const entry = ctx.store.state.records.get(change.movedFrom ?? change.key);
       const inputMoved =
         change.input &&
         (change.input.hash !== entry?.input?.hash || change.input.fileSha !== entry?.input?.fileSha);
@@ -523,9 +523,7 @@ async function writeRecord(
 async function findBySlug(ctx: ApplyContext, record: DesiredRecord): Promise<RemoteRecord | undefined> {
   const slugField = apiName('slug', ctx.config.resources[record.resource]);
   const claimed = new Set(
-    Object.entries(ctx.store.state.records)
-      .filter(([k]) => k.startsWith(`${record.resource}/`))
-      .map(([, e]) => e.id),
+    [...ctx.store.state.records].filter(([k]) => k.startsWith(`${record.resource}/`)).map(([, e]) => e.id),
   );
   const { records } = await ctx.client.list(record.resource, { filters: { [slugField]: record.slug } });
   return records

@@ -11,6 +11,7 @@ import { planMediaText, type MediaEdit, type MediaText } from '../media/media-te
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
+import { recordIndex } from '../state/record-index.js';
 import { detectRenames, type AmbiguousRename } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { fieldValues, type FieldValue } from './field-values.js';
@@ -140,7 +141,9 @@ export function computePlan(input: PlanInput): Plan {
     remoteById.set(resource, new Map(input.remote[resource].records.map((r) => [r.id, r])));
   }
   const book = idBook(input);
-  const claimed = managedIds(state);
+  const { idsByResource: managed } = recordIndex(state);
+  /** Records this plan adopts: no other file may adopt them too. */
+  const adopted = new Map<string, Map<number, string>>();
   const desiredKeys = new Set(input.desired.map((d) => d.key));
   const renames =
     input.detectRenames === false
@@ -173,11 +176,11 @@ export function computePlan(input: PlanInput): Plan {
       ? { key: record.key, resource: record.resource, file: record.file, movedFrom }
       : { key: record.key, resource: record.resource, file: record.file };
     if (relations.failing.has(record.key)) {
-      const entry = state.records[record.key];
+      const entry = state.records.get(record.key);
       if (entry) changes.push({ action: 'keep', ...base, id: entry.id, reason: 'file has errors' });
       continue;
     }
-    const entry = state.records[record.key] ?? (movedFrom ? state.records[movedFrom] : undefined);
+    const entry = state.records.get(record.key) ?? (movedFrom ? state.records.get(movedFrom) : undefined);
     const remote = entry ? remoteById.get(record.resource)!.get(entry.id) : undefined;
     // A record taken unrendered from this very state entry has its digests: nothing to compare.
     // Its digests are not even read (a state read through its index parses them only on use).
@@ -284,10 +287,15 @@ export function computePlan(input: PlanInput): Plan {
     // Not in state: adopt a record with this slug if the CMS has one nobody else claimed.
     const slugField = apiName('slug', resource);
     const match = input.remote[record.resource].records
-      .filter((r) => r[slugField] === record.slug && !claimed.get(record.resource)?.has(r.id))
+      .filter(
+        (r) =>
+          r[slugField] === record.slug &&
+          !managed.get(record.resource)?.has(r.id) &&
+          !adopted.get(record.resource)?.has(r.id),
+      )
       .sort((a, b) => a.id - b.id)[0];
     if (match) {
-      idsOf(claimed, record.resource).set(match.id, record.key);
+      idsOf(adopted, record.resource).set(match.id, record.key);
       const fields = Object.keys(digests()).sort();
       const differing = differingFields(record, match, book, resource);
       changes.push(
@@ -386,9 +394,9 @@ function planRemovals(
   let deletesHeld: string | undefined;
   // Usually every key has its file: pick the others out before sorting anything.
   const gone: string[] = [];
-  for (const key in state.records) if (!input.desiredKeys.has(key)) gone.push(key);
+  for (const key of state.records.keys()) if (!input.desiredKeys.has(key)) gone.push(key);
   for (const key of gone.sort(byCodeUnit)) {
-    const entry = state.records[key]!;
+    const entry = state.records.get(key)!;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
     const base = { key, resource, file: entry.file, id: entry.id };
     if (input.protectedKeys.has(key) || input.failedFiles.has(entry.file)) {
@@ -494,9 +502,9 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
       if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
     }
   }
-  for (const key in input.state.records)
-    if (RELATION_TARGETS.has(key.slice(0, key.indexOf('/')) as RecordResource))
-      idByKey.set(key, input.state.records[key]!.id);
+  const { keysByResource } = recordIndex(input.state);
+  for (const resource of RELATION_TARGETS)
+    for (const key of keysByResource.get(resource) ?? []) idByKey.set(key, input.state.records.get(key)!.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
@@ -514,7 +522,7 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
 function chainDepths(desired: readonly DesiredRecord[], deletes: readonly Change[], state: State) {
   const named = chained<{ key: string; resource: RecordResource; refs?: RecordRef[] | undefined }>(desired);
   const gone = deletes.flatMap((change) => {
-    const kept = state.records[change.key]?.input?.refs;
+    const kept = state.records.get(change.key)?.input?.refs;
     return kept
       ? [{ key: change.key, resource: change.resource, refs: refsFromState(change.resource, kept) }]
       : [];
@@ -587,7 +595,7 @@ export function recordsToComplete(
 ): Map<RecordResource, number[]> {
   const wanted = new Map<RecordResource, Set<number>>(RECORD_RESOURCES.map((r) => [r, new Set()]));
   const byKey = new Map(input.desired.map((d) => [d.key, d]));
-  const claimedIds = managedIds(input.state);
+  const claimedIds = recordIndex(input.state).idsByResource;
   for (const resource of RECORD_RESOURCES) {
     const listing = input.remote[resource];
     if (!listing.fields) continue;
@@ -595,7 +603,7 @@ export function recordsToComplete(
     const claimed = claimedIds.get(resource) ?? new Map<number, string>();
     for (const record of listing.records) {
       const key = claimed.get(record.id);
-      const entry = key ? input.state.records[key] : undefined;
+      const entry = key ? input.state.records.get(key) : undefined;
       const ours = entry && byKey.has(key!);
       if (ours && (!markerUnchanged(entry, record, input.changeMarker) || input.pendingEdits?.has(key!)))
         wanted.get(resource)!.add(record.id);
@@ -662,14 +670,6 @@ function holdsAlready(
   resource: ResolvedResource,
 ): boolean {
   return differingFields(record, remote, book, resource).length === 0;
-}
-
-/** State's records by resource, then CMS id -> key: the records this project manages. */
-function managedIds(state: State): Map<string, Map<number, string>> {
-  const byResource = new Map<string, Map<number, string>>();
-  for (const key in state.records)
-    idsOf(byResource, key.slice(0, key.indexOf('/'))).set(state.records[key]!.id, key);
-  return byResource;
 }
 
 function idsOf(byResource: Map<string, Map<number, string>>, resource: string): Map<number, string> {

@@ -56,7 +56,7 @@ export function detectRenames(input: {
 }): RenameDetection {
   const moves = new Map<string, string>();
   const ambiguous = new Map<string, AmbiguousRename>();
-  const arrivals = input.desired.filter((record) => !input.state.records[record.key]);
+  const arrivals = input.desired.filter((record) => !input.state.records.has(record.key));
   if (arrivals.length === 0) return { moves, ambiguous };
 
   const bodyOf = new Map<DesiredRecord, string>();
@@ -80,13 +80,12 @@ export function detectRenames(input: {
     if (keys) keys.push(key);
     else index.set(id, [key]);
   };
-  for (const key in input.state.records) {
+  for (const [key, entry] of input.state.records) {
     if (input.desiredKeys.has(key) || input.protectedKeys.has(key)) continue;
     const slash = key.indexOf('/');
     const resource = key.slice(0, slash);
     const field = fieldOf.get(resource);
     if (field === undefined && !named.has(resource) && !withIds.has(resource)) continue;
-    const entry = input.state.records[key]!;
     if (input.failedFiles.has(entry.file)) continue;
     const body = field === undefined ? undefined : entry.source[field];
     if (body !== undefined) add(goneByBody, `${resource}\0${body}`, key);

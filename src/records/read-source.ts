@@ -11,6 +11,7 @@ import {
   type SourceDocument,
 } from '../source/read-document.js';
 import type { State } from '../state/state-file.js';
+import { recordIndex } from '../state/record-index.js';
 import { documentRead } from '../process-tuning.js';
 import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
@@ -99,11 +100,10 @@ export async function readSource(
 ): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
-  const keyOfFile = new Map<string, string>();
-  for (const key in state.records) keyOfFile.set(state.records[key]!.file, key);
+  const { keyOfFile } = recordIndex(state);
   const known: KnownFiles = (file, hash) => {
     const key = keyOfFile.get(file);
-    return key !== undefined && state.records[key]!.input?.fileSha === hash
+    return key !== undefined && state.records.get(key)!.input?.fileSha === hash
       ? { key, slug: key.slice(key.indexOf('/') + 1) }
       : undefined;
   };
@@ -155,7 +155,7 @@ export async function readSource(
   const reuse = async (
     doc: Pick<SourceDocument, 'key' | 'resource' | 'slug' | 'file' | 'hash'>,
   ): Promise<DesiredRecord | undefined> => {
-    const entry = state.records[doc.key];
+    const entry = state.records.get(doc.key);
     return reuseRecord(doc, entry, {
       config,
       imageHashes: await Promise.all((entry?.input?.media ?? []).map((p) => media.hashFile(p))),
@@ -163,7 +163,7 @@ export async function readSource(
     });
   };
   for (const stub of scan.unchanged) {
-    const entry = state.records[stub.key];
+    const entry = state.records.get(stub.key);
     const record = entry?.input?.media.length
       ? await reuse(stub)
       : reuseRecord(stub, entry, { config, imageHashes: [], fingerprint: fingerprintOf(stub.resource) });

@@ -113,7 +113,7 @@ export class StateStore {
     const line: JournalEntry =
       from && from !== key ? { t: 'record', key, entry, from } : { t: 'record', key, entry };
     if (entry && keepWritten(this.state, this.stateDir, key, entry)) {
-      if (from !== undefined && from !== key) delete this.state.records[from];
+      if (from !== undefined && from !== key) this.state.records.delete(from);
     } else apply(this.state, line);
     this.openIntents.delete(key);
     await this.#append(line);
@@ -250,9 +250,9 @@ function replay(state: State, entries: JournalEntry[], intents: Map<string, Inte
 function apply(state: State, entry: Exclude<JournalEntry, { t: 'intent' | 'header' }>): void {
   if (entry.t === 'media') state.media[entry.identity] = entry.entry;
   else {
-    if (entry.entry) state.records[entry.key] = entry.entry;
-    else delete state.records[entry.key];
-    if (entry.from !== undefined && entry.from !== entry.key) delete state.records[entry.from];
+    if (entry.entry) state.records.set(entry.key, entry.entry);
+    else state.records.delete(entry.key);
+    if (entry.from !== undefined && entry.from !== entry.key) state.records.delete(entry.from);
   }
 }
 

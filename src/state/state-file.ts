@@ -13,13 +13,15 @@ import {
   lineNumber,
   lineNumberIn,
   putEntry,
+  RecordTable,
+  stateFromPlain,
   scanLines,
   stateWithTables,
   tablesOfState,
   type FoundLine,
   type LineSource,
 } from './state-lines.js';
-import type { State } from './state-types.js';
+import type { PlainState, State } from './state-types.js';
 import { stableJson } from '../stable-json.js';
 
 // The shapes live in their own file, which state-lines.ts reads too, so the two do not import each other.
@@ -141,26 +143,39 @@ function readLines(stateDir: string): { state: State; legacy: false } | undefine
   const base = fileSource(baseFile, fd);
   let header: BaseHeader | undefined;
   const state = stateWithTables({ version: 1, lineage: '', serial: 0, target: '' }, emptyTables());
-  scanLines(
+  const other = (line: string, start: number): void => {
+    if (header)
+      throw brokenState(`${baseFile}:${lineNumberIn(base, start)}`, 'this line is not a state entry');
+    header = parseHeader(baseFile, line);
+  };
+  const putMedia = (line: FoundLine): void => putEntry(state, base, line, false);
+  // The header and the media lines (sorted before the records); the record lines are read on first use.
+  const recordsAt = scanLines(
     base,
     0,
     (line) => {
       if (!header)
         throw brokenState(`${baseFile}:1`, 'this is not the header of a cms-sync state (version 2)');
-      putEntry(state, base, line, false);
+      if (line.kind === 'record') return true;
+      putMedia(line);
     },
-    (line, start) => {
-      if (header)
-        throw brokenState(`${baseFile}:${lineNumberIn(base, start)}`, 'this line is not a state entry');
-      header = parseHeader(baseFile, line);
-    },
+    other,
   );
   header ??= parseHeader(baseFile, '');
+  const { size, mtimeMs } = fstatSync(fd);
+  if (recordsAt >= 0)
+    (state.records as RecordTable).deferBase({
+      source: base,
+      from: recordsAt,
+      stamp: { size, mtimeMs },
+      media: putMedia,
+      other,
+    });
   Object.assign(state, { lineage: header.lineage, serial: header.serial, target: header.target });
   const { serial, logBytes } = replayLog(stateDir, header, state);
   state.serial = serial;
   filesOf.set(state, {
-    base: { bytes: fstatSync(fd).size, lineage: header.lineage, target: header.target },
+    base: { bytes: size, lineage: header.lineage, target: header.target },
     logBytes,
     legacy: false,
     ...(existsSync(path.join(stateDir, STATE_FILE)) ? { leftover: true } : {}),
@@ -186,7 +201,7 @@ function replayLog(stateDir: string, header: BaseHeader, state: State): { serial
   scanLines(
     log,
     0,
-    (line) => pending.push({ ...line }),
+    (line) => void pending.push({ ...line }),
     (line, start, end) => {
       let commit: { lineage?: unknown; serial?: unknown } | undefined;
       try {
@@ -272,13 +287,7 @@ function readLegacy(stateDir: string): { state: State; legacy: true } | undefine
   const file = path.join(stateDir, STATE_FILE);
   const bytes = readOrUndefined(file);
   if (!bytes) return undefined;
-  const parsed = parseState(file, bytes.toString('utf8'));
-  const state = stateWithTables(
-    { version: 1, lineage: parsed.lineage, serial: parsed.serial ?? 0, target: parsed.target },
-    emptyTables(),
-  );
-  state.records = parsed.records;
-  state.media = parsed.media;
+  const state = stateFromPlain(parseState(file, bytes.toString('utf8')));
   filesOf.set(state, { logBytes: 0, legacy: true });
   return { state, legacy: true };
 }
@@ -477,7 +486,7 @@ async function belongsTo(file: string, lineage: unknown): Promise<boolean> {
   }
 }
 
-function parseState(file: string, text: string): State {
+function parseState(file: string, text: string): PlainState {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -489,7 +498,7 @@ function parseState(file: string, text: string): State {
       { cause: error },
     );
   }
-  const state = parsed as State;
+  const state = parsed as PlainState;
   if (
     state?.version !== 1 ||
     typeof state.lineage !== 'string' ||

@@ -1,8 +1,8 @@
 import { isAscii } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { MediaEntry, State, StateRecord } from './state-types.js';
+import type { MediaEntry, PlainState, State, StateRecord } from './state-types.js';
 import { byCodeUnit } from '../compare.js';
 import { SyncError } from '../errors.js';
 import { stableJson } from '../stable-json.js';
@@ -102,14 +102,18 @@ class Block {
 export interface StateTables {
   /** The last block of each kind, filled until it holds BLOCK_LINES entries. */
   open: { record?: Block; media?: Block };
-  /** Keys of the base file's entries, by kind, in file order (a record replaced by the log included). */
-  baseKeys: { record: string[]; media: string[] };
-  /** The log's committed changes, in order: a key set (true) or removed (false). */
-  logOps: Array<[Kind, string, boolean]>;
+  /** Keys of the base file's media entries, in file order (the records' are the RecordTable's). */
+  baseMedia: string[];
+  /** The log's committed media changes, in order: a key set (true) or removed (false). */
+  logMedia: Array<[string, boolean]>;
+  /** Per record key the log changed, whether its last committed change set it (true) or removed it. */
+  logRecords: Map<string, boolean>;
   /** Per kind, what the saves of this process wrote for a key: the value on file now, or null (removed). */
   written: { record: Map<string, unknown>; media: Map<string, unknown> };
-  /** The keys on file, per kind: made from baseKeys and logOps by the first save, then kept. */
-  onFile?: { record: Set<string>; media: Set<string> };
+  /** The media keys on file: made from baseMedia and logMedia by the first save, then kept. */
+  mediaOnFile?: Set<string>;
+  /** A compaction of this process wrote every record: the records on file are those in `written`. */
+  recordsCompacted?: boolean;
   /** Where keepWritten puts the lines of records written by this process; null if it could not be made. */
   unsaved?: { source: LineSource; end: number } | null;
 }
@@ -117,7 +121,7 @@ export interface StateTables {
 const tablesOf = new WeakMap<State, StateTables>();
 
 /** Work done so far, by what it parsed: for tests that show a run parses only what it reads. */
-export const parseCounts = { blocks: 0, fields: 0, digests: 0 };
+export const parseCounts = { blocks: 0, fields: 0, digests: 0, recordLines: 0 };
 
 export function tablesOfState(state: State): StateTables | undefined {
   return tablesOf.get(state);
@@ -126,15 +130,16 @@ export function tablesOfState(state: State): StateTables | undefined {
 export function emptyTables(): StateTables {
   return {
     open: {},
-    baseKeys: { record: [], media: [] },
-    logOps: [],
+    baseMedia: [],
+    logMedia: [],
+    logRecords: new Map(),
     written: { record: new Map(), media: new Map() },
   };
 }
 
-/** A State over `tables`: its `records` and `media` are plain objects, filled by putEntry. */
+/** A State over `tables`: its `records` a RecordTable, its `media` a plain object, filled by putEntry. */
 export function stateWithTables(head: Omit<State, 'records' | 'media'>, tables: StateTables): State {
-  const state: State = { ...head, records: {}, media: {} };
+  const state: State = { ...head, records: new RecordTable(tables), media: {} };
   tablesOf.set(state, tables);
   return state;
 }
@@ -417,17 +422,20 @@ export interface FoundLine {
  * key. `found` is one object, reused for every line (a line costs no allocation but its key). A
  * line that is not an entry line is handed to `other` (the header, the log's commit lines). A
  * source read through a descriptor is read a chunk at a time into one buffer, kept for the next.
+ * `onEntry` returning true stops the scan before the rest: scanLines then returns where that
+ * line starts (else -1).
  */
 export function scanLines(
   source: LineSource,
   from: number,
-  onEntry: (found: FoundLine) => void,
+  onEntry: (found: FoundLine) => boolean | void,
   other: (line: string, lineStart: number, lineEnd: number) => void,
-): void {
+): number {
   const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0, removal: false };
+  const halt = { at: -1 };
   if (source.bytes) {
-    scanChunk(source.bytes, from, source.bytes.length, 0, true, found, onEntry, other);
-    return;
+    scanChunk(source.bytes, from, source.bytes.length, 0, true, found, onEntry, other, halt);
+    return halt.at;
   }
   let chunk = Buffer.allocUnsafeSlow(1 << 20);
   let at = from;
@@ -441,8 +449,8 @@ export function scanLines(
     }
     const read = readSync(source.fd!, chunk, kept, chunk.length - kept, at + kept);
     const length = kept + read;
-    const done = scanChunk(chunk, 0, length, at, read === 0, found, onEntry, other);
-    if (read === 0) return;
+    const done = scanChunk(chunk, 0, length, at, read === 0, found, onEntry, other, halt);
+    if (read === 0 || halt.at >= 0) return halt.at;
     kept = length - done;
     chunk.copy(chunk, 0, done, length);
     at += done;
@@ -460,8 +468,9 @@ function scanChunk(
   shift: number,
   last: boolean,
   found: FoundLine,
-  onEntry: (found: FoundLine) => void,
+  onEntry: (found: FoundLine) => boolean | void,
   other: (line: string, lineStart: number, lineEnd: number) => void,
+  halt: { at: number },
 ): number {
   let start = from;
   while (start < to) {
@@ -477,7 +486,10 @@ function scanChunk(
         found.start += shift;
         found.afterKey += shift;
         found.end += shift;
-        onEntry(found);
+        if (onEntry(found) === true) {
+          halt.at = start + shift;
+          return start;
+        }
       } else other(bytes.toString('utf8', start, end), start + shift, end + shift);
     }
     start = end + 1;
@@ -542,26 +554,234 @@ function readKey(bytes: Buffer, start: number, end: number, found: FoundLine): b
 
 /**
  * Sets the entry of a line found in `source` in `state` (or removes its key), unparsed. `fromLog`:
- * the line is one of the log's committed changes, rather than one of the base file's entries.
+ * the line is one of the log's committed changes, rather than one of the base file's entries (the
+ * base's record lines are the RecordTable's to read, see deferBase).
  */
 export function putEntry(state: State, source: LineSource, line: FoundLine, fromLog: boolean): void {
   const tables = tablesOf.get(state)!;
-  const table = (line.kind === 'record' ? state.records : state.media) as Record<string, unknown>;
-  const { removal } = line;
-  if (fromLog) tables.logOps.push([line.kind, line.key, !removal]);
-  else tables.baseKeys[line.kind].push(line.key);
-  if (removal) {
-    delete table[line.key];
+  const { removal, key } = line;
+  if (line.kind === 'record') {
+    const records = state.records as RecordTable;
+    tables.logRecords.set(key, !removal);
+    if (removal) records.fromLog(key, undefined);
+    else records.fromLog(key, entryIn(tables, source, line));
     return;
   }
+  if (fromLog) tables.logMedia.push([key, !removal]);
+  else tables.baseMedia.push(key);
+  if (removal) delete state.media[key];
+  else (state.media as Record<string, unknown>)[key] = entryIn(tables, source, line);
+}
+
+/** A new entry for a line found in `source`, in the open block of its kind (or a new one). */
+function entryIn(tables: StateTables, source: LineSource, line: FoundLine): StoredEntry {
   let block = tables.open[line.kind];
-  if (!block || block.source !== source || block.entries.length === BLOCK_LINES) {
+  if (!block || block.source !== source || block.parsed || block.entries.length === BLOCK_LINES) {
     block = new Block(tables, source, line.kind);
     tables.open[line.kind] = block;
   }
   const entry = new StoredEntry(block, line.key, line.start, line.afterKey, line.end);
   block.entries.push(entry);
-  table[line.key] = entry;
+  return entry;
+}
+
+/**
+ * The records of a state by key: a Map whose entries are read from the files on first use (see
+ * docs/state.md). Opening a state reads its header, media lines and log, not its record lines:
+ * those are read, a chunk at a time, the first time anything asks for a record, and only their
+ * keys and where they lie are kept (each a StoredEntry, parsed when read). So a run that never
+ * looks at records (or a command that needs only the header) never reads them; a run that does
+ * reads them once. Records set or removed before that (the log's, a replayed journal's) hide
+ * their line in the base.
+ */
+export class RecordTable extends Map<string, StateRecord> {
+  #tables: StateTables;
+  /** The base file's record lines, not read yet: the file, where they start, and what to do with other lines. */
+  #base: DeferredBase | undefined;
+  /** The file the base's record lines were (or will be) read from. */
+  #baseSource: LineSource | undefined;
+  /** Keys removed before the base's lines were read: their lines there are passed over. */
+  #gone = new Set<string>();
+  /** Keys whose line in the base file is hidden (set again or removed since): what a save must know of them. */
+  #inBase = new Set<string>();
+  /** Keys removed since the last save: a save writes the removal of those that are on file. */
+  readonly removed = new Set<string>();
+  #version = 0;
+
+  constructor(tables: StateTables) {
+    super();
+    this.#tables = tables;
+  }
+
+  /** The records of `map`, as a table of no file (a State made by hand, then saved). */
+  static of(map: Map<string, StateRecord>, tables: StateTables): RecordTable {
+    const table = new RecordTable(tables);
+    for (const [key, value] of map) table.set(key, value);
+    return table;
+  }
+
+  /** Reads the base's record lines from `from` on when the table is first used. */
+  deferBase(base: DeferredBase): void {
+    this.#base = base;
+    this.#baseSource = base.source;
+  }
+
+  /** A change of the log, read before the base's lines: it hides the key's line there. */
+  fromLog(key: string, entry: StoredEntry | undefined): void {
+    if (entry) {
+      this.#gone.delete(key);
+      super.set(key, entry as unknown as StateRecord);
+    } else {
+      this.#gone.add(key);
+      super.delete(key);
+    }
+  }
+
+  /** Counts the sets and removals: what was found out from the table holds while it is the same. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Whether every line has been read (else some records are only on file). */
+  get read(): boolean {
+    return this.#base === undefined;
+  }
+
+  /** The records held in memory, without reading the base: what can have changed since it was opened. */
+  held(): IterableIterator<[string, StateRecord]> {
+    return super.entries();
+  }
+
+  /** Whether the base file holds a line for `key`, a key that was set again or removed since it was read. */
+  inBase(key: string): boolean {
+    this.#readBase();
+    return this.#inBase.has(key);
+  }
+
+  override get(key: string): StateRecord | undefined {
+    if (this.#base) this.#readBase();
+    return super.get(key);
+  }
+
+  override has(key: string): boolean {
+    if (this.#base) this.#readBase();
+    return super.has(key);
+  }
+
+  override set(key: string, value: StateRecord): this {
+    if (this.#base) this.#gone.delete(key);
+    else this.#hide(key);
+    this.#version++;
+    super.set(key, value);
+    return this;
+  }
+
+  override delete(key: string): boolean {
+    this.#readBase();
+    this.#hide(key);
+    this.removed.add(key);
+    this.#version++;
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    for (const key of this.keys()) this.delete(key);
+  }
+
+  override get size(): number {
+    this.#readBase();
+    return super.size;
+  }
+
+  override keys(): MapIterator<string> {
+    this.#readBase();
+    return super.keys();
+  }
+
+  override values(): MapIterator<StateRecord> {
+    this.#readBase();
+    return super.values();
+  }
+
+  override entries(): MapIterator<[string, StateRecord]> {
+    this.#readBase();
+    return super.entries();
+  }
+
+  override [Symbol.iterator](): MapIterator<[string, StateRecord]> {
+    return this.entries();
+  }
+
+  override forEach(
+    callback: (value: StateRecord, key: string, map: Map<string, StateRecord>) => void,
+    thisArg?: unknown,
+  ): void {
+    this.#readBase();
+    super.forEach(callback, thisArg);
+  }
+
+  /** Notes that the base holds `key`, whose entry is about to be replaced or removed. */
+  #hide(key: string): void {
+    const value = super.get(key);
+    if (value instanceof StoredEntry && internals.block(value).source === this.#baseSource)
+      this.#inBase.add(key);
+  }
+
+  /**
+   * Reads the base's record lines: an entry per line, in file order, then the records set before
+   * (a record the log or journal set keeps its line's place, as it would have in a plain object).
+   */
+  #readBase(): void {
+    const base = this.#base;
+    if (!base) return;
+    this.#base = undefined;
+    // Read later than the rest: a base rewritten in place since (not renamed over) is not the state opened.
+    const now = fstatSync(base.source.fd!);
+    if (now.size !== base.stamp.size || now.mtimeMs !== base.stamp.mtimeMs) throw changedUnder(base.source);
+    const earlier = new Map(super.entries());
+    super.clear();
+    const tables = this.#tables;
+    let block: Block | undefined;
+    scanLines(
+      base.source,
+      base.from,
+      (line) => {
+        if (line.kind === 'media') return void base.media(line);
+        parseCounts.recordLines++;
+        if (line.removal) return;
+        const { key } = line;
+        const set = earlier.get(key);
+        if (set !== undefined || this.#gone.has(key)) {
+          this.#inBase.add(key);
+          if (set !== undefined) {
+            super.set(key, set);
+            earlier.delete(key);
+          }
+          return;
+        }
+        if (!block || block.entries.length === BLOCK_LINES) block = new Block(tables, base.source, 'record');
+        const entry = new StoredEntry(block, key, line.start, line.afterKey, line.end);
+        block.entries.push(entry);
+        super.set(key, entry as unknown as StateRecord);
+      },
+      base.other,
+    );
+    for (const [key, value] of earlier) super.set(key, value);
+    this.#gone.clear();
+  }
+}
+
+/** The record lines of a base file that a RecordTable reads on first use. */
+export interface DeferredBase {
+  source: LineSource;
+  /** Where the first record line starts. */
+  from: number;
+  /** The file's size and modification time when the rest of it was read. */
+  stamp: { size: number; mtimeMs: number };
+  /** A media line among the records (a base written by hand): put as the lines before it were. */
+  media(line: FoundLine): void;
+  /** A line that is no entry: an error that names it. */
+  other(line: string, lineStart: number, lineEnd: number): void;
 }
 
 /**
@@ -588,15 +808,14 @@ export function keepWritten(state: State, dir: string, key: string, record: Stat
     return false;
   }
   unsaved.end += bytes.length;
-  let block = tables.open.record;
   // A block already parsed takes no more entries: parsing it again would drop what was assigned to them.
-  if (!block || block.source !== unsaved.source || block.parsed || block.entries.length === BLOCK_LINES) {
-    block = new Block(tables, unsaved.source, 'record');
-    tables.open.record = block;
-  }
-  const entry = new StoredEntry(block, key, at, at + found.afterKey, at + found.end);
-  block.entries.push(entry);
-  (state.records as Record<string, unknown>)[key] = entry;
+  const entry = entryIn(tables, unsaved.source, {
+    ...found,
+    start: at,
+    afterKey: at + found.afterKey,
+    end: at + found.end,
+  });
+  state.records.set(key, entry as unknown as StateRecord);
   return true;
 }
 
@@ -641,24 +860,31 @@ function isOnFile(tables: StateTables, kind: Kind, key: string, value: unknown):
   return isLineOf(value, key, tables);
 }
 
-function keysOnFile(tables: StateTables): { record: Set<string>; media: Set<string> } {
-  if (!tables.onFile) {
-    const onFile = { record: new Set(tables.baseKeys.record), media: new Set(tables.baseKeys.media) };
-    for (const [kind, key, set] of tables.logOps) {
-      if (set) onFile[kind].add(key);
-      else onFile[kind].delete(key);
+function mediaOnFile(tables: StateTables): Set<string> {
+  if (!tables.mediaOnFile) {
+    const onFile = new Set(tables.baseMedia);
+    for (const [key, set] of tables.logMedia) {
+      if (set) onFile.add(key);
+      else onFile.delete(key);
     }
-    for (const kind of ['record', 'media'] as const)
-      for (const [key, value] of tables.written[kind]) {
-        if (value === null) onFile[kind].delete(key);
-        else onFile[kind].add(key);
-      }
-    tables.onFile = onFile;
-    // Read once: kept up to date from here on by savedChanges.
-    tables.baseKeys = { record: [], media: [] };
-    tables.logOps = [];
+    for (const [key, value] of tables.written.media) {
+      if (value === null) onFile.delete(key);
+      else onFile.add(key);
+    }
+    tables.mediaOnFile = onFile;
+    // Read once: kept up to date from here on by changedLines.
+    tables.baseMedia = [];
+    tables.logMedia = [];
   }
-  return tables.onFile;
+  return tables.mediaOnFile;
+}
+
+/** Whether the files hold a record for `key` (one removed from the table since it was read). */
+function recordOnFile(tables: StateTables, records: RecordTable, key: string): boolean {
+  const written = tables.written.record;
+  if (written.has(key)) return written.get(key) !== null;
+  if (tables.recordsCompacted) return false;
+  return tables.logRecords.get(key) ?? records.inBase(key);
 }
 
 /** The entries of `state` that differ from its files: each key's line as it is now, or its removal. */
@@ -670,32 +896,51 @@ export interface Changes {
 
 /**
  * The lines a save appends: each entry that differs from what the files hold, as it is now, or
- * its removal. One pass over the keys (no entry is parsed for it), media first, each kind sorted.
+ * its removal. One pass over the entries held in memory (no entry is parsed for it, and record
+ * lines not read yet are unchanged), media first, each kind sorted.
  */
 export function changedLines(state: State): Changes {
   const tables = tablesOf.get(state)!;
-  const onFile = keysOnFile(tables);
   const lines: string[] = [];
   const done: Array<() => void> = [];
-  for (const kind of ['media', 'record'] as const) {
-    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
-    const changed: string[] = [];
-    for (const key in table) if (!isOnFile(tables, kind, key, table[key])) changed.push(key);
-    const removed: string[] = [];
-    for (const key of onFile[kind]) if (!Object.hasOwn(table, key)) removed.push(key);
-    const keys = [...changed, ...removed].sort(byCodeUnit);
-    for (const key of keys)
-      lines.push(Object.hasOwn(table, key) ? lineOf(kind, key, table[key]) : removalLine(kind, key));
-    done.push(() => {
-      for (const key of keys) {
-        const value = Object.hasOwn(table, key) ? table[key] : null;
-        tables.written[kind].set(key, value);
-        if (value === null) onFile[kind].delete(key);
-        else onFile[kind].add(key);
-        if (value instanceof StoredEntry) internals.saved(value);
-      }
-    });
+  const media = state.media as Record<string, unknown>;
+  const onFile = mediaOnFile(tables);
+  const changedMedia: string[] = [];
+  for (const key in media) if (!isOnFile(tables, 'media', key, media[key])) changedMedia.push(key);
+  for (const key of onFile) if (!Object.hasOwn(media, key)) changedMedia.push(key);
+  changedMedia.sort(byCodeUnit);
+  for (const key of changedMedia)
+    lines.push(Object.hasOwn(media, key) ? lineOf('media', key, media[key]) : removalLine('media', key));
+  done.push(() => {
+    for (const key of changedMedia) {
+      const value = Object.hasOwn(media, key) ? media[key] : null;
+      tables.written.media.set(key, value);
+      if (value === null) onFile.delete(key);
+      else onFile.add(key);
+      if (value instanceof StoredEntry) internals.saved(value);
+    }
+  });
+  const records = state.records as RecordTable;
+  // Each changed key and its record now (undefined: removed). Held records only: a line not read yet is unchanged.
+  const changed = new Map<string, StateRecord | undefined>();
+  for (const [key, value] of records.held())
+    if (!isOnFile(tables, 'record', key, value)) changed.set(key, value);
+  // A removal read the table first (see RecordTable.delete).
+  for (const key of records.removed)
+    if (!records.has(key) && recordOnFile(tables, records, key)) changed.set(key, undefined);
+  const keys = [...changed.keys()].sort(byCodeUnit);
+  for (const key of keys) {
+    const value = changed.get(key);
+    lines.push(value === undefined ? removalLine('record', key) : lineOf('record', key, value));
   }
+  done.push(() => {
+    for (const key of keys) {
+      const value = changed.get(key) ?? null;
+      tables.written.record.set(key, value);
+      if (value instanceof StoredEntry) internals.saved(value);
+    }
+    records.removed.clear();
+  });
   return { lines, saved: () => done.forEach((fn) => fn()) };
 }
 
@@ -704,36 +949,45 @@ export function changedLines(state: State): Changes {
  * base file. Lines read and not assigned to since are copied as they were read.
  */
 export function* entryLines(state: State): Generator<string> {
-  for (const kind of ['media', 'record'] as const) {
-    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
-    for (const key of Object.keys(table).sort(byCodeUnit)) yield lineOf(kind, key, table[key]);
-  }
+  const media = state.media as Record<string, unknown>;
+  for (const key of Object.keys(media).sort(byCodeUnit)) yield lineOf('media', key, media[key]);
+  const records = state.records;
+  for (const key of [...records.keys()].sort(byCodeUnit)) yield lineOf('record', key, records.get(key));
 }
 
 /** After a compaction: what the files hold is the state as it is now. */
 export function compacted(state: State): void {
   const tables = tablesOf.get(state);
   if (!tables) return;
-  const onFile = { record: new Set<string>(), media: new Set<string>() };
-  for (const kind of ['media', 'record'] as const) {
-    const table = (kind === 'record' ? state.records : state.media) as Record<string, unknown>;
-    const written = new Map<string, unknown>();
-    for (const key in table) {
-      const value = table[key];
-      onFile[kind].add(key);
-      if (!isLineOf(value, key, tables)) written.set(key, value);
-      if (value instanceof StoredEntry) internals.saved(value);
-    }
-    tables.written[kind] = written;
+  const media = state.media as Record<string, unknown>;
+  const onFile = new Set<string>();
+  const writtenMedia = new Map<string, unknown>();
+  for (const key in media) {
+    const value = media[key];
+    onFile.add(key);
+    if (!isLineOf(value, key, tables)) writtenMedia.set(key, value);
+    if (value instanceof StoredEntry) internals.saved(value);
   }
-  tables.onFile = onFile;
-  tables.baseKeys = { record: [], media: [] };
-  tables.logOps = [];
+  tables.written.media = writtenMedia;
+  tables.mediaOnFile = onFile;
+  tables.baseMedia = [];
+  tables.logMedia = [];
+  const writtenRecords = new Map<string, unknown>();
+  for (const [key, value] of state.records) {
+    writtenRecords.set(key, value);
+    if (value instanceof StoredEntry) internals.saved(value);
+  }
+  tables.written.record = writtenRecords;
+  tables.recordsCompacted = true;
+  tables.logRecords = new Map();
+  (state.records as RecordTable).removed.clear();
 }
 
 /** A State made by hand (tests, tools), given tables so that it can be saved as lines. */
 export function adoptState(state: State): void {
-  if (!tablesOf.has(state)) tablesOf.set(state, emptyTables());
+  let tables = tablesOf.get(state);
+  if (!tables) tablesOf.set(state, (tables = emptyTables()));
+  if (!(state.records instanceof RecordTable)) state.records = RecordTable.of(state.records, tables);
 }
 
 function lineOf(kind: Kind, key: string, value: unknown): string {
@@ -770,9 +1024,9 @@ export function mediaLine(identity: string, entry: MediaEntry): string {
  * The state as plain data: every entry's fields and digests as values, nothing left to parse.
  * For tools and tests that hand the state on whole; it costs the parse of every line.
  */
-export function plainState(state: State): State {
+export function plainState(state: State): PlainState {
   const records: Record<string, StateRecord> = {};
-  for (const key in state.records) records[key] = plainCopy(state.records[key]!) as unknown as StateRecord;
+  for (const [key, entry] of state.records) records[key] = plainCopy(entry) as unknown as StateRecord;
   const media: Record<string, MediaEntry> = {};
   for (const identity in state.media)
     media[identity] = plainCopy(state.media[identity]!) as unknown as MediaEntry;
@@ -784,6 +1038,17 @@ export function plainState(state: State): State {
     records,
     media,
   };
+}
+
+/** A State from plain data (a state.json of an earlier version, a state written by hand). */
+export function stateFromPlain(plain: PlainState): State {
+  const state = stateWithTables(
+    { version: 1, lineage: plain.lineage, serial: plain.serial ?? 0, target: plain.target },
+    emptyTables(),
+  );
+  for (const [key, record] of Object.entries(plain.records)) state.records.set(key, record);
+  state.media = plain.media;
+  return state;
 }
 
 function plainCopy(entry: object): Record<string, unknown> {

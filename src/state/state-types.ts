@@ -56,7 +56,17 @@ export interface State {
   serial: number;
   /** Which CMS the ids belong to ("local" for the embedded CMS, else its base URL without credentials). */
   target: string;
-  records: Record<string, StateRecord>;
+  /**
+   * Keyed by `<resource>/<slug>`. A Map, not a plain object: a state read from its files reads its
+   * record lines on first use (see RecordTable in state-lines.ts), so opening it costs no more for
+   * more records.
+   */
+  records: Map<string, StateRecord>;
   /** Keyed by identity: `sha256:<hex>` for a local file, `url:<url>` for a remote one. */
   media: Record<string, MediaEntry>;
+}
+
+/** A state as plain data (see plainState): what a state.json of an earlier version held. */
+export interface PlainState extends Omit<State, 'records'> {
+  records: Record<string, StateRecord>;
 }

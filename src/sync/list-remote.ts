@@ -25,6 +25,7 @@ import { resolveWire } from '../remote/wire.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import type { State } from '../state/state-file.js';
+import { recordIndex } from '../state/record-index.js';
 import type { SyncReporter } from './events.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -139,7 +140,7 @@ export async function forgetDeleted(
 /** Resources with files in content/ or records in state, and the resources their relations name. */
 export async function resourcesToList(config: Config, state: State): Promise<RecordResource[]> {
   const matters = new Set<RecordResource>();
-  for (const key in state.records) matters.add(key.slice(0, key.indexOf('/')) as RecordResource);
+  for (const resource of recordIndex(state).keysByResource.keys()) matters.add(resource as RecordResource);
   await Promise.all(
     RECORD_RESOURCES.map(async (resource) => {
       if (await hasEntries(path.join(config.contentDir, RESOURCE_TABLE[resource].folder)))

@@ -158,7 +158,7 @@ async function syncPass(
   const checkpoint = () => signal?.throwIfAborted();
   const { state, openIntents } = session.store ? session.store : await readOnlyState(config, target);
   const refresh = flags.refresh !== false;
-  if (!refresh && Object.keys(state.records).length === 0) {
+  if (!refresh && state.records.size === 0) {
     throw new SyncError(
       'CMS_SYNC_STATE',
       '--refresh=false trusts the state, but there is none yet: run once with refresh so records are matched, not ' +
@@ -365,7 +365,7 @@ async function syncPass(
  */
 function sureToWrite(state: State, known: IdBook): (record: DesiredRecord) => boolean | { after: string } {
   return (record) => {
-    if (state.records[record.key] !== undefined) return false;
+    if (state.records.has(record.key)) return false;
     const unknown = (record.refs ?? [])
       .flatMap((ref) => ref.slugs.map((slug) => `${ref.relation.target}/${slug}`))
       .filter((key) => idOfKey(known, key) === undefined);
@@ -388,7 +388,7 @@ function protectedKeys(fromFiles: readonly string[], state: State, only: string[
   const keys = new Set(fromFiles);
   if (only?.length) {
     const selected = createPathFilter(only);
-    for (const [key, entry] of Object.entries(state.records)) {
+    for (const [key, entry] of state.records) {
       const inContent = entry.file.replace(/^content\//, '');
       if (!selected(inContent)) keys.add(key);
     }
@@ -422,7 +422,7 @@ async function forgetOurDeletes(session: Session, before: State, plan: Plan): Pr
   const after = session.store?.state;
   const deleted = new Map<RecordResource, Set<number>>();
   for (const change of plan.changes) {
-    if (change.action !== 'delete' || after?.records[change.key]?.id === change.id) continue;
+    if (change.action !== 'delete' || after?.records.get(change.key)?.id === change.id) continue;
     deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
   }
   await forgetDeleted({ config: session.config, identity: session.target.identity, state: before }, deleted);

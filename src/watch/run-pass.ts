@@ -130,7 +130,7 @@ export async function runPass(
         const records = session.store?.state.records;
         // Records merely kept are never named unless their file is in the batch (see describeChange).
         for (const c of event.plan.changes)
-          if (c.action !== 'keep' || saved(c.file)) filesBefore.set(c.key, records?.[c.key]?.file);
+          if (c.action !== 'keep' || saved(c.file)) filesBefore.set(c.key, records?.get(c.key)?.file);
         if (info.narrow) narrowedTooFar = !editsOnly(event.plan.changes, filesBefore, saved);
       }
       if (event.type === 'problem' && info.narrow) held.push(event.problem);
@@ -276,7 +276,7 @@ function describeChange(
 function pageUrl(session: Session, change: Change): string | undefined {
   if (session.target.identity !== LOCAL_TARGET) return undefined;
   if (change.action !== 'create' && change.action !== 'update' && change.action !== 'adopt') return undefined;
-  const id = session.store?.state.records[change.key]?.id;
+  const id = session.store?.state.records.get(change.key)?.id;
   return id === undefined ? undefined : `${session.target.baseUrl}/view/${change.resource}/${id}`;
 }
 

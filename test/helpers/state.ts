@@ -1,7 +1,8 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stableJson } from '../../src/stable-json.js';
-import { plainState } from '../../src/state/state-lines.js';
+import { plainState, stateFromPlain } from '../../src/state/state-lines.js';
+import type { PlainState } from '../../src/state/state-types.js';
 import {
   readStateAsIs,
   STATE_BASE_FILE,
@@ -59,12 +60,17 @@ export async function restoreState(
 }
 
 /** Replaces the committed state by `state` (as a hand edit, or a copy from another project, would). */
-export async function writeState(projectDir: string, state: State, stateDir = '.cms-sync'): Promise<void> {
-  await writeStateFile(path.join(projectDir, stateDir), state);
+export async function writeState(
+  projectDir: string,
+  state: State | PlainState,
+  stateDir = '.cms-sync',
+): Promise<void> {
+  const asState = state.records instanceof Map ? (state as State) : stateFromPlain(state as PlainState);
+  await writeStateFile(path.join(projectDir, stateDir), asState);
 }
 
 /** `state` as an earlier version of cms-sync wrote it: one state.json. */
-export function legacyStateJson(state: State): string {
+export function legacyStateJson(state: PlainState): string {
   return `${stableJson(state, 2)}\n`;
 }
 
@@ -75,7 +81,7 @@ export async function removeState(projectDir: string, stateDir = '.cms-sync'): P
 }
 
 /** readState, or undefined when the project has no state yet. */
-export function readStateIfAny(projectDir: string, stateDir = '.cms-sync'): State | undefined {
+export function readStateIfAny(projectDir: string, stateDir = '.cms-sync'): PlainState | undefined {
   const read = readStateAsIs(path.join(projectDir, stateDir));
   return read && structuredClone(plainState(read.state));
 }

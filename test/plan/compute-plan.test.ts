@@ -57,13 +57,13 @@ function stateAfterWriting(pairs: Array<[DesiredRecord, RemoteRecord]>): State {
   const state = emptyState('local');
   for (const [record, remote] of pairs) {
     const source = sourceDigests(record);
-    state.records[record.key] = {
+    state.records.set(record.key, {
       id: remote.id,
       file: record.file,
       owner: 'created',
       source,
       remote: remoteDigests(remote, Object.keys(source), (f) => f),
-    };
+    });
   }
   return state;
 }
@@ -191,7 +191,7 @@ describe('computePlan', () => {
     const other = article('other');
     const full = held(hello, 7, { updated_at: 't1' });
     const state = stateAfterWriting([[hello, full]]);
-    state.records['article/hello']!.marker = 't1';
+    state.records.get('article/hello')!.marker = 't1';
     const light = (
       updatedAt: string,
       extra: RemoteRecord[] = [],
@@ -266,7 +266,7 @@ describe('computePlan', () => {
     const state = stateAfterWriting([
       [article('other', { values: { slug: 'hello', title: 'x', status: 1 } }), remote],
     ]);
-    state.records['article/other']!.file = 'content/articles/other.md';
+    state.records.get('article/other')!.file = 'content/articles/other.md';
     const plan = computePlan(
       input([hello, article('other', { values: { slug: 'hello', title: 'x', status: 1 } })], [remote], state),
     );

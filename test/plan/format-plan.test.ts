@@ -53,13 +53,13 @@ function stateAfterWriting(pairs: Array<[DesiredRecord, RemoteRecord]>): State {
   for (const [record, remote] of pairs) {
     const source = sourceDigests(record);
     const fields = config.resources[record.resource];
-    state.records[record.key] = {
+    state.records.set(record.key, {
       id: remote.id,
       file: record.file,
       owner: 'created',
       source,
       remote: remoteDigests(remote, Object.keys(source), (f) => apiName(f, fields)),
-    };
+    });
   }
   return state;
 }

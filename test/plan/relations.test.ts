@@ -144,18 +144,18 @@ describe('relations in the plan', () => {
 
   it('finds a loop closed by one edited file through what state kept of the unchanged ones', () => {
     const state: State = emptyState('local');
-    state.records['category/a'] = {
+    state.records.set('category/a', {
       id: 1,
       file: 'content/categories/a.md',
       owner: 'created',
       source: {},
       remote: {},
       input: { hash: 'h', media: [], refs: { parent: { slugs: ['b'], line: 2 } } },
-    };
+    });
     const unchanged: DesiredRecord = {
       ...record('category', 'a', [ref('category', 'parent', ['b'], 2)]),
       values: {},
-      unchangedSince: state.records['category/a'],
+      unchangedSince: state.records.get('category/a'),
     };
     const plan = computePlan(
       input([unchanged, record('category', 'b', [ref('category', 'parent', ['a'], 3)])], { state }),
@@ -169,7 +169,7 @@ describe('relations in the plan', () => {
   it('deletes children before their parents, each depth on its own', () => {
     const state: State = emptyState('local');
     const kept = (id: number, slug: string, parent?: string) => {
-      state.records[`category/${slug}`] = {
+      state.records.set(`category/${slug}`, {
         id,
         file: `content/categories/${slug}.md`,
         owner: 'created',
@@ -180,7 +180,7 @@ describe('relations in the plan', () => {
           media: [],
           ...(parent ? { refs: { parent: { slugs: [parent], line: 2 } } } : {}),
         },
-      };
+      });
       return { id, slug, name: slug };
     };
     const listed = [kept(1, 'z-top'), kept(2, 'a-leaf', 'm-middle'), kept(3, 'm-middle', 'z-top')];

@@ -85,7 +85,12 @@ describe('a relation added to the resource table, and nothing else', () => {
     expect(post.record!.refs?.map((r) => [r.relation.key, r.slugs, r.line])).toEqual([['editor', ['ed'], 3]]);
 
     const desired = [post.record!, typo.record!, ed.record!] as DesiredRecord[];
-    const state = { version: 1, target: 'local', records: {}, media: {} } as unknown as PlanInput['state'];
+    const state = {
+      version: 1,
+      target: 'local',
+      records: new Map(),
+      media: {},
+    } as unknown as PlanInput['state'];
     const input: PlanInput = {
       desired,
       remote: emptyListing(),

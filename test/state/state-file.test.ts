@@ -20,7 +20,7 @@ function reference(value: unknown): string {
 describe('the state file', () => {
   it('is a line per entry, sorted by key, each a sorted JSON.stringify, byte for byte', () => {
     const state = emptyState('https://cms.example.com');
-    state.records['article/zebra'] = {
+    state.records.set('article/zebra', {
       id: 2,
       file: 'content/articles/zebra.md',
       owner: 'created',
@@ -28,22 +28,22 @@ describe('the state file', () => {
       remote: {},
       input: { hash: 'h', media: ['images/a.png', 'images/b.png'], fileSha: 's' },
       marker: '2026-11-22T05:00:00.000Z',
-    };
-    state.records['article/aardvark'] = {
+    });
+    state.records.set('article/aardvark', {
       id: 1,
       file: 'content/articles/aardvark.md',
       owner: 'adopted',
       source: {},
       remote: { title: 'c' },
       input: { hash: 'h2', media: [] },
-    };
+    });
     state.media['sha256:ff'] = { id: 9, source: 'content/images/a.png' };
     const nested = { b: [1, 'x', null, { d: true, c: [] }], a: { z: {}, y: 'é "quoted"\n' }, u: undefined };
     expect(stableJson(nested, 2)).toBe(reference(nested));
     expect(stableJson(nested)).toBe(JSON.stringify(JSON.parse(reference(nested))));
     const compact = (value: unknown) => JSON.stringify(JSON.parse(reference(value)));
-    const { source: zs, remote: zr, ...zebra } = state.records['article/zebra'];
-    const { source: as, remote: ar, ...aardvark } = state.records['article/aardvark']!;
+    const { source: zs, remote: zr, ...zebra } = state.records.get('article/zebra')!;
+    const { source: as, remote: ar, ...aardvark } = state.records.get('article/aardvark')!;
     expect(serializeState(state)).toBe(
       [
         compact({ version: 2, lineage: state.lineage, serial: 0, target: 'https://cms.example.com' }),

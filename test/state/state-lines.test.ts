@@ -32,14 +32,14 @@ const record = (i: number): StateRecord => ({
 
 function sampleState(count: number): State {
   const state = emptyState('local');
-  for (let i = 0; i < count; i++) state.records[`article/story-${i}`] = record(i);
-  state.records['category/politics'] = {
+  for (let i = 0; i < count; i++) state.records.set(`article/story-${i}`, record(i));
+  state.records.set('category/politics', {
     file: 'content/categories/politics.md',
     id: 7,
     owner: 'adopted',
     remote: { name: 'r' },
     source: { name: 's' },
-  };
+  });
   state.media['sha256:ff'] = { id: 9, source: 'content/images/a.png' };
   return state;
 }
@@ -70,22 +70,23 @@ afterEach(async () => {
 });
 
 describe('the state as lines', () => {
-  it('behaves as a plain object: keys, entries, in, delete, spread, and the same object on every read', async () => {
+  it('behaves as a Map: keys, entries, has, delete, spread, and the same object on every read', async () => {
     await writeStateFile(dir, sampleState(3));
     const { state } = await readStateFile(dir, 'local');
     const expected = sampleState(3);
-    expect(Object.keys(state.records)).toEqual(Object.keys(expected.records).sort());
+    expect([...state.records.keys()]).toEqual([...expected.records.keys()].sort());
     const keys: string[] = [];
-    for (const key in state.records) keys.push(key);
-    expect(keys).toEqual(Object.keys(state.records));
-    expect(state.records['article/story-1']).toBe(state.records['article/story-1']);
-    expect('article/story-2' in state.records).toBe(true);
-    expect(state.records['article/none']).toBeUndefined();
+    for (const [key] of state.records) keys.push(key);
+    expect(keys).toEqual([...state.records.keys()]);
+    expect(state.records.size).toBe(4);
+    expect(state.records.get('article/story-1')).toBe(state.records.get('article/story-1'));
+    expect(state.records.has('article/story-2')).toBe(true);
+    expect(state.records.get('article/none')).toBeUndefined();
     expect({ ...state.media }).toEqual(expected.media);
     expect(plain(state)).toEqual(plain(expected));
-    delete state.records['article/story-2'];
-    expect('article/story-2' in state.records).toBe(false);
-    expect(Object.entries(state.records).map(([key]) => key)).not.toContain('article/story-2');
+    expect(state.records.delete('article/story-2')).toBe(true);
+    expect(state.records.has('article/story-2')).toBe(false);
+    expect([...state.records.entries()].map(([key]) => key)).not.toContain('article/story-2');
   });
 
   it('parses no line a run does not read, and only the digests it compares', async () => {
@@ -93,16 +94,16 @@ describe('the state as lines', () => {
     const before = { ...parseCounts };
     const { state } = await readStateFile(dir, 'local');
     // Reading one record parses its block of lines, not the state.
-    expect(state.records['article/story-3']!.id).toBe(103);
+    expect(state.records.get('article/story-3')!.id).toBe(103);
     expect(parseCounts.blocks - before.blocks).toBe(1);
     expect(parseCounts.fields - before.fields).toBeLessThanOrEqual(128);
     // What a run reads of every record (keys, files, ids, inputs) parses every line's fields once, no digest.
-    for (const key in state.records) void [state.records[key]!.file, state.records[key]!.input?.fileSha];
-    for (const key in state.records) void state.records[key]!.id;
+    for (const entry of state.records.values()) void [entry.file, entry.input?.fileSha];
+    for (const entry of state.records.values()) void entry.id;
     expect(parseCounts.fields - before.fields).toBe(1001);
     expect(parseCounts.digests - before.digests).toBe(0);
-    expect(state.records['article/story-7']!.source).toEqual({ body: 's-body-7', title: 's-title-7' });
-    expect(state.records['article/story-7']!.remote).toEqual({ body: 'r-body-7', title: 'r-title-7' });
+    expect(state.records.get('article/story-7')!.source).toEqual({ body: 's-body-7', title: 's-title-7' });
+    expect(state.records.get('article/story-7')!.remote).toEqual({ body: 'r-body-7', title: 'r-title-7' });
     expect(parseCounts.digests - before.digests).toBe(1);
     // The media entries are their own blocks: reading records parsed none of them.
     const blocks = parseCounts.blocks;
@@ -114,14 +115,14 @@ describe('the state as lines', () => {
     await writeStateFile(dir, sampleState(3));
     const { state } = await readStateFile(dir, 'local');
     // Spread and JSON of an entry never read before carry every field, digests included.
-    expect({ ...state.records['article/story-1']! }).toEqual(record(1));
-    expect(JSON.parse(JSON.stringify(state.records['article/story-2']))).toEqual(record(2));
+    expect({ ...state.records.get('article/story-1')! }).toEqual(record(1));
+    expect(JSON.parse(JSON.stringify(state.records.get('article/story-2')))).toEqual(record(2));
     expect(JSON.parse(JSON.stringify(state.media['sha256:ff']))).toEqual({
       id: 9,
       source: 'content/images/a.png',
     });
     const store = await StateStore.open(dir, 'local');
-    store.state.records['article/story-0']!.marker = 'assigned';
+    store.state.records.get('article/story-0')!.marker = 'assigned';
     store.state.media['sha256:ff']!.alt = 'A photo';
     // A front matter id kept in a record's inputs (what finds renames by id) survives the lines.
     const withSiteId = { ...record(9), input: { ...record(9).input!, siteId: 'story-nine' } };
@@ -131,13 +132,67 @@ describe('the state as lines', () => {
     const log = await readFile(path.join(dir, STATE_LOG_FILE), 'utf8');
     expect(log.split('\n').filter(Boolean)).toHaveLength(4);
     const again = (await readStateFile(dir, 'local')).state;
-    expect(again.records['article/story-0']!.marker).toBe('assigned');
+    expect(again.records.get('article/story-0')!.marker).toBe('assigned');
     expect(again.media['sha256:ff']!.alt).toBe('A photo');
     expect(plain(again).records['article/story-9']).toEqual(withSiteId);
     await compactState(dir, again);
-    expect((await readStateFile(dir, 'local')).state.records['article/story-9']!.input?.siteId).toBe(
+    expect((await readStateFile(dir, 'local')).state.records.get('article/story-9')!.input?.siteId).toBe(
       'story-nine',
     );
+  });
+
+  it('opens without reading a record line: they are read once, on first use, under what the log set', async () => {
+    await writeStateFile(dir, sampleState(1000));
+    const first = await StateStore.open(dir, 'local');
+    await first.recordWritten('article/story-5', { ...record(5), marker: 'from the log' });
+    await first.recordWritten('article/new', record(2000));
+    await first.save();
+    await first.close();
+    const before = parseCounts.recordLines;
+    const store = await StateStore.open(dir, 'local');
+    const { state } = store;
+    expect([state.lineage, state.serial, state.media['sha256:ff']?.id]).toEqual([expect.any(String), 1, 9]);
+    expect(parseCounts.recordLines).toBe(before);
+    // A record written and saved before anything reads the rest: the save reads none of it either.
+    await store.recordWritten('article/story-6', { ...record(6), marker: 'unread base' });
+    await store.save();
+    expect(parseCounts.recordLines).toBe(before);
+    // The first look reads every line once; the log's records hide their base line.
+    expect(state.records.get('article/story-5')!.marker).toBe('from the log');
+    expect(parseCounts.recordLines - before).toBe(1001);
+    expect(state.records.size).toBe(1002);
+    expect(state.records.get('article/story-6')!.marker).toBe('unread base');
+    expect(parseCounts.recordLines - before).toBe(1001);
+    await store.close();
+    const again = (await readStateFile(dir, 'local')).state;
+    const expected = sampleState(1000);
+    expected.records.set('article/story-5', { ...record(5), marker: 'from the log' });
+    expected.records.set('article/story-6', { ...record(6), marker: 'unread base' });
+    expected.records.set('article/new', record(2000));
+    expect(plain(again)).toEqual(plain(expected));
+  });
+
+  it('saves the removal of a base record, and of a record set by the log, but not of one never on file', async () => {
+    await writeStateFile(dir, sampleState(300));
+    const first = await StateStore.open(dir, 'local');
+    await first.recordWritten('article/logged', record(400));
+    await first.save();
+    await first.close();
+    const store = await StateStore.open(dir, 'local');
+    await store.recordWritten('article/story-7', null);
+    await store.recordWritten('article/logged', null);
+    await store.recordWritten('article/fleeting', record(500));
+    await store.recordWritten('article/fleeting', null);
+    await store.save();
+    await store.close();
+    const log = (await readFile(path.join(dir, STATE_LOG_FILE), 'utf8')).split('\n').filter(Boolean);
+    expect(log.slice(2, -1)).toEqual([
+      '["record","article/logged",null]',
+      '["record","article/story-7",null]',
+    ]);
+    const expected = sampleState(300);
+    expected.records.delete('article/story-7');
+    expect(plain((await readStateFile(dir, 'local')).state)).toEqual(plain(expected));
   });
 
   it('appends a one-record save to the log (under 1 KiB), leaving the base as it was', async () => {
@@ -155,7 +210,7 @@ describe('the state as lines', () => {
     expect(log.length).toBeLessThan(1024);
     expect(log.split('\n')).toHaveLength(3);
     const { state } = await readStateFile(dir, 'local');
-    expect(state.records['article/story-5']!.remote.body).toBe('new');
+    expect(state.records.get('article/story-5')!.remote.body).toBe('new');
     expect(state.serial).toBe(1);
     expect(existsSync(path.join(dir, JOURNAL_FILE))).toBe(false);
   });
@@ -165,15 +220,15 @@ describe('the state as lines', () => {
     const handedIn = Array.from({ length: 300 }, (_, i) => record(i));
     for (const [i, entry] of handedIn.entries()) await store.recordWritten(`article/story-${i}`, entry);
     // Not the objects handed in: their lines, in a file that no killed run leaves behind.
-    expect(store.state.records['article/story-7']).not.toBe(handedIn[7]);
-    expect({ ...store.state.records['article/story-7']! }).toEqual(record(7));
+    expect(store.state.records.get('article/story-7')).not.toBe(handedIn[7]);
+    expect({ ...store.state.records.get('article/story-7')! }).toEqual(record(7));
     expect((await readdir(dir)).filter((name) => !name.startsWith('journal'))).toEqual([]);
     // The last block was read before a write came after it, and is assigned to afterwards.
-    expect(store.state.records['article/story-260']!.id).toBe(360);
+    expect(store.state.records.get('article/story-260')!.id).toBe(360);
     await store.recordWritten('article/story-300', record(300));
-    store.state.records['article/story-261']!.marker = 'assigned';
-    expect(store.state.records['article/story-300']!.id).toBe(400);
-    expect(store.state.records['article/story-261']!.marker).toBe('assigned');
+    store.state.records.get('article/story-261')!.marker = 'assigned';
+    expect(store.state.records.get('article/story-300')!.id).toBe(400);
+    expect(store.state.records.get('article/story-261')!.marker).toBe('assigned');
     await store.recordWritten('article/renamed', record(5), 'article/story-5');
     await store.save();
     // Written after a save (as watch does): saved by the next one.
@@ -199,13 +254,13 @@ describe('the state as lines', () => {
       // Long markers, so that the log reaches the size that compacts it within a few dozen saves.
       const entry = { ...record(round % 20), marker: `round-${round}-${'x'.repeat(1500)}` };
       await store.recordWritten(key, entry);
-      expected.records[key] = entry;
+      expected.records.set(key, entry);
       if (round === 60) {
         await store.recordWritten('article/renamed', record(3), 'article/story-3');
         await store.recordWritten('article/story-4', null);
-        expected.records['article/renamed'] = record(3);
-        delete expected.records['article/story-3'];
-        delete expected.records['article/story-4'];
+        expected.records.set('article/renamed', record(3));
+        expected.records.delete('article/story-3');
+        expected.records.delete('article/story-4');
       }
       await store.save();
       await store.close();
@@ -338,9 +393,9 @@ describe('reading the base through its file', () => {
     // Past the scan's 1 MiB chunk, with one line longer than a chunk, keys that need decoding or
     // unescaping, and the log's changes, additions and removals over base lines.
     const state = sampleState(2500);
-    state.records['article/long'] = { ...record(1), marker: 'm'.repeat(1_300_000) };
-    state.records['article/café-☕'] = { ...record(2), file: 'content/articles/café-☕.md' };
-    state.records['article/say-"hi"\\'] = record(3);
+    state.records.set('article/long', { ...record(1), marker: 'm'.repeat(1_300_000) });
+    state.records.set('article/café-☕', { ...record(2), file: 'content/articles/café-☕.md' });
+    state.records.set('article/say-"hi"\\', record(3));
     state.media['url:https://example.com/ü.png'] = { id: 12, source: 'https://example.com/ü.png', alt: 'Ü' };
     await writeStateFile(dir, state);
     const store = await StateStore.open(dir, 'local');
@@ -361,23 +416,23 @@ describe('reading the base through its file', () => {
     const keys = Object.keys(expected.records);
     for (let i = 0; i < keys.length; i += 97) {
       const key = keys[(i * 7919) % keys.length]!;
-      expect({ ...read.records[key]! }).toEqual(expected.records[key]);
+      expect({ ...read.records.get(key)! }).toEqual(expected.records[key]);
     }
     expect(plain(read)).toEqual(expected);
-    expect(read.records['article/story-1999']).toBeUndefined();
-    expect(read.records['article/long']!.marker).toHaveLength(1_300_000);
+    expect(read.records.get('article/story-1999')).toBeUndefined();
+    expect(read.records.get('article/long')!.marker).toHaveLength(1_300_000);
   });
 
   it('keeps reading the base it opened when a save renames a new one over it', async () => {
     await writeStateFile(dir, sampleState(600));
     const { state: opened } = await readStateFile(dir, 'local');
     const other = sampleState(600);
-    for (const key in other.records) other.records[key]!.id += 5000;
+    for (const entry of other.records.values()) entry.id += 5000;
     await writeStateFile(dir, other);
     // Nothing of the first was parsed before the rename: its entries still come from its own file.
-    expect(opened.records['article/story-500']!.id).toBe(600);
-    expect(opened.records['article/story-500']!.source).toEqual(record(500).source);
-    expect((await readStateFile(dir, 'local')).state.records['article/story-500']!.id).toBe(5600);
+    expect(opened.records.get('article/story-500')!.id).toBe(600);
+    expect(opened.records.get('article/story-500')!.source).toEqual(record(500).source);
+    expect((await readStateFile(dir, 'local')).state.records.get('article/story-500')!.id).toBe(5600);
   });
 
   it('stops with a message when its base was overwritten in place while in use', async () => {
@@ -385,7 +440,7 @@ describe('reading the base through its file', () => {
     const { state } = await readStateFile(dir, 'local');
     const text = await readFile(path.join(dir, STATE_BASE_FILE), 'utf8');
     await writeFile(path.join(dir, STATE_BASE_FILE), text.slice(0, text.length / 3));
-    expect(() => state.records['article/story-500']!.id).toThrow(/changed while this run was using it/);
+    expect(() => state.records.get('article/story-500')!.id).toThrow(/changed while this run was using it/);
   });
 });
 
@@ -393,7 +448,7 @@ describe('a state.json of an earlier version', () => {
   it('is read as it is by a plan, and replaced by the line files on the first run that saves', async () => {
     const old = sampleState(4);
     old.serial = 6;
-    await writeFile(path.join(dir, STATE_FILE), legacyStateJson(old));
+    await writeFile(path.join(dir, STATE_FILE), legacyStateJson(plainState(old)));
     await writeFile(path.join(dir, 'state-index.json'), '{}\n');
 
     const planned = await StateStore.readOnly(dir, 'local');
@@ -415,10 +470,10 @@ describe('a state.json of an earlier version', () => {
     const old = sampleState(2);
     await writeStateFile(dir, old);
     const newer = sampleState(2);
-    newer.records['article/story-0']!.id = 999;
-    await writeFile(path.join(dir, STATE_FILE), legacyStateJson(newer));
+    newer.records.get('article/story-0')!.id = 999;
+    await writeFile(path.join(dir, STATE_FILE), legacyStateJson(plainState(newer)));
     const { state } = await readStateFile(dir, 'local');
-    expect(state.records['article/story-0']!.id).toBe(100);
+    expect(state.records.get('article/story-0')!.id).toBe(100);
     const store = await StateStore.open(dir, 'local');
     await store.recordWritten('article/story-1', record(1));
     await store.save();

@@ -28,7 +28,7 @@ function setUp(flags: SyncOptions = {}) {
     config: { projectDir: '/p', contentDir: '/p/content' },
     client: { stats: { writes: 0 } },
     target: { identity: 'https://cms.example' },
-    store: { state: { records: { 'article/b': { id: 2, file: 'content/articles/b.md' } } } },
+    store: { state: { records: new Map([['article/b', { id: 2, file: 'content/articles/b.md' }]]) } },
   };
   const io = {
     stdout,

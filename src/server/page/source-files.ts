@@ -2,6 +2,9 @@ import { realpathSync, statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readStateAsIs, STATE_BASE_FILE, STATE_LOG_FILE } from '../../state/state-file.js';
 
+/** A record of a state as this page reads it: a state of any version, or a file that is only JSON. */
+type Entry = { id?: unknown; file?: unknown };
+
 const STATE_FILES = [STATE_BASE_FILE, STATE_LOG_FILE];
 
 /**
@@ -52,7 +55,8 @@ export function sourceFiles(project: SourceProject | undefined, serverUrl: () =>
     if (cache?.key === key) return cache.files;
     const map = new Map<string, string>();
     for (const file of project.stateFiles) {
-      let state: { target?: unknown; records?: Record<string, { id?: unknown; file?: unknown }> } | undefined;
+      let state:
+        { target?: unknown; records?: Map<string, Entry> | Record<string, Entry | undefined> } | undefined;
       try {
         state = readStateAsIs(path.dirname(file))?.state;
       } catch {
@@ -66,7 +70,8 @@ export function sourceFiles(project: SourceProject | undefined, serverUrl: () =>
       }
       if (!state) continue;
       if (!isThisServer(state.target, serverUrl())) continue;
-      for (const [key, entry] of Object.entries(state.records ?? {})) {
+      const records = state.records ?? {};
+      for (const [key, entry] of records instanceof Map ? records : Object.entries(records)) {
         if (typeof entry?.id !== 'number' || typeof entry.file !== 'string') continue;
         map.set(`${key.slice(0, key.indexOf('/'))}/${entry.id}`, entry.file);
       }
