@@ -329,10 +329,10 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
       if (!resource) continue;
       const identity = pathIdentity(inContent, languages);
-      // Flat copies (see ownCopy): a document keeps its file and path until it is built, and the
-      // hash cache its file until it is saved; the joined parts would be twice their size.
+      // A flat copy (see ownCopy): a document keeps its file until it is planned, the hash cache
+      // until it is saved; its joined parts would be twice its size once the listing is gone.
       const document: DocumentPath = {
-        absPath: ownCopy(absPath),
+        absPath,
         file: ownCopy(inProject(inContent)),
         inContent,
         resource,
