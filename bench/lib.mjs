@@ -73,3 +73,17 @@ export function table(rows) {
 export function fmt(ms) {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
 }
+
+/** A state's records as a Map: they are one, or (a build of before, for --compare) a plain object. */
+export function asMap(records) {
+  if (records instanceof Map) return records;
+  return {
+    get size() {
+      return Object.keys(records).length;
+    },
+    get: (key) => records[key],
+    *entries() {
+      for (const key in records) yield [key, records[key]];
+    },
+  };
+}

@@ -25,7 +25,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { machine, table } from './lib.mjs';
+import { asMap, machine, table } from './lib.mjs';
 
 const dist = new URL('../dist/', import.meta.url);
 const option = (name) =>
@@ -176,20 +176,6 @@ async function child(dir, measure) {
   const { user, system } = process.cpuUsage(cpuStart);
   if (!value) throw new Error(`${measure} saw nothing`);
   process.stdout.write(JSON.stringify({ cpu: (user + system) / 1000, wall, value }));
-}
-
-/** A state's records as a Map: they are one, or (a build of before) a plain object read whole. */
-function asMap(records) {
-  if (records instanceof Map) return records;
-  return {
-    get size() {
-      return Object.keys(records).length;
-    },
-    get: (key) => records[key],
-    *entries() {
-      for (const key in records) yield [key, records[key]];
-    },
-  };
 }
 
 /** The keys a run looks up: one per desired record, as the scan names them (not in the file's order). */

@@ -15,7 +15,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fmt, machine, settle, table } from './lib.mjs';
+import { asMap, fmt, machine, settle, table } from './lib.mjs';
 
 const option = (name) =>
   process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
@@ -103,20 +103,6 @@ async function sizeOf(dir, names) {
       () => 0,
     );
   return bytes;
-}
-
-/** A state's records as a Map: they are one, or (a build of before) a plain object. */
-function asMap(records) {
-  if (records instanceof Map) return records;
-  return {
-    get size() {
-      return Object.keys(records).length;
-    },
-    get: (key) => records[key],
-    *entries() {
-      for (const key in records) yield [key, records[key]];
-    },
-  };
 }
 
 /** What every measure reads of a state, through `build`'s readStateFile. */
