@@ -107,6 +107,13 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
     ...layout.problems,
   ];
+  // Each listed path is let go once its file is read (taken off the end of the list, reversed
+  // for that): the listing holds a few hundred bytes per file, which would otherwise last
+  // until the last file is read, beside what the scan keeps of each.
+  listing.documentPaths.length = 0;
+  documentPaths.length = 0;
+  const total = toRead.length;
+  toRead.reverse();
   const failedFiles: string[] = [];
   const protectedKeys = new Set<string>();
   // One claimant per key but for duplicates: an array for every key would add up over many files.
@@ -114,7 +121,8 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // With a spool, a document's body is held as a plain string only until the document as a whole
   // (front matter and body) goes to the spool, just below.
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
-  for (const [i, p] of toRead.entries()) {
+  for (let i = 0; i < total; i++) {
+    const p = toRead.pop()!;
     const { resource, file, readPath, identity } = p;
     let result =
       p.refused ??
@@ -149,15 +157,17 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     // Files are read synchronously (see readDocument); let the listing of the CMS, which runs
     // meanwhile, take its answers in now and then instead of only after the last file.
     if (i % YIELD_EVERY === YIELD_EVERY - 1) {
-      options.onProgress?.(i + 1, toRead.length);
+      options.onProgress?.(i + 1, total);
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   const documents: SourceDocument[] = [];
   const unchanged: UnparsedDocument[] = [];
-  // Only files that share a key need their path's identity again: looked up then, not kept for all.
-  let identityOf: Map<string, PathIdentity> | undefined;
+  // Only files that share a key need their path's identity again: taken again from the path then.
+  const contentInProject = toPosixRelative(projectDir, contentDir);
+  const identityOf = (file: string) =>
+    pathIdentity(contentInProject === '' ? file : file.slice(contentInProject.length + 1), languages);
   // Values, not entries: an entry is a [key, value] array made for each document.
   for (const claimants of byKey.values()) {
     if (!Array.isArray(claimants)) {
@@ -171,8 +181,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     for (const doc of claimants) {
       failedFiles.push(doc.file);
       // The key the file has by its path alone (no `slug:`), protected while it cannot be synced.
-      identityOf ??= new Map(toRead.map((p) => [p.file, p.identity]));
-      const identity = identityOf.get(doc.file)!;
+      const identity = identityOf(doc.file);
       protectedKeys.add(`${doc.resource}/${translatedSlug(identity.stem, identity.lang, languages)}`);
       problems.push(duplicateProblem(doc, claimants));
     }
