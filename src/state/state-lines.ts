@@ -642,11 +642,6 @@ export class RecordTable extends Map<string, StateRecord> {
     return this.#version;
   }
 
-  /** Whether every line has been read (else some records are only on file). */
-  get read(): boolean {
-    return this.#base === undefined;
-  }
-
   /** The records held in memory, without reading the base: what can have changed since it was opened. */
   held(): IterableIterator<[string, StateRecord]> {
     return super.entries();
