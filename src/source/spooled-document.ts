@@ -7,7 +7,7 @@ interface Kept {
   frontMatter: Record<string, unknown>;
   frontMatterLines: Record<string, number>;
   body: string;
-  /** Read only when the document is built: about 150 bytes a document, over the whole scan. */
+  /** Read only when the document is built, so not held in memory for every file scanned. */
   absPath: string;
   hash: string;
 }

@@ -3,7 +3,7 @@ import type { State } from './state-types.js';
 /**
  * What the stages of a run look up across every record of a state, gathered in one pass over
  * its records: the scan (files it may skip), the listing (resources to list), the plan (ids
- * owned, ids of relation targets). Each stage used to walk every record for its own part.
+ * owned, ids of relation targets), so no stage walks every record for its own part.
  */
 export interface RecordIndex {
   /** Per resource, the keys of its records. */
