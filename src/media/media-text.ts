@@ -49,7 +49,7 @@ export function planMediaText(input: {
   /** Records to be written (created, updated or adopted), in key order. */
   written: readonly DesiredRecord[];
   /** Keys of every record still there (written or not): a speaker among them that is not written is left as it is. */
-  present: ReadonlySet<string>;
+  present: { has(key: string): boolean };
   state: State;
   /** Media ids known for identities state does not hold (the library, or uploads of this run). */
   idOf: (identity: string) => number | undefined;

@@ -32,8 +32,14 @@ export interface PlanInput {
   prune: boolean;
   maxDeletes: number;
   overwriteDrift: boolean;
-  /** The --only globs the plan was made with (protection is already in protectedKeys). */
+  /** The --only globs the plan was made with (see `selected` for what they select). */
   only?: string[];
+  /**
+   * With --only: the keys of the state's records whose file is selected. The plan looks at no
+   * other record of state: it neither keeps, deletes nor moves one, so a narrowed plan costs what
+   * it selects, not what state holds.
+   */
+  selected?: ReadonlySet<string>;
   /** Edits journaled by a run that died before their answer: told apart from others' changes. */
   pendingEdits?: ReadonlyMap<string, readonly IntentDetail[]>;
   /**
@@ -321,7 +327,7 @@ export function computePlan(input: PlanInput): Plan {
     ...input,
     desiredKeys: stillHeld,
     isListed,
-    emptyContent: input.desired.length === 0 && input.protectedKeys.size === 0,
+    emptyContent: nothingClaimed(input, input.desired.length),
   });
   changes.push(...removals.kept, ...removals.deletes);
   const { deletes, deletesHeld } = removals;
@@ -340,10 +346,7 @@ export function computePlan(input: PlanInput): Plan {
     written: changes.flatMap((c) =>
       c.action === 'create' || c.action === 'update' || c.action === 'adopt' ? [c.record] : [],
     ),
-    present: new Set([
-      ...changes.filter((c) => c.action !== 'delete' && c.action !== 'forget').map((c) => c.key),
-      ...input.protectedKeys,
-    ]),
+    present: stillPresent(changes, input),
     state,
     idOf: (identity) => book.mediaIdByIdentity.get(identity),
     heldText: libraryText(input),
@@ -380,7 +383,7 @@ export function computePlan(input: PlanInput): Plan {
 function planRemovals(
   input: Pick<
     PlanInput,
-    'state' | 'protectedKeys' | 'failedFiles' | 'remote' | 'resources' | 'prune' | 'trustState'
+    'state' | 'protectedKeys' | 'failedFiles' | 'remote' | 'resources' | 'prune' | 'trustState' | 'selected'
   > & {
     desiredKeys: ReadonlySet<string>;
     /** Whether the CMS's listing holds this record. */
@@ -394,7 +397,7 @@ function planRemovals(
   let deletesHeld: string | undefined;
   // Usually every key has its file: pick the others out before sorting anything.
   const gone: string[] = [];
-  for (const key of state.records.keys()) if (!input.desiredKeys.has(key)) gone.push(key);
+  for (const key of input.selected ?? state.records.keys()) if (!input.desiredKeys.has(key)) gone.push(key);
   for (const key of gone.sort(byCodeUnit)) {
     const entry = state.records.get(key)!;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
@@ -444,7 +447,10 @@ function planRemovals(
  * the final plan deletes no more than this. false means no abort can come.
  */
 export function mayAbort(
-  input: Pick<PlanInput, 'state' | 'remote' | 'resources' | 'prune' | 'maxDeletes' | 'trustState'> & {
+  input: Pick<
+    PlanInput,
+    'state' | 'remote' | 'resources' | 'prune' | 'maxDeletes' | 'trustState' | 'selected'
+  > & {
     claimed: ReadonlySet<string>;
     protectedKeys: ReadonlySet<string>;
     failedFiles: ReadonlySet<string>;
@@ -459,9 +465,37 @@ export function mayAbort(
     ...input,
     desiredKeys: input.claimed,
     isListed,
-    emptyContent: input.claimed.size === 0 && input.protectedKeys.size === 0,
+    emptyContent: nothingClaimed(input, input.claimed.size),
   });
   return deletes.length > input.maxDeletes;
+}
+
+/**
+ * Whether content/ gave no record at all (then nothing is deleted: a wrong content folder must not
+ * empty the CMS). Under --only, records outside the selection are still there.
+ */
+function nothingClaimed(
+  input: Pick<PlanInput, 'protectedKeys' | 'selected' | 'state'>,
+  claimed: number,
+): boolean {
+  const outside = input.selected !== undefined && input.selected.size < input.state.records.size;
+  return claimed === 0 && input.protectedKeys.size === 0 && !outside;
+}
+
+/**
+ * The records still there after the plan (for the media text they gave): those it does not delete
+ * or forget, those protected, and under --only every record it did not look at.
+ */
+function stillPresent(changes: readonly Change[], input: PlanInput): { has(key: string): boolean } {
+  const present = new Set<string>();
+  for (const c of changes) if (c.action !== 'delete' && c.action !== 'forget') present.add(c.key);
+  const { selected, state } = input;
+  return {
+    has: (key) =>
+      present.has(key) ||
+      input.protectedKeys.has(key) ||
+      (selected !== undefined && !selected.has(key) && state.records.has(key)),
+  };
 }
 
 /**

@@ -53,6 +53,8 @@ export function detectRenames(input: {
   /** Keys that failed to read, and files that failed: their records are not gone either. */
   protectedKeys: ReadonlySet<string>;
   failedFiles: ReadonlySet<string>;
+  /** With --only: the only records of state that may be gone (see PlanInput.selected). */
+  selected?: ReadonlySet<string> | undefined;
 }): RenameDetection {
   const moves = new Map<string, string>();
   const ambiguous = new Map<string, AmbiguousRename>();
@@ -80,8 +82,9 @@ export function detectRenames(input: {
     if (keys) keys.push(key);
     else index.set(id, [key]);
   };
-  for (const [key, entry] of input.state.records) {
+  for (const key of input.selected ?? input.state.records.keys()) {
     if (input.desiredKeys.has(key) || input.protectedKeys.has(key)) continue;
+    const entry = input.state.records.get(key)!;
     const slash = key.indexOf('/');
     const resource = key.slice(0, slash);
     const field = fieldOf.get(resource);

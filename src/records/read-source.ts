@@ -2,7 +2,7 @@ import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
-import { openHashCache } from '../source/hash-cache.js';
+import { noHashCache, openHashCache } from '../source/hash-cache.js';
 import { duplicateProblem, scanContent } from '../source/scan-content.js';
 import {
   isDocumentFailure,
@@ -39,6 +39,12 @@ export interface SourceRead {
 
 export interface ReadSourceOptions {
   only?: string[] | undefined;
+  /**
+   * With `only`: exactly these files (relative to content/), documents a scan listed before and
+   * saved since. They are read without listing content/ or the hash cache: both cost what the
+   * folder holds, and saved files have changed anyway.
+   */
+  files?: readonly string[] | undefined;
   overwriteDrift?: boolean | undefined;
   canServeLocalFiles: boolean;
   /** Called once content/ is scanned, before anything is rendered: the keys files claim (see ScannedKeys). */
@@ -116,7 +122,8 @@ export async function readSource(
   const fingerprints = extraFingerprints(config, plugins);
   const fingerprintOf = (resource: RecordResource) =>
     resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
-  const hashCache = openHashCache(config.stateDir);
+  const files = options.only?.length ? options.files : undefined;
+  const hashCache = files ? noHashCache() : openHashCache(config.stateDir);
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({
     projectDir: config.projectDir,
@@ -127,6 +134,7 @@ export async function readSource(
     spool: options.spool,
     onProgress: (done, total) => options.onProgress?.({ phase: 'scan', done, total }),
     ...(options.only ? { only: options.only } : {}),
+    ...(files ? { files } : {}),
     ...(options.overwriteDrift ? {} : { known }),
   });
   options.onScanned?.({

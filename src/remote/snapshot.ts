@@ -149,7 +149,8 @@ function max(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.max(a, b);
 }
 
-function unreadable(resource: RecordResource, error: unknown): SyncError {
+/** A failure to read a resource's records, as a run-level error that says nothing can be planned. */
+export function unreadable(resource: RecordResource, error: unknown): SyncError {
   if (error instanceof SyncError && error.code === 'CMS_SYNC_AUTH') return error;
   return new SyncError(
     'CMS_SYNC_RETRYABLE',

@@ -86,6 +86,19 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
   };
 }
 
+/** A cache that vouches for nothing and keeps nothing: every file looked up is read and hashed. */
+export function noHashCache(): HashCache {
+  let hashed = 0;
+  return {
+    get hashed() {
+      return hashed;
+    },
+    get: () => undefined,
+    set: () => void (hashed += 1),
+    save: () => {},
+  };
+}
+
 /*
  * The file is JSON, one file per line, so that it is read without parsing every entry: a run
  * keeps each line as it is, by its file's name, and reads the stamp and sha256 of a line only

@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
@@ -54,7 +54,7 @@ export interface ScanResult {
   protectedKeys: string[];
   /** `file` relative to projectDir. */
   problems: FileProblem[];
-  /** Media files under content/ (any folder), relative to projectDir. Not narrowed by `only`. */
+  /** Media files under content/ (any folder), relative to projectDir. Not narrowed by `only`; none with `files`. */
   mediaFiles: string[];
 }
 
@@ -67,6 +67,15 @@ export interface ScanOptions {
    * folder selects all below it.
    */
   only?: string[];
+  /**
+   * Exactly these files (relative to contentDir), documents an earlier scan listed: they are taken
+   * without listing content/, which costs what the folders hold. A path that is no longer a plain
+   * file inside content/ (gone, or reached through a link) makes the scan list content/ after all.
+   * What only the whole listing tells (that a file is a page bundle's resource, or a Hugo list
+   * page) is not known then: the caller must check what the scan's records become (a watch's
+   * narrowed pass takes only edits of records state knows).
+   */
+  files?: readonly string[] | undefined;
   /** Files whose bytes are those of the last write need not be parsed (see UnparsedDocument). */
   known?: KnownFiles;
   /** sha256 of files by their stat, so unchanged files need not be read (see HashCache). */
@@ -96,7 +105,9 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const languages = options.languages ?? DEFAULT_LANGUAGES;
-  const listing = await listContent(contentDir, projectDir, languages);
+  const listing =
+    (options.files && (await listFiles(contentDir, projectDir, languages, options.files))) ??
+    (await listContent(contentDir, projectDir, languages));
   const { mediaFiles } = listing;
   const layout = layoutProblems(listing.documentPaths, languages, selected);
   const { documentPaths } = layout;
@@ -440,6 +451,49 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   }
   documentPaths.sort((a, b) => compare(a.inContent, b.inContent));
   return { documentPaths, mediaFiles: mediaFiles.sort(compare), problems };
+}
+
+/**
+ * The listing of exactly `files`, as listContent would list them, or undefined when one of them is
+ * not a plain file reached without a link (the walk judges links), or sits in a folder the walk
+ * passes over.
+ */
+async function listFiles(
+  contentDir: string,
+  projectDir: string,
+  languages: Languages,
+  files: readonly string[],
+): Promise<Listing | undefined> {
+  const contentInProject = toPosixRelative(projectDir, contentDir);
+  const contentPrefix = contentInProject === '' ? '' : `${contentInProject}/`;
+  const root = await realpath(contentDir).catch(() => undefined);
+  if (root === undefined) return undefined;
+  const documentPaths: DocumentPath[] = [];
+  for (const inContent of [...new Set(files)].sort(compare)) {
+    const parts = inContent.split('/');
+    const name = parts.at(-1)!;
+    if (parts.some((part) => part === '' || part === '.' || part === '..')) return undefined;
+    if (parts.slice(0, -1).some(isIgnoredFolder) || !isDocumentName(name)) return undefined;
+    const resource = resourceOfPath(inContent);
+    if (!resource) return undefined;
+    const absPath = `${contentDir}${path.sep}${parts.join(path.sep)}`;
+    const [info, real] = await Promise.all([
+      lstat(absPath).catch(() => undefined),
+      realpath(absPath).catch(() => undefined),
+    ]);
+    if (!info?.isFile() || real !== `${root}${path.sep}${parts.join(path.sep)}`) return undefined;
+    const document: DocumentPath = {
+      absPath,
+      file: ownCopy(contentPrefix + inContent),
+      inContent,
+      resource,
+      identity: pathIdentity(inContent, languages),
+    };
+    // As the walk does when content/ itself is reached through a link.
+    if (root !== contentDir) document.readPath = real;
+    documentPaths.push(document);
+  }
+  return { documentPaths, mediaFiles: [], problems: [] };
 }
 
 async function readEntries(dir: string, isRoot: boolean): Promise<Dirent[]> {

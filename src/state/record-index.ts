@@ -10,39 +10,109 @@ export interface RecordIndex {
   keysByResource: ReadonlyMap<string, readonly string[]>;
   /** Per resource, CMS id -> key: the records this project manages. */
   idsByResource: ReadonlyMap<string, ReadonlyMap<number, string>>;
-  /** A record's file (relative to the project) -> its key. */
+  /** A record's file (relative to the project) -> its key (one of them, when records share a file). */
   keyOfFile: ReadonlyMap<string, string>;
+  /** Every key whose record has this file: one, but for a file whose slug changed while its old record was kept. */
+  keysOfFile(file: string): readonly string[];
 }
 
-/** A table that counts its changes (RecordTable): an index of it is kept until it changes. */
+/** A table that counts its changes and can say what they were (RecordTable). */
 interface Versioned {
   readonly version: number;
+  noteChanges?(): void;
+  changesSince?(
+    version: number,
+  ): ReadonlyArray<{ key: string; was: { id: number; file: string } | undefined }> | undefined;
 }
 
-const kept = new WeakMap<object, { version: number; index: RecordIndex }>();
+interface Built {
+  version: number;
+  index: RecordIndex;
+  add(key: string, id: number, file: string): void;
+  remove(key: string, id: number, file: string): void;
+}
 
-/** The index of `state`'s records as they are now (the same object while they do not change). */
+const kept = new WeakMap<object, Built>();
+
+/**
+ * The index of `state`'s records as they are now (the same object while they do not change). After
+ * a few changes (a watch's pass wrote a record), the index is brought up to date in place from what
+ * the table noted of them, instead of being built again from every record: so a stage must not keep
+ * the index's maps beyond the stage (across a write).
+ */
 export function recordIndex(state: Pick<State, 'records'>): RecordIndex {
-  const { records } = state;
-  const version = (records as Partial<Versioned>).version;
+  const records = state.records as State['records'] & Partial<Versioned>;
+  const { version } = records;
   const known = kept.get(records);
-  if (known && version !== undefined && known.version === version) return known.index;
+  if (known && version !== undefined) {
+    if (known.version === version) return known.index;
+    const changes = records.changesSince?.(known.version);
+    if (changes) {
+      for (const { key, was } of changes) {
+        if (was) known.remove(key, was.id, was.file);
+        const now = records.get(key);
+        if (now) known.add(key, now.id, now.file);
+      }
+      known.version = version;
+      return known.index;
+    }
+  }
+  const built = build();
+  for (const [key, entry] of records) built.add(key, entry.id, entry.file);
+  if (version !== undefined) {
+    built.version = version;
+    kept.set(records, built);
+    records.noteChanges?.();
+  }
+  return built.index;
+}
+
+function build(): Built {
   const keysByResource = new Map<string, string[]>();
   const idsByResource = new Map<string, Map<number, string>>();
   const keyOfFile = new Map<string, string>();
-  for (const [key, entry] of records) {
-    const resource = key.slice(0, key.indexOf('/'));
-    let keys = keysByResource.get(resource);
-    let ids = idsByResource.get(resource);
-    if (!keys || !ids) {
-      keysByResource.set(resource, (keys = []));
-      idsByResource.set(resource, (ids = new Map()));
-    }
-    keys.push(key);
-    ids.set(entry.id, key);
-    keyOfFile.set(entry.file, key);
-  }
-  const index: RecordIndex = { keysByResource, idsByResource, keyOfFile };
-  if (version !== undefined) kept.set(records, { version, index });
-  return index;
+  // Files more than one record has (rare): every key of each.
+  const shared = new Map<string, string[]>();
+  const resourceOf = (key: string) => key.slice(0, key.indexOf('/'));
+  return {
+    version: -1,
+    index: {
+      keysByResource,
+      idsByResource,
+      keyOfFile,
+      keysOfFile(file) {
+        const key = keyOfFile.get(file);
+        return key === undefined ? [] : (shared.get(file) ?? [key]);
+      },
+    },
+    add(key, id, file) {
+      const resource = resourceOf(key);
+      let keys = keysByResource.get(resource);
+      let ids = idsByResource.get(resource);
+      if (!keys || !ids) {
+        keysByResource.set(resource, (keys = []));
+        idsByResource.set(resource, (ids = new Map()));
+      }
+      keys.push(key);
+      ids.set(id, key);
+      const other = keyOfFile.get(file);
+      if (other !== undefined && other !== key) shared.set(file, [...(shared.get(file) ?? [other]), key]);
+      keyOfFile.set(file, key);
+    },
+    remove(key, id, file) {
+      const resource = resourceOf(key);
+      const keys = keysByResource.get(resource);
+      const at = keys?.lastIndexOf(key) ?? -1;
+      if (at !== -1) keys!.splice(at, 1);
+      const ids = idsByResource.get(resource);
+      if (ids?.get(id) === key) ids.delete(id);
+      const sharing = shared.get(file);
+      if (sharing) {
+        const rest = sharing.filter((k) => k !== key);
+        if (rest.length > 1) shared.set(file, rest);
+        else shared.delete(file);
+        keyOfFile.set(file, rest.at(-1)!);
+      } else if (keyOfFile.get(file) === key) keyOfFile.delete(file);
+    },
+  };
 }

@@ -594,6 +594,14 @@ function entryIn(tables: StateTables, source: LineSource, line: FoundLine): Stor
  * reads them once. Records set or removed before that (the log's, a replayed journal's) hide
  * their line in the base.
  */
+/** A set or removal of a record: its key, and the id and file it had before (none when it was new). */
+export interface RecordChange {
+  key: string;
+  was: { id: number; file: string } | undefined;
+}
+
+const NOTED_AT_MOST = 4096;
+
 export class RecordTable extends Map<string, StateRecord> {
   #tables: StateTables;
   /** The base file's record lines, not read yet: the file, where they start, and what to do with other lines. */
@@ -607,6 +615,9 @@ export class RecordTable extends Map<string, StateRecord> {
   /** Keys removed since the last save: a save writes the removal of those that are on file. */
   readonly removed = new Set<string>();
   #version = 0;
+  /** Each set and removal since version `#notedFrom`, with the id and file the key had: see changesSince. */
+  #noted: RecordChange[] | undefined;
+  #notedFrom = 0;
 
   constructor(tables: StateTables) {
     super();
@@ -642,6 +653,29 @@ export class RecordTable extends Map<string, StateRecord> {
     return this.#version;
   }
 
+  /**
+   * Notes each set and removal from now on, so that what is found out from the table can be brought
+   * up to date with what changed (see record-index.ts) rather than found out again from every record.
+   */
+  noteChanges(): void {
+    this.#noted = [];
+    this.#notedFrom = this.#version;
+  }
+
+  /** Every set and removal since `version`, in order, or undefined when they were not noted. */
+  changesSince(version: number): readonly RecordChange[] | undefined {
+    if (!this.#noted || version < this.#notedFrom) return undefined;
+    return this.#noted.slice(version - this.#notedFrom);
+  }
+
+  #note(key: string): void {
+    if (!this.#noted) return;
+    // Many changes (a cold apply): finding out again from every record costs no more than these.
+    if (this.#noted.length >= NOTED_AT_MOST) return void (this.#noted = undefined);
+    const was = super.get(key);
+    this.#noted.push({ key, was: was && { id: was.id, file: was.file } });
+  }
+
   /** The records held in memory, without reading the base: what can have changed since it was opened. */
   held(): IterableIterator<[string, StateRecord]> {
     return super.entries();
@@ -666,6 +700,7 @@ export class RecordTable extends Map<string, StateRecord> {
   override set(key: string, value: StateRecord): this {
     if (this.#base) this.#gone.delete(key);
     else this.#hide(key);
+    this.#note(key);
     this.#version++;
     super.set(key, value);
     return this;
@@ -675,6 +710,7 @@ export class RecordTable extends Map<string, StateRecord> {
     this.#readBase();
     this.#hide(key);
     this.removed.add(key);
+    this.#note(key);
     this.#version++;
     return super.delete(key);
   }

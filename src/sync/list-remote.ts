@@ -20,6 +20,7 @@ import {
   type FullListingReason,
   type Listings,
   type RemoteListing,
+  unreadable,
 } from '../remote/snapshot.js';
 import { resolveWire } from '../remote/wire.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
@@ -108,6 +109,39 @@ export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
   }
   await saveListingCache(listingCacheFile(config.stateDir, ctx.identity), next);
   reportFallbacks(read, marker, ctx.report);
+  return listings;
+}
+
+/**
+ * What the CMS holds of exactly these records of state, each read by its id: the listing of a
+ * narrowed pass (a watch's saves), whose plan looks at no other record (see PlanInput.selected).
+ * A resource read this way is complete for those records (one not found is gone from the CMS), and
+ * holds every field; the other resources are unread. The listing cache is neither read nor written:
+ * the next listing of changes starts from the last whole one, which includes these.
+ */
+export async function listRecords(
+  client: CmsClient,
+  state: State,
+  keys: Iterable<string>,
+): Promise<Listings> {
+  const listings = unreadListings();
+  const ids = new Map<RecordResource, number[]>();
+  for (const key of keys) {
+    const entry = state.records.get(key);
+    if (!entry) continue;
+    const resource = key.slice(0, key.indexOf('/')) as RecordResource;
+    ids.set(resource, [...(ids.get(resource) ?? []), entry.id]);
+  }
+  await Promise.all(
+    [...ids].map(async ([resource, wanted]) => {
+      const found = await Promise.all(wanted.map((id) => client.get(resource, id))).catch(
+        (error: unknown) => {
+          throw unreadable(resource, error);
+        },
+      );
+      listings[resource] = { records: found.filter((r) => r !== undefined), complete: true };
+    }),
+  );
   return listings;
 }
 

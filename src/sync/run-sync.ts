@@ -21,13 +21,15 @@ import {
 } from '../plan/compute-plan.js';
 import { idOfKey } from '../plan/payload.js';
 import { completeRecords, type Listings } from '../remote/snapshot.js';
-import { forgetDeleted, listRemote } from './list-remote.js';
+import { forgetDeleted, listRecords, listRemote } from './list-remote.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
 import { countPlan, hasChanges } from '../plan/format-plan.js';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
+import { toPosixRelative } from '../source/content-paths.js';
+import { recordIndex } from '../state/record-index.js';
 import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
 import type { SyncReporter } from './events.js';
@@ -95,6 +97,11 @@ export async function syncOnce(
     signal?: AbortSignal | undefined;
     /** Documents built at once; tests make it small to show that bodies are not all held (see readSource). */
     buildWindow?: number | undefined;
+    /**
+     * With `flags.only` naming exactly these files (relative to content/), documents the last pass
+     * listed (a watch's batch of saves): they are read without listing content/ or the hash cache.
+     */
+    files?: readonly string[] | undefined;
   } = {},
 ): Promise<SyncReport> {
   const { client, mode, store } = session;
@@ -121,6 +128,7 @@ export async function syncOnce(
     return await syncPass(session, flags, reporter, ahead, signal, failedMedia, {
       spool,
       buildWindow: options.buildWindow,
+      files: flags.only?.length ? options.files : undefined,
     });
   } catch (error) {
     if (!signal?.aborted) throw error;
@@ -150,7 +158,7 @@ async function syncPass(
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
   failedMedia: FailedMedia,
-  bodies: { spool: BodySpool; buildWindow: number | undefined },
+  pass: { spool: BodySpool; buildWindow: number | undefined; files: readonly string[] | undefined },
 ): Promise<SyncReport> {
   const started = Date.now();
   const { config, target, client, mode } = session;
@@ -158,6 +166,7 @@ async function syncPass(
   const checkpoint = () => signal?.throwIfAborted();
   const { state, openIntents } = session.store ? session.store : await readOnlyState(config, target);
   const refresh = flags.refresh !== false;
+  const selected = selectedKeys(state, config, flags.only, pass.files);
   if (!refresh && state.records.size === 0) {
     throw new SyncError(
       'CMS_SYNC_STATE',
@@ -167,7 +176,10 @@ async function syncPass(
   }
   // The listing is network-bound and reading content/ CPU-bound: start both at once (not with
   // --strict, which promises no call before the files are known to be good).
-  const listRemote = () => listForPlan(session, state, flags, report);
+  // A watch's saves of a few files: only their records are read from the CMS, each by its id.
+  const byId = pass.files && selected && selected.size <= READ_BY_ID && flags.refresh !== 'full';
+  const listRemote = () =>
+    byId ? listRecords(session.client, state, selected) : listForPlan(session, state, flags, report);
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
@@ -179,7 +191,7 @@ async function syncPass(
       const listed = refresh ? remotePending : Promise.resolve(unread());
       listed?.then(
         (remote) => {
-          const protect = protectedKeys(keys.protectedKeys, state, flags.only);
+          const protect = new Set(keys.protectedKeys);
           const known = idBook({ state, remote, resources: config.resources });
           ahead.open(
             !mayAbort({
@@ -190,6 +202,7 @@ async function syncPass(
               trustState: !refresh,
               claimed: keys.claimed,
               protectedKeys: protect,
+              selected,
               failedFiles: new Set(keys.failedFiles),
             }),
             sureToWrite(state, known),
@@ -207,8 +220,9 @@ async function syncPass(
       overwriteDrift: flags.overwriteDrift || flags.diff,
       canServeLocalFiles: target.mediaBaseUrl !== undefined || target.local !== undefined,
       saveHashes: mode === 'apply',
-      spool: bodies.spool,
-      buildWindow: bodies.buildWindow,
+      spool: pass.spool,
+      buildWindow: pass.buildWindow,
+      files: pass.files,
       failures: {
         memory: failedMedia,
         retryAfterMs: config.media.retryFailedAfterMs,
@@ -289,7 +303,8 @@ async function syncPass(
     desired: source.desired,
     remote,
     state: planState,
-    protectedKeys: protectedKeys(source.protectedKeys, state, flags.only),
+    protectedKeys: new Set(source.protectedKeys),
+    ...(selected ? { selected } : {}),
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
     ...planFlags(flags, config),
@@ -358,6 +373,9 @@ async function syncPass(
   return done({ exitCode, problems, plan, result, timings });
 }
 
+/** Records a narrowed pass reads one by one rather than listing what changed in the CMS: one page's worth. */
+const READ_BY_ID = 100;
+
 /**
  * Only records the plan is sure to write (see upload-ahead.ts): new to state, and every record
  * they name known, or one of them still to be built (more: left to the apply). Made out here, so
@@ -383,15 +401,28 @@ function planFlags(flags: SyncOptions, config: Config): PlanFlags {
   };
 }
 
-/** With --only, records outside the selection are not looked at, so they are not deleted either. */
-function protectedKeys(fromFiles: readonly string[], state: State, only: string[] | undefined): Set<string> {
-  const keys = new Set(fromFiles);
-  if (only?.length) {
+/**
+ * With --only: the keys of the state's records whose file is selected, the only records the plan
+ * looks at (see PlanInput.selected). `files`, when the selection is exactly those files (a watch's
+ * batch of saves), finds them by name rather than matching every record's file.
+ */
+function selectedKeys(
+  state: State,
+  config: Config,
+  only: string[] | undefined,
+  files: readonly string[] | undefined,
+): Set<string> | undefined {
+  if (!only?.length) return undefined;
+  const inContent = toPosixRelative(config.projectDir, config.contentDir);
+  const prefix = inContent === '' ? '' : `${inContent}/`;
+  const { keysOfFile } = recordIndex(state);
+  const keys = new Set<string>();
+  const add = (file: string) => keysOfFile(file).forEach((key) => keys.add(key));
+  if (files) files.forEach((file) => add(prefix + file));
+  else {
     const selected = createPathFilter(only);
-    for (const [key, entry] of state.records) {
-      const inContent = entry.file.replace(/^content\//, '');
-      if (!selected(inContent)) keys.add(key);
-    }
+    for (const file of recordIndex(state).keyOfFile.keys())
+      if (file.startsWith(prefix) && selected(file.slice(prefix.length))) add(file);
   }
   return keys;
 }

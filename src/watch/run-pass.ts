@@ -143,7 +143,9 @@ export async function runPass(
       // Called before any write when the plan has some: a plan the whole pass must make writes nothing.
       confirm: async (plan, target) => !narrowedTooFar && (!confirm || confirm(plan, target)),
     };
-    report = await syncOnce(session, info.narrow ? narrowed : options, reporter);
+    report = info.narrow
+      ? await syncOnce(session, narrowed, reporter, { files })
+      : await syncOnce(session, options, reporter);
     if (info.narrow && narrowedTooFar) return 'widen';
     for (const problem of held) if (pass.show(problem)) ctx.reporter?.({ type: 'problem', problem });
     pass.done(report.problems);

@@ -10,6 +10,9 @@ const entry = (id: number, file: string): StateRecord => ({
   remote: {},
 });
 
+const sorted = (map: ReadonlyMap<string, readonly string[]>) =>
+  new Map([...map].map(([resource, keys]) => [resource, [...keys].sort()]));
+
 describe('the index of a state’s records', () => {
   it('gathers keys by resource, ids and files in one pass, kept until the records change', () => {
     const state = emptyState('local');
@@ -36,10 +39,47 @@ describe('the index of a state’s records', () => {
 
     state.records.set('article/c', entry(3, 'content/articles/c.md'));
     const afterSet = recordIndex(state);
-    expect(afterSet).not.toBe(index);
     expect(afterSet.idsByResource.get('article')?.get(3)).toBe('article/c');
     state.records.delete('article/a');
     expect(recordIndex(state).keyOfFile.has('content/articles/a.md')).toBe(false);
+  });
+
+  it('is brought up to date with what changed, as if gathered again from every record', () => {
+    const state = emptyState('local');
+    const fresh = () => recordIndex({ records: new Map(state.records) });
+    const same = () => {
+      const index = recordIndex(state);
+      const again = fresh();
+      expect(sorted(index.keysByResource)).toEqual(sorted(again.keysByResource));
+      expect(index.idsByResource).toEqual(again.idsByResource);
+      expect(new Set(index.keyOfFile.keys())).toEqual(new Set(again.keyOfFile.keys()));
+      for (const file of again.keyOfFile.keys())
+        expect([...index.keysOfFile(file)].sort()).toEqual([...again.keysOfFile(file)].sort());
+    };
+    for (let i = 0; i < 20; i++)
+      state.records.set(`article/s${i}`, entry(i + 1, `content/articles/s${i}.md`));
+    state.records.set('category/news', entry(100, 'content/categories/news.md'));
+    const index = recordIndex(state);
+    // A record written again, one renamed, one removed, two records of one file (a slug changed,
+    // the old record kept), then that file's first record removed, and a removal of nothing.
+    state.records.set('article/s1', entry(2, 'content/articles/s1.md'));
+    state.records.set('article/s2', entry(3, 'content/articles/moved.md'));
+    state.records.delete('article/s3');
+    state.records.set('article/renamed', entry(40, 'content/articles/s4.md'));
+    same();
+    expect(recordIndex(state)).toBe(index);
+    expect(index.keysOfFile('content/articles/s4.md')).toEqual(['article/s4', 'article/renamed']);
+    state.records.delete('article/s4');
+    state.records.delete('article/none');
+    state.records.set('article/s5', entry(41, 'content/articles/s5.md'));
+    state.records.set('category/news', entry(101, 'content/categories/news.md'));
+    same();
+    expect(index.keysOfFile('content/articles/s4.md')).toEqual(['article/renamed']);
+    expect(index.idsByResource.get('article')?.has(6)).toBe(false);
+    // More changes than are noted: gathered again from every record, still right.
+    for (let i = 0; i < 5000; i++)
+      state.records.set(`article/n${i}`, entry(1000 + i, `content/articles/n${i}.md`));
+    same();
   });
 
   it('is made again each time for records that do not count their changes (a Map made by hand)', () => {

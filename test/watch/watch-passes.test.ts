@@ -3,11 +3,19 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SyncOptions } from '../../src/sync/options.js';
 
 const seen: SyncOptions[] = [];
+/** The files each pass was told it may read alone (a narrowed pass's saves). */
+const filesSeen: Array<readonly string[] | undefined> = [];
 /** The changes of the next passes' plans (none when empty). */
 const plans: unknown[][] = [];
 vi.mock('../../src/sync/run-sync.js', () => ({
-  syncOnce: async (_session: unknown, flags: SyncOptions, reporter: (event: unknown) => void) => {
+  syncOnce: async (
+    _session: unknown,
+    flags: SyncOptions,
+    reporter: (event: unknown) => void,
+    options?: { files?: readonly string[] },
+  ) => {
     seen.push(flags);
+    filesSeen.push(options?.files);
     const plan = { changes: plans.shift() ?? [], uploads: [], problems: [] };
     reporter({ type: 'plan', plan, skipped: 0 });
     return {
@@ -50,6 +58,7 @@ function setUp(flags: SyncOptions = {}) {
 describe('the passes of a watch', () => {
   it('reads only the saved files on a save, and everything again when that plan is more than edits', async () => {
     seen.length = 0;
+    filesSeen.length = 0;
     const { pass, lines } = setUp();
     await pass(new Map(), { retryInMs: 2000 });
     const base = { key: 'article/b', resource: 'article', file: 'content/articles/b.md', id: 2 };
@@ -67,6 +76,8 @@ describe('the passes of a watch', () => {
       undefined,
       undefined,
     ]);
+    // A narrowed pass reads the saved files without listing content/ (they were there before).
+    expect(filesSeen).toEqual([undefined, ['articles/b.md'], ['articles/b.md'], undefined, undefined]);
     // The narrowed plan that went too far was refused before any write, and printed no line.
     expect(await seen[2]!.confirm!({} as never, { identity: 'local', local: true })).toBe(false);
     expect(await seen[1]!.confirm!({} as never, { identity: 'local', local: true })).toBe(true);
