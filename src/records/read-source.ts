@@ -2,7 +2,7 @@ import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
-import { noHashCache, openHashCache } from '../source/hash-cache.js';
+import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
 import { duplicateProblem, scanContent } from '../source/scan-content.js';
 import {
   isDocumentFailure,
@@ -123,7 +123,9 @@ export async function readSource(
   const fingerprintOf = (resource: RecordResource) =>
     resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
   const files = options.only?.length ? options.files : undefined;
+  // The saved files have changed anyway; their images may not have (and may be large).
   const hashCache = files ? noHashCache() : openHashCache(config.stateDir);
+  const imageHashes = files ? hashCacheOnUse(config.stateDir) : hashCache;
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({
     projectDir: config.projectDir,
@@ -146,7 +148,7 @@ export async function readSource(
     projectDir: config.projectDir,
     contentDir: config.contentDir,
     canServeLocalFiles: options.canServeLocalFiles,
-    hashCache,
+    hashCache: imageHashes,
     failures: options.failures,
   });
   const media = resolver;
@@ -309,7 +311,7 @@ export async function readSource(
     counts: {
       documents: documentCount,
       rendered: renderer.count,
-      hashed: hashCache.hashed,
+      hashed: hashCache.hashed + (imageHashes === hashCache ? 0 : imageHashes.hashed),
       // Only when bodies went through it: a run that builds nothing reports what it always did.
       ...(spool?.stats.texts ? { spool: { ...spool.stats } } : {}),
     },

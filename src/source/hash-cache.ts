@@ -86,6 +86,24 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
   };
 }
 
+/**
+ * The cache at `stateDir`, read when a file is first looked up and never saved: for a pass that
+ * looks at a few files (a watch's saves), where reading it costs what the folder holds and
+ * rewriting it as much again.
+ */
+export function hashCacheOnUse(stateDir: string): HashCache {
+  let cache: HashCache | undefined;
+  const open = () => (cache ??= openHashCache(stateDir));
+  return {
+    get hashed() {
+      return cache?.hashed ?? 0;
+    },
+    get: (name, stat) => open().get(name, stat),
+    set: (name, stat, sha) => open().set(name, stat, sha),
+    save: () => {},
+  };
+}
+
 /** A cache that vouches for nothing and keeps nothing: every file looked up is read and hashed. */
 export function noHashCache(): HashCache {
   let hashed = 0;

@@ -54,6 +54,7 @@ export function recordIndex(state: Pick<State, 'records'>): RecordIndex {
         if (now) known.add(key, now.id, now.file);
       }
       known.version = version;
+      records.noteChanges?.();
       return known.index;
     }
   }

@@ -79,6 +79,9 @@ describe('a narrowed pass', () => {
     // The same selection, listed: a resource of the bundle, no record at all.
     const listed = await pass(undefined, ['articles/trip/notes.md']);
     expect(listed.changes).toEqual([]);
+    // The bundle's index alone is the bundle's record, as in the whole listing.
+    await project.write('content/articles/trip/index.md', story('Trip', 'A bundle, edited.'));
+    expect((await pass(['articles/trip/index.md'])).changes).toEqual(['update article/trip']);
   }, 30_000);
 
   it('under --only names no record outside the selection, and deletes only a selected one', async () => {
