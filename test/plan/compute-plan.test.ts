@@ -305,6 +305,28 @@ describe('computePlan', () => {
       expect(plan.deletesHeld).toMatch(/incomplete/);
     });
 
+    it('under --only looks at the selected records alone: others are neither kept, deleted nor moved', () => {
+      const other = article('other');
+      const otherRemote = held(other, 10);
+      const both = stateAfterWriting([
+        [gone, remote],
+        [other, otherRemote],
+      ]);
+      const listed = [remote, otherRemote];
+      // Only other.md is selected and it is gone too: its record alone is planned.
+      const plan = computePlan(
+        input([], listed, both, { prune: true, selected: new Set(['article/other']) }),
+      );
+      expect(actions(plan)).toEqual(['delete article/other']);
+      // Nothing selected is gone: no plan at all, and an empty selection is not an empty content/.
+      expect(actions(computePlan(input([], listed, both, { prune: true, selected: new Set() })))).toEqual([]);
+      // A new file with gone.md's body outside the selection is not its move: gone is not looked at.
+      const moved = article('moved', { html: gone.html! });
+      const narrowed = computePlan(input([moved], listed, both, { selected: new Set(['article/other']) }));
+      expect(actions(narrowed)).toEqual(['create article/moved', 'keep article/other']);
+      expect(actions(computePlan(input([moved], listed, both)))).toContain('update article/moved');
+    });
+
     it('never deletes everything because content/ is empty', () => {
       const plan = computePlan(input([], [remote], state(), { prune: true }));
       expect(plan.changes.some((c) => c.action === 'delete')).toBe(false);
