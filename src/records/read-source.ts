@@ -124,7 +124,9 @@ export async function readSource(
     resource === 'article' || resource === 'page' ? fingerprints.rendered : fingerprints.all;
   const files = options.only?.length ? options.files : undefined;
   // The saved files have changed anyway; their images may not have (and may be large).
-  const hashCache = files ? noHashCache() : openHashCache(config.stateDir);
+  const hashCache = files
+    ? noHashCache()
+    : openHashCache(config.stateDir, Date.now, { appends: options.saveHashes === true });
   const imageHashes = files ? hashCacheOnUse(config.stateDir) : hashCache;
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { ownCopy } from '../own-copy.js';
@@ -31,12 +31,77 @@ export interface HashCache {
   save(options?: { complete?: boolean }): void;
 }
 
-export function openHashCache(stateDir: string, now: () => number = Date.now): HashCache {
+export interface HashCacheOptions {
+  /**
+   * Write each new line to the file soon after it is made, rather than hold every line until the
+   * save (an apply: a cold run hashes every file, and holding their lines would grow with them).
+   * Never for a run that must write nothing (plan).
+   */
+  appends?: boolean;
+}
+
+export function openHashCache(
+  stateDir: string,
+  now: () => number = Date.now,
+  options: HashCacheOptions = {},
+): HashCache {
   const file = path.join(stateDir, HASH_CACHE_FILE);
-  const entries = load(file);
+  const loaded = load(file);
+  const { entries } = loaded;
+  let format = loaded.format;
+  /** Lines in the file that a later line replaced or removed, and those this run will add so. */
+  let stale = loaded.stale;
   const seen = new Set<string>();
-  let dirty = false;
+  /** Lines made since the last write, in order (a removal is a line too). */
+  let pending: string[] = [];
+  let broken = false;
   let hashed = 0;
+
+  /** Writes the whole cache (the lines of the file, with `pending` on top) anew, sorted, through a rename. */
+  const rewrite = () => {
+    const current = format === 'lines' ? load(file).entries : new Map(entries);
+    for (const line of pending) {
+      const { name, removal } = parseLine(line)!;
+      if (removal) current.delete(name);
+      else current.set(name, line);
+    }
+    mkdirSync(stateDir, { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    const names = [...current.keys()].sort(byCodeUnit);
+    writeFileSync(temp, HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
+    renameSync(temp, file);
+    format = 'lines';
+    stale = 0;
+    pending = [];
+  };
+  /** Adds the pending lines to the file: only what changed is written. */
+  const write = (compact: boolean) => {
+    if (broken || (pending.length === 0 && !compact)) return;
+    try {
+      if (format !== 'lines' || compact) return rewrite();
+      appendFileSync(file, pending.map((line) => `\n${line}`).join(''));
+      pending = [];
+    } catch {
+      // Read-only checkout, full disk: the run is as correct without the cache, only slower next time.
+      broken = true;
+    }
+  };
+  const add = (name: string, line: string) => {
+    if (entries.has(name)) stale += 1;
+    entries.set(name, line);
+    pending.push(line);
+    if (!options.appends || pending.length < APPEND_EVERY) return;
+    // Once written, a line is let go: a later look-up of its file in this run hashes it again.
+    const written = pending.map((made) => parseLine(made)!.name);
+    write(false);
+    if (pending.length === 0) for (const done of written) entries.delete(done);
+  };
+  const remove = (name: string) => {
+    if (!entries.delete(name)) return;
+    stale += 1;
+    pending.push(removalLine(name));
+  };
+
   return {
     get hashed() {
       return hashed;
@@ -52,39 +117,25 @@ export function openHashCache(stateDir: string, now: () => number = Date.now): H
       const cutoff = now() - RACY_MS;
       if (!stat.isFile() || stat.mtimeMs > cutoff || stat.ctimeMs > cutoff) {
         // Racily clean (or in the future): hash it again next time rather than trust its times.
-        if (entries.delete(name)) dirty = true;
+        remove(name);
         return;
       }
       const old = entries.get(name);
       if (old !== undefined && shaIfStamp(old, stat) === sha) return;
-      entries.set(name, lineOf(name, stat, sha));
-      dirty = true;
+      add(name, lineOf(name, stat, sha));
     },
-    save(options = {}) {
-      if (options.complete) {
-        for (const name of entries.keys()) {
-          if (!seen.has(name)) {
-            entries.delete(name);
-            dirty = true;
-          }
-        }
-      }
-      if (!dirty) return;
-      // A cache: written whole through a rename so it is never torn, not fsynced (losing it costs
-      // one read of each file).
-      try {
-        mkdirSync(stateDir, { recursive: true });
-        const temp = `${file}.${process.pid}.tmp`;
-        const names = [...entries.keys()].sort(byCodeUnit);
-        writeFileSync(temp, `${HEADER}${names.map((name) => entries.get(name)).join(',\n')}${FOOTER}`);
-        renameSync(temp, file);
-        dirty = false;
-      } catch {
-        // Read-only checkout, full disk: the run is as correct without the cache, only slower next time.
-      }
+    save(saving = {}) {
+      if (saving.complete) for (const name of [...entries.keys()]) if (!seen.has(name)) remove(name);
+      // Replaced and removed lines are dropped once they are as many as the live ones.
+      write(format === 'lines' && stale > Math.max(COMPACT_FROM, entries.size));
     },
   };
 }
+
+/** Lines held before they are written, with `appends`. */
+const APPEND_EVERY = 1024;
+/** Stale lines a file may hold whatever its size, before it is written anew. */
+const COMPACT_FROM = 1024;
 
 /**
  * The cache at `stateDir`, read when a file is first looked up and never saved: for a pass that
@@ -118,16 +169,25 @@ export function noHashCache(): HashCache {
 }
 
 /*
- * The file is JSON, one file per line, so that it is read without parsing every entry: a run
- * keeps each line as it is, by its file's name, and reads the stamp and sha256 of a line only
- * when that file is looked up. A line is `[size,mtimeMs,ctimeMs,ino,"sha256","file"]`.
+ * The file is a header line, then one JSON array per line, each line written after a newline (so
+ * a line cut short by a crash stays alone on its line, and is passed over):
+ * `[size,mtimeMs,ctimeMs,ino,"sha256","file"]`. A later line for a file replaces an earlier one; one
+ * with an empty sha256 forgets the file. A run keeps each line as it is, by its file's name, and
+ * reads the stamp and sha256 of a line only when that file is looked up; a save adds only the lines
+ * that changed, and writes the file anew, sorted, once half its lines are stale. An earlier
+ * version's file (one JSON document, version 2) is read, and written anew at the first save.
  */
-const HEADER = '{"version":2,"files":[\n';
-const FOOTER = '\n]}\n';
+const HEADER = '{"version":3}';
+const V2_HEADER = '{"version":2,"files":[\n';
+const V2_FOOTER = '\n]}\n';
 
 /** One flat string per line (see ownCopy): the cache holds a line per file until it is saved. */
 function lineOf(name: string, stat: Stats, sha: string): string {
   return ownCopy(JSON.stringify([stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, sha, name]));
+}
+
+function removalLine(name: string): string {
+  return JSON.stringify([0, 0, 0, 0, '', name]);
 }
 
 /**
@@ -150,41 +210,76 @@ function shaIfStamp(line: string, stat: Stats): string | undefined {
 
 const QUOTE = 0x22;
 
-/** Each line by its file's name; an absent, damaged or foreign file is an empty cache (every file is read). */
-function load(file: string): Map<string, string> {
+/**
+ * Each line by its file's name, and how many lines of the file are stale; an absent, damaged or
+ * foreign file is an empty cache (every file is read).
+ */
+function load(file: string): {
+  entries: Map<string, string>;
+  format: 'lines' | 'v2' | 'none';
+  stale: number;
+} {
   const entries = new Map<string, string>();
+  const none = { entries, format: 'none' as const, stale: 0 };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return entries;
+    return none;
   }
-  if (!text.startsWith(HEADER) || !text.endsWith(FOOTER)) return entries;
-  const end = text.length - FOOTER.length;
-  for (let at = HEADER.length; at < end;) {
+  if (text.startsWith(V2_HEADER)) return loadV2(text) ?? none;
+  if (!text.startsWith(HEADER) || (text.length > HEADER.length && text[HEADER.length] !== '\n')) return none;
+  let stale = 0;
+  for (let at = HEADER.length + 1; at < text.length;) {
+    let next = text.indexOf('\n', at);
+    if (next < 0) next = text.length;
+    const line = text.slice(at, next);
+    at = next + 1;
+    const parsed = parseLine(line);
+    if (!parsed) {
+      // Cut short by a crash, or not ours: that line alone is passed over.
+      if (line !== '') stale += 1;
+      continue;
+    }
+    if (entries.has(parsed.name)) stale += 1;
+    if (parsed.removal) {
+      entries.delete(parsed.name);
+      stale += 1;
+    } else entries.set(parsed.name, line);
+  }
+  return { entries, format: 'lines', stale };
+}
+
+/** A file of version 2: one JSON document, a line per file. */
+function loadV2(text: string): { entries: Map<string, string>; format: 'v2'; stale: number } | undefined {
+  const entries = new Map<string, string>();
+  if (!text.endsWith(V2_FOOTER)) return undefined;
+  const end = text.length - V2_FOOTER.length;
+  for (let at = V2_HEADER.length; at < end;) {
     let next = text.indexOf('\n', at);
     if (next < 0 || next > end) next = end;
     const line = text.slice(at, text.charCodeAt(next - 1) === COMMA ? next - 1 : next);
     at = next + 1;
-    const name = nameOf(line);
-    if (name === undefined) return new Map();
-    entries.set(name, line);
+    const parsed = parseLine(line);
+    if (!parsed || parsed.removal) return undefined;
+    entries.set(parsed.name, line);
   }
-  return entries;
+  return { entries, format: 'v2', stale: 0 };
 }
 
 const COMMA = 0x2c;
 
-/** The file named at the end of a line, or undefined for a line that is not one of ours. */
-function nameOf(line: string): string | undefined {
+/** The file a line names, and whether it forgets it; undefined for a line that is not one of ours. */
+function parseLine(line: string): { name: string; removal: boolean } | undefined {
   const shaStart = line.indexOf('"');
   const shaEnd = line.indexOf('"', shaStart + 1);
   if (shaStart < 0 || shaEnd < 0 || line[0] !== '[' || !line.endsWith('"]')) return undefined;
   if (line.slice(shaEnd, shaEnd + 3) !== '","') return undefined;
+  const removal = shaEnd === shaStart + 1;
   const raw = line.slice(shaEnd + 3, -2);
-  if (!raw.includes('\\')) return raw;
+  if (!raw.includes('\\')) return { name: raw, removal };
   try {
-    return JSON.parse(`"${raw}"`) as string;
+    return { name: JSON.parse(`"${raw}"`) as string, removal };
   } catch {
     return undefined;
   }

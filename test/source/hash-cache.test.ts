@@ -81,7 +81,7 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     // Cut short, of another version (an earlier one was an object by name), or a line that is not an entry.
     for (const damaged of [
       text.slice(0, -4),
-      text.replace('"version":2', '"version":9'),
+      text.replace('"version":3', '"version":9'),
       JSON.stringify({ version: 1, files: { 'content/a.md': [120, old, old, 42, 'sha-a'] } }),
       text.replace('"content/a.md"]', '"content/a.md"'),
       text.replace('[', '[\n["x"],\n'),
@@ -117,12 +117,97 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     cache.set('content/z.md', stat({ ino: 1 }), 'sha-z');
     cache.set('content/a.md', stat({ ino: 2 }), 'sha-a');
     cache.save();
-    // Plain JSON, one file per line, sorted: a tool can read it, and a run need not parse it whole.
+    // A header, then one JSON array per line, sorted: a tool can read it, and a run need not parse it whole.
     const text = await readFile(path.join(dir, HASH_CACHE_FILE), 'utf8');
-    const saved = JSON.parse(text) as { version: number; files: unknown[][] };
-    expect(saved.version).toBe(2);
-    expect(saved.files.map((entry) => entry[5])).toEqual(['content/a.md', 'content/z.md']);
-    expect(saved.files[0]).toEqual([120, old, old, 2, 'sha-a', 'content/a.md']);
-    expect(text.split('\n')).toHaveLength(5);
+    const [header, ...lines] = text.split('\n');
+    expect(JSON.parse(header!)).toEqual({ version: 3 });
+    const entries = lines.map((line) => JSON.parse(line) as unknown[]);
+    expect(entries.map((entry) => entry[5])).toEqual(['content/a.md', 'content/z.md']);
+    expect(entries[0]).toEqual([120, old, old, 2, 'sha-a', 'content/a.md']);
+  });
+
+  it('adds only the lines that changed, and writes the file anew once most of its lines are stale', async () => {
+    const file = path.join(dir, HASH_CACHE_FILE);
+    const first = openHashCache(dir, () => NOW);
+    for (let i = 0; i < 2000; i++) first.set(`content/f${i}.md`, stat({ ino: i }), `sha-${i}`);
+    first.save();
+    const before = await readFile(file, 'utf8');
+    // One file changed, one gone in a complete scan: two lines added, nothing else written.
+    const next = openHashCache(dir, () => NOW);
+    for (let i = 1; i < 2000; i++) expect(next.get(`content/f${i}.md`, stat({ ino: i }))).toBe(`sha-${i}`);
+    next.set('content/f1.md', stat({ ino: 1, size: 7 }), 'sha-new');
+    next.save({ complete: true });
+    const text = await readFile(file, 'utf8');
+    expect(text.slice(0, before.length)).toBe(before);
+    expect(
+      text
+        .slice(before.length)
+        .split('\n')
+        .slice(1)
+        .map((line) => JSON.parse(line) as unknown[]),
+    ).toEqual([
+      [7, old, old, 1, 'sha-new', 'content/f1.md'],
+      [0, 0, 0, 0, '', 'content/f0.md'],
+    ]);
+    const after = openHashCache(dir, () => NOW);
+    expect(after.get('content/f1.md', stat({ ino: 1, size: 7 }))).toBe('sha-new');
+    expect(after.get('content/f1.md', stat({ ino: 1 }))).toBeUndefined();
+    expect(after.get('content/f0.md', stat({ ino: 0 }))).toBeUndefined();
+    // Every line replaced, round after round: added while at most half the lines are stale, then
+    // the file is written anew with one line per file.
+    const lines: number[] = [];
+    for (const round of [1, 2, 3]) {
+      const cache = openHashCache(dir, () => NOW);
+      for (let i = 1; i < 2000; i++)
+        cache.set(`content/f${i}.md`, stat({ ino: i, size: round }), `sha-${round}`);
+      cache.save();
+      lines.push((await readFile(file, 'utf8')).split('\n').length - 1);
+    }
+    expect(lines).toEqual([1999, 3998, 1999]);
+    expect(openHashCache(dir, () => NOW).get('content/f5.md', stat({ ino: 5, size: 3 }))).toBe('sha-3');
+  });
+
+  it('passes over a line cut short by a crash, and keeps the lines after it', async () => {
+    const file = path.join(dir, HASH_CACHE_FILE);
+    const cache = openHashCache(dir, () => NOW);
+    cache.set('content/a.md', stat({ ino: 1 }), 'sha-a');
+    cache.save();
+    // An append that died halfway, then the next run's.
+    await writeFile(file, (await readFile(file, 'utf8')) + '\n[120,1799997997999,17999979');
+    const next = openHashCache(dir, () => NOW);
+    next.set('content/b.md', stat({ ino: 2 }), 'sha-b');
+    next.save();
+    const after = openHashCache(dir, () => NOW);
+    expect(after.get('content/a.md', stat({ ino: 1 }))).toBe('sha-a');
+    expect(after.get('content/b.md', stat({ ino: 2 }))).toBe('sha-b');
+  });
+
+  it('reads a cache of the version before (one JSON document), and writes it anew at the next save', async () => {
+    const file = path.join(dir, HASH_CACHE_FILE);
+    const line = (ino: number, sha: string, name: string) => JSON.stringify([120, old, old, ino, sha, name]);
+    await writeFile(
+      file,
+      `{"version":2,"files":[\n${line(1, 'sha-a', 'content/a.md')},\n${line(2, 'sha-b', 'content/b.md')}\n]}\n`,
+    );
+    const cache = openHashCache(dir, () => NOW);
+    expect(cache.get('content/a.md', stat({ ino: 1 }))).toBe('sha-a');
+    cache.set('content/c.md', stat({ ino: 3 }), 'sha-c');
+    cache.save();
+    expect((await readFile(file, 'utf8')).startsWith('{"version":3}\n')).toBe(true);
+    const next = openHashCache(dir, () => NOW);
+    expect(next.get('content/b.md', stat({ ino: 2 }))).toBe('sha-b');
+    expect(next.get('content/c.md', stat({ ino: 3 }))).toBe('sha-c');
+  });
+
+  it('with appends, writes lines as it goes instead of holding them all until the save', async () => {
+    const file = path.join(dir, HASH_CACHE_FILE);
+    const cache = openHashCache(dir, () => NOW, { appends: true });
+    for (let i = 0; i < 3000; i++) cache.set(`content/f${i}.md`, stat({ ino: i }), `sha-${i}`);
+    // Before the save, most lines are in the file already.
+    expect((await readFile(file, 'utf8')).split('\n').length).toBeGreaterThan(2000);
+    cache.save({ complete: true });
+    const next = openHashCache(dir, () => NOW);
+    for (const i of [0, 1500, 2999]) expect(next.get(`content/f${i}.md`, stat({ ino: i }))).toBe(`sha-${i}`);
+    expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(3001);
   });
 });
