@@ -1,4 +1,5 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import {
@@ -144,10 +145,14 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     timers.delete(absPath);
     const dir = path.dirname(absPath);
     if (closed || !folders.has(dir)) return;
-    const stats = await lstat(absPath).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
-      throw error;
-    });
+    let stats: Stats | undefined;
+    try {
+      // Not through the thread pool: chokidar queues a stat of every entry of this folder there on
+      // each event in it (thousands, in a big folder), and this stat is the one a writer waits on.
+      stats = lstatSync(absPath, { throwIfNoEntry: false });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+    }
     // A newer event restarted the wait, or the folder went (its removal reported what it held).
     const known = folders.get(dir);
     if (closed || timers.has(absPath) || !known) return;
