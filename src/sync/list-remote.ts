@@ -41,6 +41,8 @@ export interface ListRemoteContext {
   full: boolean;
   report: SyncReporter;
   now?: () => number;
+  /** Only these resources (a narrowed pass that needs them whole); by default every one that matters. */
+  resources?: RecordResource[];
 }
 
 /**
@@ -53,7 +55,7 @@ export interface ListRemoteContext {
 export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
   const { client, config } = ctx;
   const now = ctx.now ?? Date.now;
-  const wanted = await resourcesToList(config, ctx.state);
+  const wanted = ctx.resources ?? (await resourcesToList(config, ctx.state));
   const listings = unreadListings();
   const marker = config.wire.changeMarker;
   if (!marker) {

@@ -260,6 +260,13 @@ async function syncPass(
 
   if (refresh) report({ type: 'phase', phase: 'list' });
   const remote: Listings = refresh ? await (remotePending ?? listRemote()) : unread();
+  if (refresh && byId) {
+    // A saved file that names a record state does not know (a category made in the CMS): the
+    // resources it names are listed as a whole pass lists them, so the name is found as it would be.
+    const named = namedUnknown(source.desired, state);
+    if (named.length > 0)
+      Object.assign(remote, pick(await listForPlan(session, state, flags, report, named), named));
+  }
   if (refresh) {
     report({ type: 'phase', phase: 'compare' });
     // The listing carried ids, slugs and change markers only: read in full what the plan must compare.
@@ -437,6 +444,7 @@ function listForPlan(
   state: State,
   flags: SyncOptions,
   report: SyncReporter,
+  resources?: RecordResource[],
 ): Promise<Listings> {
   return listRemote({
     client: session.client,
@@ -445,7 +453,25 @@ function listForPlan(
     state,
     full: flags.refresh === 'full',
     report,
+    ...(resources ? { resources } : {}),
   });
+}
+
+/** The resources of the records `desired` names that are neither in state nor among `desired`. */
+function namedUnknown(desired: readonly DesiredRecord[], state: State): RecordResource[] {
+  const keys = new Set(desired.map((d) => d.key));
+  const named = new Set<RecordResource>();
+  for (const record of desired)
+    for (const ref of record.refs ?? [])
+      for (const slug of ref.slugs) {
+        const key = `${ref.relation.target}/${slug}`;
+        if (!keys.has(key) && !state.records.has(key)) named.add(ref.relation.target);
+      }
+  return [...named];
+}
+
+function pick(listings: Listings, resources: readonly RecordResource[]): Partial<Listings> {
+  return Object.fromEntries(resources.map((r) => [r, listings[r]]));
 }
 
 /** The records this apply deleted leave the listing cache, so its count stays the CMS's. */

@@ -57,6 +57,21 @@ describe('a narrowed pass', () => {
     expect(a!.body).toContain('First, edited.');
   });
 
+  it('finds a record the saved file names that only the CMS has, as a whole pass does', async () => {
+    // A category made in the CMS's dashboard, not in content/: the saved file's relation finds it by slug.
+    const desk = await project.api({
+      resource: 'category',
+      action: 'add',
+      data: { name: 'Desk', slug: 'desk' },
+    });
+    await project.write('content/articles/a.md', '---\ntitle: A\ncategory: desk\n---\n\nFirst, filed.\n');
+    const { report, changes } = await pass(['articles/a.md']);
+    expect(report.problems).toEqual([]);
+    expect(changes).toEqual(['update article/a']);
+    const [a] = (await project.records('article')).filter((r) => r.slug === 'a');
+    expect(a!.category_id).toBe(desk.id);
+  });
+
   it('still finds the CMS’s own change to that record, and its removal there', async () => {
     const [b] = (await project.records('article')).filter((r) => r.slug === 'b');
     await project.api({ resource: 'article', action: 'edit', id: b!.id, data: { title: 'B by hand' } });
