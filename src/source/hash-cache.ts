@@ -90,7 +90,7 @@ export function openHashCache(
     if (entries.has(name)) stale += 1;
     entries.set(name, line);
     pending.push(line);
-    if (!options.appends || pending.length < APPEND_EVERY) return;
+    if (!options.appends || broken || pending.length < APPEND_EVERY) return;
     // Once written, a line is let go: a later look-up of its file in this run hashes it again.
     const written = pending.map((made) => parseLine(made)!.name);
     write(false);

@@ -199,6 +199,17 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     expect(next.get('content/c.md', stat({ ino: 3 }))).toBe('sha-c');
   });
 
+  it('with appends, goes on in memory where it cannot write (a read-only checkout)', async () => {
+    // A state folder that is a file: nothing can be written under it.
+    const blocked = path.join(dir, 'not-a-folder');
+    await writeFile(blocked, '');
+    const cache = openHashCache(blocked, () => NOW, { appends: true });
+    for (let i = 0; i < 5000; i++) cache.set(`content/f${i}.md`, stat({ ino: i }), `sha-${i}`);
+    cache.save({ complete: true });
+    expect(cache.get('content/f4999.md', stat({ ino: 4999 }))).toBe('sha-4999');
+    expect(cache.hashed).toBe(5000);
+  });
+
   it('with appends, writes lines as it goes instead of holding them all until the save', async () => {
     const file = path.join(dir, HASH_CACHE_FILE);
     const cache = openHashCache(dir, () => NOW, { appends: true });
