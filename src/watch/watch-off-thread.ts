@@ -2,6 +2,11 @@ import { Worker } from 'node:worker_threads';
 import { watchContent, type ContentWatcher, type WatchContentOptions } from './watch-content.js';
 import type { WatchWorkerData, WatchWorkerMessage, WatchWorkerRequest } from './watch-worker.js';
 
+export interface OffThreadHooks {
+  /** Told of the worker once it watches: a test ends it to see watching go on. */
+  started?: (worker: Worker) => void;
+}
+
 /**
  * `watchContent` in a worker thread, its changes posted to this one. Why: on every event in a
  * folder, chokidar lists that folder again with a stat of each entry, and in a folder of many
@@ -12,7 +17,10 @@ import type { WatchWorkerData, WatchWorkerMessage, WatchWorkerRequest } from './
  * Should the worker die after it has started (a bug, no memory), the problem is reported and
  * watching goes on in this thread, so that saves still sync.
  */
-export async function watchContentOffThread(options: WatchContentOptions): Promise<ContentWatcher> {
+export async function watchContentOffThread(
+  options: WatchContentOptions,
+  hooks: OffThreadHooks = {},
+): Promise<ContentWatcher> {
   const workerData: WatchWorkerData = { contentDir: options.contentDir, only: options.only };
   const worker = new Worker(new URL('./watch-worker.js', import.meta.url), { workerData });
   let closing = false;
@@ -54,6 +62,7 @@ export async function watchContentOffThread(options: WatchContentOptions): Promi
   });
 
   await ready;
+  hooks.started?.(worker);
   return {
     async close() {
       closing = true;
