@@ -2,6 +2,14 @@ import { Worker } from 'node:worker_threads';
 import { watchContent, type ContentWatcher, type WatchContentOptions } from './watch-content.js';
 import type { WatchWorkerData, WatchWorkerMessage, WatchWorkerRequest } from './watch-worker.js';
 
+/**
+ * The worker's young generation, in MiB. What the watcher makes is short-lived (each listing of a
+ * folder, entry by entry) or held for the run (the names of the files), so a large young generation
+ * buys it nothing; V8's default grows to tens of MiB, kept for the whole watch, on top of the syncs'
+ * peak. Smaller still, more of each listing outlives a scavenge and the old generation grows instead.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
+
 export interface OffThreadHooks {
   /** Told of the worker once it watches: a test ends it to see watching go on. */
   started?: (worker: Worker) => void;
@@ -22,7 +30,10 @@ export async function watchContentOffThread(
   hooks: OffThreadHooks = {},
 ): Promise<ContentWatcher> {
   const workerData: WatchWorkerData = { contentDir: options.contentDir, only: options.only };
-  const worker = new Worker(new URL('./watch-worker.js', import.meta.url), { workerData });
+  const worker = new Worker(new URL('./watch-worker.js', import.meta.url), {
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
   let closing = false;
   let fallback: Promise<ContentWatcher> | undefined;
   let onReady: () => void = () => {};
