@@ -1,7 +1,6 @@
 import { requireLater } from './require-later.js';
 
 const v8 = requireLater<typeof import('node:v8')>('node:v8');
-const vm = requireLater<typeof import('node:vm')>('node:vm');
 
 /**
  * V8 settings that suit the CLI's own process, each set when a run first needs it, so that a run
@@ -58,27 +57,6 @@ export function documentRead(): void {
  */
 export function manyPasses(): void {
   growHeapByHalf();
-}
-
-let collectGarbage: (() => void) | undefined;
-
-/**
- * Told that a pass of a watch is over and no other waits to start. A pass over a large site makes
- * much garbage; left to V8, it is still there when the next pass starts, and the next pass's
- * garbage comes on top of it, setting the process's peak. A full collection now, in a moment the
- * process has nothing else to do, starts each pass from what is live. V8 offers no call for it but
- * the `gc` function of --expose-gc: it is taken from a context of its own, and the flag is turned
- * off again, so that no other code finds a `gc` on its global.
- */
-export function passesIdle(): void {
-  if (!ownsProcess) return;
-  if (!collectGarbage) {
-    v8().setFlagsFromString('--expose-gc');
-    collectGarbage = vm().runInNewContext('gc') as () => void;
-    v8().setFlagsFromString('--no-expose-gc');
-  }
-  // After the pass's own continuations (its line, the next event's timers).
-  setImmediate(collectGarbage);
 }
 
 function growHeapByHalf(): void {

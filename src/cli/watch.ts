@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { PassContext } from '../watch/run-pass.js';
 import { writeLine, type CliIO, projectDirOf, type SetExit } from './io.js';
-import { manyPasses, passesIdle } from '../process-tuning.js';
+import { manyPasses } from '../process-tuning.js';
 import { openSession } from '../sync/session.js';
 import { createCliReporter } from './reporter.js';
 import { addSyncOptions, syncFlags, type SyncFlags } from './sync-options.js';
@@ -64,7 +64,6 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
   const fatalSeen = new Promise<void>((resolve) => (onFatal = resolve));
   const loop = createSyncLoop({
     runPass: watchPasses(ctx),
-    onIdle: passesIdle,
     onFatal: () => {
       fatal = true;
       onFatal();

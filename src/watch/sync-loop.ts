@@ -16,8 +16,6 @@ export interface SyncLoopOptions {
   /** Runs one pass. `retryInMs` is the wait the loop will use if this pass asks for a retry. */
   runPass: (batch: Batch, info: { retryInMs: number }) => Promise<PassOutcome>;
   onFatal: () => void;
-  /** Told when a pass is over and none is waiting to start (the first sync's included). */
-  onIdle?: () => void;
   /** Quiet time after the last event before a pass starts. @default 50 */
   debounceMs?: number;
   /** A stream of events that never pauses still gets a pass after this long. @default 500 */
@@ -96,7 +94,6 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
           failures = 0;
         }
         if (pending.size > 0) arm();
-        else if (!stopped) options.onIdle?.();
       });
     return running;
   };

@@ -42,24 +42,3 @@ it("the CLI's process sets the heap's growth from the start of a watch, which ru
   expect(v8LoadedAfterEach(['t.manyPasses()'])).toEqual([false]);
   expect(v8LoadedAfterEach(['t.tuneThisProcess()', 't.manyPasses()'])).toEqual([false, true]);
 });
-
-it("the CLI's process collects its garbage once a watch's pass is over, without a `gc` on anyone's global", () => {
-  // An object nothing holds any more: only a full collection clears a WeakRef to it.
-  const script = (tuned: boolean) =>
-    `const t = await import(${JSON.stringify(MODULE)}); const vm = await import('node:vm');` +
-    (tuned ? ' t.tuneThisProcess();' : '') +
-    ` const weak = (() => new WeakRef({ payload: 'x'.repeat(64) }))();` +
-    ` await new Promise((resolve) => setImmediate(resolve)); t.passesIdle();` +
-    ` await new Promise((resolve) => setImmediate(resolve));` +
-    ` process.stdout.write(JSON.stringify([weak.deref() === undefined, typeof globalThis.gc,` +
-    ` vm.runInNewContext('typeof gc')]));`;
-  const run = (tuned: boolean) => {
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script(tuned)], {
-      encoding: 'utf8',
-    });
-    expect(child.stderr).toBe('');
-    return JSON.parse(child.stdout) as [boolean, string, string];
-  };
-  expect(run(true)).toEqual([true, 'undefined', 'undefined']);
-  expect(run(false)).toEqual([false, 'undefined', 'undefined']);
-});

@@ -151,26 +151,6 @@ describe('the watch sync loop', () => {
     expect(passes.batches).toHaveLength(1);
   });
 
-  it('says it is idle after a pass that no other waits for, not while saves made meanwhile wait', async () => {
-    const passes = controlledPasses();
-    const onIdle = vi.fn();
-    const loop = createSyncLoop({ runPass: passes.runPass, onFatal: () => {}, onIdle, debounceMs: 50 });
-    void loop.runNow();
-    loop.notify({ file: 'articles/a.md', kind: 'change' });
-    await passes.finish();
-    expect(onIdle).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(50);
-    expect(passes.batches).toHaveLength(2);
-    expect(onIdle).not.toHaveBeenCalled();
-    await passes.finish();
-    expect(onIdle).toHaveBeenCalledOnce();
-    loop.notify({ file: 'articles/a.md', kind: 'change' });
-    await vi.advanceTimersByTimeAsync(50);
-    void loop.stop();
-    await passes.finish();
-    expect(onIdle).toHaveBeenCalledOnce();
-  });
-
   it('backs off 2 s, 4 s, 8 s … and never beyond a minute', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 20].map(retryDelayMs)).toEqual([
       2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
