@@ -3,6 +3,19 @@ import { watchContent, type ContentWatcher, type WatchContentOptions } from './w
 import type { WatchWorkerData, WatchWorkerMessage, WatchWorkerRequest } from './watch-worker.js';
 
 /**
+ * The worker's young generation, in MiB. What the watcher makes is short-lived (each listing of a
+ * folder, entry by entry) or held for the run (the names of the files), so a large young generation
+ * buys it nothing; V8's default grows to tens of MiB, kept for the whole watch, on top of the syncs'
+ * peak. Smaller still, more of each listing outlives a scavenge and the old generation grows instead.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8;
+
+export interface OffThreadHooks {
+  /** Told of the worker once it watches: a test ends it to see watching go on. */
+  started?: (worker: Worker) => void;
+}
+
+/**
  * `watchContent` in a worker thread, its changes posted to this one. Why: on every event in a
  * folder, chokidar lists that folder again with a stat of each entry, and in a folder of many
  * thousands of files that is seconds of work per save; on the thread of the sync it would hold up
@@ -12,9 +25,15 @@ import type { WatchWorkerData, WatchWorkerMessage, WatchWorkerRequest } from './
  * Should the worker die after it has started (a bug, no memory), the problem is reported and
  * watching goes on in this thread, so that saves still sync.
  */
-export async function watchContentOffThread(options: WatchContentOptions): Promise<ContentWatcher> {
+export async function watchContentOffThread(
+  options: WatchContentOptions,
+  hooks: OffThreadHooks = {},
+): Promise<ContentWatcher> {
   const workerData: WatchWorkerData = { contentDir: options.contentDir, only: options.only };
-  const worker = new Worker(new URL('./watch-worker.js', import.meta.url), { workerData });
+  const worker = new Worker(new URL('./watch-worker.js', import.meta.url), {
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  });
   let closing = false;
   let fallback: Promise<ContentWatcher> | undefined;
   let onReady: () => void = () => {};
@@ -54,6 +73,7 @@ export async function watchContentOffThread(options: WatchContentOptions): Promi
   });
 
   await ready;
+  hooks.started?.(worker);
   return {
     async close() {
       closing = true;
