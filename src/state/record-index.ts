@@ -1,3 +1,4 @@
+import type { RecordChange } from './state-lines.js';
 import type { State } from './state-types.js';
 
 /**
@@ -20,9 +21,7 @@ export interface RecordIndex {
 interface Versioned {
   readonly version: number;
   noteChanges?(): void;
-  changesSince?(
-    version: number,
-  ): ReadonlyArray<{ key: string; was: { id: number; file: string } | undefined }> | undefined;
+  changesSince?(version: number): readonly RecordChange[] | undefined;
 }
 
 interface Built {

@@ -585,6 +585,14 @@ function entryIn(tables: StateTables, source: LineSource, line: FoundLine): Stor
   return entry;
 }
 
+/** A set or removal of a record: its key, and the id and file it had before (none when it was new). */
+export interface RecordChange {
+  key: string;
+  was: { id: number; file: string } | undefined;
+}
+
+const NOTED_AT_MOST = 4096;
+
 /**
  * The records of a state by key: a Map whose entries are read from the files on first use (see
  * docs/state.md). Opening a state reads its header, media lines and log, not its record lines:
@@ -594,14 +602,6 @@ function entryIn(tables: StateTables, source: LineSource, line: FoundLine): Stor
  * reads them once. Records set or removed before that (the log's, a replayed journal's) hide
  * their line in the base.
  */
-/** A set or removal of a record: its key, and the id and file it had before (none when it was new). */
-export interface RecordChange {
-  key: string;
-  was: { id: number; file: string } | undefined;
-}
-
-const NOTED_AT_MOST = 4096;
-
 export class RecordTable extends Map<string, StateRecord> {
   #tables: StateTables;
   /** The base file's record lines, not read yet: the file, where they start, and what to do with other lines. */
