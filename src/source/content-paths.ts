@@ -51,6 +51,15 @@ export function toPosixRelative(from: string, absPath: string): string {
   return path.relative(from, absPath).split(path.sep).join('/');
 }
 
+/**
+ * What a path relative to content/ is prefixed with to be relative to the project: `content/`
+ * (forward slashes), or nothing when content/ is the project folder itself.
+ */
+export function contentPrefix(projectDir: string, contentDir: string): string {
+  const inProject = toPosixRelative(projectDir, contentDir);
+  return inProject === '' ? '' : `${inProject}/`;
+}
+
 /** Whether `absPath` is `root` or below it (both absolute and resolved; no file system access). */
 export function isInside(root: string, absPath: string): boolean {
   const relative = path.relative(root, absPath);

@@ -6,6 +6,7 @@ import { SyncError, type FileProblem } from '../errors.js';
 import { ownCopy } from '../own-copy.js';
 import { documentRead } from '../process-tuning.js';
 import {
+  contentPrefix,
   documentStem,
   isDocumentName,
   isIgnoredFolder,
@@ -13,7 +14,6 @@ import {
   isMediaName,
   resourceOfPath,
   slugProblem,
-  toPosixRelative,
 } from './content-paths.js';
 import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
 import { pathIdentity, sortBundles, type PathIdentity } from './layout.js';
@@ -176,9 +176,8 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const documents: SourceDocument[] = [];
   const unchanged: UnparsedDocument[] = [];
   // Only files that share a key need their path's identity again: taken again from the path then.
-  const contentInProject = toPosixRelative(projectDir, contentDir);
-  const identityOf = (file: string) =>
-    pathIdentity(contentInProject === '' ? file : file.slice(contentInProject.length + 1), languages);
+  const prefix = contentPrefix(projectDir, contentDir);
+  const identityOf = (file: string) => pathIdentity(file.slice(prefix.length), languages);
   // Values, not entries: an entry is a [key, value] array made for each document.
   for (const claimants of byKey.values()) {
     if (!Array.isArray(claimants)) {
@@ -324,9 +323,8 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   const links: PendingLink[] = [];
   // Relative paths are built while walking, not computed per file with path.relative which is slow over many files.
   // One prefix string shared by every path, not a copy of "content/" in each of them.
-  const contentInProject = toPosixRelative(projectDir, contentDir);
-  const contentPrefix = contentInProject === '' ? '' : `${contentInProject}/`;
-  const inProject = (inContent: string) => contentPrefix + inContent;
+  const prefix = contentPrefix(projectDir, contentDir);
+  const inProject = (inContent: string) => prefix + inContent;
   const root = await realpath(contentDir).catch(() => contentDir);
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = await readEntries(dir, prefix === '');
@@ -464,8 +462,7 @@ async function listFiles(
   languages: Languages,
   files: readonly string[],
 ): Promise<Listing | undefined> {
-  const contentInProject = toPosixRelative(projectDir, contentDir);
-  const contentPrefix = contentInProject === '' ? '' : `${contentInProject}/`;
+  const prefix = contentPrefix(projectDir, contentDir);
   const root = await realpath(contentDir).catch(() => undefined);
   if (root === undefined) return undefined;
   const documentPaths: DocumentPath[] = [];
@@ -484,7 +481,7 @@ async function listFiles(
     if (!info?.isFile() || real !== `${root}${path.sep}${parts.join(path.sep)}`) return undefined;
     const document: DocumentPath = {
       absPath,
-      file: ownCopy(contentPrefix + inContent),
+      file: ownCopy(prefix + inContent),
       inContent,
       resource,
       identity: pathIdentity(inContent, languages),

@@ -28,7 +28,7 @@ import { countPlan, hasChanges } from '../plan/format-plan.js';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
-import { toPosixRelative } from '../source/content-paths.js';
+import { contentPrefix } from '../source/content-paths.js';
 import { recordIndex } from '../state/record-index.js';
 import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
@@ -420,15 +420,14 @@ function selectedKeys(
   files: readonly string[] | undefined,
 ): Set<string> | undefined {
   if (!only?.length) return undefined;
-  const inContent = toPosixRelative(config.projectDir, config.contentDir);
-  const prefix = inContent === '' ? '' : `${inContent}/`;
-  const { keysOfFile } = recordIndex(state);
+  const prefix = contentPrefix(config.projectDir, config.contentDir);
+  const { keysOfFile, keyOfFile } = recordIndex(state);
   const keys = new Set<string>();
   const add = (file: string) => keysOfFile(file).forEach((key) => keys.add(key));
   if (files) files.forEach((file) => add(prefix + file));
   else {
     const selected = createPathFilter(only);
-    for (const file of recordIndex(state).keyOfFile.keys())
+    for (const file of keyOfFile.keys())
       if (file.startsWith(prefix) && selected(file.slice(prefix.length))) add(file);
   }
   return keys;

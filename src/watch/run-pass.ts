@@ -6,7 +6,7 @@ import type { SyncOptions } from '../sync/options.js';
 import { syncOnce, type SyncReport } from '../sync/run-sync.js';
 import type { Session } from '../sync/session.js';
 import { LOCAL_TARGET } from '../sync/target.js';
-import { isDocumentName, toPosixRelative } from '../source/content-paths.js';
+import { contentPrefix, isDocumentName } from '../source/content-paths.js';
 import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
 import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
@@ -93,11 +93,10 @@ export async function runPass(
   const { session, io } = ctx;
   const started = performance.now();
   const writesBefore = session.client.stats.writes;
-  const contentPrefix = `${toPosixRelative(session.config.projectDir, session.config.contentDir)}/`;
-  const inContent = (file: string) =>
-    file.startsWith(contentPrefix) ? file.slice(contentPrefix.length) : file;
+  const prefix = contentPrefix(session.config.projectDir, session.config.contentDir);
+  const inContent = (file: string) => (file.startsWith(prefix) ? file.slice(prefix.length) : file);
   const files = [...batch.keys()].sort();
-  const pass = ctx.repeats.forPass(new Set(files.map((f) => contentPrefix + f)), {
+  const pass = ctx.repeats.forPass(new Set(files.map((f) => prefix + f)), {
     narrowed: info.narrow === true,
   });
   // The file each planned record had in state before this pass wrote anything, to tell a rename
