@@ -52,16 +52,15 @@ export function openHashCache(
   /** Lines in the file that a later line replaced or removed, and those this run will add so. */
   let stale = loaded.stale;
   const seen = new Set<string>();
-  /** Lines made since the last write, in order (a removal is a line too). */
-  let pending: string[] = [];
+  /** Lines made since the last write, in order, by their file's name (a removal is a line too). */
+  let pending: Array<{ name: string; line: string; removal?: true }> = [];
   let broken = false;
   let hashed = 0;
 
   /** Writes the whole cache (the lines of the file, with `pending` on top) anew, sorted, through a rename. */
   const rewrite = () => {
     const current = format === 'lines' ? load(file).entries : new Map(entries);
-    for (const line of pending) {
-      const { name, removal } = parseLine(line)!;
+    for (const { name, line, removal } of pending) {
       if (removal) current.delete(name);
       else current.set(name, line);
     }
@@ -79,7 +78,7 @@ export function openHashCache(
     if (broken || (pending.length === 0 && !compact)) return;
     try {
       if (format !== 'lines' || compact) return rewrite();
-      appendFileSync(file, pending.map((line) => `\n${line}`).join(''));
+      appendFileSync(file, pending.map(({ line }) => `\n${line}`).join(''));
       pending = [];
     } catch {
       // Read-only checkout, full disk: the run is as correct without the cache, only slower next time.
@@ -89,17 +88,17 @@ export function openHashCache(
   const add = (name: string, line: string) => {
     if (entries.has(name)) stale += 1;
     entries.set(name, line);
-    pending.push(line);
+    pending.push({ name, line });
     if (!options.appends || broken || pending.length < APPEND_EVERY) return;
     // Once written, a line is let go: a later look-up of its file in this run hashes it again.
-    const written = pending.map((made) => parseLine(made)!.name);
+    const written = pending;
     write(false);
-    if (pending.length === 0) for (const done of written) entries.delete(done);
+    if (pending.length === 0) for (const done of written) entries.delete(done.name);
   };
   const remove = (name: string) => {
     if (!entries.delete(name)) return;
     stale += 1;
-    pending.push(removalLine(name));
+    pending.push({ name, line: removalLine(name), removal: true });
   };
 
   return {

@@ -132,7 +132,9 @@ export async function listRecords(
     const entry = state.records.get(key);
     if (!entry) continue;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
-    ids.set(resource, [...(ids.get(resource) ?? []), entry.id]);
+    const list = ids.get(resource);
+    if (list) list.push(entry.id);
+    else ids.set(resource, [entry.id]);
   }
   await Promise.all(
     [...ids].map(async ([resource, wanted]) => {
