@@ -11,7 +11,7 @@ import { planMediaText, type MediaEdit, type MediaText } from '../media/media-te
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
-import { recordIndex } from '../state/record-index.js';
+import { keysOfResource, recordIndex } from '../state/record-index.js';
 import { detectRenames, type AmbiguousRename } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { fieldValues, type FieldValue } from './field-values.js';
@@ -127,6 +127,11 @@ export interface Plan {
   abort?: string;
   /** Why no deletes were planned, when deletes were held back. */
   deletesHeld?: string;
+  /**
+   * Records left unchanged without being looked at, per resource: their files are as the last
+   * clean apply left them (see state/clean-run.ts). Counted as unchanged; not among `changes`.
+   */
+  untouched?: Partial<Record<RecordResource, number>>;
 }
 
 /** Apply order of resources: each after every resource it names (see resourceOrder). */
@@ -147,7 +152,8 @@ export function computePlan(input: PlanInput): Plan {
     remoteById.set(resource, new Map(input.remote[resource].records.map((r) => [r.id, r])));
   }
   const book = idBook(input);
-  const { idsByResource: managed } = recordIndex(state);
+  // Asked only for a file new to state (an adoption): a plan of edits never reads every record for it.
+  const managed = (resource: string) => recordIndex(state).idsByResource.get(resource);
   /** Records this plan adopts: no other file may adopt them too. */
   const adopted = new Map<string, Map<number, string>>();
   const desiredKeys = new Set(input.desired.map((d) => d.key));
@@ -296,7 +302,7 @@ export function computePlan(input: PlanInput): Plan {
       .filter(
         (r) =>
           r[slugField] === record.slug &&
-          !managed.get(record.resource)?.has(r.id) &&
+          !managed(record.resource)?.has(r.id) &&
           !adopted.get(record.resource)?.has(r.id),
       )
       .sort((a, b) => a.id - b.id)[0];
@@ -478,8 +484,8 @@ function nothingClaimed(
   input: Pick<PlanInput, 'protectedKeys' | 'selected' | 'state'>,
   claimed: number,
 ): boolean {
-  const outside = input.selected !== undefined && input.selected.size < input.state.records.size;
-  return claimed === 0 && input.protectedKeys.size === 0 && !outside;
+  if (claimed > 0 || input.protectedKeys.size > 0) return false;
+  return input.selected === undefined || input.selected.size >= input.state.records.size;
 }
 
 /**
@@ -536,9 +542,9 @@ export function idBook(input: Pick<PlanInput, 'state' | 'remote' | 'resources' |
       if (typeof slug === 'string') idByKey.set(`${resource}/${slug}`, record.id);
     }
   }
-  const { keysByResource } = recordIndex(input.state);
   for (const resource of RELATION_TARGETS)
-    for (const key of keysByResource.get(resource) ?? []) idByKey.set(key, input.state.records.get(key)!.id);
+    for (const key of keysOfResource(input.state, resource))
+      idByKey.set(key, input.state.records.get(key)!.id);
   const mediaIdByIdentity = new Map<string, number>();
   // Oldest first, so the first upload of a file wins; state's own entries win over all.
   for (const media of [...(input.remoteMedia ?? [])].sort((a, b) => b.id - a.id)) {
@@ -625,11 +631,16 @@ function markerUnchanged(entry: StateRecord, remote: RemoteRecord, marker: strin
  * that a file without state may adopt, and records with an unconfirmed edit of ours.
  */
 export function recordsToComplete(
-  input: Pick<PlanInput, 'desired' | 'remote' | 'state' | 'resources' | 'changeMarker' | 'pendingEdits'>,
+  input: Pick<
+    PlanInput,
+    'desired' | 'remote' | 'state' | 'resources' | 'changeMarker' | 'pendingEdits' | 'selected'
+  >,
 ): Map<RecordResource, number[]> {
   const wanted = new Map<RecordResource, Set<number>>(RECORD_RESOURCES.map((r) => [r, new Set()]));
   const byKey = new Map(input.desired.map((d) => [d.key, d]));
-  const claimedIds = recordIndex(input.state).idsByResource;
+  const claimedIds = input.selected
+    ? idsOfKeys(input.state, input.selected)
+    : recordIndex(input.state).idsByResource;
   for (const resource of RECORD_RESOURCES) {
     const listing = input.remote[resource];
     if (!listing.fields) continue;
@@ -646,6 +657,23 @@ export function recordsToComplete(
     }
   }
   return new Map([...wanted].map(([r, ids]) => [r, [...ids].sort((a, b) => a - b)]));
+}
+
+/**
+ * Per resource, CMS id -> key of the records of `keys` (a plan that looks at those alone needs no
+ * other: a record of another key it might find is only read in full for nothing).
+ */
+function idsOfKeys(state: State, keys: ReadonlySet<string>): Map<string, Map<number, string>> {
+  const out = new Map<string, Map<number, string>>();
+  for (const key of keys) {
+    const entry = state.records.get(key);
+    if (!entry) continue;
+    const resource = key.slice(0, key.indexOf('/'));
+    let ids = out.get(resource);
+    if (!ids) out.set(resource, (ids = new Map()));
+    ids.set(entry.id, key);
+  }
+  return out;
 }
 
 /**

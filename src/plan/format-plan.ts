@@ -20,6 +20,7 @@ export function countPlan(plan: Plan): PlanCounts {
   const counts = emptyCounts();
   counts.upload = plan.uploads.length;
   for (const change of plan.changes) counts[countedAs(change)] += 1;
+  for (const n of Object.values(plan.untouched ?? {})) counts.unchanged += n;
   return counts;
 }
 
@@ -199,6 +200,8 @@ export function countsByResource(plan: Plan): Map<string, PlanCounts> {
   for (const resource of RECORD_RESOURCES) {
     for (const change of plan.changes)
       if (change.resource === resource) counts(resource)[countedAs(change)] += 1;
+    const untouched = plan.untouched?.[resource];
+    if (untouched) counts(resource).unchanged += untouched;
   }
   return out;
 }
@@ -302,6 +305,7 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
     byResource: Object.fromEntries(countsByResource(plan)),
     abort: plan.abort ?? null,
     deletesHeld: plan.deletesHeld ?? null,
+    untouched: Object.values(plan.untouched ?? {}).reduce((a, b) => a + b, 0),
     uploads: plan.uploads.map((u) => ({
       identity: u.source.identity,
       source: u.source.kind === 'file' ? u.source.file : u.source.kind === 'url' ? u.source.url : null,

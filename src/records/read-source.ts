@@ -2,8 +2,11 @@ import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
-import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
-import { duplicateProblem, scanContent } from '../source/scan-content.js';
+import { hashCacheOnUse, noHashCache, openHashCache, RACY_MS } from '../source/hash-cache.js';
+import path from 'node:path';
+import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
+import { statSync } from 'node:fs';
+import { listedDigest, type CleanRun } from '../state/clean-run.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -13,7 +16,7 @@ import {
 import type { State } from '../state/state-file.js';
 import { recordIndex } from '../state/record-index.js';
 import { documentRead } from '../process-tuning.js';
-import { buildRecord, reuseRecord, type DesiredRecord } from './build-record.js';
+import { buildRecord, pipelineFingerprint, reuseRecord, type DesiredRecord } from './build-record.js';
 import { createRenderer } from '../render/renderer.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { pluginsFingerprint, resolvePlugins, type ResolvedPlugins } from '../render/plugins.js';
@@ -30,8 +33,13 @@ export interface SourceRead {
    * and how many files (documents and images) had to be read and hashed (the rest were vouched
    * for by an unchanged stat, see HashCache).
    */
-  counts: { documents: number; rendered: number; hashed: number; spool?: SpoolStats };
+  counts: { documents: number; rendered: number; hashed: number; untouched?: number; spool?: SpoolStats };
   desired: DesiredRecord[];
+  /**
+   * With `clean`: what a clean run records of content/ (see CleanRun), and whether the documents
+   * as the last clean run left them were passed over (`counts.untouched` of them).
+   */
+  clean?: { listing: CleanRun['listing']; passedOver: boolean };
   problems: FileProblem[];
   failedFiles: string[];
   protectedKeys: string[];
@@ -64,6 +72,12 @@ export interface ReadSourceOptions {
   spool?: BodySpool | undefined;
   /** Documents built at once (each holds its body in memory meanwhile). @default 32 */
   buildWindow?: number | undefined;
+  /**
+   * The last clean run (see sync/clean-run.ts): documents it left as they are, but for those in
+   * `lookAt`, are passed over unread when content/ lists the files it listed. Without a mark,
+   * only what a clean run records of content/ is found out.
+   */
+  clean?: { mark: CleanRun | undefined; lookAt: ReadonlySet<string> } | undefined;
 }
 
 /**
@@ -106,8 +120,9 @@ export async function readSource(
 ): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
-  const { keyOfFile } = recordIndex(state);
+  let keyOfFile: ReadonlyMap<string, string> | undefined;
   const known: KnownFiles = (file, hash) => {
+    keyOfFile ??= recordIndex(state).keyOfFile;
     const key = keyOfFile.get(file);
     return key !== undefined && state.records.get(key)!.input?.fileSha === hash
       ? { key, slug: key.slice(key.indexOf('/') + 1) }
@@ -128,6 +143,27 @@ export async function readSource(
     ? noHashCache()
     : openHashCache(config.stateDir, Date.now, { appends: options.saveHashes === true });
   const imageHashes = files ? hashCacheOnUse(config.stateDir) : hashCache;
+  let clean: SourceRead['clean'];
+  const pipeline = digest([pipelineFingerprint(config), fingerprints.all, fingerprints.rendered]);
+  const untouched: UntouchedFiles | undefined = options.clean && {
+    listed(documents, mediaFiles) {
+      const listing = {
+        files: listedDigest([...documents, ...mediaFiles]),
+        media: mediaStamps(mediaFiles, config.projectDir),
+        pipeline,
+      };
+      const { mark } = options.clean!;
+      const same =
+        mark !== undefined &&
+        listing.media !== undefined &&
+        mark.listing.files === listing.files &&
+        mark.listing.media === listing.media &&
+        mark.listing.pipeline === pipeline;
+      clean = { listing, passedOver: same };
+      return same;
+    },
+    untouched: (file, info) => !options.clean!.lookAt.has(file) && hashCache.get(file, info) !== undefined,
+  };
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({
     projectDir: config.projectDir,
@@ -140,6 +176,7 @@ export async function readSource(
     ...(options.only ? { only: options.only } : {}),
     ...(files ? { files } : {}),
     ...(options.overwriteDrift ? {} : { known }),
+    ...(untouched ? { untouched } : {}),
   });
   options.onScanned?.({
     claimed: keysOf(scan.documents, scan.unchanged),
@@ -228,7 +265,7 @@ export async function readSource(
       }
     }
   }
-  const documentCount = docs.filter(Boolean).length + reused.length;
+  const documentCount = docs.filter(Boolean).length + reused.length + (scan.untouched ?? 0);
   // Parsed files can still be as at the last write (e.g. state written before file hashes were kept).
   for (const [i, doc] of docs.entries()) {
     const record = !doc || options.overwriteDrift ? undefined : await reuse(doc);
@@ -306,7 +343,8 @@ export async function readSource(
   }).finally(() => renderer.close());
   if (pluginFailure) throw pluginFailure;
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.
-  if (options.saveHashes) hashCache.save({ complete: !options.only?.length });
+  // (Documents passed over were looked up, images were not: the images are kept as they are.)
+  if (options.saveHashes) hashCache.save({ complete: !options.only?.length && scan.untouched === undefined });
   desired.sort((a, b) => byCodeUnit(a.key, b.key));
   problems.sort((a, b) => byCodeUnit(a.file, b.file) || a.line - b.line);
   return {
@@ -314,6 +352,7 @@ export async function readSource(
       documents: documentCount,
       rendered: renderer.count,
       hashed: hashCache.hashed + (imageHashes === hashCache ? 0 : imageHashes.hashed),
+      ...(scan.untouched !== undefined ? { untouched: scan.untouched } : {}),
       // Only when bodies went through it: a run that builds nothing reports what it always did.
       ...(spool?.stats.texts ? { spool: { ...spool.stats } } : {}),
     },
@@ -321,9 +360,29 @@ export async function readSource(
     problems,
     failedFiles,
     protectedKeys: keys,
+    ...(clean ? { clean } : {}),
   };
 }
 
+/**
+ * A digest of every image's name and stamp (size, times, inode), or undefined when one changed
+ * too lately for its stamp to stand for its bytes (see RACY_MS), or cannot be read.
+ */
+function mediaStamps(files: readonly string[], projectDir: string): string | undefined {
+  const cutoff = Date.now() - RACY_MS;
+  const stamps: string[] = [];
+  for (const file of files) {
+    let info;
+    try {
+      info = statSync(path.join(projectDir, file));
+    } catch {
+      return undefined;
+    }
+    if (info.mtimeMs > cutoff || info.ctimeMs > cutoff) return undefined;
+    stamps.push(`${file}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`);
+  }
+  return listedDigest(stamps);
+}
 function keysOf(...lists: ReadonlyArray<ReadonlyArray<{ key: string }>>): Set<string> {
   const keys = new Set<string>();
   for (const list of lists) for (const item of list) keys.add(item.key);

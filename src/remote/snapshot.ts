@@ -11,6 +11,11 @@ export interface RemoteListing {
   complete: boolean;
   /** The listing asked only for these fields (plus id); records needing more are completed. */
   fields?: string[];
+  /**
+   * Set when the listing is the last one brought up to date by what changed since (see
+   * listChanges): the ids of the records read as changed. Every other record is as it was then.
+   */
+  changed?: readonly number[];
 }
 
 export type Listings = Record<RecordResource, RemoteListing>;
@@ -67,7 +72,7 @@ export type FullListingReason =
   | 'newest-gone';
 
 export type ChangesOutcome =
-  | { ok: true; records: CachedRecord[]; newest: number | undefined; pages: number }
+  | { ok: true; records: CachedRecord[]; changed: number[]; newest: number | undefined; pages: number }
   | { ok: false; reason: FullListingReason };
 
 /**
@@ -140,9 +145,21 @@ export async function listChanges(
     if (ended || (options.cutoff !== undefined && oldest !== undefined && oldest < options.cutoff)) break;
   }
   const merged = new Map(options.cached.records.map((r) => [r[0], r]));
-  for (const [id, record] of changed) merged.set(id, record);
+  // Read again only for the lookback: a record with the slug and marker it had is as it was.
+  const moved: number[] = [];
+  for (const [id, record] of changed) {
+    const was = merged.get(id);
+    if (!was || was[1] !== record[1] || was[2] !== record[2]) moved.push(id);
+    merged.set(id, record);
+  }
   if (merged.size !== total) return { ok: false, reason: 'count' };
-  return { ok: true, records: [...merged.values()], newest: max(newest, options.cached.newest), pages };
+  return {
+    ok: true,
+    records: [...merged.values()],
+    changed: moved,
+    newest: max(newest, options.cached.newest),
+    pages,
+  };
 }
 
 function max(a: number | undefined, b: number | undefined): number | undefined {

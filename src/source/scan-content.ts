@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import { statSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
@@ -39,6 +39,8 @@ import {
  * last file is read; at this pace the listing is done before the scan is (`npm run bench`).
  */
 const YIELD_EVERY = 100;
+/** The same for documents passed over after a stat (see UntouchedFiles): each costs a few microseconds. */
+const YIELD_EVERY_PASSED = 2000;
 
 export interface ScanResult {
   /** Sorted by key. */
@@ -56,6 +58,22 @@ export interface ScanResult {
   problems: FileProblem[];
   /** Media files under content/ (any folder), relative to projectDir. Not narrowed by `only`; none with `files`. */
   mediaFiles: string[];
+  /** With `untouched` that took the listing: the documents passed over unread. */
+  untouched?: number;
+}
+
+/**
+ * Documents a scan may pass over unread, as the last clean run left them (see sync/clean-run.ts).
+ * Asked only of a whole listing of content/ without problems.
+ */
+export interface UntouchedFiles {
+  /**
+   * Told every file content/ lists (documents, then images, each sorted, relative to the
+   * project): false when they are not the clean run's files, and then no document is passed over.
+   */
+  listed(documents: readonly string[], media: readonly string[]): boolean;
+  /** Whether the document `file`, whose stat is `info`, is as the clean run left it. */
+  untouched(file: string, info: Stats): boolean;
 }
 
 export interface ScanOptions {
@@ -93,6 +111,8 @@ export interface ScanOptions {
   spool?: BodySpool | undefined;
   /** Told now and then how many of the files to read are read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
+  /** Documents that may be passed over unread (a whole listing only). */
+  untouched?: UntouchedFiles | undefined;
 }
 
 /**
@@ -114,6 +134,18 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
 
   const toRead = documentPaths.filter((p) => selected(p.inContent));
   const { known, hashCache, limits, spool } = options;
+  const passOver =
+    options.untouched && !options.files && !options.only?.length && listing.problems.length === 0
+      ? options.untouched
+      : undefined;
+  const untouched =
+    passOver?.listed(
+      listing.documentPaths.map((p) => p.file),
+      mediaFiles,
+    ) === true
+      ? passOver
+      : undefined;
+  let passedOver = 0;
   const problems: FileProblem[] = [
     ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
     ...layout.problems,
@@ -135,13 +167,23 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   for (let i = 0; i < total; i++) {
     const p = toRead.pop()!;
     const { resource, file, readPath, identity } = p;
+    if (untouched && !p.refused && untouched.untouched(file, statOrNot(p.absPath))) {
+      passedOver++;
+      if (i % YIELD_EVERY_PASSED === YIELD_EVERY_PASSED - 1) {
+        options.onProgress?.(i + 1, total);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      continue;
+    }
     let result =
       p.refused ??
       readDocument(p.absPath, {
         projectDir,
         resource,
         file,
-        known,
+        // A pass that passes unchanged files over reads the changed ones: each is parsed, and no
+        // file is looked up among every record of state.
+        known: untouched ? undefined : known,
         hashCache,
         limits,
         readPath,
@@ -209,8 +251,20 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
       .sort(compare),
     problems,
     mediaFiles,
+    ...(untouched ? { untouched: passedOver } : {}),
   };
 }
+
+/** A file's stat, or an empty one (a file that is gone is not as it was): it is read, and the read reports it. */
+function statOrNot(file: string): Stats {
+  try {
+    return statSync(file);
+  } catch {
+    return NO_STAT;
+  }
+}
+
+const NO_STAT = { isFile: () => false } as Stats;
 
 /**
  * The documents that are records, and a warning for what the layout keeps from being one: the

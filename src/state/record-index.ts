@@ -67,6 +67,21 @@ export function recordIndex(state: Pick<State, 'records'>): RecordIndex {
   return built.index;
 }
 
+/**
+ * The keys of one resource's records: while the state searches its base (see
+ * RecordTable.searchSorted), found by a search, not by reading every record.
+ */
+export function keysOfResource(state: Pick<State, 'records'>, resource: string): readonly string[] {
+  const records = state.records as State['records'] & Partial<Searching>;
+  if (records.searching) return records.keysStartingWith!(`${resource}/`);
+  return recordIndex(state).keysByResource.get(resource) ?? [];
+}
+
+interface Searching {
+  readonly searching: boolean;
+  keysStartingWith(prefix: string): string[];
+}
+
 function build(): Built {
   const keysByResource = new Map<string, string[]>();
   const idsByResource = new Map<string, Map<number, string>>();

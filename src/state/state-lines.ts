@@ -458,6 +458,99 @@ export function scanLines(
 }
 
 /**
+ * The first record line whose key is `key` or after it, among the lines of `source` from `from` to
+ * `to`, which are in key order, by a binary search that reads a few short stretches of the file;
+ * undefined when there is none (or the lines are not what a sorted base holds).
+ */
+export function searchLines(
+  source: LineSource,
+  from: number,
+  to: number,
+  key: string,
+): FoundLine | undefined {
+  const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0, removal: false };
+  // Lines that start in [lo, hi) are the only ones that can be the first at or after the key.
+  let lo = from;
+  let hi = to;
+  while (hi - lo > SEARCH_SPAN) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const start = lineStartAfter(source, mid - 1, hi);
+    if (start >= hi) {
+      hi = mid;
+      continue;
+    }
+    if (!recordLineAt(source, start, to, found)) return undefined;
+    const order = byCodeUnit(found.key, key);
+    if (order === 0) return found;
+    if (order < 0) lo = found.end + 1;
+    else hi = start;
+  }
+  // The first line at or after the key starts in [lo, hi), or is the line at hi.
+  for (let at = lo; at < to; at = found.end + 1) {
+    if (!recordLineAt(source, at, to, found)) return undefined;
+    if (byCodeUnit(found.key, key) >= 0) return found;
+  }
+  return undefined;
+}
+
+/** The record line that starts at `start` into `found`; false when it is not one (or the file ends). */
+export function recordLineAt(source: LineSource, start: number, to: number, found: FoundLine): boolean {
+  if (start >= to) return false;
+  const { bytes, end } = lineFrom(source, start, to);
+  if (!readKey(bytes, 0, end - start, found) || found.kind !== 'record') return false;
+  found.start += start;
+  found.afterKey += start;
+  found.end += start;
+  found.removal = false;
+  return true;
+}
+
+/** Below this many bytes a search reads the lines one after another. */
+const SEARCH_SPAN = 16 * 1024;
+const LINE_READ = 4096;
+let lineScratch = Buffer.allocUnsafeSlow(LINE_READ);
+
+/** The bytes of the line that starts at `start` (not past `to`), and where it ends. */
+function lineFrom(source: LineSource, start: number, to: number): { bytes: Buffer; end: number } {
+  if (source.bytes) {
+    let end = byteIndex.call(source.bytes, NEWLINE, start);
+    if (end < 0 || end > to) end = to;
+    return { bytes: source.bytes.subarray(start, end), end };
+  }
+  let length = 0;
+  for (;;) {
+    if (length === lineScratch.length) {
+      const larger = Buffer.allocUnsafeSlow(lineScratch.length * 2);
+      lineScratch.copy(larger, 0, 0, length);
+      lineScratch = larger;
+    }
+    const want = Math.min(lineScratch.length - length, to - start - length);
+    const read = want > 0 ? readSync(source.fd!, lineScratch, length, want, start + length) : 0;
+    const newline = byteIndex.call(lineScratch.subarray(length, length + read), NEWLINE);
+    if (newline >= 0)
+      return { bytes: lineScratch.subarray(0, length + newline), end: start + length + newline };
+    length += read;
+    if (read === 0 || start + length >= to)
+      return { bytes: lineScratch.subarray(0, length), end: start + length };
+  }
+}
+
+/** Where the first line that starts after `at` starts (`hi` when none does before `hi`). */
+function lineStartAfter(source: LineSource, at: number, hi: number): number {
+  if (source.bytes) {
+    const newline = byteIndex.call(source.bytes, NEWLINE, at);
+    return newline < 0 ? hi : newline + 1;
+  }
+  for (let from = at; from < hi; from += LINE_READ) {
+    const read = readSync(source.fd!, lineScratch, 0, Math.min(LINE_READ, hi - from), from);
+    const newline = byteIndex.call(lineScratch.subarray(0, read), NEWLINE);
+    if (newline >= 0) return from + newline + 1;
+    if (read === 0) break;
+  }
+  return hi;
+}
+
+/**
  * The lines of `bytes` from `from` to `to` (file offset `shift` at index 0); the last one only if
  * `last` (else it may go on in the next chunk). Returns where the first line it left starts.
  */
@@ -615,6 +708,12 @@ export class RecordTable extends Map<string, StateRecord> {
   /** Keys removed since the last save: a save writes the removal of those that are on file. */
   readonly removed = new Set<string>();
   #version = 0;
+  /** Whether get and has may search the base's record lines by key rather than read them all (see searchSorted). */
+  #searchable = false;
+  /** Entries found by searching the base, by key (null: not there). */
+  #found = new Map<string, StoredEntry | null>();
+  /** Whether the base's record lines were in key order, once read whole; undefined before. */
+  #sorted: boolean | undefined;
   /** Each set and removal since version `#notedFrom`, with the id and file the key had: see changesSince. */
   #noted: RecordChange[] | undefined;
   #notedFrom = 0;
@@ -646,6 +745,22 @@ export class RecordTable extends Map<string, StateRecord> {
       this.#gone.add(key);
       super.delete(key);
     }
+  }
+
+  /**
+   * Lets get and has find a key by a binary search of the base's record lines, while they are not
+   * read whole: for a run that looks at a few records of many. Only for a base known to be sorted
+   * by key (a clean run read it whole and saw it so, see baseSorted, and it has not changed since):
+   * in a base out of order a search can miss a key. Anything that needs every record still reads
+   * them all, and an entry found by a search stays the entry of its key then.
+   */
+  searchSorted(): void {
+    this.#searchable = true;
+  }
+
+  /** Whether the base's record lines were in key order (undefined until they are read whole; true with no base). */
+  get baseSorted(): boolean | undefined {
+    return this.#baseSource === undefined ? true : this.#sorted;
   }
 
   /** Counts the sets and removals: what was found out from the table holds while it is the same. */
@@ -688,13 +803,71 @@ export class RecordTable extends Map<string, StateRecord> {
   }
 
   override get(key: string): StateRecord | undefined {
-    if (this.#base) this.#readBase();
+    if (this.#base) {
+      if (this.#searchable)
+        return super.has(key) || this.#gone.has(key)
+          ? super.get(key)
+          : (this.#search(key) as StateRecord | undefined);
+      this.#readBase();
+    }
     return super.get(key);
   }
 
   override has(key: string): boolean {
-    if (this.#base) this.#readBase();
+    if (this.#base) {
+      if (this.#searchable)
+        return super.has(key) || (!this.#gone.has(key) && this.#search(key) !== undefined);
+      this.#readBase();
+    }
     return super.has(key);
+  }
+
+  /** The base's entry for `key`, found by a binary search of its sorted record lines. */
+  #search(key: string): StoredEntry | undefined {
+    const known = this.#found.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const base = this.#base!;
+    if (this.#found.size === 0) {
+      const now = fstatSync(base.source.fd!);
+      if (now.size !== base.stamp.size || now.mtimeMs !== base.stamp.mtimeMs) throw changedUnder(base.source);
+    }
+    const line = searchLines(base.source, base.from, base.stamp.size, key);
+    const entry = line?.key === key ? this.#foundAt(line) : null;
+    this.#found.set(key, entry);
+    return entry ?? undefined;
+  }
+
+  #foundAt(line: FoundLine): StoredEntry {
+    const block = new Block(this.#tables, this.#base!.source, 'record');
+    const entry = new StoredEntry(block, line.key, line.start, line.afterKey, line.end);
+    block.entries.push(entry);
+    return entry;
+  }
+
+  /**
+   * The keys that start with `prefix` (`category/`), in key order: while the table searches its base
+   * (see searchSorted), found by a search and the lines after it, not by reading every line.
+   */
+  keysStartingWith(prefix: string): string[] {
+    const keys = new Set<string>();
+    const base = this.#base;
+    if (base && this.#searchable) {
+      const found = searchLines(base.source, base.from, base.stamp.size, prefix);
+      while (found?.key.startsWith(prefix)) {
+        if (!this.#gone.has(found.key)) {
+          if (!this.#found.get(found.key)) this.#found.set(found.key, this.#foundAt(found));
+          keys.add(found.key);
+        }
+        if (!recordLineAt(base.source, found.end + 1, base.stamp.size, found)) break;
+      }
+      for (const key of super.keys()) if (key.startsWith(prefix)) keys.add(key);
+    } else for (const key of this.keys()) if (key.startsWith(prefix)) keys.add(key);
+    return [...keys].sort(byCodeUnit);
+  }
+
+  /** Whether get and has search the base rather than read it (see searchSorted). */
+  get searching(): boolean {
+    return this.#searchable && this.#base !== undefined;
   }
 
   override set(key: string, value: StateRecord): this {
@@ -772,15 +945,29 @@ export class RecordTable extends Map<string, StateRecord> {
     const earlier = new Map(super.entries());
     super.clear();
     const tables = this.#tables;
+    const found = this.#found;
+    this.#found = new Map();
     let block: Block | undefined;
+    let previous: string | undefined;
+    this.#sorted = true;
     scanLines(
       base.source,
       base.from,
       (line) => {
-        if (line.kind === 'media') return void base.media(line);
+        if (line.kind === 'media') {
+          this.#sorted = false;
+          return void base.media(line);
+        }
         parseCounts.recordLines++;
         if (line.removal) return;
         const { key } = line;
+        if (previous !== undefined && byCodeUnit(previous, key) >= 0) this.#sorted = false;
+        previous = key;
+        const searched = found.get(key);
+        if (searched && earlier.get(key) === undefined && !this.#gone.has(key)) {
+          super.set(key, searched as unknown as StateRecord);
+          return;
+        }
         const set = earlier.get(key);
         if (set !== undefined || this.#gone.has(key)) {
           this.#inBase.add(key);
@@ -800,6 +987,23 @@ export class RecordTable extends Map<string, StateRecord> {
     for (const [key, value] of earlier) super.set(key, value);
     this.#gone.clear();
   }
+}
+
+/**
+ * Lets `state` find records by searching its base file rather than reading it whole (see
+ * RecordTable.searchSorted): for a base a clean run saw sorted, unchanged since.
+ */
+export function searchSortedBase(state: State): void {
+  if (state.records instanceof RecordTable) state.records.searchSorted();
+}
+
+/**
+ * Whether the state's base file holds its record lines in key order: written by a compaction of
+ * this process, or seen so when read whole; undefined when not known.
+ */
+export function sortedBase(state: State): boolean | undefined {
+  if (tablesOf.get(state)?.recordsCompacted) return true;
+  return state.records instanceof RecordTable ? state.records.baseSorted : undefined;
 }
 
 /** The record lines of a base file that a RecordTable reads on first use. */

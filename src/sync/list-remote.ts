@@ -43,6 +43,8 @@ export interface ListRemoteContext {
   now?: () => number;
   /** Only these resources (a narrowed pass that needs them whole); by default every one that matters. */
   resources?: RecordResource[];
+  /** The resources state has records of, when known without reading every record (see resourcesToList). */
+  inState?: readonly string[];
 }
 
 /**
@@ -55,7 +57,7 @@ export interface ListRemoteContext {
 export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
   const { client, config } = ctx;
   const now = ctx.now ?? Date.now;
-  const wanted = ctx.resources ?? (await resourcesToList(config, ctx.state));
+  const wanted = ctx.resources ?? (await resourcesToList(config, ctx.inState ?? resourcesOf(ctx.state)));
   const listings = unreadListings();
   const marker = config.wire.changeMarker;
   if (!marker) {
@@ -83,7 +85,12 @@ export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
         if (changes.ok) {
           const next: CachedResource = { ...entry, runs: entry.runs + 1, records: changes.records };
           if (changes.newest !== undefined) next.newest = changes.newest;
-          return { resource, entry: next, listing: listingOf(next), endedAt: now() };
+          return {
+            resource,
+            entry: next,
+            listing: { ...listingOf(next), changed: changes.changed },
+            endedAt: now(),
+          };
         }
         reason = changes.reason;
       }
@@ -175,10 +182,15 @@ export async function forgetDeleted(
   if (changed) await saveListingCache(file, cache);
 }
 
-/** Resources with files in content/ or records in state, and the resources their relations name. */
-export async function resourcesToList(config: Config, state: State): Promise<RecordResource[]> {
+/** The resources state has records of. */
+function resourcesOf(state: State): string[] {
+  return [...recordIndex(state).keysByResource.keys()];
+}
+
+/** Resources with files in content/ or records in state (`inState`), and the resources their relations name. */
+export async function resourcesToList(config: Config, inState: readonly string[]): Promise<RecordResource[]> {
   const matters = new Set<RecordResource>();
-  for (const resource of recordIndex(state).keysByResource.keys()) matters.add(resource as RecordResource);
+  for (const resource of inState) matters.add(resource as RecordResource);
   await Promise.all(
     RECORD_RESOURCES.map(async (resource) => {
       if (await hasEntries(path.join(config.contentDir, RESOURCE_TABLE[resource].folder)))

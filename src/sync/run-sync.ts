@@ -30,9 +30,19 @@ import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
 import { contentPrefix } from '../source/content-paths.js';
 import { recordIndex } from '../state/record-index.js';
+import { searchSortedBase, sortedBase } from '../state/state-lines.js';
 import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
-import type { SyncReporter } from './events.js';
+import type { SyncEvent, SyncReporter } from './events.js';
+import {
+  forgetCleanRun,
+  readCleanRun,
+  writeCleanRun,
+  type CleanRun,
+  type CleanRunPlaces,
+} from '../state/clean-run.js';
+import { listingCacheFile } from '../remote/listing-cache.js';
+import { stateDirOf } from './target.js';
 import type { SyncOptions } from './options.js';
 import { openSession, readOnlyState, type Session, type SessionOptions } from './session.js';
 import type { Target } from './target.js';
@@ -124,12 +134,32 @@ export async function syncOnce(
   // Bodies wait on disk between the read and the write (see body-spool.ts): beside the state,
   // which an apply has made sure of; a plan writes nothing there, so its spool is a temp file.
   const spool = openBodySpool(mode === 'apply' ? session.config.stateDir : tmpdir());
+  // The last clean apply lets this pass leave alone the files it left as they are (see
+  // state/clean-run.ts); a pass whose plan is then more than edits of the files it read is made
+  // again over everything, before any write.
+  const places = cleanRunPlaces(session);
+  const clean = mayUseCleanRun(flags, options.files) ? readCleanRun(places, session.config) : undefined;
   try {
-    return await syncPass(session, flags, reporter, ahead, signal, failedMedia, {
+    let listed: Listings | undefined;
+    if (clean) {
+      const fast = await syncPass(session, flags, reporter, undefined, signal, failedMedia, {
+        spool,
+        buildWindow: options.buildWindow,
+        files: undefined,
+        clean: { mark: clean, places },
+      });
+      if (!('widen' in fast)) return fast;
+      listed = fast.listed;
+    }
+    const whole = await syncPass(session, flags, reporter, ahead, signal, failedMedia, {
       spool,
       buildWindow: options.buildWindow,
       files: flags.only?.length ? options.files : undefined,
+      clean: mayUseCleanRun(flags, options.files) ? { mark: undefined, places } : undefined,
+      listed,
     });
+    if ('widen' in whole) throw new Error('a whole pass never widens');
+    return whole;
   } catch (error) {
     if (!signal?.aborted) throw error;
     // Stopped before any record was written; only uploads started ahead may have been sent.
@@ -154,19 +184,54 @@ export async function syncOnce(
 async function syncPass(
   session: Session,
   flags: SyncOptions,
-  report: SyncReporter,
+  outer: SyncReporter,
   ahead: UploadAhead | undefined,
   signal: AbortSignal | undefined,
   failedMedia: FailedMedia,
-  pass: { spool: BodySpool; buildWindow: number | undefined; files: readonly string[] | undefined },
-): Promise<SyncReport> {
+  pass: {
+    spool: BodySpool;
+    buildWindow: number | undefined;
+    files: readonly string[] | undefined;
+    /**
+     * A pass that may use or write the mark of a clean run: with `mark`, the files that mark
+     * vouches for are passed over, and the pass ends with `widen` when that is not enough.
+     */
+    clean?: { mark: CleanRun | undefined; places: CleanRunPlaces } | undefined;
+    /** The CMS's listing, made by a pass that widened. */
+    listed?: Listings | undefined;
+  },
+): Promise<SyncReport | { widen: true; listed: Listings | undefined }> {
   const started = Date.now();
   const { config, target, client, mode } = session;
   // The first Ctrl-C before any record write: nothing to finish, stop where we are.
   const checkpoint = () => signal?.throwIfAborted();
   const { state, openIntents } = session.store ? session.store : await readOnlyState(config, target);
   const refresh = flags.refresh !== false;
-  const selected = selectedKeys(state, config, flags.only, pass.files);
+  const mark = openIntents.size === 0 ? pass.clean?.mark : undefined;
+  // The few records such a pass looks at are found by a search of the state's sorted base.
+  if (mark?.sortedBase) searchSortedBase(state);
+  // A pass that may widen holds back what it tells (but progress) until its plan is known to stand.
+  const held: SyncEvent[] = [];
+  let holding = mark !== undefined;
+  const report: SyncReporter = (event) =>
+    holding && event.type !== 'phase' ? void held.push(event) : outer(event);
+  const release = () => {
+    holding = false;
+    for (const event of held.splice(0)) outer(event);
+  };
+  let selected = selectedKeys(state, config, flags.only, pass.files);
+  /** What the mark says to look at again, and the records the CMS changed since the last listing (and their files). */
+  const lookAt = mark && { files: new Set(mark.attention.files), keys: new Set(mark.attention.keys) };
+  let remoteFirst = pass.listed;
+  if (mark && refresh && !flags.strict && !remoteFirst) {
+    remoteFirst = await listForPlan(session, state, flags, report, undefined, Object.keys(mark.records));
+    // What the listing said (a fallback to a full listing) is said once: the whole pass takes this listing.
+    if (!changedSince(remoteFirst, state, lookAt!)) {
+      release();
+      return { widen: true, listed: remoteFirst };
+    }
+  }
+  const saidByListing = held.length;
   if (!refresh && state.records.size === 0) {
     throw new SyncError(
       'CMS_SYNC_STATE',
@@ -178,8 +243,13 @@ async function syncPass(
   // --strict, which promises no call before the files are known to be good).
   // A watch's saves of a few files: only their records are read from the CMS, each by its id.
   const byId = pass.files && selected && selected.size <= READ_BY_ID && flags.refresh !== 'full';
+  const byIdOf = byId ? selected : undefined;
   const listRemote = () =>
-    byId ? listRecords(session.client, state, selected) : listForPlan(session, state, flags, report);
+    remoteFirst
+      ? Promise.resolve(remoteFirst)
+      : byIdOf
+        ? listRecords(session.client, state, byIdOf)
+        : listForPlan(session, state, flags, report);
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
@@ -223,6 +293,9 @@ async function syncPass(
       spool: pass.spool,
       buildWindow: pass.buildWindow,
       files: pass.files,
+      ...(pass.clean && (mode === 'apply' || mark)
+        ? { clean: { mark, lookAt: lookAt?.files ?? new Set<string>() } }
+        : {}),
       failures: {
         memory: failedMedia,
         retryAfterMs: config.media.retryFailedAfterMs,
@@ -236,6 +309,12 @@ async function syncPass(
   );
   checkpoint();
   const read = Date.now() - started;
+  // Files passed over: the plan looks at the records of the files read, and those the mark or
+  // the CMS's changes name; the rest are counted as unchanged.
+  const untouched =
+    mark && source.clean?.passedOver ? untouchedRecords(mark, state, source, lookAt!) : undefined;
+  if (untouched) selected = untouched.selected;
+  else if (mark) release();
   for (const problem of source.problems) report({ type: 'problem', problem });
   const hasErrors = source.problems.some((p) => p.severity === 'error');
   const done = (
@@ -277,6 +356,7 @@ async function syncPass(
       state,
       resources: config.resources,
       pendingEdits: openIntents,
+      ...(selected ? { selected } : {}),
       ...(changeMarker ? { changeMarker } : {}),
     });
     for (const resource of RECORD_RESOURCES) {
@@ -317,6 +397,14 @@ async function syncPass(
     ...planFlags(flags, config),
   };
   let plan = computePlan(planInput);
+  if (untouched) {
+    if (!onlyEdits(plan, state)) {
+      for (const event of held.slice(0, saidByListing)) outer(event);
+      return { widen: true, listed: refresh ? remote : undefined };
+    }
+    plan.untouched = untouched.counts;
+    release();
+  }
   const lightUpdates =
     refresh && flags.diff ? (await import('../plan/field-values.js')).cmsValuesWanted(plan) : undefined;
   if (lightUpdates?.size) {
@@ -375,6 +463,16 @@ async function syncPass(
     ...(signal ? { signal } : {}),
   });
   await forgetOurDeletes(session, state, plan);
+  if (pass.clean)
+    await markCleanRun(pass.clean.places, config, {
+      state: session.store.state,
+      plan,
+      problems,
+      result,
+      source,
+      untouched: untouched ? mark : undefined,
+    });
+  else forgetCleanRun(config);
   const exitCode = result.interrupted ? 130 : failed || result.failures.length ? 1 : drifted ? 3 : 0;
   const timings = { startedAt: started, read, planned, applied: Date.now() - started };
   return done({ exitCode, problems, plan, result, timings });
@@ -444,6 +542,7 @@ function listForPlan(
   flags: SyncOptions,
   report: SyncReporter,
   resources?: RecordResource[],
+  inState?: readonly string[],
 ): Promise<Listings> {
   return listRemote({
     client: session.client,
@@ -453,6 +552,159 @@ function listForPlan(
     full: flags.refresh === 'full',
     report,
     ...(resources ? { resources } : {}),
+    ...(inState ? { inState } : {}),
+  });
+}
+
+/** Options under which a pass may pass files over (see state/clean-run.ts), or be the clean run. */
+function mayUseCleanRun(flags: SyncOptions, files: readonly string[] | undefined): boolean {
+  return (
+    !flags.only?.length &&
+    files === undefined &&
+    !flags.overwriteDrift &&
+    !flags.diff &&
+    !flags.savedPlan &&
+    !flags.retryFailedMedia &&
+    flags.refresh !== 'full'
+  );
+}
+
+function cleanRunPlaces(session: Session): CleanRunPlaces {
+  const { config, target } = session;
+  return {
+    stateDir: config.stateDir,
+    recordsDir: stateDirOf(config, target),
+    listingCache: config.wire.changeMarker ? listingCacheFile(config.stateDir, target.identity) : undefined,
+  };
+}
+
+/**
+ * Adds to `lookAt` the records the CMS changed since the last listing, and their files: false when
+ * some resource was listed in full instead (records created or deleted in the CMS, a refresh
+ * that was due), which only a whole pass can compare.
+ */
+function changedSince(
+  listings: Listings,
+  state: State,
+  lookAt: { files: Set<string>; keys: Set<string> },
+): boolean {
+  for (const resource of RECORD_RESOURCES) {
+    const listing = listings[resource];
+    if (!listing.complete && listing.records.length === 0) continue;
+    if (!listing.changed) return false;
+    if (listing.changed.length === 0) continue;
+    const changed = new Set(listing.changed);
+    const slugField = listing.fields?.[1];
+    for (const record of listing.records) {
+      if (!changed.has(record.id)) continue;
+      const slug = slugField ? record[slugField] : undefined;
+      let key: string | undefined = typeof slug === 'string' ? `${resource}/${slug}` : undefined;
+      // A slug changed in the CMS: the record is found by its id among those state manages.
+      if (key === undefined || state.records.get(key)?.id !== record.id)
+        key = recordIndex(state).idsByResource.get(resource)?.get(record.id);
+      if (key === undefined) continue;
+      lookAt.keys.add(key);
+      lookAt.files.add(state.records.get(key)!.file);
+    }
+  }
+  return true;
+}
+
+/**
+ * The records a pass that passed files over looks at (those of the files it read, of files that
+ * failed, and those the mark and the CMS's changes name), and how many others each resource has.
+ */
+function untouchedRecords(
+  mark: CleanRun,
+  state: State,
+  source: SourceRead,
+  lookAt: { keys: ReadonlySet<string> },
+): { selected: Set<string>; counts: Partial<Record<RecordResource, number>> } {
+  const selected = new Set<string>([...lookAt.keys, ...source.protectedKeys]);
+  for (const record of source.desired) selected.add(record.key);
+  // A file that fails now and did not then: the records state has of it are kept (the mark names
+  // those of files that failed then).
+  const failedThen = new Set(mark.attention.failed);
+  const newlyFailed = source.failedFiles.filter((file) => !failedThen.has(file));
+  if (newlyFailed.length > 0) {
+    const { keysOfFile } = recordIndex(state);
+    for (const file of newlyFailed) for (const key of keysOfFile(file)) selected.add(key);
+  }
+  const counts: Partial<Record<RecordResource, number>> = {};
+  for (const [resource, n] of Object.entries(mark.records)) counts[resource as RecordResource] = n;
+  for (const key of selected) {
+    if (!state.records.has(key)) continue;
+    const resource = key.slice(0, key.indexOf('/')) as RecordResource;
+    counts[resource] = (counts[resource] ?? 0) - 1;
+  }
+  return { selected, counts };
+}
+
+/**
+ * Whether a plan made from the files read is what a whole pass would plan: each change is an
+ * update, a drift, an unchanged or kept record of state, from the file state has for it. A create,
+ * an adoption, a move, a delete, an edit of an image's text may hang on files passed over.
+ */
+function onlyEdits(plan: Plan, state: State): boolean {
+  if (plan.mediaEdits.length > 0 || plan.deletesHeld || plan.abort) return false;
+  return plan.changes.every(
+    (c) =>
+      (c.action === 'update' || c.action === 'unchanged' || c.action === 'drift' || c.action === 'keep') &&
+      c.movedFrom === undefined &&
+      state.records.get(c.key)?.file === c.file,
+  );
+}
+
+/**
+ * After an apply: the mark of a clean run when it was one (its plan carried out whole, nothing
+ * held back), else no mark. What it must look at again: every record that was not unchanged (a
+ * write, a drift, a kept record) and every file with a problem.
+ */
+async function markCleanRun(
+  places: CleanRunPlaces,
+  config: Config,
+  run: {
+    state: State;
+    plan: Plan;
+    problems: readonly FileProblem[];
+    result: ApplyResult;
+    source: SourceRead;
+    /** The mark this pass passed files over by: its counts still hold (it only edited records). */
+    untouched: CleanRun | undefined;
+  },
+): Promise<void> {
+  const { result, plan, source } = run;
+  const listing = source.clean?.listing;
+  if (
+    !listing ||
+    listing.media === undefined ||
+    result.failures.length > 0 ||
+    result.interrupted ||
+    result.deletesSkipped ||
+    plan.abort
+  )
+    return forgetCleanRun(places);
+  const files = new Set<string>(run.problems.map((p) => p.file));
+  const keys = new Set<string>();
+  for (const change of plan.changes) {
+    if (change.action === 'unchanged') continue;
+    keys.add(change.key);
+    files.add(change.file);
+    if (change.movedFrom) keys.add(change.movedFrom);
+  }
+  let records = run.untouched?.records;
+  if (!records) {
+    records = {};
+    for (const key of run.state.records.keys()) {
+      const resource = key.slice(0, key.indexOf('/'));
+      records[resource] = (records[resource] ?? 0) + 1;
+    }
+  }
+  await writeCleanRun(places, config, {
+    listing,
+    records,
+    sortedBase: sortedBase(run.state) ?? run.untouched?.sortedBase ?? false,
+    attention: { files: [...files].sort(), keys: [...keys].sort(), failed: [...source.failedFiles].sort() },
   });
 }
 

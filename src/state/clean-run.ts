@@ -1,0 +1,157 @@
+import { readFileSync, rmSync, statSync, type Stats } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { digest } from '../digest.js';
+import { HASH_CACHE_FILE } from '../source/hash-cache.js';
+import { STATE_BASE_FILE, STATE_LOG_FILE, writeFileAtomic } from './state-file.js';
+
+/**
+ * What the last clean apply left, so that the next run can tell which files it need not look at
+ * (like git's index, which lets `git status` skip every file whose stat is unchanged). Kept in
+ * the state folder, local to this checkout (it holds stamps of files): `.cms-sync/clean-run.json`.
+ *
+ * An apply is clean when its plan was carried out whole: no failure, no stop, no `--only`. Then
+ * every record of state is what its file makes of it, but for the records and files it names in
+ * `attention` (a drift, a kept record, a file with a problem, anything written). A later run may
+ * take a document as unchanged, without reading it or its record, when all of this still holds:
+ * - the state files, the hash cache and the listing cache are those the clean run left (their
+ *   stamps: any save, fold, checkout or copy changes them);
+ * - the config and cms-sync's own pipeline are the same (`fingerprint`);
+ * - content/ lists the same files (`files`, a digest of their names) and every image's stamp is
+ *   the one in the hash cache;
+ * - the document's stamp is the one in the hash cache, and it is not in `attention`.
+ * What changed in the CMS since comes from the listing of changes, and those records are looked
+ * at too; a full listing makes a whole run.
+ */
+export interface CleanRun {
+  version: typeof VERSION;
+  fingerprint: string;
+  /** Stamps of the files whose change ends the mark's use, by name in the state folder(s). */
+  stamps: Record<string, string | null>;
+  /**
+   * What content/ held: digests of every file it listed (documents and images, by name), of each
+   * image's stamp, and of the pipeline's fingerprints (plugins' versions included).
+   */
+  listing: { files: string; media: string | undefined; pipeline: string };
+  /** Records of state per resource, as the clean run left them. */
+  records: Record<string, number>;
+  /** Whether the base state file holds its records in key order, so that one can be found by a search. */
+  sortedBase: boolean;
+  /** Files and keys the next run must look at again; `failed`: the files among them that failed. */
+  attention: { files: string[]; keys: string[]; failed: string[] };
+}
+
+/** Bump when what a clean run vouches for changes. */
+const VERSION = 1;
+export const CLEAN_RUN_FILE = 'clean-run.json';
+
+export interface CleanRunPlaces {
+  /** The config's state folder: the hash cache, listing cache and this file. */
+  stateDir: string;
+  /** The folder of the target's state files (the local CMS keeps its own). */
+  recordsDir: string;
+  /** The listing cache file of the target, when the CMS has a change marker. */
+  listingCache: string | undefined;
+}
+
+/** The clean run's mark, if it still holds for these places and this config; else undefined. */
+export function readCleanRun(places: CleanRunPlaces, config: Config): CleanRun | undefined {
+  let mark: CleanRun;
+  try {
+    mark = JSON.parse(readFileSync(path.join(places.stateDir, CLEAN_RUN_FILE), 'utf8')) as CleanRun;
+  } catch {
+    return undefined;
+  }
+  if (mark?.version !== VERSION || mark.fingerprint !== fingerprintOf(config)) return undefined;
+  const now = stampsOf(places);
+  for (const name of Object.keys(now)) if (now[name] !== mark.stamps?.[name]) return undefined;
+  const { attention } = mark;
+  if (!Array.isArray(attention?.files) || !Array.isArray(attention.keys) || !Array.isArray(attention.failed))
+    return undefined;
+  if (!mark.listing || !mark.records) return undefined;
+  return mark;
+}
+
+/**
+ * Writes the mark of a clean run, after its state, hash cache and listing cache are saved. A
+ * failure to write it only costs the next run its shortcut.
+ */
+export async function writeCleanRun(
+  places: CleanRunPlaces,
+  config: Config,
+  facts: Pick<CleanRun, 'listing' | 'records' | 'attention' | 'sortedBase'>,
+): Promise<void> {
+  const mark: CleanRun = {
+    version: VERSION,
+    fingerprint: fingerprintOf(config),
+    stamps: stampsOf(places),
+    ...facts,
+  };
+  await writeFileAtomic(path.join(places.stateDir, CLEAN_RUN_FILE), JSON.stringify(mark)).catch(() =>
+    forgetCleanRun(places),
+  );
+}
+
+/** Removes the mark: a run that is not clean writes nothing that vouches for it. */
+export function forgetCleanRun(places: Pick<CleanRunPlaces, 'stateDir'>): void {
+  try {
+    rmSync(path.join(places.stateDir, CLEAN_RUN_FILE), { force: true });
+  } catch {
+    // A mark that cannot be removed still fails its stamps after this run's saves.
+  }
+}
+
+/** The digest of the sorted names content/ lists: two listings with one digest hold the same files. */
+export function listedDigest(sortedFiles: readonly string[]): string {
+  return digest(sortedFiles.join('\n'));
+}
+
+function stampsOf(places: CleanRunPlaces): Record<string, string | null> {
+  const stamps: Record<string, string | null> = {
+    state: stampOf(path.join(places.recordsDir, STATE_BASE_FILE)),
+    log: stampOf(path.join(places.recordsDir, STATE_LOG_FILE)),
+    journal: stampOf(path.join(places.recordsDir, 'journal.jsonl')),
+    hashes: stampOf(path.join(places.stateDir, HASH_CACHE_FILE)),
+    // Remote images that failed: a retry that falls due changes what a document becomes.
+    failedMedia: stampOf(path.join(places.stateDir, 'failed-media.json')),
+  };
+  if (places.listingCache) stamps.listing = stampOf(places.listingCache);
+  return stamps;
+}
+
+function stampOf(file: string): string | null {
+  let info: Stats;
+  try {
+    info = statSync(file);
+  } catch {
+    return null;
+  }
+  return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
+}
+
+const fingerprints = new WeakMap<Config, string>();
+
+/**
+ * Everything of the config (a function by its source text) and of cms-sync itself: a clean run
+ * under another config or another version of cms-sync vouches for nothing.
+ */
+function fingerprintOf(config: Config): string {
+  let fingerprint = fingerprints.get(config);
+  if (fingerprint === undefined) {
+    const plain = JSON.stringify(config, (_key, value: unknown) =>
+      typeof value === 'function' ? `function:${digest(String(value))}` : value,
+    );
+    fingerprint = digest({ version: VERSION, cmsSync: ownVersion(), config: plain });
+    fingerprints.set(config, fingerprint);
+  }
+  return fingerprint;
+}
+
+function ownVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('cms-sync/package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
