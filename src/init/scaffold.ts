@@ -19,6 +19,7 @@ export const GITIGNORE_LINES = [
   '.cms-sync/journal.jsonl',
   '.cms-sync/last-state.json',
   '.cms-sync/file-hashes.json',
+  '.cms-sync/clean-run.json',
   '.cms-sync/state-index.json',
   '.cms-sync/listing-cache/',
 ] as const;

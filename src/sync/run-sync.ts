@@ -620,8 +620,13 @@ function untouchedRecords(
   source: SourceRead,
   lookAt: { keys: ReadonlySet<string> },
 ): { selected: Set<string>; counts: Partial<Record<RecordResource, number>> } {
-  const selected = new Set<string>([...lookAt.keys, ...source.protectedKeys]);
-  for (const record of source.desired) selected.add(record.key);
+  // Keys of state's records, as `selected` is (a key new to state is a create: the plan shows it
+  // anyway, and a plan with a create is made again over everything).
+  const selected = new Set<string>();
+  const look = (key: string) => void (state.records.has(key) && selected.add(key));
+  lookAt.keys.forEach(look);
+  source.protectedKeys.forEach(look);
+  for (const record of source.desired) look(record.key);
   // A file that fails now and did not then: the records state has of it are kept (the mark names
   // those of files that failed then).
   const failedThen = new Set(mark.attention.failed);
@@ -633,7 +638,6 @@ function untouchedRecords(
   const counts: Partial<Record<RecordResource, number>> = {};
   for (const [resource, n] of Object.entries(mark.records)) counts[resource as RecordResource] = n;
   for (const key of selected) {
-    if (!state.records.has(key)) continue;
     const resource = key.slice(0, key.indexOf('/')) as RecordResource;
     counts[resource] = (counts[resource] ?? 0) - 1;
   }
