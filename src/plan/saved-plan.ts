@@ -37,14 +37,18 @@ export interface SavedPlan {
  */
 export function planFingerprint(plan: Plan): string {
   return digest({
-    changes: plan.changes.map((change) => ({
-      action: change.action,
-      key: change.key,
-      ...(change.movedFrom ? { movedFrom: change.movedFrom } : {}),
-      id: 'id' in change ? change.id : null,
-      fields: 'fields' in change ? change.fields : null,
-      source: 'record' in change ? sourceDigests(change.record) : null,
-    })),
+    // Unchanged records are left out: a plan that passed over files (see state/clean-run.ts) does
+    // not list them, and an apply has nothing to do with them either way.
+    changes: plan.changes
+      .filter((change) => change.action !== 'unchanged')
+      .map((change) => ({
+        action: change.action,
+        key: change.key,
+        ...(change.movedFrom ? { movedFrom: change.movedFrom } : {}),
+        id: 'id' in change ? change.id : null,
+        fields: 'fields' in change ? change.fields : null,
+        source: 'record' in change ? sourceDigests(change.record) : null,
+      })),
     uploads: plan.uploads.map((u) => u.source.identity),
     abort: plan.abort ?? null,
   });

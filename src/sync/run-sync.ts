@@ -138,7 +138,10 @@ export async function syncOnce(
   // state/clean-run.ts); a pass whose plan is then more than edits of the files it read is made
   // again over everything, before any write.
   const places = cleanRunPlaces(session);
-  const clean = mayUseCleanRun(flags, options.files) ? readCleanRun(places, session.config) : undefined;
+  // --strict sends no request before the files are known good, and the files to read hang on the
+  // CMS's changes: it reads everything (and may still leave the mark for the next run).
+  const clean =
+    mayUseCleanRun(flags, options.files) && !flags.strict ? readCleanRun(places, session.config) : undefined;
   try {
     let listed: Listings | undefined;
     if (clean) {
@@ -223,7 +226,7 @@ async function syncPass(
   /** What the mark says to look at again, and the records the CMS changed since the last listing (and their files). */
   const lookAt = mark && { files: new Set(mark.attention.files), keys: new Set(mark.attention.keys) };
   let remoteFirst = pass.listed;
-  if (mark && refresh && !flags.strict && !remoteFirst) {
+  if (mark && refresh && !remoteFirst) {
     remoteFirst = await listForPlan(session, state, flags, report, undefined, Object.keys(mark.records));
     // What the listing said (a fallback to a full listing) is said once: the whole pass takes this listing.
     if (!changedSince(remoteFirst, state, lookAt!)) {
