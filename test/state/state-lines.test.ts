@@ -444,6 +444,66 @@ describe('reading the base through its file', () => {
   });
 });
 
+describe('finding records by a search of the sorted base', () => {
+  /** A base of many records, some with long lines, odd keys and users, and a log that sets and removes. */
+  async function searchedState() {
+    const state = sampleState(3000);
+    state.records.set('article/caf\u00e9-"quoted"', record(5000));
+    state.records.set('article/long', { ...record(5001), source: { body: 'x'.repeat(40_000) } });
+    for (const name of ['ann', 'bob'])
+      state.records.set(`user/${name}`, { ...record(6000), file: `content/users/${name}.md` });
+    await writeStateFile(dir, state);
+    const first = await StateStore.open(dir, 'local');
+    await first.recordWritten('article/story-17', { ...record(17), marker: 'from the log' });
+    await first.recordWritten('category/world', { ...record(7000), file: 'content/categories/world.md' });
+    await first.recordWritten('article/story-18', null);
+    await first.save();
+    await first.close();
+    return state;
+  }
+
+  it('finds every key a whole read finds, and no other, reading a few lines rather than the base', async () => {
+    await searchedState();
+    const whole = (await readStateFile(dir, 'local')).state;
+    const keys = [...whole.records.keys()];
+    const { state } = await readStateFile(dir, 'local');
+    const records = state.records as unknown as {
+      searchSorted(): void;
+      keysStartingWith(prefix: string): string[];
+      baseSorted: boolean | undefined;
+    };
+    records.searchSorted();
+    const before = parseCounts.recordLines;
+    for (const key of keys) expect(state.records.get(key)!.id).toBe(whole.records.get(key)!.id);
+    for (const key of ['article/story-18', 'article/story-9999', 'article/', 'aaa', 'zzz', 'category/'])
+      expect(state.records.has(key)).toBe(false);
+    expect(state.records.get('article/story-17')!.marker).toBe('from the log');
+    expect(records.keysStartingWith('category/')).toEqual(['category/politics', 'category/world']);
+    expect(records.keysStartingWith('user/')).toEqual(['user/ann', 'user/bob']);
+    expect(records.keysStartingWith('page/')).toEqual([]);
+    // None of it read the base's lines one after another.
+    expect(parseCounts.recordLines).toBe(before);
+    // Reading them all afterwards keeps the entries found, and finds the base sorted.
+    const found = state.records.get('article/story-2000');
+    expect(state.records.size).toBe(whole.records.size);
+    expect(state.records.get('article/story-2000')).toBe(found);
+    expect(records.baseSorted).toBe(true);
+    expect(plain(state)).toEqual(plain(whole));
+  });
+
+  it('tells a base out of order when it reads it whole', async () => {
+    await searchedState();
+    const base = path.join(dir, STATE_BASE_FILE);
+    const lines = (await readFile(base, 'utf8')).split('\n');
+    const at = lines.findIndex((line) => line.startsWith('["record","article/story-2"'));
+    [lines[at], lines[at + 1]] = [lines[at + 1]!, lines[at]!];
+    await writeFile(base, lines.join('\n'));
+    const { state } = await readStateFile(dir, 'local');
+    expect(state.records.size).toBeGreaterThan(3000);
+    expect((state.records as unknown as { baseSorted: boolean }).baseSorted).toBe(false);
+  });
+});
+
 describe('a state.json of an earlier version', () => {
   it('is read as it is by a plan, and replaced by the line files on the first run that saves', async () => {
     const old = sampleState(4);
