@@ -162,7 +162,7 @@ export async function readSource(
       clean = { listing, passedOver: same };
       return same;
     },
-    untouched: (file, info) => !options.clean!.lookAt.has(file) && hashCache.get(file, info) !== undefined,
+    untouched: (file, info) => !options.clean!.lookAt.has(file) && hashCache.has(file, info),
   };
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
+import { textOf } from '../text-of.js';
 
 /** Under the state folder, not committed: what this checkout last saw of the CMS, one file per target. */
 export const LISTING_CACHE_DIR = 'listing-cache';
@@ -54,7 +55,7 @@ export async function loadListingCache(file: string, target: string, lineage: st
   const empty: ListingCache = { version: 1, target, lineage, resources: {} };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
+    parsed = JSON.parse(textOf(await readFile(file)));
   } catch {
     return empty;
   }

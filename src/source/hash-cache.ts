@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync, typ
 import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { ownCopy } from '../own-copy.js';
+import { textOf } from '../text-of.js';
 
 /** Kept beside the state files but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
 export const HASH_CACHE_FILE = 'file-hashes.json';
@@ -23,6 +24,8 @@ export const RACY_MS = 2000;
 export interface HashCache {
   /** The recorded sha256 when `stat` is the one recorded for `file` (project-relative, forward slashes). */
   get(file: string, stat: Stats): string | undefined;
+  /** Whether `stat` is the stamp recorded for `file` (as `get`, without making the sha256's string). */
+  has(file: string, stat: Stats): boolean;
   /** Records `sha` for `file` as hashed after `stat` was taken (stat first, then read: never the other way). */
   set(file: string, stat: Stats, sha: string): void;
   /** Files read and hashed so far (every `set`): the rest were vouched for by their stat. */
@@ -110,6 +113,11 @@ export function openHashCache(
       const line = entries.get(name);
       return line !== undefined && stat.isFile() ? shaIfStamp(line, stat) : undefined;
     },
+    has(name, stat) {
+      seen.add(name);
+      const line = entries.get(name);
+      return line !== undefined && stat.isFile() && stampAt(line, stat) >= 0;
+    },
     set(name, stat, sha) {
       seen.add(name);
       hashed += 1;
@@ -149,6 +157,7 @@ export function hashCacheOnUse(stateDir: string): HashCache {
       return cache?.hashed ?? 0;
     },
     get: (name, stat) => open().get(name, stat),
+    has: (name, stat) => open().has(name, stat),
     set: (name, stat, sha) => open().set(name, stat, sha),
     save: () => {},
   };
@@ -162,6 +171,7 @@ export function noHashCache(): HashCache {
       return hashed;
     },
     get: () => undefined,
+    has: () => false,
     set: () => void (hashed += 1),
     save: () => {},
   };
@@ -196,15 +206,21 @@ function removalLine(name: string): string {
  * fractional mtime into text costs several times more than reading one.
  */
 function shaIfStamp(line: string, stat: Stats): string | undefined {
+  const at = stampAt(line, stat);
+  // A string of its own: a cut of the line would keep the whole file's text alive with it.
+  return at < 0 ? undefined : ownCopy(line.slice(at + 1, line.indexOf('"', at + 1)));
+}
+
+/** Where the line's sha256 starts (its opening quote) when its stamp is `stat`'s, else -1. */
+function stampAt(line: string, stat: Stats): number {
   let at = 1;
-  for (const want of [stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino]) {
+  for (let i = 0; i < 4; i++) {
+    const want = i === 0 ? stat.size : i === 1 ? stat.mtimeMs : i === 2 ? stat.ctimeMs : stat.ino;
     const comma = line.indexOf(',', at);
-    if (comma < 0 || Number(line.slice(at, comma)) !== want) return undefined;
+    if (comma < 0 || Number(line.slice(at, comma)) !== want) return -1;
     at = comma + 1;
   }
-  if (line.charCodeAt(at) !== QUOTE) return undefined;
-  // A string of its own: a cut of the line would keep the whole file's text alive with it.
-  return ownCopy(line.slice(at + 1, line.indexOf('"', at + 1)));
+  return line.charCodeAt(at) === QUOTE ? at : -1;
 }
 
 const QUOTE = 0x22;
@@ -222,7 +238,7 @@ function load(file: string): {
   const none = { entries, format: 'none' as const, stale: 0 };
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = textOf(readFileSync(file));
   } catch {
     return none;
   }

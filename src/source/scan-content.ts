@@ -258,7 +258,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
 /** A file's stat, or an empty one (a file that is gone is not as it was): it is read, and the read reports it. */
 function statOrNot(file: string): Stats {
   try {
-    return statSync(file);
+    return statSync(file, { throwIfNoEntry: false }) ?? NO_STAT;
   } catch {
     return NO_STAT;
   }
