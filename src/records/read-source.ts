@@ -77,7 +77,7 @@ export interface ReadSourceOptions {
    * `lookAt`, are passed over unread when content/ lists the files it listed. Without a mark,
    * only what a clean run records of content/ is found out.
    */
-  clean?: { mark: CleanRun | undefined; lookAt: ReadonlySet<string> } | undefined;
+  clean?: { mark: CleanRun | undefined; lookAt: ReadonlyMap<string, string | undefined> } | undefined;
 }
 
 /**
@@ -120,9 +120,11 @@ export async function readSource(
 ): Promise<SourceRead> {
   // Files with the bytes of the last write are only hashed, not parsed (see UnparsedDocument);
   // --overwrite-drift needs every record's content, so nothing is taken from state then.
-  let keyOfFile: ReadonlyMap<string, string> | undefined;
+  let keyOfFile: ReadonlyMap<string, string | undefined> | undefined;
   const known: KnownFiles = (file, hash) => {
-    keyOfFile ??= recordIndex(state).keyOfFile;
+    // Passing files over, the few read are those that changed (parsed anyway) and those looked at
+    // again, whose keys the caller knows: every record is not read to find a file's key.
+    keyOfFile ??= clean?.passedOver ? options.clean!.lookAt : recordIndex(state).keyOfFile;
     const key = keyOfFile.get(file);
     return key !== undefined && state.records.get(key)!.input?.fileSha === hash
       ? { key, slug: key.slice(key.indexOf('/') + 1) }

@@ -149,7 +149,7 @@ export async function listChanges(
   const moved: number[] = [];
   for (const [id, record] of changed) {
     const was = merged.get(id);
-    if (!was || was[1] !== record[1] || was[2] !== record[2]) moved.push(id);
+    if (!was || was[1] !== record[1] || String(was[2]) !== String(record[2])) moved.push(id);
     merged.set(id, record);
   }
   if (merged.size !== total) return { ok: false, reason: 'count' };

@@ -181,9 +181,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
         projectDir,
         resource,
         file,
-        // A pass that passes unchanged files over reads the changed ones: each is parsed, and no
-        // file is looked up among every record of state.
-        known: untouched ? undefined : known,
+        known,
         hashCache,
         limits,
         readPath,

@@ -13,7 +13,8 @@ import { STATE_BASE_FILE, STATE_LOG_FILE, writeFileAtomic } from './state-file.j
  *
  * An apply is clean when its plan was carried out whole: no failure, no stop, no `--only`. Then
  * every record of state is what its file makes of it, but for the records and files it names in
- * `attention` (a drift, a kept record, a file with a problem, anything written). A later run may
+ * `attention` (a drift, a kept record, a file with a problem): a record it wrote is what a whole
+ * run would find unchanged next (every apply is followed by a rerun that writes nothing). A later run may
  * take a document as unchanged, without reading it or its record, when all of this still holds:
  * - the state files, the hash cache and the listing cache are those the clean run left (their
  *   stamps: any save, fold, checkout or copy changes them);
@@ -38,12 +39,15 @@ export interface CleanRun {
   records: Record<string, number>;
   /** Whether the base state file holds its records in key order, so that one can be found by a search. */
   sortedBase: boolean;
-  /** Files and keys the next run must look at again; `failed`: the files among them that failed. */
-  attention: { files: string[]; keys: string[]; failed: string[] };
+  /**
+   * What the next run must look at again: records (key and file) the run left drifted or kept,
+   * files with a problem, and of those the files that failed.
+   */
+  attention: { records: Array<[key: string, file: string]>; files: string[]; failed: string[] };
 }
 
 /** Bump when what a clean run vouches for changes. */
-const VERSION = 1;
+const VERSION = 2;
 export const CLEAN_RUN_FILE = 'clean-run.json';
 
 export interface CleanRunPlaces {
@@ -67,7 +71,11 @@ export function readCleanRun(places: CleanRunPlaces, config: Config): CleanRun |
   const now = stampsOf(places);
   for (const name of Object.keys(now)) if (now[name] !== mark.stamps?.[name]) return undefined;
   const { attention } = mark;
-  if (!Array.isArray(attention?.files) || !Array.isArray(attention.keys) || !Array.isArray(attention.failed))
+  if (
+    !Array.isArray(attention?.files) ||
+    !Array.isArray(attention.records) ||
+    !Array.isArray(attention.failed)
+  )
     return undefined;
   if (!mark.listing || !mark.records) return undefined;
   return mark;

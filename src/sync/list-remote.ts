@@ -157,25 +157,42 @@ export async function listRecords(
 }
 
 /**
- * Takes the records apply deleted out of the cache, so that the next run's count of them agrees
- * with the CMS's (else a delete of ours would pass for one made in the CMS and cost a full listing).
+ * Brings the cache up to date with what apply did, so the next run's listing of changes does not
+ * take this run's own writes for someone else's: the records it deleted leave the cache (else its
+ * count would disagree with the CMS's, which costs a full listing), and those it wrote are noted
+ * with the change marker the CMS gave them (else the next run would look at each of them again).
+ * A record changed in the CMS after our write shows another marker, and is looked at.
  */
-export async function forgetDeleted(
+export async function noteOwnWrites(
   ctx: Pick<ListRemoteContext, 'config' | 'identity' | 'state'>,
   deleted: ReadonlyMap<RecordResource, ReadonlySet<number>>,
+  written: ReadonlyMap<RecordResource, readonly CachedRecord[]>,
 ): Promise<void> {
-  if (!ctx.config.wire.changeMarker || deleted.size === 0) return;
+  if (!ctx.config.wire.changeMarker || (deleted.size === 0 && written.size === 0)) return;
   const file = listingCacheFile(ctx.config.stateDir, ctx.identity);
   const cache = await loadListingCache(file, ctx.identity, ctx.state.lineage);
   let changed = false;
-  for (const [resource, ids] of deleted) {
+  for (const resource of RECORD_RESOURCES) {
     const entry = cache.resources[resource];
-    if (!entry) continue;
-    const records = entry.records.filter((r) => !ids.has(r[0]));
-    if (records.length === entry.records.length) continue;
-    // The newest record may be one of them: the CMS's newest is then older than it, rightly.
+    const gone = deleted.get(resource);
+    const own = written.get(resource);
+    if (!entry || (!gone?.size && !own?.length)) continue;
+    let records = gone?.size ? entry.records.filter((r) => !gone.has(r[0])) : entry.records;
+    if (own?.length) {
+      const at = new Map(records.map((r, i) => [r[0], i]));
+      if (records === entry.records) records = [...records];
+      for (const record of own) {
+        const i = at.get(record[0]);
+        if (i === undefined) records.push(record);
+        else records[i] = record;
+      }
+    }
+    if (records === entry.records) continue;
+    // The newest record may be one deleted: the CMS's newest is then older than it, rightly. Our
+    // writes leave the newest as listed, so that the next listing still reads down to them.
     const { newest: _gone, ...rest } = entry;
-    const newest = newestOf(records);
+    const ownIds = new Set(own?.map((r) => r[0]));
+    const newest = gone?.size ? newestOf(records.filter((r) => !ownIds.has(r[0]))) : entry.newest;
     cache.resources[resource] = newest === undefined ? { ...rest, records } : { ...rest, records, newest };
     changed = true;
   }

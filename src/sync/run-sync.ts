@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { byCodeUnit } from '../compare.js';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
 import { SyncError, type FileProblem } from '../errors.js';
@@ -21,7 +22,8 @@ import {
 } from '../plan/compute-plan.js';
 import { idOfKey } from '../plan/payload.js';
 import { completeRecords, type Listings } from '../remote/snapshot.js';
-import { forgetDeleted, listRecords, listRemote } from './list-remote.js';
+import type { CachedRecord } from '../remote/listing-cache.js';
+import { listRecords, listRemote, noteOwnWrites } from './list-remote.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
 import { countPlan, hasChanges } from '../plan/format-plan.js';
@@ -224,7 +226,7 @@ async function syncPass(
   };
   let selected = selectedKeys(state, config, flags.only, pass.files);
   /** What the mark says to look at again, and the records the CMS changed since the last listing (and their files). */
-  const lookAt = mark && { files: new Set(mark.attention.files), keys: new Set(mark.attention.keys) };
+  const lookAt = mark && lookAtOf(mark);
   let remoteFirst = pass.listed;
   if (mark && refresh && !remoteFirst) {
     remoteFirst = await listForPlan(session, state, flags, report, undefined, Object.keys(mark.records));
@@ -297,7 +299,7 @@ async function syncPass(
       buildWindow: pass.buildWindow,
       files: pass.files,
       ...(pass.clean && (mode === 'apply' || mark)
-        ? { clean: { mark, lookAt: lookAt?.files ?? new Set<string>() } }
+        ? { clean: { mark, lookAt: lookAt?.files ?? new Map<string, string | undefined>() } }
         : {}),
       failures: {
         memory: failedMedia,
@@ -465,7 +467,7 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
-  await forgetOurDeletes(session, state, plan);
+  await noteWrites(session, state, plan);
   if (pass.clean)
     await markCleanRun(pass.clean.places, config, {
       state: session.store.state,
@@ -582,15 +584,31 @@ function cleanRunPlaces(session: Session): CleanRunPlaces {
 }
 
 /**
+ * What a pass that passes files over must look at again: the keys of records, and files, each with
+ * the key state has for it when known (so that its bytes, if unchanged, are vouched for as a whole
+ * pass would, without reading every record to find the file's key).
+ */
+interface LookAt {
+  keys: Set<string>;
+  files: Map<string, string | undefined>;
+}
+
+function lookAtOf(mark: CleanRun): LookAt {
+  const files = new Map<string, string | undefined>(mark.attention.files.map((file) => [file, undefined]));
+  const keys = new Set<string>();
+  for (const [key, file] of mark.attention.records) {
+    keys.add(key);
+    files.set(file, key);
+  }
+  return { keys, files };
+}
+
+/**
  * Adds to `lookAt` the records the CMS changed since the last listing, and their files: false when
  * some resource was listed in full instead (records created or deleted in the CMS, a refresh
  * that was due), which only a whole pass can compare.
  */
-function changedSince(
-  listings: Listings,
-  state: State,
-  lookAt: { files: Set<string>; keys: Set<string> },
-): boolean {
+function changedSince(listings: Listings, state: State, lookAt: LookAt): boolean {
   for (const resource of RECORD_RESOURCES) {
     const listing = listings[resource];
     if (!listing.complete && listing.records.length === 0) continue;
@@ -607,7 +625,7 @@ function changedSince(
         key = recordIndex(state).idsByResource.get(resource)?.get(record.id);
       if (key === undefined) continue;
       lookAt.keys.add(key);
-      lookAt.files.add(state.records.get(key)!.file);
+      lookAt.files.set(state.records.get(key)!.file, key);
     }
   }
   return true;
@@ -692,26 +710,31 @@ async function markCleanRun(
   )
     return forgetCleanRun(places);
   const files = new Set<string>(run.problems.map((p) => p.file));
-  const keys = new Set<string>();
-  for (const change of plan.changes) {
-    if (change.action === 'unchanged') continue;
-    keys.add(change.key);
-    files.add(change.file);
-    if (change.movedFrom) keys.add(change.movedFrom);
-  }
-  let records = run.untouched?.records;
-  if (!records) {
-    records = {};
+  // Drifted and kept records, and files with a problem, are said again on every run; a record
+  // written is as a rerun finds it. A file with a problem is named with its record, when it has
+  // one, so that the next run finds its key without reading every record.
+  const records = new Map<string, string>();
+  for (const change of plan.changes)
+    if (change.action === 'drift' || change.action === 'keep' || files.has(change.file))
+      records.set(change.key, change.file);
+  for (const file of records.values()) files.delete(file);
+  let counts = run.untouched?.records;
+  if (!counts) {
+    counts = {};
     for (const key of run.state.records.keys()) {
       const resource = key.slice(0, key.indexOf('/'));
-      records[resource] = (records[resource] ?? 0) + 1;
+      counts[resource] = (counts[resource] ?? 0) + 1;
     }
   }
   await writeCleanRun(places, config, {
     listing,
-    records,
+    records: counts,
     sortedBase: sortedBase(run.state) ?? run.untouched?.sortedBase ?? false,
-    attention: { files: [...files].sort(), keys: [...keys].sort(), failed: [...source.failedFiles].sort() },
+    attention: {
+      records: [...records].sort(([a], [b]) => byCodeUnit(a, b)),
+      files: [...files].sort(byCodeUnit),
+      failed: [...source.failedFiles].sort(byCodeUnit),
+    },
   });
 }
 
@@ -732,15 +755,30 @@ function pick(listings: Listings, resources: readonly RecordResource[]): Partial
   return Object.fromEntries(resources.map((r) => [r, listings[r]]));
 }
 
-/** The records this apply deleted leave the listing cache, so its count stays the CMS's. */
-async function forgetOurDeletes(session: Session, before: State, plan: Plan): Promise<void> {
+/** What this apply deleted and wrote, noted in the listing cache (see noteOwnWrites). */
+async function noteWrites(session: Session, before: State, plan: Plan): Promise<void> {
   const after = session.store?.state;
   const deleted = new Map<RecordResource, Set<number>>();
+  const written = new Map<RecordResource, CachedRecord[]>();
   for (const change of plan.changes) {
-    if (change.action !== 'delete' || after?.records.get(change.key)?.id === change.id) continue;
-    deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
+    const entry = after?.records.get(change.key);
+    if (change.action === 'delete') {
+      if (entry?.id === change.id) continue;
+      deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
+    } else if (change.action === 'create' || change.action === 'update' || change.action === 'adopt') {
+      // Only a write that landed: its entry holds the marker the CMS answered with.
+      if (entry?.marker === undefined || (change.action !== 'create' && entry.id !== change.id)) continue;
+      const slug = change.key.slice(change.key.indexOf('/') + 1);
+      const list = written.get(change.resource) ?? [];
+      list.push([entry.id, slug, entry.marker]);
+      written.set(change.resource, list);
+    }
   }
-  await forgetDeleted({ config: session.config, identity: session.target.identity, state: before }, deleted);
+  await noteOwnWrites(
+    { config: session.config, identity: session.target.identity, state: before },
+    deleted,
+    written,
+  );
 }
 
 /** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */

@@ -67,8 +67,9 @@ describe('reruns that read and render nothing', () => {
       source: Record<string, number>;
       result: { updated: number };
     };
-    // Passed over unread: the files and state are as the clean apply before left them.
-    expect(rerun.source).toEqual({ documents: 7, rendered: 0, hashed: 0, untouched: 7 });
+    // Passed over unread: the files and state are as the clean apply before left them, but for the
+    // live blog, whose image without alt text is warned about on every run (vouched for by its stat).
+    expect(rerun.source).toEqual({ documents: 7, rendered: 0, hashed: 0, untouched: 6 });
 
     // Same length, mtime restored (as `touch -d` or `rsync -t` would): only its ctime tells.
     const before = await stat(file);
