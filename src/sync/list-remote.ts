@@ -117,6 +117,7 @@ export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
     else delete next.resources[resource];
   }
   await saveListingCache(listingCacheFile(config.stateDir, ctx.identity), next);
+  savedWith.set(listings, next);
   reportFallbacks(read, marker, ctx.report);
   return listings;
 }
@@ -167,10 +168,15 @@ export async function noteOwnWrites(
   ctx: Pick<ListRemoteContext, 'config' | 'identity' | 'state'>,
   deleted: ReadonlyMap<RecordResource, ReadonlySet<number>>,
   written: ReadonlyMap<RecordResource, readonly CachedRecord[]>,
+  listed?: Listings,
 ): Promise<void> {
+  // The cache this run's listing saved, rather than read back (100,000 records are megabytes).
+  // Without one (a pass that read its records by id), writes are left for the next listing to see.
+  const saved = listed && savedWith.get(listed);
+  if (!saved) written = new Map();
   if (!ctx.config.wire.changeMarker || (deleted.size === 0 && written.size === 0)) return;
   const file = listingCacheFile(ctx.config.stateDir, ctx.identity);
-  const cache = await loadListingCache(file, ctx.identity, ctx.state.lineage);
+  const cache = saved ?? (await loadListingCache(file, ctx.identity, ctx.state.lineage));
   let changed = false;
   for (const resource of RECORD_RESOURCES) {
     const entry = cache.resources[resource];
@@ -198,6 +204,9 @@ export async function noteOwnWrites(
   }
   if (changed) await saveListingCache(file, cache);
 }
+
+/** The cache each listing of listRemote saved: what the file holds until the run's writes are noted. */
+const savedWith = new WeakMap<Listings, ListingCache>();
 
 /** The resources state has records of. */
 function resourcesOf(state: State): string[] {

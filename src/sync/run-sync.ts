@@ -467,7 +467,7 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
-  await noteWrites(session, state, plan);
+  await noteWrites(session, state, plan, refresh ? remote : undefined);
   if (pass.clean)
     await markCleanRun(pass.clean.places, config, {
       state: session.store.state,
@@ -756,7 +756,12 @@ function pick(listings: Listings, resources: readonly RecordResource[]): Partial
 }
 
 /** What this apply deleted and wrote, noted in the listing cache (see noteOwnWrites). */
-async function noteWrites(session: Session, before: State, plan: Plan): Promise<void> {
+async function noteWrites(
+  session: Session,
+  before: State,
+  plan: Plan,
+  listed: Listings | undefined,
+): Promise<void> {
   const after = session.store?.state;
   const deleted = new Map<RecordResource, Set<number>>();
   const written = new Map<RecordResource, CachedRecord[]>();
@@ -778,6 +783,7 @@ async function noteWrites(session: Session, before: State, plan: Plan): Promise<
     { config: session.config, identity: session.target.identity, state: before },
     deleted,
     written,
+    listed,
   );
 }
 
