@@ -224,6 +224,7 @@ describe('a run after a clean apply', () => {
   it('passes over every document when nothing changed: no write, no listing but the changes', async () => {
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBe(documents);
     expect(run.json.source.hashed).toBe(0);
@@ -234,20 +235,19 @@ describe('a run after a clean apply', () => {
     expect(run.cms.writes).toBe(0);
     // One list call per resource that matters (the changes since the last listing), nothing else.
     expect(run.cms.byAction).toEqual({ 'article.get': 1, 'category.get': 1, 'user.get': 1, 'page.get': 1 });
-    expectSamePlan(run, whole);
   });
 
   it('reads an edited file alone and updates its record', async () => {
     await project.write('content/articles/d.md', article('D', 'Delta, edited.'));
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBe(documents - 1);
     expect(changesOf(run.json.plan)).toEqual(['update article/d']);
     expect(run.json.plan.untouched).toBe(documents - 1);
     expect(run.cms.writes).toBe(1);
     expect((await record('article', 'd'))!.body).toContain('Delta, edited.');
-    expectSamePlan(run, whole);
   });
 
   it('plans with the shortcut, sees an edit, and writes nothing: the mark and state stay as they are', async () => {
@@ -259,12 +259,12 @@ describe('a run after a clean apply', () => {
     const before = await Promise.all(stateFiles.map((f) => stampOf(path.join('.cms-sync', f))));
     const whole = await wholePass();
     const run = await cli(['plan']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     // a (edited) and d (written by the last apply) are read; the rest are passed over.
     expect(run.json.source.untouched).toBe(documents - 2);
     expect(changesOf(run.json.plan)).toEqual(['update article/a']);
     expect(run.cms.writes).toBe(0);
-    expectSamePlan(run, whole);
     expect(await Promise.all(stateFiles.map((f) => stampOf(path.join('.cms-sync', f))))).toEqual(before);
     await cleanApply();
   });
@@ -276,11 +276,11 @@ describe('a run that must look at everything', () => {
     documents += 1;
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(run.json.plan.untouched).toBe(0);
     expect(changesOf(run.json.plan)).toEqual(['create article/n']);
-    expectSamePlan(run, whole);
     expect(await record('article', 'n')).toBeDefined();
     expect(await hasMark()).toBe(true);
   });
@@ -292,18 +292,18 @@ describe('a run that must look at everything', () => {
     for (const pass of ['whole', 'shortcut']) {
       const whole = await wholePass();
       const run = await cli(['apply']);
+      expectSamePlan(run, whole);
       expect(run.code, run.stderr).toBe(0);
       expect(run.json.source.untouched === undefined, pass).toBe(pass === 'whole');
       expect(changesOf(run.json.plan)).toEqual(['keep article/g']);
-      expectSamePlan(run, whole);
       expect(await record('article', 'g')).toMatchObject({ id });
     }
     const whole = await wholePass({ prune: true });
     const run = await cli(['apply', '--prune']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toEqual(['delete article/g']);
-    expectSamePlan(run, whole);
     expect(await record('article', 'g')).toBeUndefined();
   });
 
@@ -316,9 +316,9 @@ describe('a run that must look at everything', () => {
   it.fails('runs again after an apply that deleted a record', async () => {
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
-    expectSamePlan(run, whole);
   });
 
   it('moves the record of a renamed file: same id', async () => {
@@ -327,10 +327,10 @@ describe('a run that must look at everything', () => {
     await project.remove('content/articles/f.md');
     const whole = await wholePass({ prune: true });
     const run = await cli(['apply', '--prune']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toEqual(['update article/f2 from article/f']);
-    expectSamePlan(run, whole);
     expect(await record('article', 'f2')).toMatchObject({ id: f.id });
     expect(await record('article', 'f')).toBeUndefined();
   });
@@ -340,21 +340,23 @@ describe('a run that must look at everything', () => {
     await project.write('content/articles/d.md', article('D', 'Delta, after a move.'));
     const whole = await wholePass();
     const run = await cli(['plan']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual(['update article/d']);
-    expectSamePlan(run, whole);
   });
 
   it('moves the record of a file given another slug in front matter: same id', async () => {
+    // From a mark that names no record gone from state (see the bug above).
+    await cleanApply();
     const m = (await record('article', 'm'))!;
     await project.write('content/articles/m.md', article('M', 'Mike, given a slug.', 'slug: mike\n'));
     const whole = await wholePass({ prune: true });
     const run = await cli(['apply', '--prune']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toContain('update article/mike from article/m');
-    expectSamePlan(run, whole);
     expect(await record('article', 'mike')).toMatchObject({ id: m.id });
     expect(await record('article', 'm')).toBeUndefined();
   });
@@ -366,6 +368,7 @@ describe('a run that must look at everything', () => {
     await settle();
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(run.json.plan.uploads).toHaveLength(1);
@@ -373,7 +376,6 @@ describe('a run that must look at everything', () => {
       'update article/b',
       'update article/c',
     ]);
-    expectSamePlan(run, whole);
     const [media] = (await project.records('media')).slice(-1);
     for (const slug of ['b', 'c'])
       expect((await record('article', slug))!.body).toContain(`data-id="${media!.id}"`);
@@ -385,12 +387,22 @@ describe('a run that must look at everything', () => {
     await project.write('sync.config.ts', config('small'));
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toEqual(['update article/b', 'update article/c']);
-    expectSamePlan(run, whole);
     expect((await record('article', 'b'))!.body).toContain('data-size="small"');
     expect(await hasMark()).toBe(true);
+  });
+
+  it('edits the alt text of an image in the media library (a media edit: a whole pass)', async () => {
+    await project.write('content/articles/b.md', article('B', 'Bravo.\n\n![A photo](../images/pic.png)'));
+    const whole = await wholePass();
+    const run = await cli(['apply']);
+    expectSamePlan(run, whole);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.source.untouched).toBeUndefined();
+    expect(run.json.plan.mediaEdits).toHaveLength(1);
   });
 
   it('trusts no mark once the state files are replaced (a checkout of older ones)', async () => {
@@ -399,6 +411,10 @@ describe('a run that must look at everything', () => {
     for (const f of stateFiles) await copyFile(path.join(project.dir, '.cms-sync', f), path.join(saved, f));
     await project.write('content/articles/d.md', article('D', 'Delta, edited again.'));
     await cleanApply();
+    // Once more: d.md is as this apply left it, so the mark no longer names it.
+    await cleanApply();
+    const mark = JSON.parse(await readFile(markFile(), 'utf8')) as { attention: { files: string[] } };
+    expect(mark.attention.files).not.toContain('content/articles/d.md');
     for (const f of stateFiles) await copyFile(path.join(saved, f), path.join(project.dir, '.cms-sync', f));
     // As cms-sync says to do when an older state is restored on purpose.
     await rm(path.join(project.dir, '.cms-sync', 'last-state.json'));
@@ -406,13 +422,14 @@ describe('a run that must look at everything', () => {
 
     let whole = await wholePass();
     const plan = await cli(['plan']);
+    expectSamePlan(plan, whole);
+    expect(changesOf(plan.json.plan)).toEqual(['adopt article/d']);
     expect(plan.json.source.untouched).toBeUndefined();
     expect(plan.json.plan.untouched).toBe(0);
-    expectSamePlan(plan, whole);
     whole = await wholePass();
     const run = await cli(['apply']);
-    expect(run.json.source.untouched).toBeUndefined();
     expectSamePlan(run, whole);
+    expect(run.json.source.untouched).toBeUndefined();
     expect(run.json.result?.failures).toEqual([]);
     expect(run.cms.writes).toBe(0);
   });
@@ -427,10 +444,10 @@ describe('what the CMS changed since', () => {
         for (const pass of [1, 2, 3]) {
           const whole = await wholePass();
           const run = await cli(['apply']);
+          expectSamePlan(run, whole);
           expect(run.code, `run ${pass}: ${run.stderr}`).toBe(3);
           expect(run.json.source.untouched, `run ${pass}`).toBeGreaterThan(0);
           expect(changesOf(run.json.plan)).toEqual(['drift article/h changed-in-cms']);
-          expectSamePlan(run, whole);
         }
         expect((await record('article', 'h'))!.title).toBe('H, by hand');
 
@@ -439,13 +456,13 @@ describe('what the CMS changed since', () => {
         for (const pass of ['listed in full', 'again']) {
           const whole = await wholePass();
           const run = await cli(['apply']);
+          expectSamePlan(run, whole);
           expect(run.code, `${pass}: ${run.stderr}`).toBe(3);
           if (pass === 'listed in full') expect(run.json.source.untouched).toBeUndefined();
           expect(changesOf(run.json.plan)).toEqual([
             'drift article/h changed-in-cms',
             'drift article/k deleted-in-cms',
           ]);
-          expectSamePlan(run, whole);
         }
       },
       async () => {},
@@ -462,12 +479,12 @@ describe('what the CMS changed since', () => {
     documents += 1;
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     // An update of that id, not a create.
     expect(changesOf(run.json.plan)).toEqual(['update article/p']);
     expect(run.json.plan.changes.find((c) => c.key === 'article/p')).toMatchObject({ id: made.id });
-    expectSamePlan(run, whole);
     expect((await project.records('article')).filter((r) => r.slug === 'p')).toEqual([
       expect.objectContaining({ id: made.id, title: 'P' }),
     ]);
@@ -487,6 +504,7 @@ describe('files with problems, and failed writes', () => {
         for (const pass of ['whole', 'shortcut', 'shortcut again']) {
           const whole = await wholePass();
           const run = await cli(['apply']);
+          expectSamePlan(run, whole);
           expect(run.json.source.untouched === undefined, pass).toBe(pass === 'whole');
           expect(run.code, pass).toBe(1);
           expect(run.code, pass).toBe(whole.code);
@@ -500,7 +518,6 @@ describe('files with problems, and failed writes', () => {
             ...(first ? ['content/articles/w.md warning'] : []),
           ]);
           expect(run.stderr).toMatch(/content\/articles\/bad\.md:2:\d+: front matter is not valid YAML/);
-          expectSamePlan(run, whole);
         }
       },
       () => project.write('content/articles/bad.md', article('Bad', 'Its YAML broke, and was mended.')),
@@ -515,9 +532,9 @@ describe('files with problems, and failed writes', () => {
     expect(await hasMark()).toBe(false);
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(changesOf(run.json.plan)).toEqual(['update article/d']);
-    expectSamePlan(run, whole);
     expect((await record('article', 'd'))!.body).toContain('Delta, failed once.');
     expect(await hasMark()).toBe(true);
   });
@@ -530,12 +547,12 @@ describe('file stamps', () => {
     await utimes(file, now, now);
     let whole = await wholePass();
     let run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(run.json.source.hashed).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual([]);
     expect(run.cms.writes).toBe(0);
-    expectSamePlan(run, whole);
     // Once its stamp is old enough to be kept, an edit of the same size that puts the times back.
     await settle();
     await cleanApply();
@@ -548,10 +565,10 @@ describe('file stamps', () => {
     expect((await stat(file)).mtimeMs).toBe(before.mtimeMs);
     whole = await wholePass();
     run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual(['update article/t']);
-    expectSamePlan(run, whole);
     expect((await record('article', 't'))!.body).toContain('TOUCHED');
   });
 });
@@ -561,10 +578,10 @@ describe('relations', () => {
     await project.write('content/categories/desk.md', '---\nname: The desk\n---\n');
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual(['update category/desk']);
-    expectSamePlan(run, whole);
     expect((await record('category', 'desk'))!.name).toBe('The desk');
   });
 
@@ -575,10 +592,10 @@ describe('relations', () => {
         await project.api({ resource: 'user', action: 'edit', id: ann.id, data: { name: 'Ann by hand' } });
         const whole = await wholePass();
         const run = await cli(['apply']);
+        expectSamePlan(run, whole);
         expect(run.code, run.stderr).toBe(3);
         expect(run.json.source.untouched).toBeGreaterThan(0);
         expect(changesOf(run.json.plan)).toEqual(['drift user/ann changed-in-cms']);
-        expectSamePlan(run, whole);
       },
       async () => {},
     );
@@ -589,10 +606,10 @@ describe('relations', () => {
     await project.api({ resource: 'user', action: 'edit', id: bob.id, data: { name: 'Robert' } });
     const whole = await wholePass();
     const run = await cli(['apply']);
+    expectSamePlan(run, whole);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual([]);
-    expectSamePlan(run, whole);
   });
 
   // BUG: a whole pass checks every file's relations against the slugs files and the CMS have
@@ -611,8 +628,8 @@ describe('relations', () => {
       expect.stringContaining('content/articles/e.md:3:1: category `wire` does not exist'),
     ]);
     const run = await cli(['apply']);
-    expect(run.json.source.untouched).toBeGreaterThan(0);
     expectSamePlan(run, whole);
+    expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(run.code).toBe(1);
   });
 });
