@@ -470,6 +470,46 @@ describe('what the CMS changed since', () => {
     );
   });
 
+  // BUG: --strict makes no call before the files are read, so the pass does not list the CMS's
+  // changes first (syncPass: `!flags.strict`), and the records the CMS changed since are not
+  // among those it looks at (changedSince never runs): they are counted as unchanged. After a
+  // clean apply, an article edited by hand in the CMS is a drift for a whole pass (`plan --strict`
+  // without the mark too); `plan --strict` with the mark plans nothing for it.
+  it.fails('reports a record edited by hand as drift under --strict too', async () => {
+    await thenRepair(
+      async () => {
+        const h = (await record('article', 'h'))!;
+        await project.api({ resource: 'article', action: 'edit', id: h.id, data: { title: 'H, strict' } });
+        const whole = await wholePass();
+        expect(changesOf(whole.plan)).toEqual(['drift article/h changed-in-cms']);
+        const run = await cli(['plan', '--strict']);
+        expectSamePlan(run, whole);
+      },
+      async () => {},
+    );
+  });
+
+  // The same bug, lasting: apply --strict lists the CMS's changes after reading the files, saves
+  // that listing and, having missed the drift, writes a mark that does not name the record. The
+  // next apply lists the changes since that listing (none), so it passes the record over too: the
+  // drift stays hidden from every run with the mark until the file changes.
+  it.fails('reports a drift that an apply --strict missed on the next apply', async () => {
+    await thenRepair(
+      async () => {
+        const h = (await record('article', 'h'))!;
+        await project.api({ resource: 'article', action: 'edit', id: h.id, data: { title: 'H, strict' } });
+        const strict = await cli(['apply', '--strict']);
+        expect(strict.json.result?.failures).toEqual([]);
+        const whole = await wholePass();
+        expect(changesOf(whole.plan)).toEqual(['drift article/h changed-in-cms']);
+        const run = await cli(['apply']);
+        expectSamePlan(run, whole);
+        expect(run.code).toBe(3);
+      },
+      async () => {},
+    );
+  });
+
   it('gives a new file the record the CMS has under its slug', async () => {
     const made = await project.api({
       resource: 'article',
