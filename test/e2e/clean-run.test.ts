@@ -271,6 +271,29 @@ describe('a run after a clean apply', () => {
   });
 });
 
+// BUG: `plan --out` may take the shortcut, and then saves a plan without the records it counted as
+// unchanged unseen; `apply <plan-file>` never takes it (mayUseCleanRun: savedPlan), and compares
+// the saved plan's fingerprint, made of every change unchanged ones included (planFingerprint), with
+// a whole plan's. They never agree: after a clean apply, `plan --out` then `apply` of that file is
+// refused as stale ("the files or the CMS changed since it was made", exit 3, nothing written),
+// where without the mark it is carried out.
+describe('a saved plan', () => {
+  it.fails('made with the shortcut, is carried out by apply', async () => {
+    try {
+      await project.write('content/articles/d.md', article('D', 'Delta, planned ahead.'));
+      const plan = await cli(['plan', '--out', 'saved-plan.json']);
+      expect(plan.json.source.untouched).toBeGreaterThan(0);
+      expect(changesOf(plan.json.plan)).toEqual(['update article/d']);
+      const run = await project.run(['apply', 'saved-plan.json']);
+      expect(run.code, run.stderr).toBe(0);
+      expect((await record('article', 'd'))!.body).toContain('Delta, planned ahead.');
+    } finally {
+      await project.remove('saved-plan.json');
+      await cleanApply();
+    }
+  });
+});
+
 describe('a run that must look at everything', () => {
   it('creates a new file', async () => {
     await project.write('content/articles/n.md', article('N', 'November, new.'));
