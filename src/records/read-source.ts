@@ -2,11 +2,9 @@ import { byCodeUnit } from '../compare.js';
 import type { Config } from '../config/schema.js';
 import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
-import { hashCacheOnUse, noHashCache, openHashCache, RACY_MS } from '../source/hash-cache.js';
-import path from 'node:path';
+import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
 import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
-import { statSync } from 'node:fs';
-import { listedDigest, type CleanRun } from '../state/clean-run.js';
+import { listedDigest, stampsDigest, type CleanRun } from '../state/clean-run.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -151,7 +149,7 @@ export async function readSource(
     listed(documents, mediaFiles) {
       const listing = {
         files: listedDigest([...documents, ...mediaFiles]),
-        media: mediaStamps(mediaFiles, config.projectDir),
+        media: stampsDigest(mediaFiles, config.projectDir),
         pipeline,
       };
       const { mark } = options.clean!;
@@ -160,7 +158,9 @@ export async function readSource(
         listing.media !== undefined &&
         mark.listing.files === listing.files &&
         mark.listing.media === listing.media &&
-        mark.listing.pipeline === pipeline;
+        mark.listing.pipeline === pipeline &&
+        (mark.dependencies.files.length === 0 ||
+          stampsDigest(mark.dependencies.files, config.projectDir) === mark.dependencies.stamps);
       clean = { listing, passedOver: same };
       return same;
     },
@@ -366,25 +366,6 @@ export async function readSource(
   };
 }
 
-/**
- * A digest of every image's name and stamp (size, times, inode), or undefined when one changed
- * too lately for its stamp to stand for its bytes (see RACY_MS), or cannot be read.
- */
-function mediaStamps(files: readonly string[], projectDir: string): string | undefined {
-  const cutoff = Date.now() - RACY_MS;
-  const stamps: string[] = [];
-  for (const file of files) {
-    let info;
-    try {
-      info = statSync(path.join(projectDir, file));
-    } catch {
-      return undefined;
-    }
-    if (info.mtimeMs > cutoff || info.ctimeMs > cutoff) return undefined;
-    stamps.push(`${file}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`);
-  }
-  return listedDigest(stamps);
-}
 function keysOf(...lists: ReadonlyArray<ReadonlyArray<{ key: string }>>): Set<string> {
   const keys = new Set<string>();
   for (const list of lists) for (const item of list) keys.add(item.key);

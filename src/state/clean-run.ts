@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { digest } from '../digest.js';
-import { HASH_CACHE_FILE } from '../source/hash-cache.js';
+import { HASH_CACHE_FILE, RACY_MS } from '../source/hash-cache.js';
 import { STATE_BASE_FILE, STATE_LOG_FILE, writeFileAtomic } from './state-file.js';
 
 /**
@@ -35,6 +35,11 @@ export interface CleanRun {
    * image's stamp, and of the pipeline's fingerprints (plugins' versions included).
    */
   listing: { files: string; media: string | undefined; pipeline: string };
+  /**
+   * Files documents embed that content/'s listing does not take for images (another extension):
+   * their names and a digest of their stamps.
+   */
+  dependencies: { files: string[]; stamps: string | undefined };
   /** Records of state per resource, as the clean run left them. */
   records: Record<string, number>;
   /** Whether the base state file holds its records in key order, so that one can be found by a search. */
@@ -47,7 +52,7 @@ export interface CleanRun {
 }
 
 /** Bump when what a clean run vouches for changes. */
-const VERSION = 2;
+const VERSION = 3;
 export const CLEAN_RUN_FILE = 'clean-run.json';
 
 export interface CleanRunPlaces {
@@ -77,7 +82,7 @@ export function readCleanRun(places: CleanRunPlaces, config: Config): CleanRun |
     !Array.isArray(attention.failed)
   )
     return undefined;
-  if (!mark.listing || !mark.records) return undefined;
+  if (!mark.listing || !mark.records || !Array.isArray(mark.dependencies?.files)) return undefined;
   return mark;
 }
 
@@ -88,7 +93,7 @@ export function readCleanRun(places: CleanRunPlaces, config: Config): CleanRun |
 export async function writeCleanRun(
   places: CleanRunPlaces,
   config: Config,
-  facts: Pick<CleanRun, 'listing' | 'records' | 'attention' | 'sortedBase'>,
+  facts: Pick<CleanRun, 'listing' | 'dependencies' | 'records' | 'attention' | 'sortedBase'>,
 ): Promise<void> {
   const mark: CleanRun = {
     version: VERSION,
@@ -113,6 +118,26 @@ export function forgetCleanRun(places: Pick<CleanRunPlaces, 'stateDir'>): void {
 /** The digest of the sorted names content/ lists: two listings with one digest hold the same files. */
 export function listedDigest(sortedFiles: readonly string[]): string {
   return digest(sortedFiles.join('\n'));
+}
+
+/**
+ * A digest of each file's name and stamp (size, times, inode), or undefined when one changed too
+ * lately for its stamp to stand for its bytes (see RACY_MS), or cannot be read.
+ */
+export function stampsDigest(files: readonly string[], projectDir: string): string | undefined {
+  const cutoff = Date.now() - RACY_MS;
+  const stamps: string[] = [];
+  for (const file of files) {
+    let info: Stats;
+    try {
+      info = statSync(path.join(projectDir, file));
+    } catch {
+      return undefined;
+    }
+    if (info.mtimeMs > cutoff || info.ctimeMs > cutoff) return undefined;
+    stamps.push(`${file}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`);
+  }
+  return listedDigest(stamps);
 }
 
 function stampsOf(places: CleanRunPlaces): Record<string, string | null> {

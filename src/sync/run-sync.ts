@@ -30,7 +30,7 @@ import { countPlan, hasChanges } from '../plan/format-plan.js';
 import { readSource, type ScannedKeys, type SourceRead } from '../records/read-source.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { createPathFilter } from '../source/glob.js';
-import { contentPrefix } from '../source/content-paths.js';
+import { contentPrefix, isMediaName } from '../source/content-paths.js';
 import { recordIndex } from '../state/record-index.js';
 import { searchSortedBase, sortedBase } from '../state/state-lines.js';
 import type { StateStore } from '../state/journal.js';
@@ -39,6 +39,7 @@ import type { SyncEvent, SyncReporter } from './events.js';
 import {
   forgetCleanRun,
   readCleanRun,
+  stampsDigest,
   writeCleanRun,
   type CleanRun,
   type CleanRunPlaces,
@@ -403,7 +404,7 @@ async function syncPass(
   };
   let plan = computePlan(planInput);
   if (untouched) {
-    if (!onlyEdits(plan, state)) {
+    if (!onlyEdits(plan, state, source.desired)) {
       for (const event of held.slice(0, saidByListing)) outer(event);
       return { widen: true, listed: refresh ? remote : undefined };
     }
@@ -668,10 +669,15 @@ function untouchedRecords(
 /**
  * Whether a plan made from the files read is what a whole pass would plan: each change is an
  * update, a drift, an unchanged or kept record of state, from the file state has for it. A create,
- * an adoption, a move, a delete, an edit of an image's text may hang on files passed over.
+ * an adoption, a move, a delete, an edit of an image's text, a chain of records of one resource
+ * may hang on files passed over.
  */
-function onlyEdits(plan: Plan, state: State): boolean {
+function onlyEdits(plan: Plan, state: State, read: readonly DesiredRecord[]): boolean {
   if (plan.mediaEdits.length > 0 || plan.deletesHeld || plan.abort) return false;
+  // A record that names one of its own resource (a category's parent) sits in a chain that files
+  // passed over are part of: a loop, or the order of writes, is known only from all of them.
+  if (read.some((record) => record.refs?.some((ref) => ref.relation.target === record.resource)))
+    return false;
   return plan.changes.every(
     (c) =>
       (c.action === 'update' || c.action === 'unchanged' || c.action === 'drift' || c.action === 'keep') &&
@@ -717,7 +723,22 @@ async function markCleanRun(
   for (const change of plan.changes)
     if (change.action === 'drift' || change.action === 'keep' || files.has(change.file))
       records.set(change.key, change.file);
+  // A record that names one only the CMS has (not in state): the CMS may rename or remove it, which
+  // the record's file would then fail on, though neither it nor state changed.
+  // Files a record embeds that the listing does not take for images: their stamps are kept apart.
+  const prefix = contentPrefix(config.projectDir, config.contentDir);
+  const dependencies = new Set(run.untouched?.dependencies.files);
+  for (const record of source.desired) {
+    for (const ref of record.refs ?? [])
+      if (ref.slugs.some((slug) => !run.state.records.has(`${ref.relation.target}/${slug}`)))
+        records.set(record.key, record.file);
+    for (const file of record.input?.media ?? [])
+      if (!isMediaName(path.posix.basename(file))) dependencies.add(prefix + file);
+  }
   for (const file of records.values()) files.delete(file);
+  const dependencyFiles = [...dependencies].sort(byCodeUnit);
+  const stamps = stampsDigest(dependencyFiles, config.projectDir);
+  if (dependencyFiles.length > 0 && stamps === undefined) return forgetCleanRun(places);
   let counts = run.untouched?.records;
   if (!counts) {
     counts = {};
@@ -728,6 +749,7 @@ async function markCleanRun(
   }
   await writeCleanRun(places, config, {
     listing,
+    dependencies: { files: dependencyFiles, stamps },
     records: counts,
     sortedBase: sortedBase(run.state) ?? run.untouched?.sortedBase ?? false,
     attention: {
