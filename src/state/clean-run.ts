@@ -106,6 +106,23 @@ export async function writeCleanRun(
   );
 }
 
+/**
+ * Takes the listing cache as it is now into the mark, its other stamps kept: for a plan whose
+ * listing found nothing changed in the CMS since (so the cache it saved hides nothing from the
+ * next run), and which writes nothing else the mark names.
+ */
+export async function restampListing(places: CleanRunPlaces): Promise<void> {
+  const file = path.join(places.stateDir, CLEAN_RUN_FILE);
+  try {
+    const mark = JSON.parse(readFileSync(file, 'utf8')) as CleanRun;
+    if (!places.listingCache || mark.stamps?.listing === undefined) return;
+    mark.stamps.listing = stampOf(places.listingCache);
+    await writeFileAtomic(file, JSON.stringify(mark));
+  } catch {
+    forgetCleanRun(places);
+  }
+}
+
 /** Removes the mark: a run that is not clean writes nothing that vouches for it. */
 export function forgetCleanRun(places: Pick<CleanRunPlaces, 'stateDir'>): void {
   try {

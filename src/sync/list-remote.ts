@@ -45,6 +45,11 @@ export interface ListRemoteContext {
   resources?: RecordResource[];
   /** The resources state has records of, when known without reading every record (see resourcesToList). */
   inState?: readonly string[];
+  /**
+   * false: the cache is saved only if saveListing is called (a plan that passed files over by the
+   * mark of a clean apply, which names the cache as it was). @default true
+   */
+  save?: boolean;
 }
 
 /**
@@ -116,8 +121,10 @@ export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
     if (entry) next.resources[resource] = since === undefined ? entry : { ...entry, since };
     else delete next.resources[resource];
   }
-  await saveListingCache(listingCacheFile(config.stateDir, ctx.identity), next);
-  savedWith.set(listings, next);
+  if (ctx.save !== false) {
+    await saveListingCache(listingCacheFile(config.stateDir, ctx.identity), next);
+    savedWith.set(listings, next);
+  } else unsaved.set(listings, { file: listingCacheFile(config.stateDir, ctx.identity), cache: next });
   reportFallbacks(read, marker, ctx.report);
   return listings;
 }
@@ -207,6 +214,17 @@ export async function noteOwnWrites(
 
 /** The cache each listing of listRemote saved: what the file holds until the run's writes are noted. */
 const savedWith = new WeakMap<Listings, ListingCache>();
+/** The cache a listing made with `save: false` would have saved. */
+const unsaved = new WeakMap<Listings, { file: string; cache: ListingCache }>();
+
+/** Saves the cache of a listing made with `save: false`, after all. */
+export async function saveListing(listings: Listings): Promise<void> {
+  const pending = unsaved.get(listings);
+  if (!pending) return;
+  unsaved.delete(listings);
+  await saveListingCache(pending.file, pending.cache);
+  savedWith.set(listings, pending.cache);
+}
 
 /** The resources state has records of. */
 function resourcesOf(state: State): string[] {
