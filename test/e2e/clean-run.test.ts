@@ -254,7 +254,7 @@ describe('a run after a clean apply', () => {
     expect((await record('article', 'd'))!.body).toContain('Delta, edited.');
   });
 
-  it('plans with the shortcut, sees an edit, writes no state, and the apply after it passes files over too', async () => {
+  it('plans with the shortcut, sees an edit, writes no state; the apply after it passes files over', async () => {
     await project.write(
       'content/articles/a.md',
       article('A', 'Alpha, edited.', 'category: desk\nauthor: ann\n'),
