@@ -75,7 +75,14 @@ export interface ReadSourceOptions {
    * `lookAt`, are passed over unread when content/ lists the files it listed. Without a mark,
    * only what a clean run records of content/ is found out.
    */
-  clean?: { mark: CleanRun | undefined; lookAt: ReadonlyMap<string, string | undefined> } | undefined;
+  clean?:
+    | {
+        mark: CleanRun | undefined;
+        lookAt: ReadonlyMap<string, string | undefined>;
+        /** Settled before any file is passed over (lookAt may grow until then): false, none is. */
+        ready?: Promise<boolean>;
+      }
+    | undefined;
 }
 
 /**
@@ -145,7 +152,11 @@ export async function readSource(
   const imageHashes = files ? hashCacheOnUse(config.stateDir) : hashCache;
   let clean: SourceRead['clean'];
   const pipeline = digest([pipelineFingerprint(config), fingerprints.all, fingerprints.rendered]);
+  let ready = true;
   const untouched: UntouchedFiles | undefined = options.clean && {
+    async prepare() {
+      ready = (await options.clean!.ready) ?? true;
+    },
     listed(documents, mediaFiles) {
       const listing = {
         files: listedDigest([...documents, ...mediaFiles]),
@@ -154,6 +165,7 @@ export async function readSource(
       };
       const { mark } = options.clean!;
       const same =
+        ready &&
         mark !== undefined &&
         listing.media !== undefined &&
         mark.listing.files === listing.files &&

@@ -74,6 +74,8 @@ export interface UntouchedFiles {
   listed(documents: readonly string[], media: readonly string[]): boolean;
   /** Whether the document `file`, whose stat is `info`, is as the clean run left it. */
   untouched(file: string, info: Stats): boolean;
+  /** Awaited once content/ is listed, before `listed`: what it needs may still be coming. */
+  prepare?(): Promise<void>;
 }
 
 export interface ScanOptions {
@@ -138,6 +140,7 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     options.untouched && !options.files && !options.only?.length && listing.problems.length === 0
       ? options.untouched
       : undefined;
+  await passOver?.prepare?.();
   const untouched =
     passOver?.listed(
       listing.documentPaths.map((p) => p.file),

@@ -233,25 +233,33 @@ async function syncPass(
   let selected = selectedKeys(state, config, flags.only, pass.files);
   /** What the mark says to look at again, and the records the CMS changed since the last listing (and their files). */
   const lookAt = mark && lookAtOf(mark);
-  let remoteFirst = pass.listed;
+  // Such a pass lists the CMS's changes first: the records changed there are looked at again. The
+  // listing runs while content/ is listed; the scan waits for it before it passes any file over,
+  // and reads every file (a whole pass) when the CMS was listed in full.
+  let remoteFirst: Promise<Listings> | undefined = pass.listed && Promise.resolve(pass.listed);
+  let passOver: Promise<boolean> | undefined;
+  /** What the listing said (a fallback to a full listing): said once, even when the pass widens. */
+  const saidByListing: SyncEvent[] = [];
   if (mark && refresh && !remoteFirst) {
+    const listingReport: SyncReporter = (event) => {
+      if (event.type !== 'phase') saidByListing.push(event);
+      report(event);
+    };
     // A plan leaves the cache as the mark names it, so the apply after it may pass files over too.
-    remoteFirst = await listForPlan(session, state, flags, report, undefined, Object.keys(mark.records), {
+    remoteFirst = listForPlan(session, state, flags, listingReport, undefined, Object.keys(mark.records), {
       save: mode === 'apply',
     });
-    // What the listing said (a fallback to a full listing) is said once: the whole pass takes this listing.
-    if (!changedSince(remoteFirst, state, lookAt!)) {
-      release();
-      await saveListing(remoteFirst);
-      return { widen: true, listed: remoteFirst };
-    }
-    // Nothing changed in the CMS: the cache may move on without hiding anything from the next run.
-    if (mode === 'plan' && lookAt!.changedInCms === 0) {
-      await saveListing(remoteFirst);
-      await restampListing(pass.clean!.places);
-    }
+    passOver = remoteFirst.then(async (listed) => {
+      if (!changedSince(listed, state, lookAt!)) return false;
+      // Nothing changed in the CMS: the cache may move on without hiding anything from the next run.
+      if (mode === 'plan' && lookAt!.changedInCms === 0) {
+        await saveListing(listed);
+        await restampListing(pass.clean!.places);
+      }
+      return true;
+    });
+    passOver.catch(() => {});
   }
-  const saidByListing = held.length;
   const noRecords = mark ? Object.values(mark.records).every((n) => n === 0) : state.records.size === 0;
   if (!refresh && noRecords) {
     throw new SyncError(
@@ -267,7 +275,7 @@ async function syncPass(
   const byIdOf = byId ? selected : undefined;
   const listRemote = () =>
     remoteFirst
-      ? Promise.resolve(remoteFirst)
+      ? remoteFirst
       : byIdOf
         ? listRecords(session.client, state, byIdOf)
         : listForPlan(session, state, flags, report);
@@ -315,7 +323,13 @@ async function syncPass(
       buildWindow: pass.buildWindow,
       files: pass.files,
       ...(pass.clean && (mode === 'apply' || mark)
-        ? { clean: { mark, lookAt: lookAt?.files ?? new Map<string, string | undefined>() } }
+        ? {
+            clean: {
+              mark,
+              lookAt: lookAt?.files ?? new Map<string, string | undefined>(),
+              ...(passOver ? { ready: passOver } : {}),
+            },
+          }
         : {}),
       failures: {
         memory: failedMedia,
@@ -423,7 +437,7 @@ async function syncPass(
   let plan = computePlan(planInput);
   if (untouched) {
     if (!onlyEdits(plan, state, source.desired)) {
-      for (const event of held.slice(0, saidByListing)) outer(event);
+      for (const event of saidByListing) outer(event);
       return { widen: true, listed: refresh ? remote : undefined };
     }
     plan.untouched = untouched.counts;
