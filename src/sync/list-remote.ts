@@ -177,14 +177,20 @@ export async function noteOwnWrites(
   written: ReadonlyMap<RecordResource, readonly CachedRecord[]>,
   listed?: Listings,
 ): Promise<void> {
-  // The cache this run's listing saved, rather than read back (100,000 records are megabytes).
-  // Without one (a pass that read its records by id), writes are left for the next listing to see.
-  const saved = listed && savedWith.get(listed);
+  // The cache this run's listing made (saved or not yet), rather than read back (100,000 records
+  // are megabytes). Without one (a pass that read its records by id), writes are left for the next
+  // listing to see.
+  const pending = listed && unsaved.get(listed);
+  if (listed) unsaved.delete(listed);
+  const saved = pending?.cache ?? (listed && savedWith.get(listed));
   if (!saved) written = new Map();
-  if (!ctx.config.wire.changeMarker || (deleted.size === 0 && written.size === 0)) return;
   const file = listingCacheFile(ctx.config.stateDir, ctx.identity);
+  if (!ctx.config.wire.changeMarker || (deleted.size === 0 && written.size === 0)) {
+    if (pending) await saveListingCache(pending.file, pending.cache);
+    return;
+  }
   const cache = saved ?? (await loadListingCache(file, ctx.identity, ctx.state.lineage));
-  let changed = false;
+  let changed = pending !== undefined;
   for (const resource of RECORD_RESOURCES) {
     const entry = cache.resources[resource];
     const gone = deleted.get(resource);

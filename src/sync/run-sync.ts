@@ -245,9 +245,9 @@ async function syncPass(
       if (event.type !== 'phase') saidByListing.push(event);
       report(event);
     };
-    // A plan leaves the cache as the mark names it, so the apply after it may pass files over too.
+    // Saved later: by an apply with its writes noted, by a plan only if the CMS changed nothing.
     remoteFirst = listForPlan(session, state, flags, listingReport, undefined, Object.keys(mark.records), {
-      save: mode === 'apply',
+      save: false,
     });
     passOver = remoteFirst.then(async (listed) => {
       if (!changedSince(listed, state, lookAt!)) return false;
@@ -278,7 +278,8 @@ async function syncPass(
       ? remoteFirst
       : byIdOf
         ? listRecords(session.client, state, byIdOf)
-        : listForPlan(session, state, flags, report);
+        : // An apply saves the cache once, at the end, with its own writes noted (see noteWrites).
+          listForPlan(session, state, flags, report, undefined, undefined, { save: mode !== 'apply' });
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
@@ -376,7 +377,7 @@ async function syncPass(
   const remote: Listings = refresh ? await (remotePending ?? listRemote()) : unread();
   // A plan that passed files over left the cache for the apply after it; one that reads
   // everything saves it, as a whole pass always has.
-  if (refresh && !untouched) await saveListing(remote);
+  if (refresh && !untouched && mode === 'plan') await saveListing(remote);
   if (refresh && byId) {
     // A saved file that names a record state does not know (a category made in the CMS): the
     // resources it names are listed as a whole pass lists them, so the name is found as it would be.
