@@ -513,10 +513,9 @@ describe('what the CMS changed since', () => {
     );
   });
 
-  // The same bug, lasting: apply --strict lists the CMS's changes after reading the files, saves
-  // that listing and, having missed the drift, writes a mark that does not name the record. The
-  // next apply lists the changes since that listing (none), so it passes the record over too: the
-  // drift stays hidden from every run with the mark until the file changes.
+  // And lasting: apply --strict lists the CMS's changes after reading the files and saves that
+  // listing, so the mark it leaves must name the drifted record, or the next apply (which lists
+  // the changes since, none) would pass it over until its file changed.
   it('reports a drift that an apply --strict missed on the next apply', async () => {
     await thenRepair(
       async () => {
