@@ -363,7 +363,7 @@ describe('a run that must look at everything', () => {
     expect(await record('article', 'f')).toBeUndefined();
   });
 
-  // The same bug as above, after a move (the mark names the old key, article/f).
+  // The same after a move (the old key, article/f, is gone from state).
   it('runs again after an apply that moved a record', async () => {
     await project.write('content/articles/d.md', article('D', 'Delta, after a move.'));
     const whole = await wholePass();
@@ -375,7 +375,7 @@ describe('a run that must look at everything', () => {
   });
 
   it('moves the record of a file given another slug in front matter: same id', async () => {
-    // From a mark that names no record gone from state (see the bug above).
+    // From a clean mark.
     await cleanApply();
     const m = (await record('article', 'm'))!;
     await project.write('content/articles/m.md', article('M', 'Mike, given a slug.', 'slug: mike\n'));
