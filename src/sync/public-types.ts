@@ -87,7 +87,13 @@ export interface PlanSummary {
   abort: string | null;
   /** Why planned deletes are held back, or null. */
   deletesHeld: string | null;
+  /**
+   * Records counted as unchanged without being looked at: their files are as the last clean apply
+   * left them. They are in `counts.unchanged`, not in `changes`.
+   */
+  untouched: number;
   uploads: Array<{ identity: string; source: string | null; usedBy: string[] }>;
+  /** Every record the run looked at (see `untouched` for those it did not). */
   changes: Array<{
     action: 'create' | 'update' | 'delete' | 'adopt' | 'unchanged' | 'drift' | 'keep';
     key: string;
@@ -135,8 +141,11 @@ export interface SyncResult {
   plan: PlanSummary | undefined;
   /** What apply did; undefined for a plan, or when nothing was carried out. */
   result: ApplyResult | undefined;
-  /** Documents read, rendered (their input changed) and hashed. */
-  source: { documents: number; rendered: number; hashed: number };
+  /**
+   * Documents listed, rendered (their input changed) and hashed; `untouched`, with the mark of a
+   * clean apply, those passed over unread.
+   */
+  source: { documents: number; rendered: number; hashed: number; untouched?: number };
   /** Requests sent. */
   stats: {
     requests: number;
