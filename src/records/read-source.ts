@@ -71,7 +71,7 @@ export interface ReadSourceOptions {
   /** Documents built at once (each holds its body in memory meanwhile). @default 32 */
   buildWindow?: number | undefined;
   /**
-   * The last clean run (see sync/clean-run.ts): documents it left as they are, but for those in
+   * The last clean run (see state/clean-run.ts): documents it left as they are, but for those in
    * `lookAt`, are passed over unread when content/ lists the files it listed. Without a mark,
    * only what a clean run records of content/ is found out.
    */

@@ -63,7 +63,7 @@ export interface ScanResult {
 }
 
 /**
- * Documents a scan may pass over unread, as the last clean run left them (see sync/clean-run.ts).
+ * Documents a scan may pass over unread, as the last clean run left them (see state/clean-run.ts).
  * Asked only of a whole listing of content/ without problems.
  */
 export interface UntouchedFiles {

@@ -13,14 +13,15 @@ import { STATE_BASE_FILE, STATE_LOG_FILE, writeFileAtomic } from './state-file.j
  *
  * An apply is clean when its plan was carried out whole: no failure, no stop, no `--only`. Then
  * every record of state is what its file makes of it, but for the records and files it names in
- * `attention` (a drift, a kept record, a file with a problem): a record it wrote is what a whole
- * run would find unchanged next (every apply is followed by a rerun that writes nothing). A later run may
- * take a document as unchanged, without reading it or its record, when all of this still holds:
+ * `attention` (a drift, a kept record, a file with a problem, a record that names one only the
+ * CMS has): a record it wrote is what a whole run would find unchanged next (every apply is
+ * followed by a rerun that writes nothing). A later run may take a document as unchanged, without
+ * reading it or its record, when all of this still holds:
  * - the state files, the hash cache and the listing cache are those the clean run left (their
  *   stamps: any save, fold, checkout or copy changes them);
- * - the config and cms-sync's own pipeline are the same (`fingerprint`);
- * - content/ lists the same files (`files`, a digest of their names) and every image's stamp is
- *   the one in the hash cache;
+ * - the config and cms-sync itself are the same (`fingerprint`), and the pipeline's plugins;
+ * - content/ lists the same files (a digest of their names), and each image and each other file
+ *   a document embeds has the stamp it had;
  * - the document's stamp is the one in the hash cache, and it is not in `attention`.
  * What changed in the CMS since comes from the listing of changes, and those records are looked
  * at too; a full listing makes a whole run.
