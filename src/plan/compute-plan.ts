@@ -40,6 +40,8 @@ export interface PlanInput {
    * it selects, not what state holds.
    */
   selected?: ReadonlySet<string>;
+  /** How many records state holds, when known without reading them all (a pass that passed files over). */
+  recordsInState?: number;
   /** Edits journaled by a run that died before their answer: told apart from others' changes. */
   pendingEdits?: ReadonlyMap<string, readonly IntentDetail[]>;
   /**
@@ -481,11 +483,13 @@ export function mayAbort(
  * empty the CMS). Under --only, records outside the selection are still there.
  */
 function nothingClaimed(
-  input: Pick<PlanInput, 'protectedKeys' | 'selected' | 'state'>,
+  input: Pick<PlanInput, 'protectedKeys' | 'selected' | 'state' | 'recordsInState'>,
   claimed: number,
 ): boolean {
   if (claimed > 0 || input.protectedKeys.size > 0) return false;
-  return input.selected === undefined || input.selected.size >= input.state.records.size;
+  return (
+    input.selected === undefined || input.selected.size >= (input.recordsInState ?? input.state.records.size)
+  );
 }
 
 /**

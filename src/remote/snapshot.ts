@@ -16,6 +16,11 @@ export interface RemoteListing {
    * listChanges): the ids of the records read as changed. Every other record is as it was then.
    */
   changed?: readonly number[];
+  /**
+   * Set when a pass that plans a few records left the others out of `records` (see
+   * narrowListings): how many the listing held, what reading them all would cost in pages.
+   */
+  listed?: number;
 }
 
 export type Listings = Record<RecordResource, RemoteListing>;
@@ -191,7 +196,7 @@ export async function completeRecords(
     [...wanted].map(async ([resource, ids]) => {
       const listing = listings[resource];
       if (!listing.fields || ids.length === 0) return;
-      const pages = Math.ceil(listing.records.length / pageSize);
+      const pages = Math.ceil((listing.listed ?? listing.records.length) / pageSize);
       if (ids.length > pages) {
         const full = await client.list(resource);
         listings[resource] = { records: full.records, complete: listing.complete && full.complete };

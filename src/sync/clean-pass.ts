@@ -9,6 +9,7 @@ import type { SourceRead } from '../records/read-source.js';
 import { listingCacheFile } from '../remote/listing-cache.js';
 import type { Listings } from '../remote/snapshot.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import { RELATION_TARGETS } from '../resources/derived.js';
 import { contentPrefix, isMediaName } from '../source/content-paths.js';
 import {
   forgetCleanRun,
@@ -135,6 +136,35 @@ export function untouchedRecords(
     counts[resource] = (counts[resource] ?? 0) - 1;
   }
   return { selected, counts };
+}
+
+/**
+ * The listing a pass that passed files over plans from: of each resource, the records of `selected`
+ * alone (the plan looks at no other; the whole listing stays for a pass that widens). The resources
+ * relations name stay whole: a relation may name any of their records.
+ */
+export function narrowListings(listings: Listings, state: State, selected: ReadonlySet<string>): Listings {
+  const ids = new Map<string, Set<number>>();
+  for (const key of selected) {
+    const entry = state.records.get(key);
+    if (!entry) continue;
+    const resource = key.slice(0, key.indexOf('/'));
+    let set = ids.get(resource);
+    if (!set) ids.set(resource, (set = new Set()));
+    set.add(entry.id);
+  }
+  const out: Listings = { ...listings };
+  for (const resource of RECORD_RESOURCES) {
+    const listing = listings[resource];
+    if (RELATION_TARGETS.has(resource) || listing.records.length === 0) continue;
+    const wanted = ids.get(resource) ?? new Set<number>();
+    out[resource] = {
+      ...listing,
+      records: listing.records.filter((record) => wanted.has(record.id)),
+      listed: listing.listed ?? listing.records.length,
+    };
+  }
+  return out;
 }
 
 /**

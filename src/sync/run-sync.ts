@@ -48,6 +48,7 @@ import {
   lookAtOf,
   markCleanRun,
   mayUseCleanRun,
+  narrowListings,
   onlyEdits,
   untouchedRecords,
 } from './clean-pass.js';
@@ -374,10 +375,12 @@ async function syncPass(
   }
 
   if (refresh) report({ type: 'phase', phase: 'list' });
-  const remote: Listings = refresh ? await (remotePending ?? listRemote()) : unread();
+  const listedAll: Listings = refresh ? await (remotePending ?? listRemote()) : unread();
   // A plan that passed files over left the cache for the apply after it; one that reads
   // everything saves it, as a whole pass always has.
-  if (refresh && !untouched && mode === 'plan') await saveListing(remote);
+  if (refresh && !untouched && mode === 'plan') await saveListing(listedAll);
+  // Passing files over, the plan looks at the records of the files read alone.
+  const remote = untouched && refresh ? narrowListings(listedAll, state, untouched.selected) : listedAll;
   if (refresh && byId) {
     // A saved file that names a record state does not know (a category made in the CMS): the
     // resources it names are listed as a whole pass lists them, so the name is found as it would be.
@@ -431,6 +434,7 @@ async function syncPass(
     state: planState,
     protectedKeys: new Set(source.protectedKeys),
     ...(selected ? { selected } : {}),
+    ...(untouched ? { recordsInState: Object.values(mark!.records).reduce((a, b) => a + b, 0) } : {}),
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
     ...planFlags(flags, config),
@@ -439,7 +443,7 @@ async function syncPass(
   if (untouched) {
     if (!onlyEdits(plan, state, source.desired)) {
       for (const event of saidByListing) outer(event);
-      return { widen: true, listed: refresh ? remote : undefined };
+      return { widen: true, listed: refresh ? listedAll : undefined };
     }
     plan.untouched = untouched.counts;
     release();
@@ -501,7 +505,7 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
-  await noteWrites(session, state, plan, refresh ? remote : undefined);
+  await noteWrites(session, state, plan, refresh ? listedAll : undefined);
   if (pass.clean)
     await markCleanRun(pass.clean.places, config, {
       state: session.store.state,

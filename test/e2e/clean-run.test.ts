@@ -713,3 +713,26 @@ describe('relations', () => {
     expect(run.code).toBe(1);
   });
 });
+
+describe('a no-op after a clean apply', () => {
+  it('reads no line of state: nothing to look at again, and state is not read to count it', async () => {
+    const small = await createProject({
+      'content/articles/one.md': article('One', 'First.'),
+      'content/articles/two.md': article('Two', 'Second.'),
+    });
+    try {
+      // Files changed in the last 2 s are always read again: let them age first.
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expect((await small.applyInProcess()).exitCode).toBe(0);
+      const { parseCounts } = await import('../../dist/state/state-lines.js');
+      const before = parseCounts.recordLines;
+      const result = await small.applyInProcess();
+      expect(result.exitCode).toBe(0);
+      expect(result.source.untouched).toBe(2);
+      expect(result.plan?.counts.unchanged).toBe(2);
+      expect(parseCounts.recordLines).toBe(before);
+    } finally {
+      await small.close();
+    }
+  });
+});
