@@ -11,7 +11,7 @@ import { planMediaText, type MediaEdit, type MediaText } from '../media/media-te
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { IntentDetail } from '../state/journal.js';
 import type { RecordInput, State, StateRecord } from '../state/state-file.js';
-import { keysOfResource, recordIndex } from '../state/record-index.js';
+import { idsOfKeys, keysOfResource, recordIndex } from '../state/record-index.js';
 import { detectRenames, type AmbiguousRename } from './detect-renames.js';
 import { remoteDigests, sourceDigests } from './digest.js';
 import { fieldValues, type FieldValue } from './field-values.js';
@@ -661,23 +661,6 @@ export function recordsToComplete(
     }
   }
   return new Map([...wanted].map(([r, ids]) => [r, [...ids].sort((a, b) => a - b)]));
-}
-
-/**
- * Per resource, CMS id -> key of the records of `keys` (a plan that looks at those alone needs no
- * other: a record of another key it might find is only read in full for nothing).
- */
-function idsOfKeys(state: State, keys: ReadonlySet<string>): Map<string, Map<number, string>> {
-  const out = new Map<string, Map<number, string>>();
-  for (const key of keys) {
-    const entry = state.records.get(key);
-    if (!entry) continue;
-    const resource = key.slice(0, key.indexOf('/'));
-    let ids = out.get(resource);
-    if (!ids) out.set(resource, (ids = new Map()));
-    ids.set(entry.id, key);
-  }
-  return out;
 }
 
 /**

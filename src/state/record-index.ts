@@ -77,6 +77,26 @@ export function keysOfResource(state: Pick<State, 'records'>, resource: string):
   return recordIndex(state).keysByResource.get(resource) ?? [];
 }
 
+/**
+ * Per resource, CMS id -> key of the records of `keys` alone: for a plan that looks at those only,
+ * without reading every record.
+ */
+export function idsOfKeys(
+  state: Pick<State, 'records'>,
+  keys: Iterable<string>,
+): Map<string, Map<number, string>> {
+  const out = new Map<string, Map<number, string>>();
+  for (const key of keys) {
+    const entry = state.records.get(key);
+    if (!entry) continue;
+    const resource = key.slice(0, key.indexOf('/'));
+    let ids = out.get(resource);
+    if (!ids) out.set(resource, (ids = new Map()));
+    ids.set(entry.id, key);
+  }
+  return out;
+}
+
 interface Searching {
   readonly searching: boolean;
   keysStartingWith(prefix: string): string[];

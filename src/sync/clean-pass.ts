@@ -18,7 +18,7 @@ import {
   type CleanRun,
   type CleanRunPlaces,
 } from '../state/clean-run.js';
-import { recordIndex } from '../state/record-index.js';
+import { idsOfKeys, recordIndex } from '../state/record-index.js';
 import type { State } from '../state/state-file.js';
 import { sortedBase } from '../state/state-lines.js';
 import type { SyncOptions } from './options.js';
@@ -144,20 +144,12 @@ export function untouchedRecords(
  * relations name stay whole: a relation may name any of their records.
  */
 export function narrowListings(listings: Listings, state: State, selected: ReadonlySet<string>): Listings {
-  const ids = new Map<string, Set<number>>();
-  for (const key of selected) {
-    const entry = state.records.get(key);
-    if (!entry) continue;
-    const resource = key.slice(0, key.indexOf('/'));
-    let set = ids.get(resource);
-    if (!set) ids.set(resource, (set = new Set()));
-    set.add(entry.id);
-  }
+  const ids = idsOfKeys(state, selected);
   const out: Listings = { ...listings };
   for (const resource of RECORD_RESOURCES) {
     const listing = listings[resource];
     if (RELATION_TARGETS.has(resource) || listing.records.length === 0) continue;
-    const wanted = ids.get(resource) ?? new Set<number>();
+    const wanted = ids.get(resource) ?? new Map<number, string>();
     out[resource] = {
       ...listing,
       records: listing.records.filter((record) => wanted.has(record.id)),
