@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { redactCredentials, SyncError } from '../errors.js';
 import { tuneThisProcess } from '../process-tuning.js';
@@ -13,6 +12,7 @@ import { registerServe } from './serve.js';
 import { registerStart } from './start.js';
 import { registerUnlock } from './unlock.js';
 import { registerWatch } from './watch.js';
+import { packageVersion } from '../own-version.js';
 
 /** The top-level help's tail: what a newcomer needs beyond the commands (docs/contract.md). */
 const TOP_HELP = `
@@ -93,9 +93,4 @@ async function runCommand(argv: string[], io: CliIO): Promise<number> {
     return 1;
   }
   return exitCode;
-}
-
-/** The version in cms-sync's own package.json, found by the package's own name wherever it is installed. */
-function packageVersion(): string {
-  return (createRequire(import.meta.url)('cms-sync/package.json') as { version: string }).version;
 }

@@ -15,6 +15,12 @@ export const HASH_CACHE_FILE = 'file-hashes.json';
  */
 export const RACY_MS = 2000;
 
+/** Whether `stat` is too recent (or in the future) at `now` for its stamp to stand for the file's bytes. */
+export function racy(stat: Pick<Stats, 'mtimeMs' | 'ctimeMs'>, now: number): boolean {
+  const cutoff = now - RACY_MS;
+  return stat.mtimeMs > cutoff || stat.ctimeMs > cutoff;
+}
+
 /**
  * The sha256 of files as of their last stat, like git's index: when a file's stamp (size, mtime,
  * ctime, inode) is the one recorded, its bytes are those that were hashed, so a
@@ -121,8 +127,7 @@ export function openHashCache(
     set(name, stat, sha) {
       seen.add(name);
       hashed += 1;
-      const cutoff = now() - RACY_MS;
-      if (!stat.isFile() || stat.mtimeMs > cutoff || stat.ctimeMs > cutoff) {
+      if (!stat.isFile() || racy(stat, now())) {
         // Racily clean (or in the future): hash it again next time rather than trust its times.
         remove(name);
         return;

@@ -1,9 +1,11 @@
 import { readFileSync, rmSync, statSync, type Stats } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { digest } from '../digest.js';
-import { HASH_CACHE_FILE, RACY_MS } from '../source/hash-cache.js';
+import { FAILED_MEDIA_FILE } from '../media/failed-media.js';
+import { packageVersion } from '../own-version.js';
+import { HASH_CACHE_FILE, racy } from '../source/hash-cache.js';
+import { JOURNAL_FILE } from './journal.js';
 import { STATE_BASE_FILE, STATE_LOG_FILE, writeFileAtomic } from './state-file.js';
 
 /**
@@ -143,7 +145,7 @@ export function listedDigest(sortedFiles: readonly string[]): string {
  * lately for its stamp to stand for its bytes (see RACY_MS), or cannot be read.
  */
 export function stampsDigest(files: readonly string[], projectDir: string): string | undefined {
-  const cutoff = Date.now() - RACY_MS;
+  const now = Date.now();
   const stamps: string[] = [];
   for (const file of files) {
     let info: Stats;
@@ -152,8 +154,8 @@ export function stampsDigest(files: readonly string[], projectDir: string): stri
     } catch {
       return undefined;
     }
-    if (info.mtimeMs > cutoff || info.ctimeMs > cutoff) return undefined;
-    stamps.push(`${file}:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`);
+    if (racy(info, now)) return undefined;
+    stamps.push(`${file}:${stampText(info)}`);
   }
   return listedDigest(stamps);
 }
@@ -162,10 +164,10 @@ function stampsOf(places: CleanRunPlaces): Record<string, string | null> {
   const stamps: Record<string, string | null> = {
     state: stampOf(path.join(places.recordsDir, STATE_BASE_FILE)),
     log: stampOf(path.join(places.recordsDir, STATE_LOG_FILE)),
-    journal: stampOf(path.join(places.recordsDir, 'journal.jsonl')),
+    journal: stampOf(path.join(places.recordsDir, JOURNAL_FILE)),
     hashes: stampOf(path.join(places.stateDir, HASH_CACHE_FILE)),
     // Remote images that failed: a retry that falls due changes what a document becomes.
-    failedMedia: stampOf(path.join(places.stateDir, 'failed-media.json')),
+    failedMedia: stampOf(path.join(places.stateDir, FAILED_MEDIA_FILE)),
   };
   if (places.listingCache) stamps.listing = stampOf(places.listingCache);
   return stamps;
@@ -178,6 +180,11 @@ function stampOf(file: string): string | null {
   } catch {
     return null;
   }
+  return stampText(info);
+}
+
+/** Size, mtime, ctime and inode: what tells a file's bytes changed, as the hash cache reads it. */
+function stampText(info: Stats): string {
   return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
 }
 
@@ -199,9 +206,10 @@ function fingerprintOf(config: Config): string {
   return fingerprint;
 }
 
+/** A copy of cms-sync whose package.json cannot be found (run from a source checkout) has none. */
 function ownVersion(): string {
   try {
-    return (createRequire(import.meta.url)('cms-sync/package.json') as { version: string }).version;
+    return packageVersion();
   } catch {
     return 'unknown';
   }
