@@ -121,10 +121,8 @@ export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
     if (entry) next.resources[resource] = since === undefined ? entry : { ...entry, since };
     else delete next.resources[resource];
   }
-  if (ctx.save !== false) {
-    await saveListingCache(listingCacheFile(config.stateDir, ctx.identity), next);
-    savedWith.set(listings, next);
-  } else unsaved.set(listings, { file: listingCacheFile(config.stateDir, ctx.identity), cache: next });
+  if (ctx.save !== false) await saveListingCache(file, next);
+  else unsaved.set(listings, { file, cache: next });
   reportFallbacks(read, marker, ctx.report);
   return listings;
 }
@@ -177,19 +175,18 @@ export async function noteOwnWrites(
   written: ReadonlyMap<RecordResource, readonly CachedRecord[]>,
   listed?: Listings,
 ): Promise<void> {
-  // The cache this run's listing made (saved or not yet), rather than read back (100,000 records
-  // are megabytes). Without one (a pass that read its records by id), writes are left for the next
-  // listing to see.
+  // The cache this run's listing made and has not saved yet, rather than one read back (a large
+  // archive's is megabytes). Without one (a pass that read its records by id), writes are left for
+  // the next listing to see.
   const pending = listed && unsaved.get(listed);
   if (listed) unsaved.delete(listed);
-  const saved = pending?.cache ?? (listed && savedWith.get(listed));
-  if (!saved) written = new Map();
+  if (!pending) written = new Map();
   const file = listingCacheFile(ctx.config.stateDir, ctx.identity);
   if (!ctx.config.wire.changeMarker || (deleted.size === 0 && written.size === 0)) {
     if (pending) await saveListingCache(pending.file, pending.cache);
     return;
   }
-  const cache = saved ?? (await loadListingCache(file, ctx.identity, ctx.state.lineage));
+  const cache = pending?.cache ?? (await loadListingCache(file, ctx.identity, ctx.state.lineage));
   let changed = pending !== undefined;
   for (const resource of RECORD_RESOURCES) {
     const entry = cache.resources[resource];
@@ -218,8 +215,6 @@ export async function noteOwnWrites(
   if (changed) await saveListingCache(file, cache);
 }
 
-/** The cache each listing of listRemote saved: what the file holds until the run's writes are noted. */
-const savedWith = new WeakMap<Listings, ListingCache>();
 /** The cache a listing made with `save: false` would have saved. */
 const unsaved = new WeakMap<Listings, { file: string; cache: ListingCache }>();
 
@@ -229,7 +224,6 @@ export async function saveListing(listings: Listings): Promise<void> {
   if (!pending) return;
   unsaved.delete(listings);
   await saveListingCache(pending.file, pending.cache);
-  savedWith.set(listings, pending.cache);
 }
 
 /** The resources state has records of. */

@@ -279,8 +279,8 @@ async function syncPass(
       ? remoteFirst
       : byIdOf
         ? listRecords(session.client, state, byIdOf)
-        : // An apply saves the cache once, at the end, with its own writes noted (see noteWrites).
-          listForPlan(session, state, flags, report, undefined, undefined, { save: mode !== 'apply' });
+        : // Saved later: a plan's once it is read, an apply's at its end with its writes noted.
+          listForPlan(session, state, flags, report, undefined, undefined, { save: false });
   const remotePending = refresh && !flags.strict ? listRemote() : undefined;
   remotePending?.catch(() => {});
   // Uploads ahead: each image is offered as a document resolves it; the gate opens once the
@@ -629,12 +629,12 @@ async function noteWrites(
   const deleted = new Map<RecordResource, Set<number>>();
   const written = new Map<RecordResource, CachedRecord[]>();
   for (const change of plan.changes) {
-    const entry = after?.records.get(change.key);
     if (change.action === 'delete') {
-      if (entry?.id === change.id) continue;
+      if (after?.records.get(change.key)?.id === change.id) continue;
       deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
     } else if (change.action === 'create' || change.action === 'update' || change.action === 'adopt') {
       // Only a write that landed: its entry holds the marker the CMS answered with.
+      const entry = after?.records.get(change.key);
       if (entry?.marker === undefined || (change.action !== 'create' && entry.id !== change.id)) continue;
       const slug = change.key.slice(change.key.indexOf('/') + 1);
       const list = written.get(change.resource) ?? [];
