@@ -126,6 +126,11 @@ export async function restampListing(places: CleanRunPlaces): Promise<void> {
   }
 }
 
+/** How many records state held when the mark was made (and holds while the mark stands). */
+export function recordsOf(mark: CleanRun): number {
+  return Object.values(mark.records).reduce((sum, n) => sum + n, 0);
+}
+
 /** Removes the mark: a run that is not clean writes nothing that vouches for it. */
 export function forgetCleanRun(places: Pick<CleanRunPlaces, 'stateDir'>): void {
   try {

@@ -827,10 +827,7 @@ export class RecordTable extends Map<string, StateRecord> {
     const known = this.#found.get(key);
     if (known !== undefined) return known ?? undefined;
     const base = this.#base!;
-    if (this.#found.size === 0) {
-      const now = fstatSync(base.source.fd!);
-      if (now.size !== base.stamp.size || now.mtimeMs !== base.stamp.mtimeMs) throw changedUnder(base.source);
-    }
+    if (this.#found.size === 0) checkBase(base);
     const line = searchLines(base.source, base.from, base.stamp.size, key);
     const entry = line?.key === key ? this.#foundAt(line) : null;
     this.#found.set(key, entry);
@@ -939,9 +936,7 @@ export class RecordTable extends Map<string, StateRecord> {
     const base = this.#base;
     if (!base) return;
     this.#base = undefined;
-    // Read later than the rest: a base rewritten in place since (not renamed over) is not the state opened.
-    const now = fstatSync(base.source.fd!);
-    if (now.size !== base.stamp.size || now.mtimeMs !== base.stamp.mtimeMs) throw changedUnder(base.source);
+    checkBase(base);
     const earlier = new Map(super.entries());
     super.clear();
     const tables = this.#tables;
@@ -987,6 +982,15 @@ export class RecordTable extends Map<string, StateRecord> {
     for (const [key, value] of earlier) super.set(key, value);
     this.#gone.clear();
   }
+}
+
+/**
+ * Record lines are read later than the rest of the base: one rewritten in place since (not renamed
+ * over) is not the state opened, and is an error rather than wrong entries.
+ */
+function checkBase(base: DeferredBase): void {
+  const now = fstatSync(base.source.fd!);
+  if (now.size !== base.stamp.size || now.mtimeMs !== base.stamp.mtimeMs) throw changedUnder(base.source);
 }
 
 /**

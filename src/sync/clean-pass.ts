@@ -181,8 +181,8 @@ export function onlyEdits(plan: Plan, state: State, read: readonly DesiredRecord
 
 /**
  * After an apply: the mark of a clean run when it was one (its plan carried out whole, nothing
- * held back), else no mark. What it must look at again: every record that was not unchanged (a
- * write, a drift, a kept record) and every file with a problem.
+ * held back), else no mark. What the next run must look at again: drifted and kept records, files
+ * with a problem, and records that name one only the CMS has (see CleanRun.attention).
  */
 export async function markCleanRun(
   places: CleanRunPlaces,
@@ -232,14 +232,13 @@ export async function markCleanRun(
   const dependencyFiles = [...dependencies].sort(byCodeUnit);
   const stamps = stampsDigest(dependencyFiles, config.projectDir);
   if (dependencyFiles.length > 0 && stamps === undefined) return forgetCleanRun(places);
-  let counts = run.untouched?.records;
-  if (!counts) {
-    counts = {};
-    for (const key of run.state.records.keys()) {
-      const resource = key.slice(0, key.indexOf('/'));
-      counts[resource] = (counts[resource] ?? 0) + 1;
-    }
-  }
+  const counts =
+    run.untouched?.records ??
+    Object.fromEntries(
+      [...recordIndex(run.state).keysByResource]
+        .filter(([, keys]) => keys.length > 0)
+        .map(([resource, keys]) => [resource, keys.length]),
+    );
   await writeCleanRun(places, config, {
     listing,
     dependencies: { files: dependencyFiles, stamps },

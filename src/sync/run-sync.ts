@@ -38,6 +38,7 @@ import type { SyncEvent, SyncReporter } from './events.js';
 import {
   forgetCleanRun,
   readCleanRun,
+  recordsOf,
   restampListing,
   type CleanRun,
   type CleanRunPlaces,
@@ -149,8 +150,8 @@ export async function syncOnce(
   const places = cleanRunPlaces(session);
   // --strict sends no request before the files are known good, and the files to read hang on the
   // CMS's changes: it reads everything (and may still leave the mark for the next run).
-  const clean =
-    mayUseCleanRun(flags, options.files) && !flags.strict ? readCleanRun(places, session.config) : undefined;
+  const mayMark = mayUseCleanRun(flags, options.files);
+  const clean = mayMark && !flags.strict ? readCleanRun(places, session.config) : undefined;
   try {
     let listed: Listings | undefined;
     if (clean) {
@@ -167,7 +168,7 @@ export async function syncOnce(
       spool,
       buildWindow: options.buildWindow,
       files: flags.only?.length ? options.files : undefined,
-      clean: mayUseCleanRun(flags, options.files) ? { mark: undefined, places } : undefined,
+      clean: mayMark ? { mark: undefined, places } : undefined,
       listed,
     });
     if ('widen' in whole) throw new Error('a whole pass never widens');
@@ -261,7 +262,7 @@ async function syncPass(
     });
     passOver.catch(() => {});
   }
-  const noRecords = mark ? Object.values(mark.records).every((n) => n === 0) : state.records.size === 0;
+  const noRecords = (mark ? recordsOf(mark) : state.records.size) === 0;
   if (!refresh && noRecords) {
     throw new SyncError(
       'CMS_SYNC_STATE',
@@ -434,7 +435,7 @@ async function syncPass(
     state: planState,
     protectedKeys: new Set(source.protectedKeys),
     ...(selected ? { selected } : {}),
-    ...(untouched ? { recordsInState: Object.values(mark!.records).reduce((a, b) => a + b, 0) } : {}),
+    ...(untouched ? { recordsInState: recordsOf(mark!) } : {}),
     failedFiles: new Set(source.failedFiles),
     resources: config.resources,
     ...planFlags(flags, config),

@@ -340,7 +340,7 @@ describe('a run that must look at everything', () => {
   });
 
   // The mark must name no key that is gone from state: an apply --prune after removing a file, or a
-  // move, then any plan or apply (this once crashed in planRemovals and detectRenames).
+  // move, then any plan or apply: the plan reads the file of each record it looks at.
   it('runs again after an apply that deleted a record', async () => {
     const whole = await wholePass();
     const run = await cli(['apply']);
