@@ -75,7 +75,9 @@ export function readCleanRun(places: CleanRunPlaces, config: Config): CleanRun |
   } catch {
     return undefined;
   }
-  if (mark?.version !== VERSION || mark.fingerprint !== fingerprintOf(config)) return undefined;
+  const fingerprint = fingerprintOf(config);
+  if (fingerprint === undefined || mark?.version !== VERSION || mark.fingerprint !== fingerprint)
+    return undefined;
   const now = stampsOf(places);
   for (const name of Object.keys(now)) if (now[name] !== mark.stamps?.[name]) return undefined;
   const { attention } = mark;
@@ -98,9 +100,11 @@ export async function writeCleanRun(
   config: Config,
   facts: Pick<CleanRun, 'listing' | 'dependencies' | 'records' | 'attention' | 'sortedBase'>,
 ): Promise<void> {
+  const fingerprint = fingerprintOf(config);
+  if (fingerprint === undefined) return forgetCleanRun(places);
   const mark: CleanRun = {
     version: VERSION,
-    fingerprint: fingerprintOf(config),
+    fingerprint,
     stamps: stampsOf(places),
     ...facts,
   };
@@ -193,21 +197,25 @@ function stampText(info: Stats): string {
   return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
 }
 
-const fingerprints = new WeakMap<Config, string>();
+const fingerprints = new WeakMap<Config, string | undefined>();
 
 /**
  * Everything of the config (a function by its source text) and of cms-sync itself: a clean run
  * under another config or another version of cms-sync vouches for nothing.
  */
-function fingerprintOf(config: Config): string {
-  let fingerprint = fingerprints.get(config);
-  if (fingerprint === undefined) {
+function fingerprintOf(config: Config): string | undefined {
+  if (fingerprints.has(config)) return fingerprints.get(config);
+  let fingerprint: string | undefined;
+  try {
     const plain = JSON.stringify(config, (_key, value: unknown) =>
       typeof value === 'function' ? `function:${digest(String(value))}` : value,
     );
     fingerprint = digest({ version: VERSION, cmsSync: ownVersion(), config: plain });
-    fingerprints.set(config, fingerprint);
+  } catch {
+    // A config JSON cannot hold (a plugin's options with a cycle, a BigInt): no mark, every run whole.
+    fingerprint = undefined;
   }
+  fingerprints.set(config, fingerprint);
   return fingerprint;
 }
 
