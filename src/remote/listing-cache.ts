@@ -10,6 +10,16 @@ export const LISTING_CACHE_DIR = 'listing-cache';
 /** One record as a light listing shows it: its id, slug and change marker, as the CMS sent them. */
 export type CachedRecord = [id: number, slug: string | number | null, marker: string | number];
 
+/**
+ * The records of a resource by column, row i of each being one record: 100,000 records are three
+ * arrays to read and hold, not 100,000 (an archive's cache is read by every run).
+ */
+export interface CachedColumns {
+  ids: number[];
+  slugs: Array<string | number | null>;
+  markers: Array<string | number>;
+}
+
 export interface CachedResource {
   /** The fields the listing asked for: a cache made with another slug or marker field is not used. */
   fields: string[];
@@ -25,7 +35,7 @@ export interface CachedResource {
   /** Listings of changes only since then. */
   runs: number;
   /** Every record of the resource, managed or not (a file may adopt any of them by slug). */
-  records: CachedRecord[];
+  records: CachedColumns;
 }
 
 /**
@@ -33,7 +43,7 @@ export interface CachedResource {
  * since. It holds ids, slugs and change markers: nothing secret, nothing that is not in the CMS.
  */
 export interface ListingCache {
-  version: 1;
+  version: 2;
   target: string;
   lineage: string;
   /** The CMS's clock was at least `stamp` (marker ms) when this machine's was `at` (epoch ms). */
@@ -52,15 +62,71 @@ export function listingCacheFile(stateDir: string, identity: string): string {
  * target or of another state, the run lists in full as if there were none.
  */
 export async function loadListingCache(file: string, target: string, lineage: string): Promise<ListingCache> {
-  const empty: ListingCache = { version: 1, target, lineage, resources: {} };
+  const empty: ListingCache = { version: 2, target, lineage, resources: {} };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(textOf(await readFile(file)));
+    parsed = fromVersion1(JSON.parse(textOf(await readFile(file))));
   } catch {
     return empty;
   }
   if (!isCache(parsed) || parsed.target !== target || parsed.lineage !== lineage) return empty;
   return parsed;
+}
+
+/** A cache of version 1, whose records were one array each, as version 2; anything else as it is. */
+function fromVersion1(value: unknown): unknown {
+  const cache = value as { version?: unknown; resources?: Record<string, { records?: unknown }> } | null;
+  if (typeof cache !== 'object' || cache === null || cache.version !== 1) return value;
+  if (typeof cache.resources !== 'object' || cache.resources === null) return value;
+  const resources: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(cache.resources)) {
+    const rows = entry?.records;
+    if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && r.length === 3)) return value;
+    resources[name] = { ...entry, records: columnsOf(rows as CachedRecord[]) };
+  }
+  return { ...cache, version: 2, resources };
+}
+
+/** Records as columns. */
+export function columnsOf(records: readonly CachedRecord[]): CachedColumns {
+  return {
+    ids: records.map((r) => r[0]),
+    slugs: records.map((r) => r[1]),
+    markers: records.map((r) => r[2]),
+  };
+}
+
+/** Row i as one record. */
+export function rowOf(columns: CachedColumns, i: number): CachedRecord {
+  return [columns.ids[i]!, columns.slugs[i]!, columns.markers[i]!];
+}
+
+/** The rows whose id `keep` takes, as new columns. */
+export function keepRows(columns: CachedColumns, keep: (id: number) => boolean): CachedColumns {
+  const out: CachedColumns = { ids: [], slugs: [], markers: [] };
+  for (let i = 0; i < columns.ids.length; i++)
+    if (keep(columns.ids[i]!)) putRow(out, undefined, rowOf(columns, i));
+  return out;
+}
+
+/** A copy to change. */
+export function copyColumns(columns: CachedColumns): CachedColumns {
+  return { ids: columns.ids.slice(), slugs: columns.slugs.slice(), markers: columns.markers.slice() };
+}
+
+/** Sets row `i` to `record`, or adds it as a row when `i` is undefined. */
+export function putRow(columns: CachedColumns, i: number | undefined, record: CachedRecord): void {
+  const at = i ?? columns.ids.length;
+  columns.ids[at] = record[0];
+  columns.slugs[at] = record[1];
+  columns.markers[at] = record[2];
+}
+
+/** The row of each of `ids` the columns hold (one pass over them). */
+export function rowsOfIds(columns: CachedColumns, ids: { has(id: number): boolean }): Map<number, number> {
+  const at = new Map<number, number>();
+  for (let i = 0; i < columns.ids.length; i++) if (ids.has(columns.ids[i]!)) at.set(columns.ids[i]!, i);
+  return at;
 }
 
 /** Written whole through a rename, so never torn; not fsynced: losing it costs one full listing. */
@@ -75,15 +141,20 @@ export async function saveListingCache(file: string, cache: ListingCache): Promi
   }
 }
 
-/** The records of a cached resource as a light listing would give them. */
-export function cachedRecords(entry: CachedResource): RemoteRecord[] {
+/** The records of a cached resource as a light listing would give them (those `has` takes, with `has`). */
+export function cachedRecords(entry: CachedResource, has?: (id: number) => boolean): RemoteRecord[] {
   const [, slugField, markerField] = entry.fields;
-  return entry.records.map(([id, slug, marker]) => {
-    const record: RemoteRecord = { id };
+  const { ids, slugs, markers } = entry.records;
+  const out: RemoteRecord[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    if (has && !has(ids[i]!)) continue;
+    const record: RemoteRecord = { id: ids[i]! };
+    const slug = slugs[i]!;
     if (slug !== null) record[slugField!] = slug;
-    record[markerField!] = marker;
-    return record;
-  });
+    record[markerField!] = markers[i]!;
+    out.push(record);
+  }
+  return out;
 }
 
 /** A listed record for the cache, or undefined when its marker is not a timestamp. */
@@ -119,7 +190,7 @@ export function markerMs(value: unknown): number | undefined {
 function isCache(value: unknown): value is ListingCache {
   if (typeof value !== 'object' || value === null) return false;
   const cache = value as Partial<ListingCache>;
-  if (cache.version !== 1 || typeof cache.resources !== 'object' || cache.resources === null) return false;
+  if (cache.version !== 2 || typeof cache.resources !== 'object' || cache.resources === null) return false;
   if (cache.clock !== undefined && !(Number.isFinite(cache.clock?.stamp) && Number.isFinite(cache.clock?.at)))
     return false;
   for (const [name, entry] of Object.entries(cache.resources)) {
@@ -139,14 +210,21 @@ function isEntry(entry: unknown): entry is CachedResource {
     (e.newest === undefined || Number.isFinite(e.newest)) &&
     Number.isFinite(e.fullAt) &&
     Number.isInteger(e.runs) &&
-    Array.isArray(e.records) &&
-    e.records.every(
-      (r) =>
-        Array.isArray(r) &&
-        r.length === 3 &&
-        Number.isInteger(r[0]) &&
-        (r[1] === null || typeof r[1] === 'string' || typeof r[1] === 'number') &&
-        (typeof r[2] === 'string' || typeof r[2] === 'number'),
-    )
+    isColumns(e.records)
   );
+}
+
+function isColumns(value: unknown): value is CachedColumns {
+  if (typeof value !== 'object' || value === null) return false;
+  const { ids, slugs, markers } = value as Partial<CachedColumns>;
+  if (!Array.isArray(ids) || !Array.isArray(slugs) || !Array.isArray(markers)) return false;
+  if (slugs.length !== ids.length || markers.length !== ids.length) return false;
+  for (let i = 0; i < ids.length; i++) {
+    const slug = slugs[i];
+    const marker = markers[i];
+    if (!Number.isInteger(ids[i])) return false;
+    if (slug !== null && typeof slug !== 'string' && typeof slug !== 'number') return false;
+    if (typeof marker !== 'string' && typeof marker !== 'number') return false;
+  }
+  return true;
 }

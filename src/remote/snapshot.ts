@@ -1,7 +1,17 @@
 import { SyncError } from '../errors.js';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import type { CmsClient } from './client.js';
-import { markerMs, toCached, type CachedRecord, type CachedResource } from './listing-cache.js';
+import {
+  copyColumns,
+  markerMs,
+  putRow,
+  rowOf,
+  rowsOfIds,
+  toCached,
+  type CachedColumns,
+  type CachedRecord,
+  type CachedResource,
+} from './listing-cache.js';
 import { asRecord, readListData, type WireOptions } from './wire.js';
 
 /** One resource as listed: its records, and whether the listing can be trusted for absences. */
@@ -24,6 +34,62 @@ export interface RemoteListing {
 }
 
 export type Listings = Record<RecordResource, RemoteListing>;
+
+/** What a listing whose records are made only when read holds instead (see lazyListing). */
+interface RecordSource {
+  size: number;
+  /** The records whose id `has` takes, made alone. */
+  pick(has: (id: number) => boolean): RemoteRecord[];
+  /** Whether `records` was read (made) or set: then it is what the listing holds. */
+  made(): boolean;
+}
+
+const sources = new WeakMap<RemoteListing, RecordSource>();
+
+/**
+ * A listing whose `records` are made from `make` when first read: a listing brought up to date
+ * from the cache holds every record of the CMS (100,000 on a large archive), and a pass that
+ * passes files over plans from a few of them (recordsWithIds), never reading the rest.
+ */
+export function lazyListing(
+  fields: Omit<RemoteListing, 'records'>,
+  source: { size: number; make(): RemoteRecord[]; pick(has: (id: number) => boolean): RemoteRecord[] },
+): RemoteListing {
+  let records: RemoteRecord[] | undefined;
+  const listing = { ...fields } as RemoteListing;
+  Object.defineProperty(listing, 'records', {
+    get: () => (records ??= source.make()),
+    set: (value: RemoteRecord[]) => void (records = value),
+    enumerable: true,
+    configurable: true,
+  });
+  sources.set(listing, { size: source.size, pick: source.pick, made: () => records !== undefined });
+  return listing;
+}
+
+/** The records of `listing` whose id `has` takes, without making the others. */
+export function recordsWithIds(listing: RemoteListing, has: (id: number) => boolean): RemoteRecord[] {
+  const source = sources.get(listing);
+  return source && !source.made() ? source.pick(has) : listing.records.filter((r) => has(r.id));
+}
+
+/** How many records `listing` holds, without making them. */
+export function listingSize(listing: RemoteListing): number {
+  const source = sources.get(listing);
+  return source && !source.made() ? source.size : listing.records.length;
+}
+
+/** `listing` with other records: its other fields read one by one, so that its records are not made. */
+export function withRecords(
+  listing: RemoteListing,
+  records: RemoteRecord[],
+  more: Partial<RemoteListing> = {},
+): RemoteListing {
+  const copy: Partial<RemoteListing> = {};
+  for (const key of Object.keys(listing) as Array<keyof RemoteListing>)
+    if (key !== 'records') Object.assign(copy, { [key]: listing[key] });
+  return { ...copy, ...more, records } as RemoteListing;
+}
 
 /**
  * Lists every record resource, page by page, all at once. With `fields`, only those fields are
@@ -77,7 +143,7 @@ export type FullListingReason =
   | 'newest-gone';
 
 export type ChangesOutcome =
-  | { ok: true; records: CachedRecord[]; changed: number[]; newest: number | undefined; pages: number }
+  | { ok: true; records: CachedColumns; changed: number[]; newest: number | undefined; pages: number }
   | { ok: false; reason: FullListingReason };
 
 /**
@@ -149,18 +215,22 @@ export async function listChanges(
     const ended = items.length === 0 || offset >= total!;
     if (ended || (options.cutoff !== undefined && oldest !== undefined && oldest < options.cutoff)) break;
   }
-  const merged = new Map(options.cached.records.map((r) => [r[0], r]));
+  // The cached records with the changed ones in their place, new ones at the end: one pass over
+  // the cache, nothing made per record (it may hold 100,000).
+  const records = copyColumns(options.cached.records);
+  const at = rowsOfIds(records, changed);
   // Read again only for the lookback: a record with the slug and marker it had is as it was.
   const moved: number[] = [];
   for (const [id, record] of changed) {
-    const was = merged.get(id);
+    const i = at.get(id);
+    const was = i === undefined ? undefined : rowOf(records, i);
     if (!was || was[1] !== record[1] || String(was[2]) !== String(record[2])) moved.push(id);
-    merged.set(id, record);
+    putRow(records, i, record);
   }
-  if (merged.size !== total) return { ok: false, reason: 'count' };
+  if (records.ids.length !== total) return { ok: false, reason: 'count' };
   return {
     ok: true,
-    records: [...merged.values()],
+    records,
     changed: moved,
     newest: max(newest, options.cached.newest),
     pages,

@@ -7,7 +7,7 @@ import type { Plan } from '../plan/compute-plan.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import type { SourceRead } from '../records/read-source.js';
 import { listingCacheFile } from '../remote/listing-cache.js';
-import type { Listings } from '../remote/snapshot.js';
+import { listingSize, recordsWithIds, withRecords, type Listings } from '../remote/snapshot.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { RELATION_TARGETS } from '../resources/derived.js';
 import { contentPrefix, isMediaName } from '../source/content-paths.js';
@@ -89,8 +89,7 @@ export function changedSince(listings: Listings, state: State, lookAt: LookAt): 
     lookAt.changedInCms += listing.changed.length;
     const changed = new Set(listing.changed);
     const slugField = listing.fields?.[1];
-    for (const record of listing.records) {
-      if (!changed.has(record.id)) continue;
+    for (const record of recordsWithIds(listing, (id) => changed.has(id))) {
       const slug = slugField ? record[slugField] : undefined;
       let key: string | undefined = typeof slug === 'string' ? `${resource}/${slug}` : undefined;
       // A slug changed in the CMS: the record is found by its id among those state manages.
@@ -148,13 +147,13 @@ export function narrowListings(listings: Listings, state: State, selected: Reado
   const out: Listings = { ...listings };
   for (const resource of RECORD_RESOURCES) {
     const listing = listings[resource];
-    if (RELATION_TARGETS.has(resource) || listing.records.length === 0) continue;
+    if (RELATION_TARGETS.has(resource) || listingSize(listing) === 0) continue;
     const wanted = ids.get(resource) ?? new Map<number, string>();
-    out[resource] = {
-      ...listing,
-      records: listing.records.filter((record) => wanted.has(record.id)),
-      listed: listing.listed ?? listing.records.length,
-    };
+    out[resource] = withRecords(
+      listing,
+      recordsWithIds(listing, (id) => wanted.has(id)),
+      { listed: listing.listed ?? listingSize(listing) },
+    );
   }
   return out;
 }

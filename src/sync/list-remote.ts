@@ -5,16 +5,23 @@ import { apiName } from '../plan/payload.js';
 import type { CmsClient } from '../remote/client.js';
 import {
   cachedRecords,
+  copyColumns,
+  keepRows,
   listingCacheFile,
   loadListingCache,
   markerMs,
+  putRow,
+  rowOf,
+  rowsOfIds,
   saveListingCache,
   toCached,
+  type CachedColumns,
   type CachedRecord,
   type CachedResource,
   type ListingCache,
 } from '../remote/listing-cache.js';
 import {
+  lazyListing,
   listChanges,
   listResource,
   type FullListingReason,
@@ -93,7 +100,7 @@ export async function listRemote(ctx: ListRemoteContext): Promise<Listings> {
           return {
             resource,
             entry: next,
-            listing: { ...listingOf(next), changed: changes.changed },
+            listing: listingOf(next, changes.changed),
             endedAt: now(),
           };
         }
@@ -193,22 +200,19 @@ export async function noteOwnWrites(
     const gone = deleted.get(resource);
     const own = written.get(resource);
     if (!entry || (!gone?.size && !own?.length)) continue;
-    let records = gone?.size ? entry.records.filter((r) => !gone.has(r[0])) : entry.records;
+    let records = gone?.size ? keepRows(entry.records, (id) => !gone.has(id)) : entry.records;
     if (own?.length) {
-      const at = new Map(records.map((r, i) => [r[0], i]));
-      if (records === entry.records) records = [...records];
-      for (const record of own) {
-        const i = at.get(record[0]);
-        if (i === undefined) records.push(record);
-        else records[i] = record;
-      }
+      if (records === entry.records) records = copyColumns(records);
+      // Only the rows of the records written are looked for: the cache may hold 100,000.
+      const at = rowsOfIds(records, new Set(own.map((r) => r[0])));
+      for (const record of own) putRow(records, at.get(record[0]), record);
     }
     if (records === entry.records) continue;
     // The newest record may be one deleted: the CMS's newest is then older than it, rightly. Our
     // writes leave the newest as listed, so that the next listing still reads down to them.
     const { newest: _gone, ...rest } = entry;
     const ownIds = new Set(own?.map((r) => r[0]));
-    const newest = gone?.size ? newestOf(records.filter((r) => !ownIds.has(r[0]))) : entry.newest;
+    const newest = gone?.size ? newestOf(keepRows(records, (id) => !ownIds.has(id))) : entry.newest;
     cache.resources[resource] = newest === undefined ? { ...rest, records } : { ...rest, records, newest };
     changed = true;
   }
@@ -266,8 +270,16 @@ function unreadListings(): Listings {
   ) as unknown as Listings;
 }
 
-function listingOf(entry: CachedResource): RemoteListing {
-  return { records: cachedRecords(entry), complete: true, fields: [...entry.fields] };
+/** The listing a cache entry stands for; its records made when read (see lazyListing). */
+function listingOf(entry: CachedResource, changed: readonly number[]): RemoteListing {
+  return lazyListing(
+    { complete: true, fields: [...entry.fields], changed },
+    {
+      size: entry.records.ids.length,
+      make: () => cachedRecords(entry),
+      pick: (has) => cachedRecords(entry, has),
+    },
+  );
 }
 
 /** The cache entry of a full listing; none when it is incomplete or some marker is not a time. */
@@ -277,11 +289,11 @@ function fullEntry(
   at: number,
 ): CachedResource | undefined {
   if (!listing.complete) return undefined;
-  const records: CachedRecord[] = [];
+  const records: CachedColumns = { ids: [], slugs: [], markers: [] };
   for (const record of listing.records) {
     const cached = toCached(record, slugField, markerField);
     if (!cached) return undefined;
-    records.push(cached);
+    putRow(records, undefined, cached);
   }
   const newest = newestOf(records);
   const entry: CachedResource = { fields: ['id', slugField, markerField], fullAt: at, runs: 0, records };
@@ -289,9 +301,9 @@ function fullEntry(
   return entry;
 }
 
-function newestOf(records: readonly CachedRecord[]): number | undefined {
+function newestOf(records: CachedColumns): number | undefined {
   let newest: number | undefined;
-  for (const record of records) newest = Math.max(newest ?? -Infinity, markerMs(record[2])!);
+  for (const marker of records.markers) newest = Math.max(newest ?? -Infinity, markerMs(marker)!);
   return newest;
 }
 
@@ -301,7 +313,8 @@ function stillHolds(
   entry: CachedResource,
   [, , markerField]: readonly [string, string, string],
 ): boolean {
-  const newest = entry.records.find((r) => markerMs(r[2]) === entry.newest);
+  const i = entry.records.markers.findIndex((m) => markerMs(m) === entry.newest);
+  const newest = i < 0 ? undefined : rowOf(entry.records, i);
   return (
     newest !== undefined && listing.records.some((r) => r.id === newest[0] && r[markerField] === newest[2])
   );

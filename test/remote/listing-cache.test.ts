@@ -1,14 +1,18 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SyncError } from '../../src/errors.js';
 import type { CmsClient } from '../../src/remote/client.js';
 import {
+  columnsOf,
   listingCacheFile,
   loadListingCache,
   markerMs,
+  rowOf,
   saveListingCache,
+  type CachedColumns,
+  type CachedRecord,
   type CachedResource,
   type ListingCache,
 } from '../../src/remote/listing-cache.js';
@@ -17,6 +21,8 @@ import { DEFAULT_WIRE } from '../../src/remote/wire.js';
 import type { ApiRequest } from '../../src/resources.js';
 
 const FIELDS = ['id', 'slug', 'updated_at'] as const;
+
+const rowsOf = (columns: CachedColumns) => columns.ids.map((_, i) => rowOf(columns, i));
 const WIRE = { ...DEFAULT_WIRE, pageSize: 2 };
 const at = (minute: number) => `2026-11-26T12:${String(minute).padStart(2, '0')}:00.000Z`;
 
@@ -39,11 +45,11 @@ function fakeCms(
   return { client, requests };
 }
 
-const cached = (records: CachedResource['records'], since?: number): CachedResource => ({
+const cached = (records: CachedRecord[], since?: number): CachedResource => ({
   fields: [...FIELDS],
   fullAt: 0,
   runs: 0,
-  records,
+  records: columnsOf(records),
   newest: Math.max(...records.map((r) => markerMs(r[2])!)),
   ...(since === undefined ? {} : { since }),
 });
@@ -73,8 +79,8 @@ describe('listChanges', () => {
     ]);
     expect(outcome).toMatchObject({ ok: true, newest: markerMs(at(9)) });
     if (!outcome.ok) return;
-    expect(outcome.records.find((r) => r[0] === 2)).toEqual([2, 'b2', at(9)]);
-    expect(outcome.records).toHaveLength(5);
+    expect(rowsOf(outcome.records).find((r) => r[0] === 2)).toEqual([2, 'b2', at(9)]);
+    expect(outcome.records.ids).toHaveLength(5);
   });
 
   it('makes one call when nothing changed', async () => {
@@ -97,7 +103,7 @@ describe('listChanges', () => {
       cutoff: markerMs(at(6)),
       cached: CACHED,
     });
-    expect(outcome.ok && outcome.records.map((r) => r[0]).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(outcome.ok && [...outcome.records.ids].sort()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('gives up on a count that disagrees: a delete, or a delete hidden by a create', async () => {
@@ -156,7 +162,7 @@ describe('the listing cache file', () => {
     const file = listingCacheFile(dir, 'https://cms.example.com');
     expect(path.basename(file)).toMatch(/^[0-9a-f]{16}\.json$/);
     const cache: ListingCache = {
-      version: 1,
+      version: 2,
       target: 'https://cms.example.com',
       lineage: 'L1',
       clock: { stamp: 5, at: 6 },
@@ -166,8 +172,44 @@ describe('the listing cache file', () => {
     expect(await loadListingCache(file, 'https://cms.example.com', 'L1')).toEqual(cache);
     expect((await loadListingCache(file, 'https://cms.example.com', 'L2')).resources).toEqual({});
     expect((await loadListingCache(file, 'local', 'L1')).resources).toEqual({});
-    await writeFile(file, '{"version":1,"target":');
+    await writeFile(file, '{"version":2,"target":');
     expect((await loadListingCache(file, 'https://cms.example.com', 'L1')).resources).toEqual({});
+    // Columns of unequal length, or a row that is not a record: not a cache.
+    const torn = {
+      ...cache,
+      resources: { article: { ...CACHED, records: { ...CACHED.records, ids: [1] } } },
+    };
+    await writeFile(file, JSON.stringify(torn));
+    expect((await loadListingCache(file, 'https://cms.example.com', 'L1')).resources).toEqual({});
+  });
+
+  it('reads a cache of version 1, a record per array, as version 2', async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-listing-'));
+    const file = listingCacheFile(dir, 'local');
+    await mkdir(path.dirname(file), { recursive: true });
+    const rows = rowsOf(CACHED.records);
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        target: 'local',
+        lineage: 'L1',
+        resources: { article: { ...CACHED, records: rows } },
+      }),
+    );
+    const read = await loadListingCache(file, 'local', 'L1');
+    expect(read.version).toBe(2);
+    expect(read.resources.article).toEqual(CACHED);
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        target: 'local',
+        lineage: 'L1',
+        resources: { article: { ...CACHED, records: [[1, 'a']] } },
+      }),
+    );
+    expect((await loadListingCache(file, 'local', 'L1')).resources).toEqual({});
   });
 
   it('reads markers as times: ISO text, or seconds or milliseconds since 1970', () => {
