@@ -16,7 +16,13 @@ import {
   type CachedResource,
   type ListingCache,
 } from '../../src/remote/listing-cache.js';
-import { listChanges } from '../../src/remote/snapshot.js';
+import {
+  lazyListing,
+  listChanges,
+  listingSize,
+  recordsWithIds,
+  withRecords,
+} from '../../src/remote/snapshot.js';
 import { DEFAULT_WIRE } from '../../src/remote/wire.js';
 import type { ApiRequest } from '../../src/resources.js';
 
@@ -218,5 +224,40 @@ describe('the listing cache file', () => {
     expect(markerMs('1795000000000')).toBe(1_795_000_000_000);
     expect(markerMs('v3')).toBeUndefined();
     expect(markerMs(null)).toBeUndefined();
+  });
+});
+
+describe('a listing made from the cache', () => {
+  it('makes its records only when they are read; a pick makes only those picked', () => {
+    let made = 0;
+    const rows = [
+      { id: 1, slug: 'a' },
+      { id: 2, slug: 'b' },
+      { id: 3, slug: 'c' },
+    ];
+    const listing = lazyListing(
+      { complete: true, changed: [2] },
+      {
+        size: rows.length,
+        make: () => {
+          made += 1;
+          return rows.map((r) => ({ ...r }));
+        },
+        pick: (has) => rows.filter((r) => has(r.id)).map((r) => ({ ...r })),
+      },
+    );
+    expect(listingSize(listing)).toBe(3);
+    expect(recordsWithIds(listing, (id) => id === 2)).toEqual([{ id: 2, slug: 'b' }]);
+    const narrowed = withRecords(listing, [], { listed: 3 });
+    expect(narrowed).toEqual({ complete: true, changed: [2], listed: 3, records: [] });
+    expect(made).toBe(0);
+    // Read as a whole, they are made once, and what is done to them holds.
+    listing.records[0]!.slug = 'a2';
+    expect(listing.records.map((r) => r.slug)).toEqual(['a2', 'b', 'c']);
+    expect(recordsWithIds(listing, (id) => id === 1)).toEqual([{ id: 1, slug: 'a2' }]);
+    expect({ ...listing }.records).toHaveLength(3);
+    expect(made).toBe(1);
+    listing.records = [];
+    expect(listingSize(listing)).toBe(0);
   });
 });
