@@ -20,6 +20,9 @@ const outDir = path.join(root, 'dist', 'bundle');
 // CLI shares with the worker (so a worker does not load commander).
 const cliStart = new Set();
 const sharedWithWorker = new Set();
+// What the stat worker runs (node:fs alone): a chunk of its own, so that the worker, which must be
+// up within the time content/ takes to list, does not load the chunk the scan sits in.
+const statWorker = new Set();
 const startGraph = {
   name: 'start-graph',
   buildEnd() {
@@ -34,6 +37,9 @@ const startGraph = {
       }
       return seen;
     };
+    // Not the entry itself: its code, which runs on import, belongs to the worker alone.
+    for (const id of staticClosure(['source', 'stat-worker.js']))
+      if (!id.endsWith(path.join('dist', 'source', 'stat-worker.js'))) statWorker.add(id);
     const worker = staticClosure(['render', 'render-worker.js']);
     for (const id of staticClosure(['cli', 'main.js']))
       (worker.has(id) ? sharedWithWorker : cliStart).add(id);
@@ -49,6 +55,8 @@ await build({
     'render-worker': 'dist/render/render-worker.js',
     // Started by watch-off-thread the same way.
     'watch-worker': 'dist/watch/watch-worker.js',
+    // Started by stat-many the same way.
+    'stat-worker': 'dist/source/stat-worker.js',
   },
   platform: 'node',
   plugins: [startGraph],
@@ -71,6 +79,7 @@ await build({
       // Each group holds exactly its modules: a dependency the other side also needs stays out.
       includeDependenciesRecursively: false,
       groups: [
+        { name: 'stat-worker', test: (id) => statWorker.has(id), priority: 3 },
         { name: 'cli-start', test: (id) => cliStart.has(id), priority: 2 },
         { name: 'start-shared', test: (id) => sharedWithWorker.has(id), priority: 1 },
       ],

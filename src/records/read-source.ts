@@ -4,7 +4,7 @@ import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
 import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
 import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
-import { listedDigest, stampsDigest, type CleanRun } from '../state/clean-run.js';
+import { listedDigest, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -176,7 +176,8 @@ export async function readSource(
       clean = { listing, passedOver: same };
       return same;
     },
-    untouched: (file, info) => !options.clean!.lookAt.has(file) && hashCache.has(file, info),
+    mayPassOver: (file) => !options.clean!.lookAt.has(file),
+    expected: options.clean.mark ? recordsOf(options.clean.mark) : 0,
   };
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({

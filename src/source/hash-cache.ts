@@ -3,6 +3,7 @@ import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { ownCopy } from '../own-copy.js';
 import { textOf } from '../text-of.js';
+import type { Stamp } from './stamp-table.js';
 
 /** Kept beside the state files but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
 export const HASH_CACHE_FILE = 'file-hashes.json';
@@ -31,13 +32,33 @@ export interface HashCache {
   /** The recorded sha256 when `stat` is the one recorded for `file` (project-relative, forward slashes). */
   get(file: string, stat: Stats): string | undefined;
   /** Whether `stat` is the stamp recorded for `file` (as `get`, without making the sha256's string). */
-  has(file: string, stat: Stats): boolean;
+  has(file: string, stat: Stamp): boolean;
   /** Records `sha` for `file` as hashed after `stat` was taken (stat first, then read: never the other way). */
   set(file: string, stat: Stats, sha: string): void;
   /** Files read and hashed so far (every `set`): the rest were vouched for by their stat. */
   readonly hashed: number;
   /** Writes the cache if anything changed; forgets files not `seen` when `complete` (every file was looked at). */
   save(options?: { complete?: boolean }): void;
+  /** Reads the file now, if it is not read yet (else the first look-up reads it). */
+  load(): void;
+  /** The file the cache is kept in (none for a cache that keeps nothing). */
+  readonly path?: string;
+  /**
+   * Takes the lines of some files, read from the file by another thread (stat-many.ts), in place
+   * of reading it: a look-up of any other file reads the file after all. Ignored once it is read.
+   */
+  useExcerpt(excerpt: CacheExcerpt): void;
+}
+
+/** Part of the cache file, as another thread read it (see HashCache.useExcerpt). */
+export interface CacheExcerpt {
+  /** The line of each file the excerpt covers, null for a covered file the cache does not hold. */
+  lines: Map<string, string | null>;
+  /** Files the whole file holds, and its stale lines. */
+  size: number;
+  stale: number;
+  /** An absent (or foreign) file is 'none': the first save writes it anew. */
+  format: 'lines' | 'none';
 }
 
 export interface HashCacheOptions {
@@ -55,20 +76,42 @@ export function openHashCache(
   options: HashCacheOptions = {},
 ): HashCache {
   const file = path.join(stateDir, HASH_CACHE_FILE);
-  const loaded = load(file);
-  const { entries } = loaded;
-  let format = loaded.format;
+  // Read on first use, or in part by another thread (useExcerpt): not when opened.
+  let read: 'not yet' | 'excerpt' | 'whole' = 'not yet';
+  let entries = new Map<string, string>();
+  let format: CacheLines['format'] = 'none';
   /** Lines in the file that a later line replaced or removed, and those this run will add so. */
-  let stale = loaded.stale;
+  let stale = 0;
+  /** With an excerpt: the files it covers, and how many files the whole file holds. */
+  let covers: Map<string, string | null> | undefined;
+  let wholeSize = 0;
   const seen = new Set<string>();
   /** Lines made since the last write, in order, by their file's name (a removal is a line too). */
   let pending: Array<{ name: string; line: string; removal?: true }> = [];
   let broken = false;
   let hashed = 0;
 
+  const readWhole = () => {
+    const whole = loadCacheLines(file);
+    // What this run changed since it took an excerpt stands above what the file says.
+    for (const { name, line, removal } of pending) {
+      if (whole.entries.has(name)) whole.stale += 1;
+      if (removal) whole.entries.delete(name);
+      else whole.entries.set(name, line);
+    }
+    ({ entries, format, stale } = whole);
+    read = 'whole';
+    covers = undefined;
+  };
+  /** Before `name` is looked up (every file, when none is named): read the file unless already answered. */
+  const need = (name?: string) => {
+    if (read === 'whole' || (read === 'excerpt' && name !== undefined && covers!.has(name))) return;
+    readWhole();
+  };
+
   /** Writes the whole cache (the lines of the file, with `pending` on top) anew, sorted, through a rename. */
   const rewrite = () => {
-    const current = format === 'lines' ? load(file).entries : new Map(entries);
+    const current = format === 'lines' ? loadCacheLines(file).entries : new Map(entries);
     for (const { name, line, removal } of pending) {
       if (removal) current.delete(name);
       else current.set(name, line);
@@ -111,20 +154,34 @@ export function openHashCache(
   };
 
   return {
+    path: file,
     get hashed() {
       return hashed;
     },
+    load: () => need(),
+    useExcerpt(excerpt) {
+      if (read !== 'not yet') return;
+      read = 'excerpt';
+      covers = excerpt.lines;
+      for (const [name, line] of excerpt.lines) if (line !== null) entries.set(name, line);
+      format = excerpt.format;
+      stale = excerpt.stale;
+      wholeSize = excerpt.size;
+    },
     get(name, stat) {
+      need(name);
       seen.add(name);
       const line = entries.get(name);
       return line !== undefined && stat.isFile() ? shaIfStamp(line, stat) : undefined;
     },
     has(name, stat) {
+      need(name);
       seen.add(name);
       const line = entries.get(name);
       return line !== undefined && stat.isFile() && stampAt(line, stat) >= 0;
     },
     set(name, stat, sha) {
+      need(name);
       seen.add(name);
       hashed += 1;
       if (!stat.isFile() || racy(stat, now())) {
@@ -137,9 +194,13 @@ export function openHashCache(
       add(name, lineOf(name, stat, sha));
     },
     save(saving = {}) {
+      // A cache never read has nothing to add; forgetting the files not seen takes every file's name.
+      if (read === 'not yet' && !saving.complete) return;
+      if (saving.complete) need();
       if (saving.complete) for (const name of [...entries.keys()]) if (!seen.has(name)) remove(name);
+      const size = read === 'excerpt' ? wholeSize : entries.size;
       // Replaced and removed lines are dropped once they are as many as the live ones.
-      write(format === 'lines' && stale > Math.max(COMPACT_FROM, entries.size));
+      write(format === 'lines' && stale > Math.max(COMPACT_FROM, size));
     },
   };
 }
@@ -165,6 +226,8 @@ export function hashCacheOnUse(stateDir: string): HashCache {
     has: (name, stat) => open().has(name, stat),
     set: (name, stat, sha) => open().set(name, stat, sha),
     save: () => {},
+    load: () => open().load(),
+    useExcerpt: () => {},
   };
 }
 
@@ -179,6 +242,8 @@ export function noHashCache(): HashCache {
     has: () => false,
     set: () => void (hashed += 1),
     save: () => {},
+    load: () => {},
+    useExcerpt: () => {},
   };
 }
 
@@ -217,7 +282,7 @@ function shaIfStamp(line: string, stat: Stats): string | undefined {
 }
 
 /** Where the line's sha256 starts (its opening quote) when its stamp is `stat`'s, else -1. */
-function stampAt(line: string, stat: Stats): number {
+export function stampAt(line: string, stat: Stamp): number {
   let at = 1;
   for (let i = 0; i < 4; i++) {
     const want = i === 0 ? stat.size : i === 1 ? stat.mtimeMs : i === 2 ? stat.ctimeMs : stat.ino;
@@ -234,11 +299,13 @@ const QUOTE = 0x22;
  * Each line by its file's name, and how many lines of the file are stale; an absent, damaged or
  * foreign file is an empty cache (every file is read).
  */
-function load(file: string): {
+export interface CacheLines {
   entries: Map<string, string>;
   format: 'lines' | 'v2' | 'none';
   stale: number;
-} {
+}
+
+export function loadCacheLines(file: string): CacheLines {
   const entries = new Map<string, string>();
   const none = { entries, format: 'none' as const, stale: 0 };
   let text: string;

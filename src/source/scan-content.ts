@@ -20,6 +20,7 @@ import { pathIdentity, sortBundles, type PathIdentity } from './layout.js';
 import type { ContentLimits } from './limits.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
+import { statOnTwoThreads, type StatTwice } from './stat-many.js';
 import type { BodySpool } from '../render/body-spool.js';
 import { spoolDocument } from './spooled-document.js';
 import {
@@ -72,11 +73,22 @@ export interface UntouchedFiles {
    * project): false when they are not the clean run's files, and then no document is passed over.
    */
   listed(documents: readonly string[], media: readonly string[]): boolean;
-  /** Whether the document `file`, whose stat is `info`, is as the clean run left it. */
-  untouched(file: string, info: Stats): boolean;
+  /**
+   * Whether the document `file` is passed over when its stamp is the one the hash cache holds
+   * (false for a file the clean run says to look at again).
+   */
+  mayPassOver(file: string): boolean;
   /** Awaited once content/ is listed, before `listed`: what it needs may still be coming. */
   prepare?(): Promise<void>;
+  /** How many documents the clean run listed: from STAT_TWICE_FROM, they are statted on two threads. */
+  expected: number;
 }
+
+/**
+ * Documents from which a scan that may pass them over stats them on two threads (stat-many.ts).
+ * Below, the worker costs about what it saves.
+ */
+export const STAT_TWICE_FROM = 5000;
 
 export interface ScanOptions {
   projectDir: string;
@@ -113,7 +125,7 @@ export interface ScanOptions {
   spool?: BodySpool | undefined;
   /** Told now and then how many of the files to read are read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
-  /** Documents that may be passed over unread (a whole listing only). */
+  /** Documents that may be passed over unread (a whole listing only, with `hashCache`). */
   untouched?: UntouchedFiles | undefined;
 }
 
@@ -124,6 +136,20 @@ export interface ScanOptions {
  * and folders, and editor leftovers are ignored without a message.
  */
 export async function scanContent(options: ScanOptions): Promise<ScanResult> {
+  // Started before content/ is listed, so that the worker is up by the time the paths are known.
+  const mayPassOver = options.untouched && options.hashCache?.path && !options.files && !options.only?.length;
+  const twice =
+    mayPassOver && options.untouched!.expected >= STAT_TWICE_FROM
+      ? statOnTwoThreads(options.hashCache!.path!)
+      : undefined;
+  try {
+    return await scanWith(options, twice);
+  } finally {
+    twice?.stop();
+  }
+}
+
+async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Promise<ScanResult> {
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const languages = options.languages ?? DEFAULT_LANGUAGES;
@@ -137,9 +163,19 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   const toRead = documentPaths.filter((p) => selected(p.inContent));
   const { known, hashCache, limits, spool } = options;
   const passOver =
-    options.untouched && !options.files && !options.only?.length && listing.problems.length === 0
+    options.untouched && hashCache && !options.files && !options.only?.length && listing.problems.length === 0
       ? options.untouched
       : undefined;
+  if (passOver && twice) {
+    const names = toRead.map((p) => p.file);
+    twice.stat(
+      // Refused links are never statted (a stat follows the link): the empty path is absent.
+      toRead.map((p) => (p.refused ? '' : p.absPath)),
+      names,
+      // The cache's lines of the files this thread reads however they stand.
+      [...names.filter((name) => !passOver.mayPassOver(name)), ...mediaFiles],
+    );
+  }
   await passOver?.prepare?.();
   const untouched =
     passOver?.listed(
@@ -148,6 +184,9 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
     ) === true
       ? passOver
       : undefined;
+  const statted = untouched && twice ? await twice.finish() : undefined;
+  if (statted?.excerpt) hashCache!.useExcerpt(statted.excerpt);
+  const same = statted?.same;
   let passedOver = 0;
   const problems: FileProblem[] = [
     ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
@@ -170,7 +209,12 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   for (let i = 0; i < total; i++) {
     const p = toRead.pop()!;
     const { resource, file, readPath, identity } = p;
-    if (untouched && !p.refused && untouched.untouched(file, statOrNot(p.absPath))) {
+    if (
+      untouched &&
+      !p.refused &&
+      untouched.mayPassOver(file) &&
+      (same ? same[i] === 1 : hashCache!.has(file, statted ? statted.stampOf(i) : statOrNot(p.absPath)))
+    ) {
       passedOver++;
       if (i % YIELD_EVERY_PASSED === YIELD_EVERY_PASSED - 1) {
         options.onProgress?.(i + 1, total);

@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HASH_CACHE_FILE, openHashCache, RACY_MS } from '../../src/source/hash-cache.js';
+import { HASH_CACHE_FILE, loadCacheLines, openHashCache, RACY_MS } from '../../src/source/hash-cache.js';
 import { makeProject } from './helpers.js';
 
 const NOW = 1_800_000_000_000;
@@ -220,5 +220,59 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     const next = openHashCache(dir, () => NOW);
     for (const i of [0, 1500, 2999]) expect(next.get(`content/f${i}.md`, stat({ ino: i }))).toBe(`sha-${i}`);
     expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(3001);
+  });
+
+  it('answers from an excerpt another thread read, and reads the file only for a file outside it', async () => {
+    const first = openHashCache(dir, () => NOW);
+    for (const f of ['a', 'b', 'c']) first.set(`content/${f}.md`, stat({ ino: f.charCodeAt(0) }), `sha-${f}`);
+    first.save();
+    const file = path.join(dir, HASH_CACHE_FILE);
+    const lines = loadCacheLines(file).entries;
+
+    const cache = openHashCache(dir, () => NOW);
+    cache.useExcerpt({
+      lines: new Map([
+        ['content/a.md', lines.get('content/a.md')!],
+        ['content/z.md', null],
+      ]),
+      size: 3,
+      stale: 0,
+      format: 'lines',
+    });
+    // The file is not read for what the excerpt covers: were it, it would now read as empty.
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, 'not a cache');
+    expect(cache.get('content/a.md', stat({ ino: 97 }))).toBe('sha-a');
+    expect(cache.get('content/z.md', stat())).toBeUndefined();
+    cache.set('content/z.md', stat({ ino: 122 }), 'sha-z');
+    // A file outside it: the file is read after all, and what this run set stands above it.
+    await writeFile(file, text);
+    expect(cache.get('content/b.md', stat({ ino: 98 }))).toBe('sha-b');
+    expect(cache.get('content/z.md', stat({ ino: 122 }))).toBe('sha-z');
+    cache.useExcerpt({ lines: new Map(), size: 0, stale: 0, format: 'none' });
+    expect(cache.get('content/c.md', stat({ ino: 99 }))).toBe('sha-c');
+    cache.save();
+
+    const next = openHashCache(dir, () => NOW);
+    for (const f of ['a', 'b', 'c', 'z'])
+      expect(next.get(`content/${f}.md`, stat({ ino: f.charCodeAt(0) }))).toBe(`sha-${f}`);
+  });
+
+  it('with an excerpt, adds its new lines to the file without reading it', async () => {
+    const first = openHashCache(dir, () => NOW);
+    first.set('content/a.md', stat(), 'sha-a');
+    first.save();
+    const file = path.join(dir, HASH_CACHE_FILE);
+    const before = await readFile(file, 'utf8');
+    const cache = openHashCache(dir, () => NOW);
+    cache.useExcerpt({ lines: new Map([['content/n.md', null]]), size: 1, stale: 0, format: 'lines' });
+    cache.set('content/n.md', stat({ ino: 7 }), 'sha-n');
+    cache.save();
+    const after = await readFile(file, 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.slice(before.length).split('\n')).toHaveLength(2);
+    const next = openHashCache(dir, () => NOW);
+    expect(next.get('content/a.md', stat())).toBe('sha-a');
+    expect(next.get('content/n.md', stat({ ino: 7 }))).toBe('sha-n');
   });
 });

@@ -1,0 +1,131 @@
+import { statSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HASH_CACHE_FILE, loadCacheLines, openHashCache } from '../../src/source/hash-cache.js';
+import type { UntouchedFiles } from '../../src/source/scan-content.js';
+import { makeProject } from './helpers.js';
+
+// A worker thread runs compiled JavaScript: statting on two threads is tested as built.
+const { statOnTwoThreads } = (await import(
+  new URL('../../dist/source/stat-many.js', import.meta.url).href
+)) as typeof import('../../src/source/stat-many.js');
+const { scanContent } = (await import(
+  new URL('../../dist/source/scan-content.js', import.meta.url).href
+)) as typeof import('../../src/source/scan-content.js');
+
+/** Enough documents that each thread claims several chunks of them. */
+const MANY = 1500;
+const name = (i: number) => `content/articles/doc-${String(i).padStart(4, '0')}.md`;
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+/** A project of MANY documents and an image, each in the hash cache as it is now. */
+async function project() {
+  const files: Record<string, string> = { 'content/images/x.png': 'png' };
+  for (let i = 0; i < MANY; i++) files[name(i)] = `---\ntitle: Doc ${i}\n---\nBody ${i}\n`;
+  const made = await makeProject(files);
+  cleanup = made.cleanup;
+  const stateDir = path.join(made.dir, '.cms-sync');
+  // A clock well after the files were made: none of them is too recent to be vouched for.
+  const cache = openHashCache(stateDir, () => Date.now() + 60_000);
+  for (const file of [...Object.keys(files)])
+    cache.set(file, statSync(path.join(made.dir, file)), `sha-${file}`);
+  cache.save();
+  return { ...made, stateDir, cacheFile: path.join(stateDir, HASH_CACHE_FILE), names: Object.keys(files) };
+}
+
+describe('statting documents on two threads', () => {
+  it('stamps every path, and finds as unchanged exactly those whose stamp is the cache’s', async () => {
+    const { dir, cacheFile } = await project();
+    const names = Array.from({ length: MANY }, (_, i) => name(i));
+    // One edited (another size), one deleted, one new (not in the cache), one refused (not statted).
+    await writeFile(path.join(dir, name(10)), 'edited, and longer than it was\n');
+    await rm(path.join(dir, name(20)));
+    await writeFile(path.join(dir, 'content/articles/new.md'), 'new\n');
+    names.push('content/articles/new.md', 'content/articles/refused.md');
+    const paths = names.map((n) => (n.endsWith('refused.md') ? '' : path.join(dir, n)));
+    const lines = loadCacheLines(cacheFile).entries;
+
+    const twice = statOnTwoThreads(cacheFile);
+    twice.stat(paths, names, [name(30), 'content/images/x.png', 'content/images/gone.png']);
+    const statted = await twice.finish();
+
+    const changed = new Set([name(10), name(20), 'content/articles/new.md', 'content/articles/refused.md']);
+    expect(statted.same).toBeDefined();
+    for (let i = 0; i < names.length; i++) {
+      expect(statted.same![i], names[i]).toBe(changed.has(names[i]!) ? 0 : 1);
+      const stamp = statted.stampOf(i);
+      const real = paths[i] === '' ? undefined : statSync(paths[i]!, { throwIfNoEntry: false });
+      expect(stamp.isFile(), names[i]).toBe(real?.isFile() ?? false);
+      if (real)
+        expect([stamp.size, stamp.mtimeMs, stamp.ctimeMs, stamp.ino]).toEqual([
+          real.size,
+          real.mtimeMs,
+          real.ctimeMs,
+          real.ino,
+        ]);
+    }
+    // The cache's lines of what this thread will read, and of the files asked for: no more.
+    expect(statted.excerpt).toBeDefined();
+    expect(Object.fromEntries(statted.excerpt!.lines)).toEqual({
+      [name(10)]: lines.get(name(10)),
+      [name(20)]: lines.get(name(20)),
+      'content/articles/new.md': null,
+      'content/articles/refused.md': null,
+      [name(30)]: lines.get(name(30)),
+      'content/images/x.png': lines.get('content/images/x.png'),
+      'content/images/gone.png': null,
+    });
+    expect(statted.excerpt).toMatchObject({ size: MANY + 1, stale: 0, format: 'lines' });
+  });
+
+  it('stats and compares on this thread alone when the worker cannot start', async () => {
+    const { dir, cacheFile } = await project();
+    const names = Array.from({ length: MANY }, (_, i) => name(i));
+    const paths = names.map((n) => path.join(dir, n));
+    const twice = statOnTwoThreads(cacheFile, new URL('./no-such-worker.js', import.meta.url));
+    twice.stat(paths, names, []);
+    const statted = await twice.finish();
+    expect(statted.same).toBeUndefined();
+    expect(statted.excerpt).toBeUndefined();
+    for (let i = 0; i < names.length; i += 97) {
+      const real = statSync(paths[i]!);
+      const stamp = statted.stampOf(i);
+      expect([stamp.isFile(), stamp.size, stamp.mtimeMs, stamp.ino]).toEqual([
+        true,
+        real.size,
+        real.mtimeMs,
+        real.ino,
+      ]);
+    }
+  });
+
+  it('lets a scan pass over the same documents on two threads as on one', async () => {
+    const { dir, contentDir, stateDir } = await project();
+    await writeFile(path.join(dir, name(5)), '---\ntitle: Edited\n---\nNew body\n');
+    const scan = async (expected: number) => {
+      const hashCache = openHashCache(stateDir, () => Date.now() + 60_000);
+      const untouched: UntouchedFiles = {
+        listed: () => true,
+        // One document to look at again, however it stands.
+        mayPassOver: (file) => file !== name(7),
+        expected,
+      };
+      const result = await scanContent({ projectDir: dir, contentDir, hashCache, untouched });
+      return {
+        untouched: result.untouched,
+        read: result.documents.map((d) => d.file),
+        hashed: hashCache.hashed,
+      };
+    };
+    const one = await scan(0);
+    const two = await scan(100_000);
+    expect(one).toEqual({ untouched: MANY - 2, read: [name(5), name(7)], hashed: 2 });
+    expect(two).toEqual(one);
+  });
+});
