@@ -39,8 +39,6 @@ export interface HashCache {
   readonly hashed: number;
   /** Writes the cache if anything changed; forgets files not `seen` when `complete` (every file was looked at). */
   save(options?: { complete?: boolean }): void;
-  /** Reads the file now, if it is not read yet (else the first look-up reads it). */
-  load(): void;
   /** The file the cache is kept in (none for a cache that keeps nothing). */
   readonly path?: string;
   /**
@@ -158,7 +156,6 @@ export function openHashCache(
     get hashed() {
       return hashed;
     },
-    load: () => need(),
     useExcerpt(excerpt) {
       if (read !== 'not yet') return;
       read = 'excerpt';
@@ -226,7 +223,6 @@ export function hashCacheOnUse(stateDir: string): HashCache {
     has: (name, stat) => open().has(name, stat),
     set: (name, stat, sha) => open().set(name, stat, sha),
     save: () => {},
-    load: () => open().load(),
     useExcerpt: () => {},
   };
 }
@@ -242,7 +238,6 @@ export function noHashCache(): HashCache {
     has: () => false,
     set: () => void (hashed += 1),
     save: () => {},
-    load: () => {},
     useExcerpt: () => {},
   };
 }
