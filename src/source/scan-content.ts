@@ -42,6 +42,8 @@ import {
 const YIELD_EVERY = 100;
 /** The same for documents passed over after a stat (see UntouchedFiles): each costs a few microseconds. */
 const YIELD_EVERY_PASSED = 2000;
+/** The same for the entries of a folder as content/ is listed. */
+const YIELD_EVERY_LISTED = 5000;
 
 export interface ScanResult {
   /** Sorted by key. */
@@ -429,7 +431,14 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     const entries = await readEntries(dir, prefix === '');
     const here = [...chain, real];
     const subfolders: Array<Promise<void>> = [];
+    let sinceTurn = 0;
     for (const entry of entries) {
+      // A folder may hold 100,000 files: the listing of the CMS, which runs meanwhile, gets a turn
+      // now and then to connect and send its requests (see YIELD_EVERY).
+      if (++sinceTurn === YIELD_EVERY_LISTED) {
+        sinceTurn = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const absPath = `${dir}${path.sep}${entry.name}`;
       const inContent = `${prefix}${entry.name}`;
       if (entry.isSymbolicLink()) {
