@@ -170,10 +170,12 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       : undefined;
   if (passOver && twice) {
     const names = toRead.map((p) => p.file);
+    const skip: number[] = [];
+    toRead.forEach((p, i) => p.refused && skip.push(i));
     twice.stat(
-      // Refused links are never statted (a stat follows the link): the empty path is absent.
-      toRead.map((p) => (p.refused ? '' : p.absPath)),
       names,
+      // Refused links are never statted (a stat follows the link).
+      { contentDir, prefixLength: contentPrefix(projectDir, contentDir).length, sep: path.sep, skip },
       // The cache's lines of the files this thread reads however they stand.
       [...names.filter((name) => !passOver.mayPassOver(name)), ...mediaFiles],
     );

@@ -65,23 +65,45 @@ export function compared(table: StampTable): boolean {
   return Atomics.load(table.control, COMPARED) === 1;
 }
 
-/** Stats chunks of `paths` until none is left to claim; `then` is told of each chunk once it is statted. */
+/**
+ * Stats chunks of the table's paths (path i is `pathOf(i)`, none when empty) until none is left
+ * to claim; `then` is told of each chunk once it is statted.
+ */
 export function statClaimed(
-  paths: readonly string[],
+  pathOf: (i: number) => string,
   table: StampTable,
   then?: (from: number, to: number) => void,
 ): void {
   const { control, numbers, kinds } = table;
-  const count = paths.length;
+  const count = kinds.length;
   for (;;) {
     const from = Atomics.add(control, NEXT, CHUNK);
     if (from >= count) return;
     const to = Math.min(from + CHUNK, count);
-    for (let i = from; i < to; i++) statInto(paths[i]!, i, numbers, kinds);
+    for (let i = from; i < to; i++) statInto(pathOf(i), i, numbers, kinds);
     Atomics.add(control, DONE, to - from);
     Atomics.notify(control, DONE);
     then?.(from, to);
   }
+}
+
+/**
+ * Where document i is: content/ joined with its name less the content/ prefix the names share.
+ * The names cross to the worker; the paths, which are as long again, are made where they are statted.
+ */
+export function pathsOf(where: PathsOf, names: readonly string[]): (i: number) => string {
+  const skip = new Set(where.skip);
+  const { contentDir, prefixLength, sep } = where;
+  return (i) => (skip.has(i) ? '' : `${contentDir}${sep}${names[i]!.slice(prefixLength)}`);
+}
+
+export interface PathsOf {
+  contentDir: string;
+  /** The length of the names' content/ prefix (see source/content-paths.ts). */
+  prefixLength: number;
+  sep: string;
+  /** Documents not to stat (a link refused: a stat would follow it). */
+  skip: readonly number[];
 }
 
 /** Whether every path is statted. */
@@ -99,6 +121,10 @@ export function waitAllStatted(table: StampTable): void {
 }
 
 export function statInto(file: string, i: number, numbers: Float64Array, kinds: Uint8Array): void {
+  if (file === '') {
+    kinds[i] = ABSENT;
+    return;
+  }
   let info;
   try {
     info = statSync(file, { throwIfNoEntry: false });

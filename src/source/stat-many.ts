@@ -8,6 +8,8 @@ import {
   statClaimed,
   statInto,
   TableStamp,
+  pathsOf,
+  type PathsOf,
   type Stamp,
   type StampTable,
 } from './stamp-table.js';
@@ -35,8 +37,8 @@ export interface Statted {
  * thread stats what it left and compares itself.
  */
 export interface StatTwice {
-  /** Starts statting `paths` (once); `names` are the same files as the cache names them. */
-  stat(paths: readonly string[], names: readonly string[], want: readonly string[]): void;
+  /** Starts statting the documents `names` (project-relative, as the cache names them) found `where`. */
+  stat(names: readonly string[], where: PathsOf, want: readonly string[]): void;
   /** Stats what is left on this thread, waits for the worker's answer. */
   finish(): Promise<Statted>;
   /** Lets the worker go. */
@@ -55,7 +57,7 @@ export function statOnTwoThreads(
   } catch {
     // No thread to be had: this one stats everything.
   }
-  let paths: readonly string[] = [];
+  let pathOf: (i: number) => string = () => '';
   let table: StampTable | undefined;
   /** The worker's answer, or undefined once it is gone without one. */
   const answered = new Promise<StatAnswer | undefined>((resolve) => {
@@ -68,14 +70,14 @@ export function statOnTwoThreads(
     worker = undefined;
   };
   return {
-    stat(list, names, want) {
-      paths = list;
-      const made = stampTable(list.length);
+    stat(names, where, want) {
+      pathOf = pathsOf(where, names);
+      const made = stampTable(names.length);
       table = made.table;
       const request: StatRequest = {
-        paths: list.join('\0'),
         names: names.join('\0'),
-        count: list.length,
+        where,
+        count: names.length,
         want: want.join('\0'),
         shared: made.shared,
       };
@@ -83,7 +85,7 @@ export function statOnTwoThreads(
     },
     async finish() {
       const done = table ?? stampTable(0).table;
-      statClaimed(paths, done);
+      statClaimed(pathOf, done);
       // Held by the process while its answer is awaited (else nothing else pending would let it exit).
       worker?.ref();
       const answer = worker ? await answered : undefined;
@@ -103,7 +105,7 @@ export function statOnTwoThreads(
       }
       // Chunks the worker claimed and never finished (it died): statted here.
       const { numbers, kinds } = done;
-      for (let i = 0; i < kinds.length; i++) if (kinds[i] === NOT_YET) statInto(paths[i]!, i, numbers, kinds);
+      for (let i = 0; i < kinds.length; i++) if (kinds[i] === NOT_YET) statInto(pathOf(i), i, numbers, kinds);
       return { stampOf };
     },
     stop,

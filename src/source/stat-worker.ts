@@ -1,6 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadCacheLines, stampAt } from './hash-cache.js';
-import { markCompared, statClaimed, TableStamp, tableIn, waitAllStatted } from './stamp-table.js';
+import {
+  markCompared,
+  pathsOf,
+  statClaimed,
+  TableStamp,
+  tableIn,
+  waitAllStatted,
+  type PathsOf,
+} from './stamp-table.js';
 
 /** Given when the worker is started (stat-many.ts). */
 export interface StatWorkerData {
@@ -10,10 +18,10 @@ export interface StatWorkerData {
 
 /** The documents to stat. Each list is joined by NUL: one string crosses to a thread far faster than an array. */
 export interface StatRequest {
-  /** Where to stat each document. */
-  paths: string;
-  /** The name of each (project-relative), as the hash cache knows it. */
+  /** The name of each document (project-relative), as the hash cache knows it. */
   names: string;
+  /** Where each is. */
+  where: PathsOf;
   count: number;
   /** Other files whose lines the answer must carry (documents read anyway, images). */
   want: string;
@@ -33,8 +41,8 @@ const { cacheFile } = workerData as StatWorkerData;
 const cache = loadCacheLines(cacheFile);
 
 parentPort!.on('message', (request: StatRequest) => {
-  const paths = request.paths.split('\0');
   const names = request.names.split('\0');
+  const pathOf = pathsOf(request.where, names);
   const table = tableIn(request.shared, request.count);
   const stamp = new TableStamp(table);
   const lines: StatAnswer['lines'] = [];
@@ -50,7 +58,7 @@ parentPort!.on('message', (request: StatRequest) => {
       else lines.push([name, line ?? null]);
     }
   };
-  statClaimed(paths, table, compare);
+  statClaimed(pathOf, table, compare);
   // The other thread may still be statting its last chunk.
   waitAllStatted(table);
   for (let i = 0; i < names.length; i++) if (done[i] === 0) compare(i, i + 1);

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HASH_CACHE_FILE, loadCacheLines, openHashCache } from '../../src/source/hash-cache.js';
@@ -16,6 +16,13 @@ const { scanContent } = (await import(
 
 /** Enough documents that each thread claims several chunks of them. */
 const MANY = 1500;
+/** Where the documents of the project at `dir` are (`skip`: those not to stat). */
+const where = (dir: string, skip: number[] = []) => ({
+  contentDir: path.join(dir, 'content'),
+  prefixLength: 'content/'.length,
+  sep: path.sep,
+  skip,
+});
 const name = (i: number) => `content/articles/doc-${String(i).padStart(4, '0')}.md`;
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -52,7 +59,11 @@ describe('statting documents on two threads', () => {
     const lines = loadCacheLines(cacheFile).entries;
 
     const twice = statOnTwoThreads(cacheFile);
-    twice.stat(paths, names, [name(30), 'content/images/x.png', 'content/images/gone.png']);
+    twice.stat(names, where(dir, [names.length - 1]), [
+      name(30),
+      'content/images/x.png',
+      'content/images/gone.png',
+    ]);
     const statted = await twice.finish();
 
     const changed = new Set([name(10), name(20), 'content/articles/new.md', 'content/articles/refused.md']);
@@ -89,7 +100,7 @@ describe('statting documents on two threads', () => {
     const names = Array.from({ length: MANY }, (_, i) => name(i));
     const paths = names.map((n) => path.join(dir, n));
     const twice = statOnTwoThreads(cacheFile, new URL('./no-such-worker.js', import.meta.url));
-    twice.stat(paths, names, []);
+    twice.stat(names, where(dir), []);
     const statted = await twice.finish();
     expect(statted.same).toBeUndefined();
     expect(statted.excerpt).toBeUndefined();
@@ -108,6 +119,19 @@ describe('statting documents on two threads', () => {
   it('lets a scan pass over the same documents on two threads as on one', async () => {
     const { dir, contentDir, stateDir } = await project();
     await writeFile(path.join(dir, name(5)), '---\ntitle: Edited\n---\nNew body\n');
+    // Documents reached through a link to a folder inside content/ (statted where the link leads),
+    // and a link that leads out of it (refused, never statted).
+    await mkdir(path.join(contentDir, 'old'));
+    await writeFile(path.join(contentDir, 'old/kept.md'), '---\ntitle: Kept\n---\n');
+    await writeFile(path.join(contentDir, 'old/changed.md'), '---\ntitle: Changed\n---\n');
+    await symlink(path.join(contentDir, 'old'), path.join(contentDir, 'articles/old'));
+    await symlink(path.join(dir, 'outside.md'), path.join(contentDir, 'articles/escape.md'));
+    await writeFile(path.join(dir, 'outside.md'), '---\ntitle: Outside\n---\n');
+    const cache = openHashCache(stateDir, () => Date.now() + 60_000);
+    for (const file of ['kept.md', 'changed.md'])
+      cache.set(`content/articles/old/${file}`, statSync(path.join(contentDir, 'old', file)), `sha-${file}`);
+    cache.save();
+    await writeFile(path.join(contentDir, 'old/changed.md'), '---\ntitle: Changed again\n---\n');
     const scan = async (expected: number) => {
       const hashCache = openHashCache(stateDir, () => Date.now() + 60_000);
       const untouched: UntouchedFiles = {
@@ -119,13 +143,19 @@ describe('statting documents on two threads', () => {
       const result = await scanContent({ projectDir: dir, contentDir, hashCache, untouched });
       return {
         untouched: result.untouched,
-        read: result.documents.map((d) => d.file),
+        read: result.documents.map((d) => d.file).sort(),
+        failed: result.failedFiles,
         hashed: hashCache.hashed,
       };
     };
     const one = await scan(0);
     const two = await scan(100_000);
-    expect(one).toEqual({ untouched: MANY - 2, read: [name(5), name(7)], hashed: 2 });
+    expect(one).toEqual({
+      untouched: MANY - 2 + 1,
+      read: [name(5), name(7), 'content/articles/old/changed.md'],
+      failed: ['content/articles/escape.md'],
+      hashed: 3,
+    });
     expect(two).toEqual(one);
   });
 });
