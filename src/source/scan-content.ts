@@ -162,7 +162,9 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   const layout = layoutProblems(listing.documentPaths, languages, selected);
   const { documentPaths } = layout;
 
-  const toRead = documentPaths.filter((p) => selected(p.inContent));
+  const toRead = options.only?.length
+    ? documentPaths.filter((p) => selected(p.inContent))
+    : [...documentPaths];
   const { known, hashCache, limits, spool } = options;
   const passOver =
     options.untouched && hashCache && !options.files && !options.only?.length && listing.problems.length === 0
@@ -381,22 +383,43 @@ export function duplicateProblem<
 
 type Scanned = SourceDocument | UnparsedDocument;
 
-interface DocumentPath {
-  absPath: string;
-  /** Relative to projectDir, forward slashes. */
-  file: string;
-  /** Relative to contentDir, forward slashes. */
-  inContent: string;
-  resource: NonNullable<ReturnType<typeof resourceOfPath>>;
-  /**
-   * Taken once as the path is listed, in the object as it is made: the scan needs it for every
-   * document it reads, and a copy of each path with it added would give each copy a shape of its own.
-   */
-  identity: PathIdentity;
+/**
+ * A document as content/ lists it. It holds its project-relative name alone: its path in content/
+ * and on disk are made from it when asked for, as a listing of 100,000 documents would otherwise
+ * hold two more strings for each (and the listing's own copy of each name) for the whole scan.
+ */
+class DocumentPath {
   /** The real path to read, when `absPath` is reached through a symbolic link. */
   readPath?: string;
   /** Set instead of reading the file: a link that leads outside content/ or nowhere. */
   refused?: DocumentFailure;
+  constructor(
+    private readonly where: Where,
+    /** Relative to projectDir, forward slashes. */
+    readonly file: string,
+    readonly resource: NonNullable<ReturnType<typeof resourceOfPath>>,
+    /**
+     * Taken once as the path is listed: the scan needs it for every document it reads, and the
+     * layout for every document.
+     */
+    readonly identity: PathIdentity,
+  ) {}
+
+  /** Relative to contentDir, forward slashes. */
+  get inContent(): string {
+    return this.file.slice(this.where.prefixLength);
+  }
+
+  /** The path in content/ (a link's own path, for one reached through a link). */
+  get absPath(): string {
+    return `${this.where.contentDir}${path.sep}${this.inContent}`;
+  }
+}
+
+/** Where the documents of one listing are: content/, and the length of its prefix in their names. */
+interface Where {
+  contentDir: string;
+  prefixLength: number;
 }
 
 interface Listing {
@@ -428,6 +451,7 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   // One prefix string shared by every path, not a copy of "content/" in each of them.
   const prefix = contentPrefix(projectDir, contentDir);
   const inProject = (inContent: string) => prefix + inContent;
+  const where: Where = { contentDir, prefixLength: prefix.length };
   const root = await realpath(contentDir).catch(() => contentDir);
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = await readEntries(dir, prefix === '');
@@ -441,15 +465,16 @@ async function listContent(contentDir: string, projectDir: string, languages: La
         sinceTurn = 0;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const absPath = `${dir}${path.sep}${entry.name}`;
       const inContent = `${prefix}${entry.name}`;
       if (entry.isSymbolicLink()) {
-        links.push({ absPath, inContent, chain: here });
+        links.push({ absPath: `${dir}${path.sep}${entry.name}`, inContent, chain: here });
         continue;
       }
       if (entry.isDirectory()) {
         if (!isIgnoredFolder(entry.name))
-          subfolders.push(walk(absPath, `${inContent}/`, `${real}${path.sep}${entry.name}`, here));
+          subfolders.push(
+            walk(`${dir}${path.sep}${entry.name}`, `${inContent}/`, `${real}${path.sep}${entry.name}`, here),
+          );
         continue;
       }
       if (!entry.isFile()) continue;
@@ -459,13 +484,7 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       const identity = pathIdentity(inContent, languages);
       // A flat copy (see ownCopy): a document keeps its file until it is planned, the hash cache
       // until it is saved; its joined parts would be twice its size once the listing is gone.
-      const document: DocumentPath = {
-        absPath,
-        file: ownCopy(inProject(inContent)),
-        inContent,
-        resource,
-        identity,
-      };
+      const document = new DocumentPath(where, ownCopy(inProject(inContent)), resource, identity);
       if (dir !== real) document.readPath = `${real}${path.sep}${entry.name}`;
       documentPaths.push(document);
     }
@@ -482,14 +501,9 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     if (resource && severity === 'error') {
       const stem = documentStem(link.inContent);
       const claimedKeys = slugProblem(stem) === undefined ? [`${resource}/${stem}`] : [];
-      documentPaths.push({
-        absPath: link.absPath,
-        file,
-        inContent: link.inContent,
-        resource,
-        identity: pathIdentity(link.inContent, languages),
-        refused: { problems: [problem], claimedKeys },
-      });
+      const document = new DocumentPath(where, file, resource, pathIdentity(link.inContent, languages));
+      document.refused = { problems: [problem], claimedKeys };
+      documentPaths.push(document);
     } else problems.push({ inContent: link.inContent, problem });
   };
   while (links.length > 0) {
@@ -547,17 +561,19 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     if (!info?.isFile()) continue;
     if (isMediaName(name)) mediaFiles.push(inProject(link.inContent));
     const resource = isDocument ? resourceOfPath(link.inContent) : undefined;
-    if (resource)
-      documentPaths.push({
-        absPath: link.absPath,
-        file: inProject(link.inContent),
-        inContent: link.inContent,
+    if (resource) {
+      const document = new DocumentPath(
+        where,
+        inProject(link.inContent),
         resource,
-        identity: pathIdentity(link.inContent, languages),
-        readPath: real,
-      });
+        pathIdentity(link.inContent, languages),
+      );
+      document.readPath = real;
+      documentPaths.push(document);
+    }
   }
-  documentPaths.sort((a, b) => compare(a.inContent, b.inContent));
+  // By name: in the order of their paths in content/, which all names start alike.
+  documentPaths.sort((a, b) => compare(a.file, b.file));
   return { documentPaths, mediaFiles: mediaFiles.sort(compare), problems };
 }
 
@@ -589,13 +605,12 @@ async function listFiles(
       realpath(absPath).catch(() => undefined),
     ]);
     if (!info?.isFile() || real !== `${root}${path.sep}${parts.join(path.sep)}`) return undefined;
-    const document: DocumentPath = {
-      absPath,
-      file: ownCopy(prefix + inContent),
-      inContent,
+    const document = new DocumentPath(
+      { contentDir, prefixLength: prefix.length },
+      ownCopy(prefix + inContent),
       resource,
-      identity: pathIdentity(inContent, languages),
-    };
+      pathIdentity(inContent, languages),
+    );
     // As the walk does when content/ itself is reached through a link.
     if (root !== contentDir) document.readPath = real;
     documentPaths.push(document);
