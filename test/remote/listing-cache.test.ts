@@ -193,28 +193,22 @@ describe('the listing cache file', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-listing-'));
     const file = listingCacheFile(dir, 'local');
     await mkdir(path.dirname(file), { recursive: true });
-    const rows = rowsOf(CACHED.records);
-    await writeFile(
-      file,
-      JSON.stringify({
-        version: 1,
-        target: 'local',
-        lineage: 'L1',
-        resources: { article: { ...CACHED, records: rows } },
-      }),
-    );
+    const version1 = (records: unknown) =>
+      writeFile(
+        file,
+        JSON.stringify({
+          version: 1,
+          target: 'local',
+          lineage: 'L1',
+          resources: { article: { ...CACHED, records } },
+        }),
+      );
+    await version1(rowsOf(CACHED.records));
     const read = await loadListingCache(file, 'local', 'L1');
     expect(read.version).toBe(2);
     expect(read.resources.article).toEqual(CACHED);
-    await writeFile(
-      file,
-      JSON.stringify({
-        version: 1,
-        target: 'local',
-        lineage: 'L1',
-        resources: { article: { ...CACHED, records: [[1, 'a']] } },
-      }),
-    );
+    // A row that is not a record: not a cache.
+    await version1([[1, 'a']]);
     expect((await loadListingCache(file, 'local', 'L1')).resources).toEqual({});
   });
 
