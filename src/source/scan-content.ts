@@ -190,6 +190,8 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     ) === true
       ? passOver
       : undefined;
+  // A worker whose stats will not be used is let go now, not after the scan has read every file.
+  if (!untouched) twice?.stop();
   const statted = untouched && twice ? await twice.finish() : undefined;
   if (statted?.excerpt) hashCache!.useExcerpt(statted.excerpt);
   const same = statted?.same;
