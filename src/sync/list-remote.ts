@@ -205,7 +205,11 @@ export async function noteOwnWrites(
       if (records === entry.records) records = copyColumns(records);
       // Only the rows of the records written are looked for: the cache may hold 100,000.
       const at = rowsOfIds(records, new Set(own.map((r) => r[0])));
-      for (const record of own) putRow(records, at.get(record[0]), record);
+      for (const record of own) {
+        putRow(records, at.get(record[0]), record);
+        // A record written twice in one run (created, then edited) has one row.
+        at.set(record[0], at.get(record[0]) ?? records.ids.length - 1);
+      }
     }
     if (records === entry.records) continue;
     // The newest record may be one deleted: the CMS's newest is then older than it, rightly. Our
