@@ -1,5 +1,6 @@
 import { statSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
@@ -140,8 +141,9 @@ export interface ScanOptions {
 export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // Started before content/ is listed, so that the worker is up by the time the paths are known.
   const mayPassOver = options.untouched && options.hashCache?.path && !options.files && !options.only?.length;
+  // On one core the two threads would only take turns.
   const twice =
-    mayPassOver && options.untouched!.expected >= STAT_TWICE_FROM
+    mayPassOver && options.untouched!.expected >= STAT_TWICE_FROM && availableParallelism() > 1
       ? statOnTwoThreads(options.hashCache!.path!)
       : undefined;
   try {
