@@ -231,13 +231,7 @@ export async function markCleanRun(
   const dependencyFiles = [...dependencies].sort(byCodeUnit);
   const stamps = stampsDigest(dependencyFiles, config.projectDir);
   if (dependencyFiles.length > 0 && stamps === undefined) return forgetCleanRun(places);
-  const counts =
-    run.untouched?.records ??
-    Object.fromEntries(
-      [...recordIndex(run.state).keysByResource]
-        .filter(([, keys]) => keys.length > 0)
-        .map(([resource, keys]) => [resource, keys.length]),
-    );
+  const counts = run.untouched?.records ?? recordsByResource(run.state);
   await writeCleanRun(places, config, {
     listing,
     dependencies: { files: dependencyFiles, stamps },
@@ -249,4 +243,18 @@ export async function markCleanRun(
       failed: [...source.failedFiles].sort(byCodeUnit),
     },
   });
+}
+
+/**
+ * How many records state holds of each resource, from their keys alone: the record index would
+ * read every record's line for its id and file (after a cold apply of 100,000 documents, some
+ * 90 MiB of heap in the run's last seconds).
+ */
+function recordsByResource(state: State): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const key of state.records.keys()) {
+    const resource = key.slice(0, key.indexOf('/'));
+    counts[resource] = (counts[resource] ?? 0) + 1;
+  }
+  return counts;
 }
