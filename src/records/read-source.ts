@@ -4,7 +4,7 @@ import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
 import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
 import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
-import { listedDigest, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
+import { listedDigest, MarkNotes, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -37,7 +37,7 @@ export interface SourceRead {
    * With `clean`: what a clean run records of content/ (see CleanRun), and whether the documents
    * as the last clean run left them were passed over (`counts.untouched` of them).
    */
-  clean?: { listing: CleanRun['listing']; passedOver: boolean };
+  clean?: { listing: CleanRun['listing']; passedOver: boolean; notes: MarkNotes };
   problems: FileProblem[];
   failedFiles: string[];
   protectedKeys: string[];
@@ -150,7 +150,8 @@ export async function readSource(
     ? noHashCache()
     : openHashCache(config.stateDir, Date.now, { appends: options.saveHashes === true });
   const imageHashes = files ? hashCacheOnUse(config.stateDir) : hashCache;
-  let clean: SourceRead['clean'];
+  let clean: Omit<NonNullable<SourceRead['clean']>, 'notes'> | undefined;
+  const notes = new MarkNotes();
   const pipeline = digest([pipelineFingerprint(config), fingerprints.all, fingerprints.rendered]);
   let ready = true;
   const untouched: UntouchedFiles | undefined = options.clean && {
@@ -314,6 +315,7 @@ export async function readSource(
   options.onProgress?.({ phase: 'render', done: 0, total: toBuild.length });
   const desired: DesiredRecord[] = [];
   for (const record of reused) {
+    if (clean) notes.note(record);
     desired.push(record);
     options.onRecord?.(record);
   }
@@ -343,6 +345,7 @@ export async function readSource(
     // Articles only: of the CMS's resources, only articles take fields beyond their own.
     if (record && languageField && doc.resource === 'article')
       record.values[languageField] = doc.lang ?? config.languages.default;
+    if (record && clean) notes.note(record);
     // Built: from here on only its key and where its fields are stay in memory.
     if (record && spool) record = spoolRecord(record, spool, template);
     spool?.giveBack();
@@ -375,7 +378,7 @@ export async function readSource(
     problems,
     failedFiles,
     protectedKeys: keys,
-    ...(clean ? { clean } : {}),
+    ...(clean ? { clean: { ...clean, notes } } : {}),
   };
 }
 

@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.js';
 import { digest } from '../digest.js';
 import { FAILED_MEDIA_FILE } from '../media/failed-media.js';
 import { packageVersion } from '../own-version.js';
+import type { DesiredRecord } from '../records/build-record.js';
+import { isMediaName } from '../source/content-paths.js';
 import { HASH_CACHE_FILE, racy } from '../source/hash-cache.js';
 import { JOURNAL_FILE } from './journal.js';
 import { STATE_BASE_FILE, STATE_LOG_FILE, writeFileAtomic } from './state-file.js';
@@ -225,5 +227,30 @@ function ownVersion(): string {
     return packageVersion();
   } catch {
     return 'unknown';
+  }
+}
+
+/**
+ * What a clean run's mark needs of the records the run built or took from state, noted as each
+ * is made: a record built is then moved to the spool, and reading every one back at the end of a
+ * large run (twice: its relations and what it embeds) would parse the whole site once more.
+ */
+export class MarkNotes {
+  /** Each record a relation names (`category/politics`), and the records that name it: keys and files. */
+  readonly named = new Map<string, { keys: string[]; files: string[] }>();
+  /** Files records embed that the listing does not take for images, relative to content/. */
+  readonly embedded = new Set<string>();
+
+  note(record: DesiredRecord): void {
+    for (const ref of record.refs ?? [])
+      for (const slug of ref.slugs) {
+        const target = `${ref.relation.target}/${slug}`;
+        let holders = this.named.get(target);
+        if (!holders) this.named.set(target, (holders = { keys: [], files: [] }));
+        holders.keys.push(record.key);
+        holders.files.push(record.file);
+      }
+    for (const file of record.input?.media ?? [])
+      if (!isMediaName(path.posix.basename(file))) this.embedded.add(file);
   }
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import type { ApplyResult } from '../apply/apply-plan.js';
 import type { Config } from '../config/schema.js';
@@ -10,7 +9,7 @@ import { listingCacheFile } from '../remote/listing-cache.js';
 import { listingSize, recordsWithIds, withRecords, type Listings } from '../remote/snapshot.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { RELATION_TARGETS } from '../resources/derived.js';
-import { contentPrefix, isMediaName } from '../source/content-paths.js';
+import { contentPrefix } from '../source/content-paths.js';
 import {
   forgetCleanRun,
   stampsDigest,
@@ -220,13 +219,10 @@ export async function markCleanRun(
   // Files a record embeds that the listing does not take for images: their stamps are kept apart.
   const prefix = contentPrefix(config.projectDir, config.contentDir);
   const dependencies = new Set(run.untouched?.dependencies.files);
-  for (const record of source.desired) {
-    for (const ref of record.refs ?? [])
-      if (ref.slugs.some((slug) => !run.state.records.has(`${ref.relation.target}/${slug}`)))
-        records.set(record.key, record.file);
-    for (const file of record.input?.media ?? [])
-      if (!isMediaName(path.posix.basename(file))) dependencies.add(prefix + file);
-  }
+  const { notes } = source.clean!;
+  for (const [target, holders] of notes.named)
+    if (!run.state.records.has(target)) holders.keys.forEach((key, i) => records.set(key, holders.files[i]!));
+  for (const file of notes.embedded) dependencies.add(prefix + file);
   for (const file of records.values()) files.delete(file);
   const dependencyFiles = [...dependencies].sort(byCodeUnit);
   const stamps = stampsDigest(dependencyFiles, config.projectDir);
