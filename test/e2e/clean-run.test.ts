@@ -186,6 +186,19 @@ const changesOf = (plan: PlanJson) =>
 const record = async (resource: string, slug: string) =>
   (await project.records(resource)).find((r) => r.slug === slug);
 
+/** Edits a record in the CMS, as a person would in its dashboard. */
+async function editByHand(resource: string, slug: string, data: Record<string, unknown>): Promise<void> {
+  await project.api({ resource, action: 'edit', id: (await record(resource, slug))!.id, data });
+}
+
+/** A run of the CLI, and the plan a whole pass makes now, which the run's must be (see expectSamePlan). */
+async function likeWholePass(args: string[], options: { prune?: boolean } = {}) {
+  const whole = await wholePass(options);
+  const run = await cli(args);
+  expectSamePlan(run, whole);
+  return { run, whole };
+}
+
 /** An apply in this process, not under test: the project ends at a clean mark. */
 async function cleanApply(options: { prune?: boolean } = {}) {
   const result = await project.applyInProcess(options);
@@ -224,9 +237,7 @@ afterAll(async () => {
 
 describe('a run after a clean apply', () => {
   it('passes over every document when nothing changed: no write, no listing but the changes', async () => {
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     // e.md names a category and a user that only the CMS has: it is looked at on every run (the CMS
     // could rename them), vouched for by its stat; every other document is passed over.
@@ -243,9 +254,7 @@ describe('a run after a clean apply', () => {
 
   it('reads an edited file alone and updates its record', async () => {
     await project.write('content/articles/d.md', article('D', 'Delta, edited.'));
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBe(documents - 2);
     expect(changesOf(run.json.plan)).toEqual(['update article/d']);
@@ -262,9 +271,7 @@ describe('a run after a clean apply', () => {
     // The listing cache and the mark may take the listing of a CMS in which nothing changed.
     const stateFiles = ['state.jsonl', 'state.log.jsonl', 'file-hashes.json'];
     const before = await Promise.all(stateFiles.map((f) => stampOf(path.join('.cms-sync', f))));
-    const whole = await wholePass();
-    const run = await cli(['plan']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['plan']);
     expect(run.code, run.stderr).toBe(0);
     // a (edited) is read, e looked at as always; d, written by the last apply, is passed over once
     // its stat can be trusted (2 s after its edit: on a slow machine it may be read once more).
@@ -306,9 +313,7 @@ describe('a run that must look at everything', () => {
   it('creates a new file', async () => {
     await project.write('content/articles/n.md', article('N', 'November, new.'));
     documents += 1;
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(run.json.plan.untouched).toBe(0);
@@ -322,17 +327,13 @@ describe('a run that must look at everything', () => {
     await project.remove('content/articles/g.md');
     documents -= 1;
     for (const pass of ['whole', 'shortcut']) {
-      const whole = await wholePass();
-      const run = await cli(['apply']);
-      expectSamePlan(run, whole);
+      const { run } = await likeWholePass(['apply']);
       expect(run.code, run.stderr).toBe(0);
       expect(run.json.source.untouched === undefined, pass).toBe(pass === 'whole');
       expect(changesOf(run.json.plan)).toEqual(['keep article/g']);
       expect(await record('article', 'g')).toMatchObject({ id });
     }
-    const whole = await wholePass({ prune: true });
-    const run = await cli(['apply', '--prune']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply', '--prune'], { prune: true });
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toEqual(['delete article/g']);
@@ -342,9 +343,7 @@ describe('a run that must look at everything', () => {
   // The mark must name no key that is gone from state: an apply --prune after removing a file, or a
   // move, then any plan or apply: the plan reads the file of each record it looks at.
   it('runs again after an apply that deleted a record', async () => {
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
   });
@@ -353,9 +352,7 @@ describe('a run that must look at everything', () => {
     const f = (await record('article', 'f'))!;
     await project.write('content/articles/f2.md', await project.read('content/articles/f.md'));
     await project.remove('content/articles/f.md');
-    const whole = await wholePass({ prune: true });
-    const run = await cli(['apply', '--prune']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply', '--prune'], { prune: true });
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toEqual(['update article/f2 from article/f']);
@@ -366,9 +363,7 @@ describe('a run that must look at everything', () => {
   // The same after a move (the old key, article/f, is gone from state).
   it('runs again after an apply that moved a record', async () => {
     await project.write('content/articles/d.md', article('D', 'Delta, after a move.'));
-    const whole = await wholePass();
-    const run = await cli(['plan']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['plan']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual(['update article/d']);
@@ -379,9 +374,7 @@ describe('a run that must look at everything', () => {
     await cleanApply();
     const m = (await record('article', 'm'))!;
     await project.write('content/articles/m.md', article('M', 'Mike, given a slug.', 'slug: mike\n'));
-    const whole = await wholePass({ prune: true });
-    const run = await cli(['apply', '--prune']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply', '--prune'], { prune: true });
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toContain('update article/mike from article/m');
@@ -394,9 +387,7 @@ describe('a run that must look at everything', () => {
     await project.write('content/images/pic.png', png(2));
     // Past RACY_MS: the image's new stamp, not its youth, is what tells it changed.
     await settle();
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(run.json.plan.uploads).toHaveLength(1);
@@ -413,9 +404,7 @@ describe('a run that must look at everything', () => {
 
   it('renders again what a config change changes (media.defaultSize)', async () => {
     await project.write('sync.config.ts', config('small'));
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(changesOf(run.json.plan)).toEqual(['update article/b', 'update article/c']);
@@ -425,9 +414,7 @@ describe('a run that must look at everything', () => {
 
   it('edits the alt text of an image in the media library (a media edit: a whole pass)', async () => {
     await project.write('content/articles/b.md', article('B', 'Bravo.\n\n![A photo](../images/pic.png)'));
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     expect(run.json.plan.mediaEdits).toHaveLength(1);
@@ -467,12 +454,9 @@ describe('what the CMS changed since', () => {
   it('reports a record edited by hand as drift, run after run; and one deleted there', async () => {
     await thenRepair(
       async () => {
-        const h = (await record('article', 'h'))!;
-        await project.api({ resource: 'article', action: 'edit', id: h.id, data: { title: 'H, by hand' } });
+        await editByHand('article', 'h', { title: 'H, by hand' });
         for (const pass of [1, 2, 3]) {
-          const whole = await wholePass();
-          const run = await cli(['apply']);
-          expectSamePlan(run, whole);
+          const { run } = await likeWholePass(['apply']);
           expect(run.code, `run ${pass}: ${run.stderr}`).toBe(3);
           expect(run.json.source.untouched, `run ${pass}`).toBeGreaterThan(0);
           expect(changesOf(run.json.plan)).toEqual(['drift article/h changed-in-cms']);
@@ -482,9 +466,7 @@ describe('what the CMS changed since', () => {
         const k = (await record('article', 'k'))!;
         await project.api({ resource: 'article', action: 'delete', id: k.id });
         for (const pass of ['listed in full', 'again']) {
-          const whole = await wholePass();
-          const run = await cli(['apply']);
-          expectSamePlan(run, whole);
+          const { run } = await likeWholePass(['apply']);
           expect(run.code, `${pass}: ${run.stderr}`).toBe(3);
           if (pass === 'listed in full') expect(run.json.source.untouched).toBeUndefined();
           expect(changesOf(run.json.plan)).toEqual([
@@ -502,8 +484,7 @@ describe('what the CMS changed since', () => {
   it('reports a record edited by hand as drift under --strict too', async () => {
     await thenRepair(
       async () => {
-        const h = (await record('article', 'h'))!;
-        await project.api({ resource: 'article', action: 'edit', id: h.id, data: { title: 'H, strict' } });
+        await editByHand('article', 'h', { title: 'H, strict' });
         const whole = await wholePass();
         expect(changesOf(whole.plan)).toEqual(['drift article/h changed-in-cms']);
         const run = await cli(['plan', '--strict']);
@@ -519,8 +500,7 @@ describe('what the CMS changed since', () => {
   it('reports a drift that an apply --strict missed on the next apply', async () => {
     await thenRepair(
       async () => {
-        const h = (await record('article', 'h'))!;
-        await project.api({ resource: 'article', action: 'edit', id: h.id, data: { title: 'H, strict' } });
+        await editByHand('article', 'h', { title: 'H, strict' });
         const strict = await cli(['apply', '--strict']);
         expect(strict.json.result?.failures).toEqual([]);
         const whole = await wholePass();
@@ -541,9 +521,7 @@ describe('what the CMS changed since', () => {
     });
     await project.write('content/articles/p.md', article('P', 'Papa.'));
     documents += 1;
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeUndefined();
     // An update of that id, not a create.
@@ -566,9 +544,7 @@ describe('files with problems, and failed writes', () => {
         await project.write('content/articles/w.md', article('W', 'Whiskey.', 'mood: calm\n'));
         documents += 1;
         for (const pass of ['whole', 'shortcut', 'shortcut again']) {
-          const whole = await wholePass();
-          const run = await cli(['apply']);
-          expectSamePlan(run, whole);
+          const { run, whole } = await likeWholePass(['apply']);
           expect(run.json.source.untouched === undefined, pass).toBe(pass === 'whole');
           expect(run.code, pass).toBe(1);
           expect(run.code, pass).toBe(whole.code);
@@ -594,9 +570,7 @@ describe('files with problems, and failed writes', () => {
     expect(failed.code).toBe(1);
     expect(failed.json.result?.failures).toHaveLength(1);
     expect(await hasMark()).toBe(false);
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(changesOf(run.json.plan)).toEqual(['update article/d']);
     expect((await record('article', 'd'))!.body).toContain('Delta, failed once.');
@@ -659,9 +633,7 @@ describe('relations', () => {
 
   it('updates a category whose file changed; the articles naming it stay as they are', async () => {
     await project.write('content/categories/desk.md', '---\nname: The desk\n---\n');
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual(['update category/desk']);
@@ -671,11 +643,8 @@ describe('relations', () => {
   it('reports a user of content/ edited in the CMS as drift', async () => {
     await thenRepair(
       async () => {
-        const ann = (await record('user', 'ann'))!;
-        await project.api({ resource: 'user', action: 'edit', id: ann.id, data: { name: 'Ann by hand' } });
-        const whole = await wholePass();
-        const run = await cli(['apply']);
-        expectSamePlan(run, whole);
+        await editByHand('user', 'ann', { name: 'Ann by hand' });
+        const { run } = await likeWholePass(['apply']);
         expect(run.code, run.stderr).toBe(3);
         expect(run.json.source.untouched).toBeGreaterThan(0);
         expect(changesOf(run.json.plan)).toEqual(['drift user/ann changed-in-cms']);
@@ -685,11 +654,8 @@ describe('relations', () => {
   });
 
   it('takes no note of an edit in the CMS of a user that only the CMS has', async () => {
-    const bob = (await record('user', 'bob'))!;
-    await project.api({ resource: 'user', action: 'edit', id: bob.id, data: { name: 'Robert' } });
-    const whole = await wholePass();
-    const run = await cli(['apply']);
-    expectSamePlan(run, whole);
+    await editByHand('user', 'bob', { name: 'Robert' });
+    const { run } = await likeWholePass(['apply']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json.source.untouched).toBeGreaterThan(0);
     expect(changesOf(run.json.plan)).toEqual([]);
@@ -700,8 +666,7 @@ describe('relations', () => {
   // reports "category `wire` does not exist" and keeps article/e (exit 1). A file that names a record
   // only the CMS has is looked at on every run for that reason.
   it('sees that a category only the CMS has, named by a file, has another slug there now', async () => {
-    const wire = (await record('category', 'wire'))!;
-    await project.api({ resource: 'category', action: 'edit', id: wire.id, data: { slug: 'wires' } });
+    await editByHand('category', 'wire', { slug: 'wires' });
     const whole = await wholePass();
     expect(changesOf(whole.plan)).toEqual(['keep article/e']);
     expect(whole.plan.problems.map((p) => p.text)).toEqual([
