@@ -92,14 +92,20 @@ export function openHashCache(
   const readWhole = () => {
     const whole = loadCacheLines(file);
     // What this run changed since it took an excerpt stands above what the file says.
-    for (const { name, line, removal } of pending) {
-      if (whole.entries.has(name)) whole.stale += 1;
-      if (removal) whole.entries.delete(name);
-      else whole.entries.set(name, line);
-    }
+    whole.stale += withPending(whole.entries);
     ({ entries, format, stale } = whole);
     read = 'whole';
     covers = undefined;
+  };
+  /** Puts the pending lines into `lines`: how many replaced or removed a line it held. */
+  const withPending = (lines: Map<string, string>) => {
+    let replaced = 0;
+    for (const { name, line, removal } of pending) {
+      if (lines.has(name)) replaced += 1;
+      if (removal) lines.delete(name);
+      else lines.set(name, line);
+    }
+    return replaced;
   };
   /** Before `name` is looked up (every file, when none is named): read the file unless already answered. */
   const need = (name?: string) => {
@@ -110,10 +116,7 @@ export function openHashCache(
   /** Writes the whole cache (the lines of the file, with `pending` on top) anew, sorted, through a rename. */
   const rewrite = () => {
     const current = format === 'lines' ? loadCacheLines(file).entries : new Map(entries);
-    for (const { name, line, removal } of pending) {
-      if (removal) current.delete(name);
-      else current.set(name, line);
-    }
+    withPending(current);
     mkdirSync(stateDir, { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
     const names = [...current.keys()].sort(byCodeUnit);

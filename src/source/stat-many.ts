@@ -28,8 +28,8 @@ export interface Statted {
 /**
  * Stats many documents on two threads, and compares their stamps with the hash cache on the
  * second. Why: a run that passes unchanged files over (see state/clean-run.ts) still stats every
- * document, a few microseconds each, and looks each up in the hash cache, which it must read
- * first: at 100,000 documents, most of its time. The worker, started before content/ is listed,
+ * document and looks each up in the hash cache, which it must read first: in a large archive,
+ * most of what such a run does. The worker, started before content/ is listed,
  * reads the cache meanwhile; it stats the documents as soon as they are listed, while this thread
  * reads the CMS's changes, then this thread takes what is left, chunk by chunk, from the same
  * counter. The worker compares, and answers with the cache's lines of the few files this thread
