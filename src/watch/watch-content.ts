@@ -1,4 +1,10 @@
-import { lstatSync, type Stats } from 'node:fs';
+import {
+  lstatSync,
+  opendirSync,
+  watch as watchFolder,
+  type FSWatcher as FolderWatch,
+  type Stats,
+} from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -21,6 +27,11 @@ export interface ContentWatcher {
   close(): Promise<void>;
 }
 
+/** A watcher in this thread also tells which folders (relative to content/) have a watch of their own. */
+export interface LocalContentWatcher extends ContentWatcher {
+  ownWatched(): string[];
+}
+
 export interface WatchContentOptions {
   /** Absolute path of content/. */
   contentDir: string;
@@ -28,6 +39,8 @@ export interface WatchContentOptions {
   only?: string[] | undefined;
   onChange: (change: ContentChange) => void;
   onError: (error: Error) => void;
+  /** From how many files a folder gets a watch of its own (`OWN_WATCH_FROM_FILES`); tests set it. */
+  ownWatchFrom?: number;
 }
 
 /**
@@ -52,16 +65,29 @@ interface RawDetails {
 }
 
 /**
- * Follows content/ with chokidar, on its folders only. Files are `ignored`, so chokidar opens one
- * `fs.watch` per folder and none per file (with one per file, the start stat'd and watched every
- * file, and its memory grew with them). A folder's watch still reports every file created,
- * written, renamed or removed in it, by name: chokidar passes those on as `raw` events, and each
- * file so named is looked at once it has been quiet for `STABILITY_MS`: known and there → `change`
- * (an editor's "write temp, rename over" is one), gone (still, a moment later) → `unlink`, new
- * (still there a moment later) → `add`.
- * Chokidar follows the folders: a new one is watched and what it holds reported as added; a removed
- * one, everything it held as removed. To tell a new file from a saved one, the names of the
- * documents and media files of each folder are kept (listed without a stat of any file).
+ * From this many files (entries that are not folders), a folder is watched by an `fs.watch` of its
+ * own instead of chokidar. Chokidar lists a folder again, with a stat of every entry, on each event
+ * in it (at most once a second, then once more for what came meanwhile): a save in a folder of
+ * 100,000 files cost the watcher seconds of CPU, which on two cores held up the save's own pass.
+ * A watch of our own reports names and lists nothing. Below this, chokidar's listing is cheap.
+ */
+const OWN_WATCH_FROM_FILES = 1000;
+
+/**
+ * Follows content/ by its folders. Files are never watched one by one (with a watch per file, the
+ * start stat'd and watched every file, and its memory grew with them): a folder's watch reports
+ * every file created, written, renamed or removed in it, by name, and each file so named is looked
+ * at once it has been quiet for `STABILITY_MS`: known and there → `change` (an editor's "write temp,
+ * rename over" is one), gone (still, a moment later) → `unlink`, new (still there a moment later) →
+ * `add`. To tell a new file from a saved one, the names of the documents and media files of each
+ * folder are kept (listed without a stat of any file).
+ *
+ * Chokidar follows the folders, with files `ignored`, so that it opens one `fs.watch` per folder;
+ * the names come from its `raw` events. A new folder is watched and what it holds reported as added;
+ * a removed one, everything it held as removed. A folder of `OWN_WATCH_FROM_FILES` files or more is
+ * left out of chokidar and watched by an `fs.watch` of its own (see there); a folder found in such a
+ * folder, now or later, gets a chokidar watcher of its own. Which of the two watches a folder is
+ * settled when it is first met.
  *
  * Only documents and media files reach `onChange`: swap files, backups, Vim's `4913` probe, `.tmp`
  * files and hidden folders never start a sync. Links are not followed: one that leads out of
@@ -69,13 +95,24 @@ interface RawDetails {
  * walk grow without end; a link's own changes are still seen, and the scan of each sync judges
  * links by their real path.
  */
-export async function watchContent(options: WatchContentOptions): Promise<ContentWatcher> {
+export async function watchContent(options: WatchContentOptions): Promise<LocalContentWatcher> {
   const { contentDir } = options;
+  const ownFrom = options.ownWatchFrom ?? OWN_WATCH_FROM_FILES;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   /** The documents and media files known in each watched folder (absolute), by name. */
   const folders = new Map<string, Set<string>>();
+  /** Folders of many files, each watched by an `fs.watch` of its own. */
+  const own = new Map<string, FolderWatch>();
+  /** Chokidar's watchers, by the folder each follows: content/, and each folder met in an own-watched one. */
+  const chokidars = new Map<string, FSWatcher>();
+  /** The identity of each watched folder, to tell one made again where it was (`folderIdentity`). */
+  const identities = new Map<string, string | undefined>();
+  /** Whether each folder chokidar met has many files: judged once, when first met. */
+  const judged = new Map<string, boolean>();
   const timers = new Map<string, NodeJS.Timeout>();
   const listings = new Set<Promise<void>>();
+  /** Chokidar watchers still walking their folders: the watch has started once none is. */
+  const starting = new Set<Promise<void>>();
   /** Folder listings and removals to report, a moment later. */
   const deferred = new Set<NodeJS.Timeout>();
   let ready = false;
@@ -89,20 +126,155 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
   const fail = (error: unknown) => {
     if (!closed) options.onError(error instanceof Error ? error : new Error(String(error)));
   };
+  const under = (dir: string, folder: string) => folder === dir || folder.startsWith(dir + path.sep);
 
-  const watcher: FSWatcher = watch(contentDir, {
-    followSymlinks: false,
-    // Called without stats before chokidar has looked at a path: only a name can be judged then, and
-    // a folder must not be dropped for lacking one. With stats, anything but a folder is left out.
-    ignored: (absPath, stats) => {
-      if (absPath === contentDir) return false;
-      const name = path.basename(absPath);
-      if (isIgnoredName(name) || isIgnoredFolder(name)) return true;
-      return stats !== undefined && !stats.isDirectory();
-    },
-  });
+  /** Follows `root` and the folders in it with chokidar. */
+  const follow = (root: string) => {
+    if (closed || chokidars.has(root)) return;
+    const watcher: FSWatcher = watch(root, {
+      followSymlinks: false,
+      // Called without stats before chokidar has looked at a path: only a name can be judged then, and
+      // a folder must not be dropped for lacking one. With stats, anything but a folder is left out,
+      // and so is a folder of many files, which is given a watch of its own.
+      ignored: (absPath, stats) => {
+        const name = path.basename(absPath);
+        if (absPath !== root && (isIgnoredName(name) || isIgnoredFolder(name))) return true;
+        if (stats === undefined) return false;
+        return !stats.isDirectory() || ownsWatch(absPath);
+      },
+    });
+    chokidars.set(root, watcher);
+    watcher.on('raw', (event, name, details) => {
+      const { watchedPath } = details as RawDetails;
+      // Every watch is on a folder, so `name` is an entry of it (absent on platforms that cannot tell).
+      if (name && watchedPath) named(watchedPath, name, event);
+    });
+    watcher.on('addDir', (dir) => found(dir));
+    watcher.on('unlinkDir', (dir) => forget(dir));
+    watcher.on('error', fail);
+    const started = new Promise<void>((resolve) => watcher.once('ready', resolve));
+    starting.add(started);
+    void started.finally(() => starting.delete(started));
+  };
 
-  /** Learns the files of a folder chokidar now watches; one that came after the start reports them added. */
+  /** Whether `dir` has many files, judged when first asked; one that has is watched by us from then on. */
+  const ownsWatch = (dir: string): boolean => {
+    let many = judged.get(dir);
+    if (many === undefined) {
+      many = countFilesUpTo(dir, ownFrom) >= ownFrom;
+      judged.set(dir, many);
+    }
+    if (many) watchOwn(dir);
+    return many;
+  };
+
+  /** Watches a folder of many files with an `fs.watch` of its own: it reports names, and lists nothing. */
+  const watchOwn = (dir: string) => {
+    if (closed || own.has(dir)) return;
+    let watch: FolderWatch;
+    try {
+      watch = watchFolder(dir, { persistent: true }, (event, name) => {
+        if (name) named(dir, name.toString(), event);
+        // Platforms that cannot tell a name: what came or went is found by listing the folder.
+        else list(dir, true);
+      });
+    } catch (error) {
+      // Gone before it could be watched: its parent's watch reports that.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') fail(error);
+      return;
+    }
+    watch.on('error', (error: NodeJS.ErrnoException) => {
+      // A folder removed under its watch: its parent's watch reports that too.
+      if (error.code !== 'ENOENT' && error.code !== 'EPERM') fail(error);
+    });
+    own.set(dir, watch);
+    found(dir);
+  };
+
+  /** A folder now watched: its files are learned, and reported added if it came after the start. */
+  const found = (dir: string) => {
+    identities.set(dir, folderIdentity(dir));
+    list(dir, ready);
+    // A folder made and filled at once: a file written after that listing but before its watch was
+    // open would be seen by neither, so the folder is listed again a moment later.
+    if (ready) later(STABILITY_MS, () => list(dir, true));
+  };
+
+  /** An entry of a watched folder was named by its watch (`event` as `fs.watch` gives it). */
+  const named = (dir: string, name: string, event: string) => {
+    const absPath = path.join(dir, name);
+    touched(absPath);
+    if (identities.has(absPath)) lookAgain(absPath, false);
+    // A watch names its own folder when that folder goes: the watch then follows nothing.
+    else if (event === 'rename' && name === path.basename(dir) && identities.has(dir)) {
+      if (folderIdentity(absPath) === undefined) lookAgain(dir, true);
+    }
+    // Chokidar follows the folders of the folders it watches; those of an own-watched folder are
+    // followed here.
+    else if (own.has(dir) && !isWatchedFile(name) && !isIgnoredName(name) && !isIgnoredFolder(name)) {
+      if (folderIdentity(absPath) !== undefined) follow(absPath);
+    }
+  };
+
+  /**
+   * A watched folder was named by an event: gone, or made again (an inode is soon used again, so its
+   * birth time tells). Looked at after the grace: a folder moved away and back is the same folder,
+   * unless its own watch said it went (then it is followed anew, to be sure).
+   */
+  const lookAgain = (dir: string, watchWent: boolean) => {
+    if (!watchWent && folderIdentity(dir) === identities.get(dir)) return;
+    later(GRACE_MS, () => {
+      const now = folderIdentity(dir);
+      if (now === undefined) forget(dir);
+      // Also when chokidar reported it removed meanwhile: unless it found it again, nothing follows it.
+      else if (watchWent || now !== identities.get(dir)) remade(dir);
+    });
+  };
+
+  /**
+   * A folder made again where a watched one was (`rm -r` then `mkdir`, a tree copied over): the
+   * watches of the old one follow nothing any more, and chokidar would use them again for the new
+   * one. They are closed, and the new folder is watched by a watch of its own, its folders by
+   * chokidar watchers of their own; what the old one held is reported removed, the new one's added.
+   */
+  const remade = (dir: string) => {
+    const old = [...folders.keys()].filter((folder) => under(dir, folder));
+    forget(dir);
+    // Ours from now on, whatever it holds: chokidar's watcher of the folder around it leaves it out.
+    judged.set(dir, true);
+    for (const [root, watcher] of chokidars) {
+      if (!under(dir, root)) watcher.unwatch(old);
+      // Only content/'s own watcher is left here, when content/ itself was made again.
+      else if (chokidars.delete(root)) void watcher.close().catch(fail);
+    }
+    watchOwn(dir);
+  };
+
+  /** A folder and all it held are gone: their files are reported removed, their watches closed. */
+  const forget = (dir: string) => {
+    for (const [folder, names] of folders) {
+      if (!under(dir, folder)) continue;
+      folders.delete(folder);
+      // After the grace a new file waits: a folder moved makes one pass, as a file moved does.
+      later(GRACE_MS, () => {
+        for (const name of names) emit(path.join(folder, name), 'unlink');
+      });
+    }
+    for (const [folder, watch] of own)
+      if (under(dir, folder)) {
+        own.delete(folder);
+        watch.close();
+      }
+    for (const [root, watcher] of chokidars)
+      if (root !== contentDir && under(dir, root)) {
+        chokidars.delete(root);
+        void watcher.close().catch(fail);
+      }
+    for (const folder of judged.keys()) if (under(dir, folder)) judged.delete(folder);
+    for (const folder of identities.keys()) if (under(dir, folder)) identities.delete(folder);
+  };
+
+  /** Learns the files of a watched folder; one that came after the start reports them added. */
   const listFolder = async (dir: string, report: boolean): Promise<void> => {
     if (!folders.has(dir)) folders.set(dir, new Set());
     const names = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
@@ -112,7 +284,13 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     const known = folders.get(dir);
     if (closed || !known) return;
     for (const entry of names) {
-      if (entry.isDirectory() || !isWatchedFile(entry.name) || known.has(entry.name)) continue;
+      if (entry.isDirectory()) {
+        // Chokidar walks the folders of its own; those of an own-watched folder are followed here.
+        if (own.has(dir) && !isIgnoredName(entry.name) && !isIgnoredFolder(entry.name))
+          follow(path.join(dir, entry.name));
+        continue;
+      }
+      if (!isWatchedFile(entry.name) || known.has(entry.name)) continue;
       const absPath = path.join(dir, entry.name);
       if (!report) known.add(entry.name);
       else if (!timers.has(absPath)) touched(absPath);
@@ -147,8 +325,8 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     if (closed || !folders.has(dir)) return;
     let stats: Stats | undefined;
     try {
-      // Not through the thread pool: chokidar queues a stat of every entry of this folder there on
-      // each event in it (thousands, in a big folder), and this stat is the one a writer waits on.
+      // Not through the thread pool: chokidar queues a stat of every entry of a folder there on each
+      // event in it (thousands, in a big folder), and this stat is the one a writer waits on.
       stats = lstatSync(absPath, { throwIfNoEntry: false });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
@@ -156,7 +334,7 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     // A newer event restarted the wait, or the folder went (its removal reported what it held).
     const known = folders.get(dir);
     if (closed || timers.has(absPath) || !known) return;
-    // A folder with a file's name: chokidar follows it as a folder.
+    // A folder with a file's name: it is followed as a folder.
     if (stats?.isDirectory()) return;
     const name = path.basename(absPath);
     const wasKnown = known.has(name);
@@ -176,39 +354,51 @@ export async function watchContent(options: WatchContentOptions): Promise<Conten
     emit(absPath, !stats ? 'unlink' : wasKnown ? 'change' : 'add');
   };
 
-  watcher.on('raw', (_event, name, details) => {
-    const { watchedPath } = details as RawDetails;
-    // Every watch is on a folder, so `name` is an entry of it (absent on platforms that cannot tell).
-    if (name && watchedPath) touched(path.join(watchedPath, name));
-  });
-  watcher.on('addDir', (dir) => {
-    list(dir, ready);
-    // A folder made and filled at once: a file written after that listing but before chokidar's watch
-    // on the folder is open would be seen by neither, so the folder is listed again a moment later.
-    if (ready) later(STABILITY_MS, () => list(dir, true));
-  });
-  watcher.on('unlinkDir', (dir) => {
-    for (const [folder, names] of folders) {
-      if (folder !== dir && !folder.startsWith(dir + path.sep)) continue;
-      folders.delete(folder);
-      // After the grace a new file waits: a folder moved makes one pass, as a file moved does.
-      later(GRACE_MS, () => {
-        for (const name of names) emit(path.join(folder, name), 'unlink');
-      });
-    }
-  });
-  watcher.on('error', fail);
-  await new Promise<void>((resolve) => watcher.once('ready', resolve));
-  while (listings.size > 0) await Promise.all(listings);
+  follow(contentDir);
+  // Each walk (and each listing) can start more: the folders found in an own-watched folder.
+  while (starting.size > 0 || listings.size > 0) await Promise.all([...starting, ...listings]);
   ready = true;
   return {
+    ownWatched: () => [...own.keys()].map((dir) => toPosixRelative(contentDir, dir)).sort(),
     async close() {
       closed = true;
       for (const timer of [...timers.values(), ...deferred]) clearTimeout(timer);
       timers.clear();
-      await watcher.close();
+      for (const watch of own.values()) watch.close();
+      own.clear();
+      await Promise.all([...chokidars.values()].map((watcher) => watcher.close()));
     },
   };
+}
+
+/** How many entries of `dir` are not folders, counted up to `limit`; 0 if it cannot be read. */
+function countFilesUpTo(dir: string, limit: number): number {
+  let count = 0;
+  try {
+    const entries = opendirSync(dir);
+    try {
+      for (let entry = entries.readSync(); entry && count < limit; entry = entries.readSync())
+        if (!entry.isDirectory()) count += 1;
+    } finally {
+      entries.closeSync();
+    }
+  } catch {
+    // Chokidar meets the same error and reports it.
+  }
+  return count;
+}
+
+/**
+ * What tells the folder at `absPath` from one made there before or after it: its inode and birth
+ * time. Undefined if there is no folder (a link to one is not one).
+ */
+function folderIdentity(absPath: string): string | undefined {
+  try {
+    const stats = lstatSync(absPath, { throwIfNoEntry: false });
+    return stats?.isDirectory() ? `${stats.ino}:${stats.birthtimeMs}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isWatchedFile(name: string): boolean {

@@ -7,6 +7,7 @@ import {
   watchContent,
   type ContentChange,
   type ContentWatcher,
+  type LocalContentWatcher,
   type WatchContentOptions,
 } from '../../src/watch/watch-content.js';
 import { waitUntil } from './helpers.js';
@@ -30,10 +31,25 @@ function inotifyWatches(): number {
   return count;
 }
 
+const ownWatches = (ownWatchFrom: number) => (options: WatchContentOptions) =>
+  watchContent({ ...options, ownWatchFrom });
+
 describe.each([
-  { where: 'in this thread', start: watchContent },
-  { where: 'in a worker thread', start: watchContentOffThread },
-])('watching content/ by its folders, $where', ({ start }) => {
+  { where: 'in this thread', start: watchContent, own: [] },
+  { where: 'in a worker thread', start: watchContentOffThread, own: undefined },
+  // articles/ (12 files) and articles/2026/ (20) by watches of their own, under content/ by chokidar;
+  // articles/2027/, made later in articles/, by a chokidar watcher of its own.
+  {
+    where: 'folders of many files by watches of their own',
+    start: ownWatches(10),
+    own: ['articles', 'articles/2026'],
+  },
+  {
+    where: 'every folder by a watch of its own',
+    start: ownWatches(0),
+    own: ['', 'articles', 'articles/2026'],
+  },
+])('watching content/ by its folders, $where', ({ start, own }) => {
   let dir: string;
   let contentDir: string;
   let watcher: ContentWatcher;
@@ -46,6 +62,7 @@ describe.each([
     contentDir = path.join(dir, 'content');
     await mkdir(path.join(contentDir, 'articles/2026'), { recursive: true });
     for (let i = 0; i < 20; i += 1) await writeFile(at(`articles/2026/s${i}.md`), `# ${i}\n`);
+    for (let i = 0; i < 12; i += 1) await writeFile(at(`articles/a${i}.md`), `# A${i}\n`);
     watchesBefore = process.platform === 'linux' ? inotifyWatches() : 0;
     watcher = await start({
       contentDir,
@@ -67,6 +84,10 @@ describe.each([
     await waitUntil(() => changes.filter((c) => c.step === step).length >= count, what);
     step += 1;
   }
+
+  it.runIf(own !== undefined)('watches a folder of many files by a watch of its own', () => {
+    expect((watcher as LocalContentWatcher).ownWatched()).toEqual(own);
+  });
 
   it.runIf(process.platform === 'linux')('holds one watch per folder, none per file', () => {
     // content/, articles/, articles/2026/: 20 files there must not cost 20 more.
@@ -126,6 +147,81 @@ describe.each([
       ['unlink articles/2028/jan/new.md'],
       [],
     ]);
+  });
+});
+
+describe.each([
+  { by: 'chokidar', ownWatchFrom: undefined, own: [] },
+  { by: 'a watch of its own', ownWatchFrom: 3, own: ['news'] },
+])('a folder of many files watched by $by, under one chokidar follows', ({ ownWatchFrom, own }) => {
+  it('reports what it held when it is moved or removed, and what a new one holds', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-big-'));
+    const contentDir = path.join(dir, 'content');
+    const at = (file: string) => path.join(contentDir, file);
+    const changes: ContentChange[] = [];
+    const seen = () => changes.map(({ file, kind }) => `${kind} ${file}`).sort();
+    const names = (folder: string) => [0, 1, 2].map((i) => `${folder}/n${i}.md`);
+    let watcher: LocalContentWatcher | undefined;
+    try {
+      await mkdir(at('news'), { recursive: true });
+      for (const file of names('news')) await writeFile(at(file), `# ${file}\n`);
+      watcher = await watchContent({
+        contentDir,
+        ownWatchFrom,
+        onChange: (c) => changes.push(c),
+        onError: () => {},
+      });
+      expect(watcher.ownWatched()).toEqual(own);
+
+      await rename(at('news'), at('old-news'));
+      await waitUntil(() => changes.length >= 6, 'the move of the folder');
+      expect(seen()).toEqual([
+        ...names('old-news').map((f) => `add ${f}`),
+        ...names('news').map((f) => `unlink ${f}`),
+      ]);
+
+      // Removed and made again at once: the new folder is followed, not the old one's watch.
+      await rm(at('old-news'), { recursive: true });
+      await mkdir(at('old-news'));
+      for (const file of names('old-news')) await writeFile(at(file), `# ${file}, again\n`);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      changes.length = 0;
+      await writeFile(at('old-news/n2.md'), '# Saved in the folder made again\n');
+      await waitUntil(() => changes.length >= 1, 'a save in the folder made again');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(seen()).toEqual(['change old-news/n2.md']);
+
+      changes.length = 0;
+      await rm(at('old-news'), { recursive: true });
+      await waitUntil(() => changes.length >= 3, 'the removal of the folder');
+
+      await mkdir(at('fresh'));
+      for (const file of names('fresh')) await writeFile(at(file), `# ${file}\n`);
+      await waitUntil(() => changes.length >= 6, 'the files of a new folder');
+      await writeFile(at('fresh/n1.md'), '# Saved\n');
+      await waitUntil(() => changes.length >= 7, 'a save in the new folder');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(seen()).toEqual([
+        ...names('fresh').map((f) => `add ${f}`),
+        'change fresh/n1.md',
+        ...names('old-news').map((f) => `unlink ${f}`),
+      ]);
+
+      // content/ itself removed and made again (a generator that writes it anew).
+      await rm(contentDir, { recursive: true });
+      await mkdir(at('fresh/deeper'), { recursive: true });
+      await writeFile(at('fresh/n0.md'), '# content/ made again\n');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      changes.length = 0;
+      await writeFile(at('fresh/n0.md'), '# Saved in content/ made again\n');
+      await writeFile(at('fresh/deeper/d.md'), '# New\n');
+      await waitUntil(() => changes.length >= 2, 'saves in content/ made again');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(seen()).toEqual(['add fresh/deeper/d.md', 'change fresh/n0.md']);
+    } finally {
+      await watcher?.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

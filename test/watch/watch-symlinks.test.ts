@@ -10,7 +10,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('watching content/ with symbolic links in it', () => {
+describe.each([
+  { by: 'chokidar', ownWatchFrom: undefined },
+  { by: 'watches of their own', ownWatchFrom: 0 },
+])('watching content/ with symbolic links in it, its folders by $by', ({ ownWatchFrom }) => {
   it(
     'follows no link: not two links back up the tree (a loop), not one out of content/',
     { timeout: 30_000 },
@@ -28,6 +31,7 @@ describe('watching content/ with symbolic links in it', () => {
       const changes: ContentChange[] = [];
       const watcher: ContentWatcher = await watchContent({
         contentDir,
+        ownWatchFrom,
         onChange: (c) => changes.push(c),
         onError: () => {},
       });
