@@ -82,12 +82,14 @@ async function watch(flags: SyncFlags, io: CliIO, projectDir: string): Promise<n
     });
     try {
       await Promise.race([loop.runNow(), stop]);
-      if (!interrupted && !fatal)
+      if (!interrupted && !fatal) {
         writeLine(
           info,
           `Watching ${path.relative(session.config.projectDir, session.config.contentDir) || '.'}/ for changes. ` +
             `Press Ctrl-C to stop.`,
         );
+        void loop.whenIdle(async () => (await import('../watch/warm-up.js')).warmUp(session));
+      }
       await stop;
       if (interrupted && !fatal)
         writeLine(info, 'Stopping: finishing the sync in flight… (Ctrl-C again to quit at once)');

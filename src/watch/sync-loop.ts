@@ -27,6 +27,11 @@ export interface SyncLoop {
   notify(change: ContentChange): void;
   /** Runs a pass now (the first sync); resolves when it is done. */
   runNow(): Promise<void>;
+  /**
+   * Runs `task` if no pass runs or waits; saves made meanwhile wait for it, as they wait for a pass.
+   * A task that fails changes nothing for the passes.
+   */
+  whenIdle(task: () => Promise<void>): Promise<void>;
   /** No new passes; resolves once the pass in flight, if any, has finished. */
   stop(): Promise<void>;
 }
@@ -105,6 +110,16 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
       arm();
     },
     runNow: start,
+    whenIdle(task) {
+      if (stopped || running || pending.size > 0 || carried.size > 0) return Promise.resolve();
+      running = task()
+        .catch(() => {})
+        .then(() => {
+          running = undefined;
+          if (pending.size > 0) arm();
+        });
+      return running;
+    },
     async stop() {
       stopped = true;
       clearTimeout(debounce);

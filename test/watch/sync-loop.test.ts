@@ -156,4 +156,39 @@ describe('the watch sync loop', () => {
       2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
     ]);
   });
+
+  it('runs a task between passes: a save made meanwhile waits for it, one waiting or in flight skips it', async () => {
+    const passes = controlledPasses();
+    const loop = createSyncLoop({ runPass: passes.runPass, onFatal: () => {}, debounceMs: 50 });
+    let finishTask: () => void = () => {};
+    const task = vi.fn(() => new Promise<void>((resolve) => (finishTask = resolve)));
+    const done = loop.whenIdle(task);
+    expect(task).toHaveBeenCalledTimes(1);
+    loop.notify({ file: 'articles/a.md', kind: 'change' });
+    await vi.advanceTimersByTimeAsync(200);
+    expect(passes.batches).toHaveLength(0);
+    finishTask();
+    await done;
+    await vi.advanceTimersByTimeAsync(50);
+    expect(passes.batches.map((b) => [...b.keys()])).toEqual([['articles/a.md']]);
+
+    // A pass in flight, then a save waiting: neither leaves room for the task.
+    await loop.whenIdle(task);
+    await passes.finish();
+    loop.notify({ file: 'articles/b.md', kind: 'change' });
+    await loop.whenIdle(task);
+    expect(task).toHaveBeenCalledTimes(1);
+
+    // A task that fails is only skipped over.
+    await vi.advanceTimersByTimeAsync(50);
+    await passes.finish();
+    await loop.whenIdle(() => Promise.reject(new Error('no')));
+    loop.notify({ file: 'articles/c.md', kind: 'change' });
+    await vi.advanceTimersByTimeAsync(50);
+    expect(passes.batches.map((b) => [...b.keys()])).toEqual([
+      ['articles/a.md'],
+      ['articles/b.md'],
+      ['articles/c.md'],
+    ]);
+  });
 });

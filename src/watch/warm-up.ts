@@ -1,0 +1,21 @@
+import { parseFrontMatter } from '../source/front-matter.js';
+import { recordIndex } from '../state/record-index.js';
+import type { Session } from '../sync/session.js';
+
+/**
+ * What the first save's pass would otherwise pay for, done while watch waits for that save. A
+ * first sync that passed every file over (see What a run looks at) read none of the state's record
+ * lines, parsed no front matter and rendered nothing; a save's pass finds the saved file's records
+ * through the record index, which reads every record line, then parses and renders the file. So
+ * the first save took as long again as a no-op's scan, and more in a larger archive; after this it
+ * costs what the next ones do.
+ */
+export async function warmUp(session: Session): Promise<void> {
+  if (session.store) recordIndex(session.store.state);
+  parseFrontMatter('---\ntitle: Warm\n---\n\nWarm.\n', session.config.limits);
+  const { renderMarkdown } = await import('../render/render-markdown.js');
+  renderMarkdown('# Warm\n\nWarm *up*.\n', {
+    defaultSize: session.config.media.defaultSize,
+    limits: session.config.limits,
+  });
+}
