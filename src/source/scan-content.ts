@@ -1,5 +1,5 @@
-import { statSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { opendirSync, statSync, type Dir, type Dirent, type Stats } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
@@ -458,7 +458,7 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   const where: Where = { contentDir, prefixLength: prefix.length };
   const root = await realpath(contentDir).catch(() => contentDir);
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
-    const entries = await readEntries(dir, prefix === '');
+    const entries = entriesOf(dir, prefix === '');
     const here = [...chain, real];
     const subfolders: Array<Promise<void>> = [];
     let sinceTurn = 0;
@@ -622,24 +622,43 @@ async function listFiles(
   return { documentPaths, mediaFiles: [], problems: [] };
 }
 
-async function readEntries(dir: string, isRoot: boolean): Promise<Dirent[]> {
+/**
+ * The entries of a folder, read a batch at a time: each is garbage once looked at. An array of
+ * them all, as `readdir` gives, keeps a folder of 100,000 files' entries alive until the last is
+ * looked at, so the collector copies each of them twice (young, then old generation).
+ */
+function* entriesOf(dir: string, isRoot: boolean): Generator<Dirent> {
+  let folder: Dir;
   try {
-    return await readdir(dir, { withFileTypes: true });
+    folder = opendirSync(dir, { bufferSize: 1024 });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (isRoot && code === 'ENOENT') {
-      // An absent content/ must not read as "every file was deleted".
-      throw new SyncError(
-        'CMS_SYNC_INPUT',
-        `No content folder at ${dir}. Create content/ with articles/, pages/, ... or run in the project directory ` +
-          `(--cwd).`,
-        { cause: error },
-      );
-    }
-    throw new SyncError(
+    throw listingError(dir, isRoot, error);
+  }
+  try {
+    for (let entry = folder.readSync(); entry; entry = folder.readSync()) yield entry;
+  } catch (error) {
+    throw listingError(dir, false, error);
+  } finally {
+    folder.closeSync();
+  }
+}
+
+function listingError(dir: string, isRoot: boolean, error: unknown): SyncError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (isRoot && code === 'ENOENT') {
+    // An absent content/ must not read as "every file was deleted".
+    return new SyncError(
       'CMS_SYNC_INPUT',
-      `The folder ${dir} could not be listed (${code ?? 'unknown error'}).`,
+      `No content folder at ${dir}. Create content/ with articles/, pages/, ... or run in the project directory ` +
+        `(--cwd).`,
       { cause: error },
     );
   }
+  return new SyncError(
+    'CMS_SYNC_INPUT',
+    `The folder ${dir} could not be listed (${code ?? 'unknown error'}).`,
+    {
+      cause: error,
+    },
+  );
 }

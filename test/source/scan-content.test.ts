@@ -113,7 +113,23 @@ describe('scanContent: layout', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(SyncError);
-    expect(error).toMatchObject({ code: 'CMS_SYNC_INPUT' });
+    expect(error).toMatchObject({
+      code: 'CMS_SYNC_INPUT',
+      message: expect.stringMatching(/^No content folder at /),
+    });
+  });
+
+  it('stops with a SyncError that names a folder it cannot list', async () => {
+    const project = await makeProject({ content: 'a file where the folder should be' });
+    cleanups.push(project.cleanup);
+    const error = await scanContent({ projectDir: project.dir, contentDir: project.contentDir }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SyncError);
+    expect(error).toMatchObject({
+      code: 'CMS_SYNC_INPUT',
+      message: `The folder ${project.contentDir} could not be listed (ENOTDIR).`,
+    });
   });
 });
 
