@@ -330,13 +330,15 @@ function layoutProblems(
   languages: Languages,
   selected: (inContent: string) => boolean,
 ): { documentPaths: DocumentPath[]; problems: FileProblem[] } {
+  // A site without bundles or list pages (most): every path is a record, in the same order. Told
+  // without a path in content/ made for each document.
+  if (!paths.some((p) => p.identity.index !== undefined)) return { documentPaths: paths, problems: [] };
   const { records, resources, listPages } = sortBundles(
     paths.map((p) => p.inContent),
     languages,
     paths.map((p) => p.identity),
   );
   const problems: FileProblem[] = [];
-  // A site without bundles or list pages (most): every path is a record, in the same order.
   if (records.length === paths.length) return { documentPaths: paths, problems };
   const byPath = new Map(paths.map((p) => [p.inContent, p]));
   const warn = (inContent: string, message: string) => {
