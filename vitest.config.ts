@@ -27,6 +27,7 @@ const ISOLATED = [
  * file missing here, or a little out of place, only makes the run end less evenly.
  */
 const LONGEST = [
+  'test/e2e/clean-run.test.ts',
   'test/reliability/proof.test.ts',
   'test/e2e/apply-scale.test.ts',
   'test/e2e/safety.test.ts',
@@ -40,6 +41,7 @@ const LONGEST = [
   'test/e2e/media-missing.test.ts',
   'test/watch/watch-resilience.test.ts',
   'test/watch/watch-edits.test.ts',
+  'test/watch/watch-folders.test.ts',
   'test/e2e/secrets.test.ts',
   'test/server/large-start.test.ts',
   'test/plan/review.test.ts',

@@ -150,79 +150,89 @@ describe.each([
   });
 });
 
-describe.each([
-  { by: 'chokidar', ownWatchFrom: undefined, own: [] },
-  { by: 'a watch of its own', ownWatchFrom: 3, own: ['news'] },
-])('a folder of many files watched by $by, under one chokidar follows', ({ ownWatchFrom, own }) => {
-  it('reports what it held when it is moved or removed, and what a new one holds', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-big-'));
-    const contentDir = path.join(dir, 'content');
-    const at = (file: string) => path.join(contentDir, file);
-    const changes: ContentChange[] = [];
-    const seen = () => changes.map(({ file, kind }) => `${kind} ${file}`).sort();
-    const names = (folder: string) => [0, 1, 2].map((i) => `${folder}/n${i}.md`);
-    let watcher: LocalContentWatcher | undefined;
-    try {
-      await mkdir(at('news'), { recursive: true });
-      for (const file of names('news')) await writeFile(at(file), `# ${file}\n`);
-      watcher = await watchContent({
-        contentDir,
-        ownWatchFrom,
-        onChange: (c) => changes.push(c),
-        onError: () => {},
-      });
-      expect(watcher.ownWatched()).toEqual(own);
+describe('a folder watched by chokidar or by a watch of its own, under one chokidar follows', () => {
+  // Each in a folder of its own, so the two wait side by side.
+  it.concurrent.each([
+    { by: 'chokidar', ownWatchFrom: undefined, own: [] },
+    { by: 'a watch of its own', ownWatchFrom: 3, own: ['news'] },
+  ])(
+    'watched by $by: reports what it held when it is moved or removed, and what a new one holds',
+    async ({ ownWatchFrom, own }) => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-big-'));
+      const contentDir = path.join(dir, 'content');
+      const at = (file: string) => path.join(contentDir, file);
+      const changes: ContentChange[] = [];
+      const seen = () => changes.map(({ file, kind }) => `${kind} ${file}`).sort();
+      const names = (folder: string) => [0, 1, 2].map((i) => `${folder}/n${i}.md`);
+      let watcher: LocalContentWatcher | undefined;
+      try {
+        await mkdir(at('news'), { recursive: true });
+        for (const file of names('news')) await writeFile(at(file), `# ${file}\n`);
+        watcher = await watchContent({
+          contentDir,
+          ownWatchFrom,
+          onChange: (c) => changes.push(c),
+          onError: () => {},
+        });
+        expect(watcher.ownWatched()).toEqual(own);
 
-      await rename(at('news'), at('old-news'));
-      await waitUntil(() => changes.length >= 6, 'the move of the folder');
-      expect(seen()).toEqual([
-        ...names('old-news').map((f) => `add ${f}`),
-        ...names('news').map((f) => `unlink ${f}`),
-      ]);
+        await rename(at('news'), at('old-news'));
+        await waitUntil(() => changes.length >= 6, 'the move of the folder');
+        expect(seen()).toEqual([
+          ...names('old-news').map((f) => `add ${f}`),
+          ...names('news').map((f) => `unlink ${f}`),
+        ]);
 
-      // Removed and made again at once: the new folder is followed, not the old one's watch.
-      await rm(at('old-news'), { recursive: true });
-      await mkdir(at('old-news'));
-      for (const file of names('old-news')) await writeFile(at(file), `# ${file}, again\n`);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      changes.length = 0;
-      await writeFile(at('old-news/n2.md'), '# Saved in the folder made again\n');
-      await waitUntil(() => changes.length >= 1, 'a save in the folder made again');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(seen()).toEqual(['change old-news/n2.md']);
+        // Removed and made again at once: the new folder is followed, not the old one's watch.
+        await rm(at('old-news'), { recursive: true });
+        await mkdir(at('old-news'));
+        for (const file of names('old-news')) await writeFile(at(file), `# ${file}, again\n`);
+        await waitUntil(() => changes.filter((c) => c.kind === 'add').length >= 6, 'the folder made again');
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        changes.length = 0;
+        await writeFile(at('old-news/n2.md'), '# Saved in the folder made again\n');
+        await waitUntil(() => changes.length >= 1, 'a save in the folder made again');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(seen()).toEqual(['change old-news/n2.md']);
 
-      changes.length = 0;
-      await rm(at('old-news'), { recursive: true });
-      await waitUntil(() => changes.length >= 3, 'the removal of the folder');
+        changes.length = 0;
+        await rm(at('old-news'), { recursive: true });
+        await waitUntil(() => changes.length >= 3, 'the removal of the folder');
 
-      await mkdir(at('fresh'));
-      for (const file of names('fresh')) await writeFile(at(file), `# ${file}\n`);
-      await waitUntil(() => changes.length >= 6, 'the files of a new folder');
-      await writeFile(at('fresh/n1.md'), '# Saved\n');
-      await waitUntil(() => changes.length >= 7, 'a save in the new folder');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(seen()).toEqual([
-        ...names('fresh').map((f) => `add ${f}`),
-        'change fresh/n1.md',
-        ...names('old-news').map((f) => `unlink ${f}`),
-      ]);
+        await mkdir(at('fresh'));
+        for (const file of names('fresh')) await writeFile(at(file), `# ${file}\n`);
+        await waitUntil(() => changes.length >= 6, 'the files of a new folder');
+        await writeFile(at('fresh/n1.md'), '# Saved\n');
+        await waitUntil(() => changes.length >= 7, 'a save in the new folder');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(seen()).toEqual([
+          ...names('fresh').map((f) => `add ${f}`),
+          'change fresh/n1.md',
+          ...names('old-news').map((f) => `unlink ${f}`),
+        ]);
 
-      // content/ itself removed and made again (a generator that writes it anew).
-      await rm(contentDir, { recursive: true });
-      await mkdir(at('fresh/deeper'), { recursive: true });
-      await writeFile(at('fresh/n0.md'), '# content/ made again\n');
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      changes.length = 0;
-      await writeFile(at('fresh/n0.md'), '# Saved in content/ made again\n');
-      await writeFile(at('fresh/deeper/d.md'), '# New\n');
-      await waitUntil(() => changes.length >= 2, 'saves in content/ made again');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(seen()).toEqual(['add fresh/deeper/d.md', 'change fresh/n0.md']);
-    } finally {
-      await watcher?.close();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+        // content/ itself removed and made again (a generator that writes it anew).
+        changes.length = 0;
+        await rm(contentDir, { recursive: true });
+        await mkdir(at('fresh/deeper'), { recursive: true });
+        await writeFile(at('fresh/n0.md'), '# content/ made again\n');
+        await waitUntil(
+          () => changes.some((c) => c.kind === 'add' && c.file === 'fresh/n0.md'),
+          'content/ made again',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        changes.length = 0;
+        await writeFile(at('fresh/n0.md'), '# Saved in content/ made again\n');
+        await writeFile(at('fresh/deeper/d.md'), '# New\n');
+        await waitUntil(() => changes.length >= 2, 'saves in content/ made again');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(seen()).toEqual(['add fresh/deeper/d.md', 'change fresh/n0.md']);
+      } finally {
+        await watcher?.close();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('the watcher in a worker thread', () => {
