@@ -58,6 +58,8 @@ const STABILITY_MS = 50;
  * writer whose text is still to come.
  */
 const GRACE_MS = 100;
+/** When a folder that came after the start is listed again (see `found`). */
+const RELIST_NEW_FOLDER_MS = [STABILITY_MS, 1000];
 
 /** What chokidar passes with its `raw` event: the path its `fs.watch` was opened on. */
 interface RawDetails {
@@ -195,9 +197,14 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
   const found = (dir: string) => {
     identities.set(dir, folderIdentity(dir));
     list(dir, ready);
-    // A folder made and filled at once: a file written after that listing but before its watch was
-    // open would be seen by neither, so the folder is listed again a moment later.
-    if (ready) later(STABILITY_MS, () => list(dir, true));
+    if (!ready) return;
+    // A folder made and filled at once: a file or folder made in it after it was listed but before
+    // its watch was open would be seen by neither (chokidar too lists a new folder, then watches it),
+    // so the folder is listed again a moment later, and once more later still, for a busy machine.
+    for (const ms of RELIST_NEW_FOLDER_MS)
+      later(ms, () => {
+        if (folders.has(dir)) list(dir, true, true);
+      });
   };
 
   /** An entry of a watched folder was named by its watch (`event` as `fs.watch` gives it). */
@@ -250,6 +257,14 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
     watchOwn(dir);
   };
 
+  /** The chokidar watcher that follows `dir`: the one started on the folder nearest above it. */
+  const chokidarOf = (dir: string): FSWatcher | undefined => {
+    let nearest: string | undefined;
+    for (const root of chokidars.keys())
+      if (under(root, dir) && (nearest === undefined || root.length > nearest.length)) nearest = root;
+    return nearest === undefined ? undefined : chokidars.get(nearest);
+  };
+
   /** A folder and all it held are gone: their files are reported removed, their watches closed. */
   const forget = (dir: string) => {
     for (const [folder, names] of folders) {
@@ -275,7 +290,7 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
   };
 
   /** Learns the files of a watched folder; one that came after the start reports them added. */
-  const listFolder = async (dir: string, report: boolean): Promise<void> => {
+  const listFolder = async (dir: string, report: boolean, again: boolean): Promise<void> => {
     if (!folders.has(dir)) folders.set(dir, new Set());
     const names = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
@@ -285,9 +300,13 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
     if (closed || !known) return;
     for (const entry of names) {
       if (entry.isDirectory()) {
+        if (isIgnoredName(entry.name) || isIgnoredFolder(entry.name)) continue;
+        const folder = path.join(dir, entry.name);
         // Chokidar walks the folders of its own; those of an own-watched folder are followed here.
-        if (own.has(dir) && !isIgnoredName(entry.name) && !isIgnoredFolder(entry.name))
-          follow(path.join(dir, entry.name));
+        if (own.has(dir)) follow(folder);
+        // One made before chokidar's watch of this folder was open, which it never saw: it is given to
+        // the chokidar watcher that follows this folder.
+        else if (again && !identities.has(folder)) chokidarOf(dir)?.add(folder);
         continue;
       }
       if (!isWatchedFile(entry.name) || known.has(entry.name)) continue;
@@ -303,8 +322,9 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
     }, ms);
     deferred.add(timer);
   };
-  const list = (dir: string, report: boolean) => {
-    const listing = listFolder(dir, report).catch(fail);
+  /** `again`: a folder listed before, looked at for what its watch may have missed. */
+  const list = (dir: string, report: boolean, again = false) => {
+    const listing = listFolder(dir, report, again).catch(fail);
     listings.add(listing);
     void listing.finally(() => listings.delete(listing));
   };
