@@ -109,6 +109,8 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
   const chokidars = new Map<string, FSWatcher>();
   /** The identity of each watched folder, to tell one made again where it was (`folderIdentity`). */
   const identities = new Map<string, string | undefined>();
+  /** Folders chokidar's watchers were told to leave out (see remade). */
+  const unwatched = new Set<string>();
   /** Whether each folder chokidar met has many files: judged once, when first met. */
   const judged = new Map<string, boolean>();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -217,10 +219,10 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
       if (folderIdentity(absPath) === undefined) lookAgain(dir, true);
     }
     // Chokidar follows the folders of the folders it watches; those of an own-watched folder are
-    // followed here.
+    // followed here, and so is a folder chokidar was told to leave out (see remade).
     else if (own.has(dir) && !isWatchedFile(name) && !isIgnoredName(name) && !isIgnoredFolder(name)) {
       if (folderIdentity(absPath) !== undefined) follow(absPath);
-    }
+    } else if (unwatched.has(absPath) && folderIdentity(absPath) !== undefined) watchOwn(absPath);
   };
 
   /**
@@ -254,6 +256,8 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
       // Only content/'s own watcher is left here, when content/ itself was made again.
       else if (chokidars.delete(root)) void watcher.close().catch(fail);
     }
+    // Chokidar leaves out for good what it was told to unwatch: a folder made there later is ours.
+    unwatched.add(dir);
     watchOwn(dir);
   };
 

@@ -199,15 +199,21 @@ describe('a folder watched by chokidar or by a watch of its own, under one choki
         await rm(at('old-news'), { recursive: true });
         await waitUntil(() => changes.length >= 3, 'the removal of the folder');
 
+        // A new folder, and the one removed made once more.
         await mkdir(at('fresh'));
         for (const file of names('fresh')) await writeFile(at(file), `# ${file}\n`);
-        await waitUntil(() => changes.length >= 6, 'the files of a new folder');
+        await mkdir(at('old-news'));
+        await writeFile(at('old-news/n0.md'), '# Back\n');
+        await waitUntil(() => changes.length >= 7, 'the files of new folders');
         await writeFile(at('fresh/n1.md'), '# Saved\n');
-        await waitUntil(() => changes.length >= 7, 'a save in the new folder');
+        await writeFile(at('old-news/n0.md'), '# Back, saved\n');
+        await waitUntil(() => changes.length >= 9, 'saves in the new folders');
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(seen()).toEqual([
           ...names('fresh').map((f) => `add ${f}`),
+          'add old-news/n0.md',
           'change fresh/n1.md',
+          'change old-news/n0.md',
           ...names('old-news').map((f) => `unlink ${f}`),
         ]);
 
