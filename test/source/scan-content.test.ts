@@ -106,30 +106,22 @@ describe('scanContent: layout', () => {
     ]);
   });
 
-  it('stops with a SyncError when content/ does not exist, rather than reporting everything as deleted', async () => {
-    const project = await makeProject({ 'README.md': '' });
+  it.each<{ what: string; files: Record<string, string>; message: RegExp }>([
+    // Rather than reporting everything as deleted.
+    { what: 'content/ does not exist', files: { 'README.md': '' }, message: /^No content folder at / },
+    {
+      what: 'content/ cannot be listed',
+      files: { content: 'a file where the folder should be' },
+      message: /^The folder \S+content could not be listed \(ENOTDIR\)\.$/,
+    },
+  ])('stops with a SyncError that says so when $what', async ({ files, message }) => {
+    const project = await makeProject(files);
     cleanups.push(project.cleanup);
     const error = await scanContent({ projectDir: project.dir, contentDir: project.contentDir }).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(SyncError);
-    expect(error).toMatchObject({
-      code: 'CMS_SYNC_INPUT',
-      message: expect.stringMatching(/^No content folder at /),
-    });
-  });
-
-  it('stops with a SyncError that names a folder it cannot list', async () => {
-    const project = await makeProject({ content: 'a file where the folder should be' });
-    cleanups.push(project.cleanup);
-    const error = await scanContent({ projectDir: project.dir, contentDir: project.contentDir }).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(SyncError);
-    expect(error).toMatchObject({
-      code: 'CMS_SYNC_INPUT',
-      message: `The folder ${project.contentDir} could not be listed (ENOTDIR).`,
-    });
+    expect(error).toMatchObject({ code: 'CMS_SYNC_INPUT', message: expect.stringMatching(message) });
   });
 });
 
