@@ -626,8 +626,8 @@ async function listFiles(
 
 /**
  * The entries of a folder, read a batch at a time: each is garbage once looked at. An array of
- * them all, as `readdir` gives, keeps a folder of 100,000 files' entries alive until the last is
- * looked at, so the collector copies each of them twice (young, then old generation).
+ * them all, as `readdir` gives, keeps every entry of a large folder alive until the last is looked
+ * at, so the collector copies each of them twice (young, then old generation).
  */
 function* entriesOf(dir: string, isRoot: boolean): Generator<Dirent> {
   let folder: Dir;

@@ -69,9 +69,10 @@ interface RawDetails {
 /**
  * From this many files (entries that are not folders), a folder is watched by an `fs.watch` of its
  * own instead of chokidar. Chokidar lists a folder again, with a stat of every entry, on each event
- * in it (at most once a second, then once more for what came meanwhile): a save in a folder of
- * 100,000 files cost the watcher seconds of CPU, which on two cores held up the save's own pass.
- * A watch of our own reports names and lists nothing. Below this, chokidar's listing is cheap.
+ * in it (at most once a second, then once more for what came meanwhile): in a large folder each
+ * save cost the watcher a listing of it all, and on two cores that held up the save's own pass
+ * (README, Performance: Watch). A watch of our own reports names and lists nothing. Below this,
+ * chokidar's listing is cheap.
  */
 const OWN_WATCH_FROM_FILES = 1000;
 
