@@ -54,6 +54,8 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
   let pending: Batch = new Map();
   let carried: Batch = new Map();
   let running: Promise<void> | undefined;
+  /** A task run between passes (see whenIdle): passes wait for it. */
+  let task: Promise<void> | undefined;
   let debounce: NodeJS.Timeout | undefined;
   let firstEventAt: number | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -61,7 +63,8 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
   let stopped = false;
 
   const arm = () => {
-    if (stopped || running) return;
+    // A task in flight arms again when it is done.
+    if (stopped || running || task) return;
     const now = Date.now();
     firstEventAt ??= now;
     clearTimeout(debounce);
@@ -74,6 +77,8 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
   const start = (): Promise<void> => {
     if (stopped) return Promise.resolve();
     if (running) return running;
+    // A pass asked for during a task (the first sync, a retry come due) runs once it is done.
+    if (task) return task.then(start);
     clearTimeout(debounce);
     clearTimeout(retry);
     debounce = retry = firstEventAt = undefined;
@@ -110,20 +115,21 @@ export function createSyncLoop(options: SyncLoopOptions): SyncLoop {
       arm();
     },
     runNow: start,
-    whenIdle(task) {
-      if (stopped || running || pending.size > 0 || carried.size > 0) return Promise.resolve();
-      running = task()
+    whenIdle(run) {
+      if (stopped || running || task || pending.size > 0 || carried.size > 0) return Promise.resolve();
+      task = run()
         .catch(() => {})
         .then(() => {
-          running = undefined;
+          task = undefined;
           if (pending.size > 0) arm();
         });
-      return running;
+      return task;
     },
     async stop() {
       stopped = true;
       clearTimeout(debounce);
       clearTimeout(retry);
+      await task;
       await running;
     },
   };

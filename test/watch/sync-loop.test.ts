@@ -191,4 +191,21 @@ describe('the watch sync loop', () => {
       ['articles/c.md'],
     ]);
   });
+
+  it('runs a retry that comes due during such a task once the task is done', async () => {
+    const passes = controlledPasses();
+    const loop = createSyncLoop({ runPass: passes.runPass, onFatal: () => {}, debounceMs: 50 });
+    const first = loop.runNow();
+    await passes.finish('retry');
+    await first;
+    // The retry is due in 2 s; a task started now outlasts it.
+    let finishTask: () => void = () => {};
+    const done = loop.whenIdle(() => new Promise<void>((resolve) => (finishTask = resolve)));
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(passes.batches).toHaveLength(1);
+    finishTask();
+    await done;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(passes.batches).toHaveLength(2);
+  });
 });
