@@ -221,7 +221,7 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
     }
     // Chokidar follows the folders of the folders it watches; those of an own-watched folder are
     // followed here, and so is a folder chokidar was told to leave out (see remade).
-    else if (own.has(dir) && !isWatchedFile(name) && !isIgnoredName(name) && !isIgnoredFolder(name)) {
+    else if (own.has(dir) && !isIgnoredName(name) && !isIgnoredFolder(name)) {
       if (folderIdentity(absPath) !== undefined) follow(absPath);
     } else if (unwatched.has(absPath) && folderIdentity(absPath) !== undefined) watchOwn(absPath);
   };

@@ -128,6 +128,11 @@ describe.each([
     await rm(at('articles/2028'), { recursive: true });
     await reported(1, 'the removal of its folder');
 
+    // A folder with a file's name is followed as a folder.
+    await mkdir(at('articles/2026/odd.md'));
+    await writeFile(at('articles/2026/odd.md/inner.md'), '# Inner\n');
+    await reported(1, 'the file in a folder with a file’s name');
+
     // Nothing more comes of any of it (a late removal of a saved file, a second add).
     await new Promise((resolve) => setTimeout(resolve, 300));
     const byStep = (n: number) =>
@@ -145,6 +150,7 @@ describe.each([
       ['change articles/2027/jan/new.md'],
       ['add articles/2028/jan/new.md', 'unlink articles/2027/jan/new.md'],
       ['unlink articles/2028/jan/new.md'],
+      ['add articles/2026/odd.md/inner.md'],
       [],
     ]);
   });
