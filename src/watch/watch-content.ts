@@ -1,5 +1,6 @@
 import {
   lstatSync,
+  realpathSync,
   opendirSync,
   watch as watchFolder,
   type FSWatcher as FolderWatch,
@@ -99,7 +100,9 @@ const OWN_WATCH_FROM_FILES = 1000;
  * links by their real path.
  */
 export async function watchContent(options: WatchContentOptions): Promise<LocalContentWatcher> {
-  const { contentDir } = options;
+  // Watched by its real path: chokidar follows no link, content/ itself a link included (the scan
+  // of each sync reads content/ through it too).
+  const contentDir = realContentDir(options.contentDir);
   const ownFrom = options.ownWatchFrom ?? OWN_WATCH_FROM_FILES;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   /** The documents and media files known in each watched folder (absolute), by name. */
@@ -423,6 +426,15 @@ function folderIdentity(absPath: string): string | undefined {
     return stats?.isDirectory() ? `${stats.ino}:${stats.birthtimeMs}` : undefined;
   } catch {
     return undefined;
+  }
+}
+
+function realContentDir(contentDir: string): string {
+  try {
+    return realpathSync(contentDir);
+  } catch {
+    // Missing: chokidar waits for it, as before.
+    return contentDir;
   }
 }
 

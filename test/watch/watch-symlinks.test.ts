@@ -44,4 +44,29 @@ describe.each([
       expect(changes).toEqual([{ file: 'articles/b.md', kind: 'add' }]);
     },
   );
+
+  it('follows content/ that is itself a link to a folder, as the scan reads it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-watch-root-link-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(path.join(dir, 'shared/articles'), { recursive: true });
+    await writeFile(path.join(dir, 'shared/articles/a.md'), '# A\n');
+    const contentDir = path.join(dir, 'content');
+    await symlink(path.join(dir, 'shared'), contentDir);
+
+    const changes: ContentChange[] = [];
+    const watcher = await watchContent({
+      contentDir,
+      ownWatchFrom,
+      onChange: (c) => changes.push(c),
+      onError: () => {},
+    });
+    cleanups.push(() => watcher.close());
+    await writeFile(path.join(contentDir, 'articles/a.md'), '# A, saved\n');
+    await writeFile(path.join(contentDir, 'articles/b.md'), '# B\n');
+    await waitUntil(() => changes.length >= 2, 'the save and the new file');
+    expect(changes.sort((a, b) => a.file.localeCompare(b.file))).toEqual([
+      { file: 'articles/a.md', kind: 'change' },
+      { file: 'articles/b.md', kind: 'add' },
+    ]);
+  });
 });
