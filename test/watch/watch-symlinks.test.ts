@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchContent, type ContentChange, type ContentWatcher } from '../../src/watch/watch-content.js';
+import { watchContent, type ContentChange } from '../../src/watch/watch-content.js';
 import { waitUntil } from './helpers.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -14,6 +14,19 @@ describe.each([
   { by: 'chokidar', ownWatchFrom: undefined },
   { by: 'watches of their own', ownWatchFrom: 0 },
 ])('watching content/ with symbolic links in it, its folders by $by', ({ ownWatchFrom }) => {
+  /** Watches `contentDir` until the test ends; what it reports, as it reports it. */
+  async function watched(contentDir: string): Promise<ContentChange[]> {
+    const changes: ContentChange[] = [];
+    const watcher = await watchContent({
+      contentDir,
+      ownWatchFrom,
+      onChange: (c) => changes.push(c),
+      onError: () => {},
+    });
+    cleanups.push(() => watcher.close());
+    return changes;
+  }
+
   it(
     'follows no link: not two links back up the tree (a loop), not one out of content/',
     { timeout: 30_000 },
@@ -28,14 +41,7 @@ describe.each([
       await symlink('..', path.join(contentDir, 'articles/up2'));
       await symlink(path.join(dir, 'outside'), path.join(contentDir, 'articles/out'));
 
-      const changes: ContentChange[] = [];
-      const watcher: ContentWatcher = await watchContent({
-        contentDir,
-        ownWatchFrom,
-        onChange: (c) => changes.push(c),
-        onError: () => {},
-      });
-      cleanups.push(() => watcher.close());
+      const changes = await watched(contentDir);
       await writeFile(path.join(contentDir, 'articles/b.md'), '# B\n');
       await writeFile(path.join(dir, 'outside/secret.md'), '# Secret\n');
       await waitUntil(() => changes.some((c) => c.file === 'articles/b.md'), 'the new file to be reported');
@@ -53,14 +59,7 @@ describe.each([
     const contentDir = path.join(dir, 'content');
     await symlink(path.join(dir, 'shared'), contentDir);
 
-    const changes: ContentChange[] = [];
-    const watcher = await watchContent({
-      contentDir,
-      ownWatchFrom,
-      onChange: (c) => changes.push(c),
-      onError: () => {},
-    });
-    cleanups.push(() => watcher.close());
+    const changes = await watched(contentDir);
     await writeFile(path.join(contentDir, 'articles/a.md'), '# A, saved\n');
     await writeFile(path.join(contentDir, 'articles/b.md'), '# B\n');
     await waitUntil(() => changes.length >= 2, 'the save and the new file');
