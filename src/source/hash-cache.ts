@@ -178,7 +178,7 @@ export function openHashCache(
       need(name);
       seen.add(name);
       const line = entries.get(name);
-      return line !== undefined && stat.isFile() && stampAt(line, stat) >= 0;
+      return stampIsLine(line, stat);
     },
     set(name, stat, sha) {
       need(name);
@@ -196,8 +196,10 @@ export function openHashCache(
     save(saving = {}) {
       // A cache never read has nothing to add; forgetting the files not seen takes every file's name.
       if (read === 'not yet' && !saving.complete) return;
-      if (saving.complete) need();
-      if (saving.complete) for (const name of [...entries.keys()]) if (!seen.has(name)) remove(name);
+      if (saving.complete) {
+        need();
+        for (const name of [...entries.keys()]) if (!seen.has(name)) remove(name);
+      }
       const size = read === 'excerpt' ? wholeSize : entries.size;
       // Replaced and removed lines are dropped once they are as many as the live ones.
       write(format === 'lines' && stale > Math.max(COMPACT_FROM, size));
@@ -279,8 +281,13 @@ function shaIfStamp(line: string, stat: Stats): string | undefined {
   return at < 0 ? undefined : ownCopy(line.slice(at + 1, line.indexOf('"', at + 1)));
 }
 
+/** Whether `stat` is of a plain file and is the stamp of `line` (a file's line, or none). */
+export function stampIsLine(line: string | undefined, stat: Stamp): boolean {
+  return line !== undefined && stat.isFile() && stampAt(line, stat) >= 0;
+}
+
 /** Where the line's sha256 starts (its opening quote) when its stamp is `stat`'s, else -1. */
-export function stampAt(line: string, stat: Stamp): number {
+function stampAt(line: string, stat: Stamp): number {
   let at = 1;
   for (let i = 0; i < 4; i++) {
     const want = i === 0 ? stat.size : i === 1 ? stat.mtimeMs : i === 2 ? stat.ctimeMs : stat.ino;

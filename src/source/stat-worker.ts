@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadCacheLines, stampAt } from './hash-cache.js';
+import { loadCacheLines, stampIsLine } from './hash-cache.js';
 import {
   markCompared,
   pathsOf,
@@ -54,7 +54,7 @@ parentPort!.on('message', (request: StatRequest) => {
       done[i] = 1;
       const name = names[i]!;
       const line = cache.entries.get(name);
-      if (line !== undefined && stamp.isFile() && stampAt(line, stamp) >= 0) table.same[i] = 1;
+      if (stampIsLine(line, stamp)) table.same[i] = 1;
       else lines.push([name, line ?? null]);
     }
   };
