@@ -459,14 +459,15 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   const inProject = (inContent: string) => prefix + inContent;
   const where: Where = { contentDir, prefixLength: prefix.length };
   const root = await realpath(contentDir).catch(() => contentDir);
+  // Folders are read without waiting (entriesOf), so the listing of the CMS, which runs meanwhile,
+  // gets a turn now and then to connect and send its requests (see YIELD_EVERY): counted over the
+  // whole walk, as one large folder and many small ones take as long.
+  let sinceTurn = 0;
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     const entries = entriesOf(dir, prefix === '');
     const here = [...chain, real];
     const subfolders: Array<Promise<void>> = [];
-    let sinceTurn = 0;
     for (const entry of entries) {
-      // A folder may hold 100,000 files: the listing of the CMS, which runs meanwhile, gets a turn
-      // now and then to connect and send its requests (see YIELD_EVERY).
       if (++sinceTurn === YIELD_EVERY_LISTED) {
         sinceTurn = 0;
         await new Promise((resolve) => setImmediate(resolve));
