@@ -140,17 +140,29 @@ export interface ScanOptions {
  */
 export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // Started before content/ is listed, so that the worker is up by the time the paths are known.
-  const mayPassOver = options.untouched && options.hashCache?.path && !options.files && !options.only?.length;
+  const cacheFile = mayPassOver(options) && options.hashCache?.path;
   // On one core the two threads would only take turns.
   const twice =
-    mayPassOver && options.untouched!.expected >= STAT_TWICE_FROM && availableParallelism() > 1
-      ? statOnTwoThreads(options.hashCache!.path!)
+    cacheFile && options.untouched!.expected >= STAT_TWICE_FROM && availableParallelism() > 1
+      ? statOnTwoThreads(cacheFile)
       : undefined;
   try {
     return await scanWith(options, twice);
   } finally {
     twice?.stop();
   }
+}
+
+/** Whether documents may be passed over unread: a whole listing, with the hash cache to vouch for them. */
+function mayPassOver(
+  options: ScanOptions,
+): options is ScanOptions & { untouched: UntouchedFiles; hashCache: HashCache } {
+  return (
+    options.untouched !== undefined &&
+    options.hashCache !== undefined &&
+    !options.files &&
+    !options.only?.length
+  );
 }
 
 async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Promise<ScanResult> {
@@ -168,10 +180,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     ? documentPaths.filter((p) => selected(p.inContent))
     : [...documentPaths];
   const { known, hashCache, limits, spool } = options;
-  const passOver =
-    options.untouched && hashCache && !options.files && !options.only?.length && listing.problems.length === 0
-      ? options.untouched
-      : undefined;
+  const passOver = mayPassOver(options) && listing.problems.length === 0 ? options.untouched : undefined;
   if (passOver && twice) {
     const names = toRead.map((p) => p.file);
     const skip: number[] = [];
