@@ -1,32 +1,11 @@
 import path from 'node:path';
 import { MEDIA_EXTENSIONS, type RecordResource } from '../resources.js';
 import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
+import { DOCUMENT_EXTENSION, isIgnoredName } from './file-names.js';
 
-const DOCUMENT_EXTENSION = /\.(?:md|markdown)$/i;
+export { isDocumentName, isIgnoredFolder, isIgnoredName } from './file-names.js';
+
 const MEDIA_EXTENSION = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
-
-/**
- * Files editors and OSes leave beside the real ones: dotfiles (`.x.swp`, `.#x.md` Emacs locks,
- * `.DS_Store`), backups (`x.md~`), Emacs autosaves (`#x.md#`), Office locks (`~$x`). Vim's
- * `4913` probe has no extension, so it is never a document or media file anyway.
- */
-export function isIgnoredName(name: string): boolean {
-  return (
-    name.startsWith('.') ||
-    name.startsWith('#') ||
-    name.startsWith('~$') ||
-    name.endsWith('~') ||
-    name.endsWith('#')
-  );
-}
-
-export function isIgnoredFolder(name: string): boolean {
-  return name.startsWith('.') || name === 'node_modules';
-}
-
-export function isDocumentName(name: string): boolean {
-  return DOCUMENT_EXTENSION.test(name) && !isIgnoredName(name);
-}
 
 export function isMediaName(name: string): boolean {
   return MEDIA_EXTENSION.test(name) && !isIgnoredName(name);

@@ -311,6 +311,19 @@ export interface CacheLines {
 }
 
 export function loadCacheLines(file: string): CacheLines {
+  const reading = readCacheLines(file);
+  for (;;) {
+    const step = reading.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Reads the cache as loadCacheLines does, telling the name of each line it keeps as it goes (a
+ * later line may replace or remove it), so that its files can be looked at before the whole is
+ * read; returns what loadCacheLines does.
+ */
+export function* readCacheLines(file: string): Generator<string, CacheLines> {
   const entries = new Map<string, string>();
   const none = { entries, format: 'none' as const, stale: 0 };
   let text: string;
@@ -337,7 +350,10 @@ export function loadCacheLines(file: string): CacheLines {
     if (parsed.removal) {
       entries.delete(parsed.name);
       stale += 1;
-    } else entries.set(parsed.name, line);
+    } else {
+      entries.set(parsed.name, line);
+      yield parsed.name;
+    }
   }
   return { entries, format: 'lines', stale };
 }

@@ -144,7 +144,11 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // On one core the two threads would only take turns.
   const twice =
     cacheFile && options.untouched!.expected >= STAT_TWICE_FROM && availableParallelism() > 1
-      ? statOnTwoThreads(cacheFile)
+      ? statOnTwoThreads(cacheFile, {
+          contentDir: options.contentDir,
+          prefix: contentPrefix(options.projectDir, options.contentDir),
+          sep: path.sep,
+        })
       : undefined;
   try {
     return await scanWith(options, twice);
@@ -173,7 +177,9 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     (options.files && (await listFiles(contentDir, projectDir, languages, options.files))) ??
     (await listContent(contentDir, projectDir, languages));
   const { mediaFiles } = listing;
-  const layout = layoutProblems(listing.documentPaths, languages, selected);
+  const layout = listing.indexes
+    ? layoutProblems(listing.documentPaths, languages, selected)
+    : { documentPaths: listing.documentPaths, problems: [] };
   const { documentPaths } = layout;
 
   const toRead = options.only?.length
@@ -227,7 +233,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
   for (let i = 0; i < total; i++) {
     const p = toRead.pop()!;
-    const { resource, file, readPath, identity } = p;
+    const { resource, file, readPath } = p;
     if (
       untouched &&
       !p.refused &&
@@ -241,6 +247,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       }
       continue;
     }
+    const identity = p.refused ? undefined : p.identity;
     let result =
       p.refused ??
       readDocument(p.absPath, {
@@ -251,8 +258,8 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
         hashCache,
         limits,
         readPath,
-        stem: identity.stem,
-        lang: identity.lang,
+        stem: identity!.stem,
+        lang: identity!.lang,
         languages,
         holdBody,
       });
@@ -333,15 +340,13 @@ const NO_STAT = { isFile: () => false } as Stats;
 /**
  * The documents that are records, and a warning for what the layout keeps from being one: the
  * Markdown files inside a page bundle (one line per bundle, at its index) and Hugo list pages.
+ * Asked only of a listing with an index file: in any other, every document is a record.
  */
 function layoutProblems(
   paths: DocumentPath[],
   languages: Languages,
   selected: (inContent: string) => boolean,
 ): { documentPaths: DocumentPath[]; problems: FileProblem[] } {
-  // A site without bundles or list pages (most): every path is a record, in the same order. Told
-  // without a path in content/ made for each document.
-  if (!paths.some((p) => p.identity.index !== undefined)) return { documentPaths: paths, problems: [] };
   const { records, resources, listPages } = sortBundles(
     paths.map((p) => p.inContent),
     languages,
@@ -399,9 +404,10 @@ export function duplicateProblem<
 type Scanned = SourceDocument | UnparsedDocument;
 
 /**
- * A document as content/ lists it. It holds its project-relative name alone: its path in content/
- * and on disk are made from it when asked for, as a listing of 100,000 documents would otherwise
- * hold two more strings for each (and the listing's own copy of each name) for the whole scan.
+ * A document as content/ lists it. It holds its project-relative name alone: its path in content/,
+ * on disk, and what its path makes it are made from it when asked for, as a listing of 100,000
+ * documents would otherwise hold more strings and objects for each, made for every document
+ * though most are passed over unread.
  */
 class DocumentPath {
   /** The real path to read, when `absPath` is reached through a symbolic link. */
@@ -413,12 +419,12 @@ class DocumentPath {
     /** Relative to projectDir, forward slashes. */
     readonly file: string,
     readonly resource: NonNullable<ReturnType<typeof resourceOfPath>>,
-    /**
-     * Taken once as the path is listed: the scan needs it for every document it reads, and the
-     * layout for every document.
-     */
-    readonly identity: PathIdentity,
   ) {}
+
+  /** What its path makes it (see pathIdentity). */
+  get identity(): PathIdentity {
+    return pathIdentity(this.inContent, this.where.languages);
+  }
 
   /** Relative to contentDir, forward slashes. */
   get inContent(): string {
@@ -435,10 +441,13 @@ class DocumentPath {
 interface Where {
   contentDir: string;
   prefixLength: number;
+  languages: Languages;
 }
 
 interface Listing {
   documentPaths: DocumentPath[];
+  /** Whether a document is an index file (a page bundle's, a list page): then the layout is looked at. */
+  indexes: boolean;
   mediaFiles: string[];
   /** Problems with links, by path relative to contentDir (for `only`). */
   problems: Array<{ inContent: string; problem: FileProblem }>;
@@ -466,7 +475,8 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   // One prefix string shared by every path, not a copy of "content/" in each of them.
   const prefix = contentPrefix(projectDir, contentDir);
   const inProject = (inContent: string) => prefix + inContent;
-  const where: Where = { contentDir, prefixLength: prefix.length };
+  const where: Where = { contentDir, prefixLength: prefix.length, languages };
+  let indexes = false;
   const root = await realpath(contentDir).catch(() => contentDir);
   // Folders are read without waiting (entriesOf), so the listing of the CMS, which runs meanwhile,
   // gets a turn now and then to connect and send its requests (see YIELD_EVERY): counted over the
@@ -476,6 +486,8 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     const entries = entriesOf(dir, prefix === '');
     const here = [...chain, real];
     const subfolders: Array<Promise<void>> = [];
+    // The same for every document in the folder: its first folder in content/ names it.
+    const resource = prefix === '' ? undefined : resourceOfPath(prefix);
     for (const entry of entries) {
       if (++sinceTurn === YIELD_EVERY_LISTED) {
         sinceTurn = 0;
@@ -495,12 +507,11 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       }
       if (!entry.isFile()) continue;
       if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
-      const resource = isDocumentName(entry.name) ? resourceOfPath(inContent) : undefined;
-      if (!resource) continue;
-      const identity = pathIdentity(inContent, languages);
+      if (!resource || !isDocumentName(entry.name)) continue;
+      indexes ||= isIndexFile(entry.name, inContent, languages);
       // A flat copy (see ownCopy): a document keeps its file until it is planned, the hash cache
       // until it is saved; its joined parts would be twice its size once the listing is gone.
-      const document = new DocumentPath(where, ownCopy(inProject(inContent)), resource, identity);
+      const document = new DocumentPath(where, ownCopy(inProject(inContent)), resource);
       if (dir !== real) document.readPath = `${real}${path.sep}${entry.name}`;
       documentPaths.push(document);
     }
@@ -517,7 +528,8 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     if (resource && severity === 'error') {
       const stem = documentStem(link.inContent);
       const claimedKeys = slugProblem(stem) === undefined ? [`${resource}/${stem}`] : [];
-      const document = new DocumentPath(where, file, resource, pathIdentity(link.inContent, languages));
+      indexes ||= isIndexFile(path.basename(link.absPath), link.inContent, languages);
+      const document = new DocumentPath(where, file, resource);
       document.refused = { problems: [problem], claimedKeys };
       documentPaths.push(document);
     } else problems.push({ inContent: link.inContent, problem });
@@ -578,20 +590,29 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     if (isMediaName(name)) mediaFiles.push(inProject(link.inContent));
     const resource = isDocument ? resourceOfPath(link.inContent) : undefined;
     if (resource) {
-      const document = new DocumentPath(
-        where,
-        inProject(link.inContent),
-        resource,
-        pathIdentity(link.inContent, languages),
-      );
+      indexes ||= isIndexFile(name, link.inContent, languages);
+      const document = new DocumentPath(where, inProject(link.inContent), resource);
       document.readPath = real;
       documentPaths.push(document);
     }
   }
   // By name: in the order of their paths in content/, which all names start alike.
   documentPaths.sort((a, b) => compare(a.file, b.file));
-  return { documentPaths, mediaFiles: mediaFiles.sort(compare), problems };
+  return { documentPaths, indexes, mediaFiles: mediaFiles.sort(compare), problems };
 }
+
+/**
+ * Whether the document `name` at `inContent` is an index file (see pathIdentity), told from its
+ * name alone for most: one that starts otherwise, in ASCII, is none.
+ */
+function isIndexFile(name: string, inContent: string, languages: Languages): boolean {
+  return (
+    (name.startsWith('index') || name.startsWith('_index') || NOT_PRINTABLE_ASCII.test(name)) &&
+    pathIdentity(inContent, languages).index !== undefined
+  );
+}
+
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
 
 /**
  * The listing of exactly `files`, as listContent would list them, or undefined when one of them is
@@ -608,6 +629,7 @@ async function listFiles(
   const root = await realpath(contentDir).catch(() => undefined);
   if (root === undefined) return undefined;
   const documentPaths: DocumentPath[] = [];
+  let indexes = false;
   for (const inContent of [...new Set(files)].sort(compare)) {
     const parts = inContent.split('/');
     const name = parts.at(-1)!;
@@ -621,17 +643,17 @@ async function listFiles(
       realpath(absPath).catch(() => undefined),
     ]);
     if (!info?.isFile() || real !== `${root}${path.sep}${parts.join(path.sep)}`) return undefined;
+    indexes ||= isIndexFile(name, inContent, languages);
     const document = new DocumentPath(
-      { contentDir, prefixLength: prefix.length },
+      { contentDir, prefixLength: prefix.length, languages },
       ownCopy(prefix + inContent),
       resource,
-      pathIdentity(inContent, languages),
     );
     // As the walk does when content/ itself is reached through a link.
     if (root !== contentDir) document.readPath = real;
     documentPaths.push(document);
   }
-  return { documentPaths, mediaFiles: [], problems: [] };
+  return { documentPaths, indexes, mediaFiles: [], problems: [] };
 }
 
 /**

@@ -35,6 +35,8 @@ const NEXT = 0;
 const DONE = 1;
 /** Set to 1 by the worker once `same` is written whole. */
 const COMPARED = 2;
+/** Set to 1 by the worker once it has written the stamps it took ahead (see stat-ahead.ts). */
+const PREFILLED = 3;
 
 /** Paths claimed at once: small enough that the two threads end close together. */
 const CHUNK = 256;
@@ -49,7 +51,7 @@ export function stampTable(count: number): { shared: SharedArrayBuffer; table: S
 export function tableIn(shared: SharedArrayBuffer, count: number): StampTable {
   const kindsAt = NUMBERS_AT + count * 4 * 8;
   return {
-    control: new Int32Array(shared, 0, 3),
+    control: new Int32Array(shared, 0, 4),
     numbers: new Float64Array(shared, NUMBERS_AT, count * 4),
     kinds: new Uint8Array(shared, kindsAt, count),
     same: new Uint8Array(shared, kindsAt + count, count),
@@ -65,9 +67,24 @@ export function compared(table: StampTable): boolean {
   return Atomics.load(table.control, COMPARED) === 1;
 }
 
+/** Said by the worker once it has written the stamps it took ahead, before any chunk is claimed. */
+export function markPrefilled(table: StampTable): void {
+  Atomics.store(table.control, PREFILLED, 1);
+}
+
+/**
+ * Read by this thread once the worker has said it has written the stamps it took ahead: an atomic
+ * load of what an atomic store wrote after them, so that this thread sees them, and stats none of
+ * them again.
+ */
+export function seePrefilled(table: StampTable): void {
+  Atomics.load(table.control, PREFILLED);
+}
+
 /**
  * Stats chunks of the table's paths (path i is `pathOf(i)`, none when empty) until none is left
- * to claim; `then` is told of each chunk once it is statted.
+ * to claim; `then` is told of each chunk once it is statted. A row already written (a stamp the
+ * worker took ahead) is not statted again.
  */
 export function statClaimed(
   pathOf: (i: number) => string,
@@ -80,7 +97,7 @@ export function statClaimed(
     const from = Atomics.add(control, NEXT, CHUNK);
     if (from >= count) return;
     const to = Math.min(from + CHUNK, count);
-    for (let i = from; i < to; i++) statInto(pathOf(i), i, numbers, kinds);
+    for (let i = from; i < to; i++) if (kinds[i] === NOT_YET) statInto(pathOf(i), i, numbers, kinds);
     Atomics.add(control, DONE, to - from);
     Atomics.notify(control, DONE);
     then?.(from, to);

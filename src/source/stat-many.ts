@@ -3,6 +3,7 @@ import type { CacheExcerpt } from './hash-cache.js';
 import {
   allStatted,
   compared,
+  seePrefilled,
   NOT_YET,
   stampTable,
   statClaimed,
@@ -13,7 +14,8 @@ import {
   type Stamp,
   type StampTable,
 } from './stamp-table.js';
-import type { StatAnswer, StatRequest, StatWorkerData } from './stat-worker.js';
+import type { AheadOf } from './stat-ahead.js';
+import type { StatAnswer, StatPrefilled, StatRequest, StatWorkerData } from './stat-worker.js';
 
 /** What `finish` gives: each document's stamp, and what the worker made of them. */
 export interface Statted {
@@ -23,18 +25,20 @@ export interface Statted {
   same?: Uint8Array;
   /** The cache's lines of the documents that changed and of the files asked for. */
   excerpt?: CacheExcerpt;
+  /** How many documents the worker had statted before it was asked (see stat-ahead.ts). */
+  ahead?: number;
 }
 
 /**
  * Stats many documents on two threads, and compares their stamps with the hash cache on the
  * second. Why: a run that passes unchanged files over (see state/clean-run.ts) still stats every
  * document and looks each up in the hash cache, which it must read first: in a large archive,
- * most of what such a run does. The worker, started before content/ is listed,
- * reads the cache meanwhile; it stats the documents as soon as they are listed, while this thread
- * reads the CMS's changes, then this thread takes what is left, chunk by chunk, from the same
- * counter. The worker compares, and answers with the cache's lines of the few files this thread
- * will read: this thread never reads the cache whole. Should the worker not start or die, this
- * thread stats what it left and compares itself.
+ * most of what such a run does. The worker, started before content/ is listed, stats the
+ * documents it finds there meanwhile (stat-ahead.ts), then reads the cache. Once this thread has
+ * listed them, the worker takes the stamps it has, and both threads stat what is left, chunk by
+ * chunk, from the same counter. The worker compares, and answers with the cache's lines of the
+ * few files this thread will read: this thread never reads the cache whole. Should the worker not
+ * start or die, this thread stats what it left and compares itself.
  */
 export interface StatTwice {
   /** Starts statting the documents `names` (project-relative, as the cache names them) found `where`. */
@@ -47,9 +51,11 @@ export interface StatTwice {
 
 export function statOnTwoThreads(
   cacheFile: string,
+  /** Where the documents are: the worker stats them before it is asked (see stat-ahead.ts). */
+  ahead: AheadOf,
   workerUrl: URL = new URL('./stat-worker.js', import.meta.url),
 ): StatTwice {
-  const workerData: StatWorkerData = { cacheFile };
+  const workerData: StatWorkerData = { cacheFile, ahead };
   let worker: Worker | undefined;
   try {
     worker = new Worker(workerUrl, { workerData });
@@ -59,11 +65,21 @@ export function statOnTwoThreads(
   }
   let pathOf: (i: number) => string = () => '';
   let table: StampTable | undefined;
+  /** How many stamps the worker took ahead, once they are written (undefined: it is gone first). */
+  let seenPrefilled: (count: number | undefined) => void = () => {};
+  const prefilledCount = new Promise<number | undefined>((resolve) => (seenPrefilled = resolve));
   /** The worker's answer, or undefined once it is gone without one. */
   const answered = new Promise<StatAnswer | undefined>((resolve) => {
-    worker?.on('message', resolve);
-    worker?.on('error', () => resolve(undefined));
-    worker?.on('exit', () => resolve(undefined));
+    worker?.on('message', (message: StatPrefilled | StatAnswer) => {
+      if ('prefilled' in message) seenPrefilled(message.prefilled);
+      else resolve(message);
+    });
+    const gone = () => {
+      seenPrefilled(undefined);
+      resolve(undefined);
+    };
+    worker?.on('error', gone);
+    worker?.on('exit', gone);
   });
   const stop = () => {
     void worker?.terminate();
@@ -85,9 +101,12 @@ export function statOnTwoThreads(
     },
     async finish() {
       const done = table ?? stampTable(0).table;
-      statClaimed(pathOf, done);
-      // Held by the process while its answer is awaited (else nothing else pending would let it exit).
+      // Held by the process while it is awaited (else nothing else pending would let it exit).
       worker?.ref();
+      // The stamps the worker took ahead are not taken again here.
+      const ahead = worker && table ? await prefilledCount : undefined;
+      if (ahead !== undefined) seePrefilled(done);
+      statClaimed(pathOf, done);
       const answer = worker ? await answered : undefined;
       stop();
       const stamp = new TableStamp(done);
@@ -100,6 +119,7 @@ export function statOnTwoThreads(
         return {
           stampOf,
           same: done.same,
+          ...(ahead !== undefined ? { ahead } : {}),
           ...(format ? { excerpt: { lines: new Map(lines), size, stale, format } } : {}),
         };
       }

@@ -1,8 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadCacheLines, stampIsLine } from './hash-cache.js';
+import { stampIsLine } from './hash-cache.js';
+import { Ahead, type AheadOf } from './stat-ahead.js';
 import {
   markCompared,
+  markPrefilled,
   pathsOf,
+  PLAIN_FILE,
   statClaimed,
   TableStamp,
   tableIn,
@@ -14,6 +17,8 @@ import {
 export interface StatWorkerData {
   /** The hash cache's file, read as soon as the worker starts. */
   cacheFile: string;
+  /** Where the documents are: the worker stats those the cache names as it reads it (see stat-ahead.ts). */
+  ahead: AheadOf;
 }
 
 /** The documents to stat. Each list is joined by NUL: one string crosses to a thread far faster than an array. */
@@ -28,6 +33,12 @@ export interface StatRequest {
   shared: SharedArrayBuffer;
 }
 
+/** Told once the stamps taken ahead are written: the other thread may then claim chunks. */
+export interface StatPrefilled {
+  /** How many documents were statted ahead. */
+  prefilled: number;
+}
+
 /** The lines of the documents whose stamp is not the cache's, and of `want` (null: none). */
 export interface StatAnswer {
   lines: Array<[string, string | null]>;
@@ -37,31 +48,36 @@ export interface StatAnswer {
   format: 'lines' | 'none' | undefined;
 }
 
-const { cacheFile } = workerData as StatWorkerData;
-const cache = loadCacheLines(cacheFile);
+const { cacheFile, ahead: aheadOf } = workerData as StatWorkerData;
+const ahead = new Ahead(aheadOf, cacheFile);
 
 parentPort!.on('message', (request: StatRequest) => {
   const names = request.names.split('\0');
-  const pathOf = pathsOf(request.where, names);
   const table = tableIn(request.shared, request.count);
-  const stamp = new TableStamp(table);
-  const lines: StatAnswer['lines'] = [];
-  /** 1 for each document compared: those this thread statted, as it goes; then the rest. */
-  const done = new Uint8Array(names.length);
-  const compare = (from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      stamp.at = i;
-      done[i] = 1;
-      const name = names[i]!;
-      const line = cache.entries.get(name);
-      if (stampIsLine(line, stamp)) table.same[i] = 1;
-      else lines.push([name, line ?? null]);
+  // The stamps taken ahead are written first, before either thread claims a chunk (a path not to
+  // stat stays unstatted).
+  const skipped = new Set(request.where.skip);
+  let takenAhead = 0;
+  for (let i = 0; i < names.length; i++)
+    if (!skipped.has(i) && ahead.fill(names[i]!, i, table.numbers)) {
+      table.kinds[i] = PLAIN_FILE;
+      takenAhead++;
     }
-  };
-  statClaimed(pathOf, table, compare);
+  markPrefilled(table);
+  parentPort!.postMessage({ prefilled: takenAhead } satisfies StatPrefilled);
+  // What is left of the cache is read while the other thread stats what is left, then both stat.
+  const cache = ahead.cache();
+  statClaimed(pathsOf(request.where, names), table);
   // The other thread may still be statting its last chunk.
   waitAllStatted(table);
-  for (let i = 0; i < names.length; i++) if (done[i] === 0) compare(i, i + 1);
+  const stamp = new TableStamp(table);
+  const lines: StatAnswer['lines'] = [];
+  for (let i = 0; i < names.length; i++) {
+    stamp.at = i;
+    const line = cache.entries.get(names[i]!);
+    if (stampIsLine(line, stamp)) table.same[i] = 1;
+    else lines.push([names[i]!, line ?? null]);
+  }
   markCompared(table);
   if (request.want !== '')
     for (const name of request.want.split('\0')) lines.push([name, cache.entries.get(name) ?? null]);

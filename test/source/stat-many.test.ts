@@ -23,6 +23,8 @@ const where = (dir: string, skip: number[] = []) => ({
   sep: path.sep,
   skip,
 });
+/** Where the worker finds the documents to stat before it is asked. */
+const ahead = (dir: string) => ({ contentDir: path.join(dir, 'content'), prefix: 'content/', sep: path.sep });
 const name = (i: number) => `content/articles/doc-${String(i).padStart(4, '0')}.md`;
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -47,18 +49,18 @@ async function project() {
 }
 
 describe('statting documents on two threads', () => {
-  it('stamps every path, and finds as unchanged exactly those whose stamp is the cache’s', async () => {
-    const { dir, cacheFile } = await project();
+  /**
+   * Stats the project's documents on two threads, asking the worker `after` ms after it is started,
+   * checks every stamp and comparison, and tells how many the worker had taken before it was asked.
+   */
+  async function statAndCheck(dir: string, cacheFile: string, after: number): Promise<number | undefined> {
     const names = Array.from({ length: MANY }, (_, i) => name(i));
-    // One edited (another size), one deleted, one new (not in the cache), one refused (not statted).
-    await writeFile(path.join(dir, name(10)), 'edited, and longer than it was\n');
-    await rm(path.join(dir, name(20)));
-    await writeFile(path.join(dir, 'content/articles/new.md'), 'new\n');
     names.push('content/articles/new.md', 'content/articles/refused.md');
     const paths = names.map((n) => (n.endsWith('refused.md') ? '' : path.join(dir, n)));
     const lines = loadCacheLines(cacheFile).entries;
 
-    const twice = statOnTwoThreads(cacheFile);
+    const twice = statOnTwoThreads(cacheFile, ahead(dir));
+    if (after > 0) await new Promise((resolve) => setTimeout(resolve, after));
     twice.stat(names, where(dir, [names.length - 1]), [
       name(30),
       'content/images/x.png',
@@ -93,13 +95,39 @@ describe('statting documents on two threads', () => {
       'content/images/gone.png': null,
     });
     expect(statted.excerpt).toMatchObject({ size: MANY + 1, stale: 0, format: 'lines' });
+    return statted.ahead;
+  }
+
+  /** One document edited (another size), one deleted, one new (not in the cache). */
+  async function changeSome(dir: string) {
+    await writeFile(path.join(dir, name(10)), 'edited, and longer than it was\n');
+    await rm(path.join(dir, name(20)));
+    await writeFile(path.join(dir, 'content/articles/new.md'), 'new\n');
+  }
+
+  it('stamps every path, and finds as unchanged exactly those whose stamp is the cache’s', async () => {
+    const { dir, cacheFile } = await project();
+    await changeSome(dir);
+    await statAndCheck(dir, cacheFile, 0);
+  });
+
+  it('finds the same with the stamps the worker took before it was asked', async () => {
+    const { dir, cacheFile } = await project();
+    await changeSome(dir);
+    // Every document the cache names and that is still there: the new one is statted when asked.
+    const present = MANY - 1;
+    // Asked ever later, until the worker has had the time to stat them all.
+    let ahead: number | undefined;
+    for (let after = 100; after <= 3200 && ahead !== present; after *= 2)
+      ahead = await statAndCheck(dir, cacheFile, after);
+    expect(ahead).toBe(present);
   });
 
   it('stats and compares on this thread alone when the worker cannot start', async () => {
     const { dir, cacheFile } = await project();
     const names = Array.from({ length: MANY }, (_, i) => name(i));
     const paths = names.map((n) => path.join(dir, n));
-    const twice = statOnTwoThreads(cacheFile, new URL('./no-such-worker.js', import.meta.url));
+    const twice = statOnTwoThreads(cacheFile, ahead(dir), new URL('./no-such-worker.js', import.meta.url));
     twice.stat(names, where(dir), []);
     const statted = await twice.finish();
     expect(statted.same).toBeUndefined();

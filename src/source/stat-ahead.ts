@@ -1,0 +1,119 @@
+import { lstatSync, realpathSync } from 'node:fs';
+import { isDocumentName } from './file-names.js';
+import { readCacheLines, type CacheLines } from './hash-cache.js';
+
+/** Where the documents are: content/, and the prefix their names have (see source/content-paths.ts). */
+export interface AheadOf {
+  contentDir: string;
+  prefix: string;
+  sep: string;
+}
+
+/** Lines of the cache read between two turns of the worker's event loop, where a request is taken in. */
+const PER_TURN = 256;
+
+/**
+ * The hash cache, read by the stat worker as soon as it starts, and the stamps of the documents it
+ * names, each taken as its line is read, while the other thread is still listing content/: by the
+ * time the listing asks for stamps, most are taken. A stamp taken ahead is as good as one taken on
+ * request: either is taken at some moment of the scan, before the file is read or passed over, and
+ * a change after it is found by the next run.
+ *
+ * Nothing outside content/ is statted: a name is statted only when its folder's real path is the
+ * one it has in content/ (no link on the way), and with lstat, so a file that has become a link
+ * is not followed (it is statted on request, as the listing judges it).
+ */
+export class Ahead {
+  /** Name -> its row in `numbers`. */
+  readonly #rows = new Map<string, number>();
+  #numbers = new Float64Array(4 * 1024);
+  /** Folders in content/ -> whether they are reached without a link. */
+  readonly #plainFolders = new Map<string, boolean>();
+  readonly #reading: Generator<string, CacheLines>;
+  #cache: CacheLines | undefined;
+  #root: string | undefined;
+  #stopped = false;
+  /** Settled once the cache is read, or reading it stopped. */
+  readonly ended: Promise<void>;
+
+  constructor(
+    private readonly where: AheadOf,
+    cacheFile: string,
+  ) {
+    this.#reading = readCacheLines(cacheFile);
+    try {
+      this.#root = realpathSync.native(where.contentDir);
+    } catch {
+      // No content/: the listing says so. The cache is read all the same.
+    }
+    this.ended = new Promise((resolve) => {
+      const step = () => {
+        for (let read = 0; read < PER_TURN && !this.#stopped; read++) {
+          const next = this.#reading.next();
+          if (next.done) {
+            this.#cache = next.value;
+            return resolve();
+          }
+          this.#take(next.value);
+        }
+        if (this.#stopped) resolve();
+        else setImmediate(step);
+      };
+      setImmediate(step);
+    });
+  }
+
+  /** The whole cache: what is left of it is read now, its documents no longer statted. */
+  cache(): CacheLines {
+    this.#stopped = true;
+    while (!this.#cache) {
+      const next = this.#reading.next();
+      if (next.done) this.#cache = next.value;
+    }
+    return this.#cache;
+  }
+
+  /** Writes the stamp of `name` taken ahead into row i of a stamp table: false when there is none. */
+  fill(name: string, i: number, numbers: Float64Array): boolean {
+    const row = this.#rows.get(name);
+    if (row === undefined) return false;
+    numbers.set(this.#numbers.subarray(4 * row, 4 * row + 4), 4 * i);
+    return true;
+  }
+
+  /** Stats `name` if it is a document in a folder of content/ reached without a link, and a plain file. */
+  #take(name: string): void {
+    const { contentDir, prefix, sep } = this.where;
+    if (this.#root === undefined || !name.startsWith(prefix) || this.#rows.has(name)) return;
+    const inContent = name.slice(prefix.length);
+    const slash = inContent.lastIndexOf('/');
+    if (!isDocumentName(inContent.slice(slash + 1))) return;
+    const folder = slash < 0 ? '' : inContent.slice(0, slash);
+    let plain = this.#plainFolders.get(folder);
+    if (plain === undefined) {
+      const local = folder === '' ? '' : `${sep}${folder.split('/').join(sep)}`;
+      try {
+        plain = realpathSync.native(`${contentDir}${local}`) === `${this.#root}${local}`;
+      } catch {
+        plain = false;
+      }
+      this.#plainFolders.set(folder, plain);
+    }
+    if (!plain) return;
+    let info;
+    try {
+      info = lstatSync(`${contentDir}${sep}${inContent}`, { throwIfNoEntry: false });
+    } catch {
+      return;
+    }
+    if (!info?.isFile()) return;
+    const row = this.#rows.size;
+    if (4 * row + 4 > this.#numbers.length) {
+      const more = new Float64Array(2 * this.#numbers.length);
+      more.set(this.#numbers);
+      this.#numbers = more;
+    }
+    this.#numbers.set([info.size, info.mtimeMs, info.ctimeMs, info.ino], 4 * row);
+    this.#rows.set(name, row);
+  }
+}
