@@ -17,7 +17,7 @@ import {
   slugProblem,
 } from './content-paths.js';
 import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
-import { pathIdentity, sortBundles, type PathIdentity } from './layout.js';
+import { pathIdentity, sortBundles } from './layout.js';
 import type { ContentLimits } from './limits.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
@@ -176,37 +176,32 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   const listing =
     (options.files && (await listFiles(contentDir, projectDir, languages, options.files))) ??
     (await listContent(contentDir, projectDir, languages));
-  const { mediaFiles } = listing;
+  const { mediaFiles, linked } = listing;
+  const prefix = contentPrefix(projectDir, contentDir);
+  const inContent = (file: string) => file.slice(prefix.length);
   const layout = listing.indexes
-    ? layoutProblems(listing.documentPaths, languages, selected)
-    : { documentPaths: listing.documentPaths, problems: [] };
-  const { documentPaths } = layout;
+    ? layoutProblems(listing.documents, prefix, languages, selected)
+    : { records: listing.documents, problems: [] };
 
   const toRead = options.only?.length
-    ? documentPaths.filter((p) => selected(p.inContent))
-    : [...documentPaths];
+    ? layout.records.filter((file) => selected(inContent(file)))
+    : [...layout.records];
   const { known, hashCache, limits, spool } = options;
   const passOver = mayPassOver(options) && listing.problems.length === 0 ? options.untouched : undefined;
   if (passOver && twice) {
-    const names = toRead.map((p) => p.file);
     const skip: number[] = [];
-    toRead.forEach((p, i) => p.refused && skip.push(i));
+    if (linked.size > 0) toRead.forEach((file, i) => linked.get(file)?.refused && skip.push(i));
     twice.stat(
-      names,
+      // A copy: the scan takes its names off toRead as it goes.
+      [...toRead],
       // Refused links are never statted (a stat follows the link).
-      { contentDir, prefixLength: contentPrefix(projectDir, contentDir).length, sep: path.sep, skip },
+      { contentDir, prefixLength: prefix.length, sep: path.sep, skip },
       // The cache's lines of the files this thread reads however they stand.
-      [...names.filter((name) => !passOver.mayPassOver(name)), ...mediaFiles],
+      [...toRead.filter((name) => !passOver.mayPassOver(name)), ...mediaFiles],
     );
   }
   await passOver?.prepare?.();
-  const untouched =
-    passOver?.listed(
-      listing.documentPaths.map((p) => p.file),
-      mediaFiles,
-    ) === true
-      ? passOver
-      : undefined;
+  const untouched = passOver?.listed(listing.documents, mediaFiles) === true ? passOver : undefined;
   // A worker whose stats will not be used is let go now, not after the scan has read every file.
   if (!untouched) twice?.stop();
   const statted = untouched && twice ? await twice.finish() : undefined;
@@ -217,11 +212,10 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
     ...layout.problems,
   ];
-  // Each listed path is let go once its file is read (taken off the end of the list, reversed
-  // for that): the listing holds a few hundred bytes per file, which would otherwise last
-  // until the last file is read, beside what the scan keeps of each.
-  listing.documentPaths.length = 0;
-  documentPaths.length = 0;
+  // Each listed name is let go once its file is read (taken off the end of the list, reversed
+  // for that), unless the scan keeps it.
+  listing.documents.length = 0;
+  layout.records.length = 0;
   const total = toRead.length;
   toRead.reverse();
   const failedFiles: string[] = [];
@@ -231,14 +225,32 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   // With a spool, a document's body is held as a plain string only until the document as a whole
   // (front matter and body) goes to the spool, just below.
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
+  /** Reads a listed document: what its path makes it is taken from its name now. */
+  const read = (file: string, absPath: string, readPath: string | undefined) => {
+    const identity = pathIdentity(inContent(file), languages);
+    return readDocument(absPath, {
+      projectDir,
+      resource: resourceOfPath(inContent(file))!,
+      file,
+      known,
+      hashCache,
+      limits,
+      readPath,
+      stem: identity.stem,
+      lang: identity.lang,
+      languages,
+      holdBody,
+    });
+  };
   for (let i = 0; i < total; i++) {
-    const p = toRead.pop()!;
-    const { resource, file, readPath } = p;
+    const file = toRead.pop()!;
+    const link = linked.size > 0 ? linked.get(file) : undefined;
+    const absPath = `${contentDir}${path.sep}${inContent(file)}`;
     if (
       untouched &&
-      !p.refused &&
+      !link?.refused &&
       untouched.mayPassOver(file) &&
-      (same ? same[i] === 1 : hashCache!.has(file, statted ? statted.stampOf(i) : statOrNot(p.absPath)))
+      (same ? same[i] === 1 : hashCache!.has(file, statted ? statted.stampOf(i) : statOrNot(absPath)))
     ) {
       passedOver++;
       if (i % YIELD_EVERY_PASSED === YIELD_EVERY_PASSED - 1) {
@@ -247,22 +259,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       }
       continue;
     }
-    const identity = p.refused ? undefined : p.identity;
-    let result =
-      p.refused ??
-      readDocument(p.absPath, {
-        projectDir,
-        resource,
-        file,
-        known,
-        hashCache,
-        limits,
-        readPath,
-        stem: identity!.stem,
-        lang: identity!.lang,
-        languages,
-        holdBody,
-      });
+    let result = link?.refused ?? read(file, absPath, link?.readPath);
     if (isDocumentFailure(result)) {
       problems.push(...result.problems);
       failedFiles.push(file);
@@ -289,8 +286,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   const documents: SourceDocument[] = [];
   const unchanged: UnparsedDocument[] = [];
   // Only files that share a key need their path's identity again: taken again from the path then.
-  const prefix = contentPrefix(projectDir, contentDir);
-  const identityOf = (file: string) => pathIdentity(file.slice(prefix.length), languages);
+  const identityOf = (file: string) => pathIdentity(inContent(file), languages);
   // Values, not entries: an entry is a [key, value] array made for each document.
   for (const claimants of byKey.values()) {
     if (!Array.isArray(claimants)) {
@@ -343,21 +339,21 @@ const NO_STAT = { isFile: () => false } as Stats;
  * Asked only of a listing with an index file: in any other, every document is a record.
  */
 function layoutProblems(
-  paths: DocumentPath[],
+  documents: string[],
+  /** The names' content/ prefix. */
+  prefix: string,
   languages: Languages,
   selected: (inContent: string) => boolean,
-): { documentPaths: DocumentPath[]; problems: FileProblem[] } {
-  const { records, resources, listPages } = sortBundles(
-    paths.map((p) => p.inContent),
-    languages,
-    paths.map((p) => p.identity),
-  );
+): { records: string[]; problems: FileProblem[] } {
+  const paths = documents.map((file) => file.slice(prefix.length));
+  const identities = paths.map((inContent) => pathIdentity(inContent, languages));
+  const { records, resources, listPages } = sortBundles(paths, languages, identities);
   const problems: FileProblem[] = [];
-  if (records.length === paths.length) return { documentPaths: paths, problems };
-  const byPath = new Map(paths.map((p) => [p.inContent, p]));
+  if (records.length === paths.length) return { records: documents, problems };
+  const lang = new Map(paths.map((p, i) => [p, identities[i]!.lang]));
   const warn = (inContent: string, message: string) => {
     if (selected(inContent))
-      problems.push({ file: byPath.get(inContent)!.file, line: 1, column: 1, message, severity: 'warning' });
+      problems.push({ file: prefix + inContent, line: 1, column: 1, message, severity: 'warning' });
   };
   // The records directly in each bundle folder (its index files), found in one pass over all records.
   const indexesOf = new Map<string, string[]>([...resources.keys()].map((folder) => [folder, []]));
@@ -365,7 +361,7 @@ function layoutProblems(
   for (const [folder, files] of resources) {
     // At the bundle's index in the default language, if it has one: the file a writer opens first.
     const indexes = indexesOf.get(folder)!;
-    const index = indexes.find((p) => byPath.get(p)!.identity.lang === undefined) ?? indexes[0] ?? files[0]!;
+    const index = indexes.find((p) => lang.get(p) === undefined) ?? indexes[0] ?? files[0]!;
     const names = files.map((f) => f.slice(folder.length + 1));
     const shown =
       names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
@@ -381,7 +377,7 @@ function layoutProblems(
       'is a Hugo list page (`_index.md`), which has no record in the CMS, so it is skipped; the documents in its ' +
         'folder are synced as usual (move it to pages/ to sync it as a page)',
     );
-  return { documentPaths: records.map((p) => byPath.get(p)!), problems };
+  return { records: records.map((p) => prefix + p), problems };
 }
 
 /** One of two or more files that claim one key (a file known unchanged has no front matter lines). */
@@ -403,49 +399,25 @@ export function duplicateProblem<
 
 type Scanned = SourceDocument | UnparsedDocument;
 
-/**
- * A document as content/ lists it. It holds its project-relative name alone: its path in content/,
- * on disk, and what its path makes it are made from it when asked for, as a listing of 100,000
- * documents would otherwise hold more strings and objects for each, made for every document
- * though most are passed over unread.
- */
-class DocumentPath {
-  /** The real path to read, when `absPath` is reached through a symbolic link. */
+/** What a listed document has beyond its name: it is reached through a symbolic link, or refused. */
+interface LinkedDocument {
+  /** The real path to read. */
   readPath?: string;
   /** Set instead of reading the file: a link that leads outside content/ or nowhere. */
   refused?: DocumentFailure;
-  constructor(
-    private readonly where: Where,
-    /** Relative to projectDir, forward slashes. */
-    readonly file: string,
-    readonly resource: NonNullable<ReturnType<typeof resourceOfPath>>,
-  ) {}
-
-  /** What its path makes it (see pathIdentity). */
-  get identity(): PathIdentity {
-    return pathIdentity(this.inContent, this.where.languages);
-  }
-
-  /** Relative to contentDir, forward slashes. */
-  get inContent(): string {
-    return this.file.slice(this.where.prefixLength);
-  }
-
-  /** The path in content/ (a link's own path, for one reached through a link). */
-  get absPath(): string {
-    return `${this.where.contentDir}${path.sep}${this.inContent}`;
-  }
 }
 
-/** Where the documents of one listing are: content/, and the length of its prefix in their names. */
-interface Where {
-  contentDir: string;
-  prefixLength: number;
-  languages: Languages;
-}
-
+/**
+ * content/'s documents as listed: their names alone, as a listing of 100,000 documents would
+ * otherwise hold objects and strings for each, made for every document though most are passed
+ * over unread. Their paths in content/ and on disk, resource and identity are made from the name
+ * for the documents read.
+ */
 interface Listing {
-  documentPaths: DocumentPath[];
+  /** Relative to projectDir, forward slashes; sorted. */
+  documents: string[];
+  /** The documents reached through a symbolic link, or refused, by name. */
+  linked: Map<string, LinkedDocument>;
   /** Whether a document is an index file (a page bundle's, a list page): then the layout is looked at. */
   indexes: boolean;
   mediaFiles: string[];
@@ -467,7 +439,8 @@ interface PendingLink {
  * is in (a loop) or to a folder already read through another link.
  */
 async function listContent(contentDir: string, projectDir: string, languages: Languages): Promise<Listing> {
-  const documentPaths: DocumentPath[] = [];
+  const documents: string[] = [];
+  const linked = new Map<string, LinkedDocument>();
   const mediaFiles: string[] = [];
   const problems: Listing['problems'] = [];
   const links: PendingLink[] = [];
@@ -475,7 +448,6 @@ async function listContent(contentDir: string, projectDir: string, languages: La
   // One prefix string shared by every path, not a copy of "content/" in each of them.
   const prefix = contentPrefix(projectDir, contentDir);
   const inProject = (inContent: string) => prefix + inContent;
-  const where: Where = { contentDir, prefixLength: prefix.length, languages };
   let indexes = false;
   const root = await realpath(contentDir).catch(() => contentDir);
   // Folders are read without waiting (entriesOf), so the listing of the CMS, which runs meanwhile,
@@ -511,9 +483,9 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       indexes ||= isIndexFile(entry.name, inContent, languages);
       // A flat copy (see ownCopy): a document keeps its file until it is planned, the hash cache
       // until it is saved; its joined parts would be twice its size once the listing is gone.
-      const document = new DocumentPath(where, ownCopy(inProject(inContent)), resource);
-      if (dir !== real) document.readPath = `${real}${path.sep}${entry.name}`;
-      documentPaths.push(document);
+      const file = ownCopy(inProject(inContent));
+      if (dir !== real) linked.set(file, { readPath: `${real}${path.sep}${entry.name}` });
+      documents.push(file);
     }
     await Promise.all(subfolders);
   };
@@ -529,9 +501,8 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       const stem = documentStem(link.inContent);
       const claimedKeys = slugProblem(stem) === undefined ? [`${resource}/${stem}`] : [];
       indexes ||= isIndexFile(path.basename(link.absPath), link.inContent, languages);
-      const document = new DocumentPath(where, file, resource);
-      document.refused = { problems: [problem], claimedKeys };
-      documentPaths.push(document);
+      linked.set(file, { refused: { problems: [problem], claimedKeys } });
+      documents.push(file);
     } else problems.push({ inContent: link.inContent, problem });
   };
   while (links.length > 0) {
@@ -591,14 +562,15 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     const resource = isDocument ? resourceOfPath(link.inContent) : undefined;
     if (resource) {
       indexes ||= isIndexFile(name, link.inContent, languages);
-      const document = new DocumentPath(where, inProject(link.inContent), resource);
-      document.readPath = real;
-      documentPaths.push(document);
+      const file = inProject(link.inContent);
+      linked.set(file, { readPath: real });
+      documents.push(file);
     }
   }
   // By name: in the order of their paths in content/, which all names start alike.
-  documentPaths.sort((a, b) => compare(a.file, b.file));
-  return { documentPaths, indexes, mediaFiles: mediaFiles.sort(compare), problems };
+  // With no compare function, strings sort in code-unit order (as byCodeUnit), and faster.
+  documents.sort();
+  return { documents, linked, indexes, mediaFiles: mediaFiles.sort(compare), problems };
 }
 
 /**
@@ -628,15 +600,15 @@ async function listFiles(
   const prefix = contentPrefix(projectDir, contentDir);
   const root = await realpath(contentDir).catch(() => undefined);
   if (root === undefined) return undefined;
-  const documentPaths: DocumentPath[] = [];
+  const documents: string[] = [];
+  const linked = new Map<string, LinkedDocument>();
   let indexes = false;
   for (const inContent of [...new Set(files)].sort(compare)) {
     const parts = inContent.split('/');
     const name = parts.at(-1)!;
     if (parts.some((part) => part === '' || part === '.' || part === '..')) return undefined;
     if (parts.slice(0, -1).some(isIgnoredFolder) || !isDocumentName(name)) return undefined;
-    const resource = resourceOfPath(inContent);
-    if (!resource) return undefined;
+    if (!resourceOfPath(inContent)) return undefined;
     const absPath = `${contentDir}${path.sep}${parts.join(path.sep)}`;
     const [info, real] = await Promise.all([
       lstat(absPath).catch(() => undefined),
@@ -644,16 +616,12 @@ async function listFiles(
     ]);
     if (!info?.isFile() || real !== `${root}${path.sep}${parts.join(path.sep)}`) return undefined;
     indexes ||= isIndexFile(name, inContent, languages);
-    const document = new DocumentPath(
-      { contentDir, prefixLength: prefix.length, languages },
-      ownCopy(prefix + inContent),
-      resource,
-    );
+    const file = ownCopy(prefix + inContent);
     // As the walk does when content/ itself is reached through a link.
-    if (root !== contentDir) document.readPath = real;
-    documentPaths.push(document);
+    if (root !== contentDir) linked.set(file, { readPath: real });
+    documents.push(file);
   }
-  return { documentPaths, indexes, mediaFiles: [], problems: [] };
+  return { documents, linked, indexes, mediaFiles: [], problems: [] };
 }
 
 /**
