@@ -319,12 +319,14 @@ export function loadCacheLines(file: string): CacheLines {
 }
 
 /**
- * Reads the cache as loadCacheLines does, telling the name of each line it keeps as it goes (a
- * later line may replace or remove it), so that its files can be looked at before the whole is
- * read; returns what loadCacheLines does.
+ * Reads the cache as loadCacheLines does, into `entries`, telling the name of each line it keeps
+ * or forgets as it goes, so that its files can be looked at before the whole is read (a name told
+ * again has another line, or none); returns what loadCacheLines does.
  */
-export function* readCacheLines(file: string): Generator<string, CacheLines> {
-  const entries = new Map<string, string>();
+export function* readCacheLines(
+  file: string,
+  entries = new Map<string, string>(),
+): Generator<string, CacheLines> {
   const none = { entries, format: 'none' as const, stale: 0 };
   let text: string;
   try {
@@ -350,10 +352,8 @@ export function* readCacheLines(file: string): Generator<string, CacheLines> {
     if (parsed.removal) {
       entries.delete(parsed.name);
       stale += 1;
-    } else {
-      entries.set(parsed.name, line);
-      yield parsed.name;
-    }
+    } else entries.set(parsed.name, line);
+    yield parsed.name;
   }
   return { entries, format: 'lines', stale };
 }

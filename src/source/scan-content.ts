@@ -460,6 +460,7 @@ async function listContent(contentDir: string, projectDir: string, languages: La
     const subfolders: Array<Promise<void>> = [];
     // The same for every document in the folder: its first folder in content/ names it.
     const resource = prefix === '' ? undefined : resourceOfPath(prefix);
+    const folderInProject = inProject(prefix);
     for (const entry of entries) {
       if (++sinceTurn === YIELD_EVERY_LISTED) {
         sinceTurn = 0;
@@ -481,9 +482,9 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
       if (!resource || !isDocumentName(entry.name)) continue;
       indexes ||= isIndexFile(entry.name, inContent, languages);
-      // A flat copy (see ownCopy): a document keeps its file until it is planned, the hash cache
-      // until it is saved; its joined parts would be twice its size once the listing is gone.
-      const file = ownCopy(inProject(inContent));
+      // Joined into a flat string of its own (see ownCopy): a document keeps its file until it is
+      // planned, the hash cache until it is saved; its parts would be twice its size.
+      const file = [folderInProject, entry.name].join('');
       if (dir !== real) linked.set(file, { readPath: `${real}${path.sep}${entry.name}` });
       documents.push(file);
     }

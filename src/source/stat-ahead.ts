@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { isDocumentName } from './file-names.js';
-import { readCacheLines, type CacheLines } from './hash-cache.js';
+import { readCacheLines, stampIsLine, type CacheLines } from './hash-cache.js';
+import { PLAIN_FILE, TableStamp, type StampTable } from './stamp-table.js';
 
 /** Where the documents are: content/, and the prefix their names have (see source/content-paths.ts). */
 export interface AheadOf {
@@ -14,19 +15,27 @@ const PER_TURN = 256;
 
 /**
  * The hash cache, read by the stat worker as soon as it starts, and the stamps of the documents it
- * names, each taken as its line is read, while the other thread is still listing content/: by the
- * time the listing asks for stamps, most are taken. A stamp taken ahead is as good as one taken on
- * request: either is taken at some moment of the scan, before the file is read or passed over, and
- * a change after it is found by the next run.
+ * names, each taken and compared with its line as the line is read, while the other thread is still
+ * listing content/: by the time the listing asks for stamps, most are taken. A stamp taken ahead
+ * is as good as one taken on request: either is taken at some moment of the scan, before the file
+ * is read or passed over, and a change after it is found by the next run.
  *
  * Nothing outside content/ is statted: a name is statted only when its folder's real path is the
  * one it has in content/ (no link on the way), and with lstat, so a file that has become a link
  * is not followed (it is statted on request, as the listing judges it).
  */
 export class Ahead {
-  /** Name -> its row in `numbers`. */
+  /** Name -> its row in `stamps`. */
   readonly #rows = new Map<string, number>();
-  #numbers = new Float64Array(4 * 1024);
+  /** The stamps taken (all of plain files), and for each whether it is its file's line in the cache read so far. */
+  readonly #stamps: StampTable = {
+    control: new Int32Array(0),
+    numbers: new Float64Array(4 * 1024),
+    kinds: new Uint8Array(1024).fill(PLAIN_FILE),
+    same: new Uint8Array(1024),
+  };
+  readonly #stamp = new TableStamp(this.#stamps);
+  readonly #entries = new Map<string, string>();
   /** Folders in content/ -> whether they are reached without a link. */
   readonly #plainFolders = new Map<string, boolean>();
   readonly #reading: Generator<string, CacheLines>;
@@ -40,7 +49,7 @@ export class Ahead {
     private readonly where: AheadOf,
     cacheFile: string,
   ) {
-    this.#reading = readCacheLines(cacheFile);
+    this.#reading = readCacheLines(cacheFile, this.#entries);
     try {
       this.#root = realpathSync.native(where.contentDir);
     } catch {
@@ -54,7 +63,7 @@ export class Ahead {
             this.#cache = next.value;
             return resolve();
           }
-          this.#take(next.value);
+          this.#told(next.value, true);
         }
         if (this.#stopped) resolve();
         else setImmediate(step);
@@ -69,6 +78,7 @@ export class Ahead {
     while (!this.#cache) {
       const next = this.#reading.next();
       if (next.done) this.#cache = next.value;
+      else this.#told(next.value, false);
     }
     return this.#cache;
   }
@@ -77,17 +87,35 @@ export class Ahead {
   fill(name: string, i: number, numbers: Float64Array): boolean {
     const row = this.#rows.get(name);
     if (row === undefined) return false;
-    numbers.set(this.#numbers.subarray(4 * row, 4 * row + 4), 4 * i);
+    numbers.set(this.#stamps.numbers.subarray(4 * row, 4 * row + 4), 4 * i);
     return true;
   }
 
-  /** Stats `name` if it is a document in a folder of content/ reached without a link, and a plain file. */
-  #take(name: string): void {
+  /** Whether the stamp of `name` taken ahead is its line in the cache read so far (undefined: none taken). */
+  same(name: string): boolean | undefined {
+    const row = this.#rows.get(name);
+    return row === undefined ? undefined : this.#stamps.same[row] === 1;
+  }
+
+  /** A line of `name` was read (or forgotten): its stamp is taken (`stat`), or compared again. */
+  #told(name: string, stat: boolean): void {
+    let row = this.#rows.get(name);
+    if (row === undefined && stat) row = this.#take(name);
+    if (row === undefined) return;
+    this.#stamp.at = row;
+    this.#stamps.same[row] = stampIsLine(this.#entries.get(name), this.#stamp) ? 1 : 0;
+  }
+
+  /**
+   * Stats `name` if it is a document in a folder of content/ reached without a link, and a plain
+   * file: its row, or undefined.
+   */
+  #take(name: string): number | undefined {
     const { contentDir, prefix, sep } = this.where;
-    if (this.#root === undefined || !name.startsWith(prefix) || this.#rows.has(name)) return;
+    if (this.#root === undefined || !name.startsWith(prefix)) return undefined;
     const inContent = name.slice(prefix.length);
     const slash = inContent.lastIndexOf('/');
-    if (!isDocumentName(inContent.slice(slash + 1))) return;
+    if (!isDocumentName(inContent.slice(slash + 1))) return undefined;
     const folder = slash < 0 ? '' : inContent.slice(0, slash);
     let plain = this.#plainFolders.get(folder);
     if (plain === undefined) {
@@ -99,21 +127,27 @@ export class Ahead {
       }
       this.#plainFolders.set(folder, plain);
     }
-    if (!plain) return;
+    if (!plain) return undefined;
     let info;
     try {
       info = lstatSync(`${contentDir}${sep}${inContent}`, { throwIfNoEntry: false });
     } catch {
-      return;
+      return undefined;
     }
-    if (!info?.isFile()) return;
+    if (!info?.isFile()) return undefined;
     const row = this.#rows.size;
-    if (4 * row + 4 > this.#numbers.length) {
-      const more = new Float64Array(2 * this.#numbers.length);
-      more.set(this.#numbers);
-      this.#numbers = more;
+    const stamps = this.#stamps;
+    if (row === stamps.same.length) {
+      const numbers = new Float64Array(8 * row);
+      numbers.set(stamps.numbers);
+      stamps.numbers = numbers;
+      stamps.kinds = new Uint8Array(2 * row).fill(PLAIN_FILE);
+      const same = new Uint8Array(2 * row);
+      same.set(stamps.same);
+      stamps.same = same;
     }
-    this.#numbers.set([info.size, info.mtimeMs, info.ctimeMs, info.ino], 4 * row);
+    stamps.numbers.set([info.size, info.mtimeMs, info.ctimeMs, info.ino], 4 * row);
     this.#rows.set(name, row);
+    return row;
   }
 }

@@ -57,10 +57,12 @@ parentPort!.on('message', (request: StatRequest) => {
   // The stamps taken ahead are written first, before either thread claims a chunk (a path not to
   // stat stays unstatted).
   const skipped = new Set(request.where.skip);
+  const fromAhead = new Uint8Array(names.length);
   let takenAhead = 0;
   for (let i = 0; i < names.length; i++)
     if (!skipped.has(i) && ahead.fill(names[i]!, i, table.numbers)) {
       table.kinds[i] = PLAIN_FILE;
+      fromAhead[i] = 1;
       takenAhead++;
     }
   markPrefilled(table);
@@ -73,10 +75,12 @@ parentPort!.on('message', (request: StatRequest) => {
   const stamp = new TableStamp(table);
   const lines: StatAnswer['lines'] = [];
   for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     stamp.at = i;
-    const line = cache.entries.get(names[i]!);
-    if (stampIsLine(line, stamp)) table.same[i] = 1;
-    else lines.push([names[i]!, line ?? null]);
+    // A stamp taken ahead was compared with its line as the cache was read.
+    if (fromAhead[i] === 1 ? ahead.same(name) : stampIsLine(cache.entries.get(name), stamp))
+      table.same[i] = 1;
+    else lines.push([name, cache.entries.get(name) ?? null]);
   }
   markCompared(table);
   if (request.want !== '')

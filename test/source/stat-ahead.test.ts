@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HASH_CACHE_FILE, loadCacheLines, openHashCache } from '../../src/source/hash-cache.js';
@@ -122,5 +122,37 @@ describe('statting the documents the hash cache names as the cache is read', () 
     await none.ended;
     expect(taken(none, 'content/articles/a.md')).toBeUndefined();
     expect(none.cache().entries.size).toBe(1);
+  });
+
+  it('compares each stamp with its line, and again with a later line that replaces or forgets it', async () => {
+    const files: Record<string, string> = {};
+    const name = (i: number) => `content/articles/doc-${i}.md`;
+    for (let i = 0; i < 600; i++) files[name(i)] = `doc ${i}`;
+    const made = await makeProject(files);
+    cleanup = made.cleanup;
+    const stateDir = path.join(made.dir, '.cms-sync');
+    const cacheFile = path.join(stateDir, HASH_CACHE_FILE);
+    const real = (i: number) => statSync(path.join(made.dir, name(i)));
+    const other = { ...real(0), size: 999, isFile: () => true } as Stats;
+    const cache = openHashCache(stateDir, () => Date.now() + 60_000, { appends: true });
+    for (let i = 0; i < 600; i++) cache.set(name(i), i === 2 ? other : real(i), `sha-${i}`);
+    cache.save();
+    // Later lines: doc-1's forgotten, doc-2's right after a wrong one, doc-0's wrong after a right one.
+    const later = openHashCache(stateDir, () => Date.now() + 60_000, { appends: true });
+    later.get(name(0), real(0));
+    later.set(name(2), real(2), 'sha-2');
+    later.set(name(0), other, 'sha-0');
+    later.save();
+    await writeFile(cacheFile, `${await readFile(cacheFile, 'utf8')}\n[0,0,0,0,"","${name(1)}"]`);
+
+    const ahead = new Ahead(where(made.contentDir), cacheFile);
+    await ahead.ended;
+    expect([0, 1, 2, 3, 599].map((i) => ahead.same(name(i)))).toEqual([false, false, true, true, true]);
+
+    // Asked for the cache after one turn: what it read then is compared again with what it reads after.
+    const asked = new Ahead(where(made.contentDir), cacheFile);
+    await new Promise((resolve) => setImmediate(resolve));
+    asked.cache();
+    expect([0, 1, 2, 3, 599].map((i) => asked.same(name(i)))).toEqual([false, false, true, true, undefined]);
   });
 });
