@@ -20,7 +20,7 @@ const ISOLATED = [
 ];
 
 /**
- * The longest files, longest first. Two workers take files in order, so a long file started last
+ * The longest files, longest first. The workers take files in order, so a long file started last
  * leaves one worker running it alone at the end. Vitest orders by the durations of the last run
  * where it has them; a clean clone has none, and there file size says little of how long a file
  * runs (one small file starts a CMS on a very large resource). Keep the order roughly right: a
@@ -74,8 +74,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // End-to-end tests start servers and child processes: two cores, keep the pool small.
-    maxWorkers: 2,
+    // End-to-end tests start servers and child processes: on two cores the pool stays small, one
+    // worker more than cores so that one file's waits (a child process, a server) are another's turn.
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirst },
     server: { deps: { external: [DIST] } },
     projects: [
