@@ -350,10 +350,17 @@ function layoutProblems(
   const { records, resources, listPages } = sortBundles(paths, languages, identities);
   const problems: FileProblem[] = [];
   if (records.length === paths.length) return { records: documents, problems };
-  const lang = new Map(paths.map((p, i) => [p, identities[i]!.lang]));
+  // Each path's place in the listing: its name there (not made again) and its identity.
+  const at = new Map(paths.map((p, i) => [p, i]));
   const warn = (inContent: string, message: string) => {
     if (selected(inContent))
-      problems.push({ file: prefix + inContent, line: 1, column: 1, message, severity: 'warning' });
+      problems.push({
+        file: documents[at.get(inContent)!]!,
+        line: 1,
+        column: 1,
+        message,
+        severity: 'warning',
+      });
   };
   // The records directly in each bundle folder (its index files), found in one pass over all records.
   const indexesOf = new Map<string, string[]>([...resources.keys()].map((folder) => [folder, []]));
@@ -361,7 +368,7 @@ function layoutProblems(
   for (const [folder, files] of resources) {
     // At the bundle's index in the default language, if it has one: the file a writer opens first.
     const indexes = indexesOf.get(folder)!;
-    const index = indexes.find((p) => lang.get(p) === undefined) ?? indexes[0] ?? files[0]!;
+    const index = indexes.find((p) => identities[at.get(p)!]!.lang === undefined) ?? indexes[0] ?? files[0]!;
     const names = files.map((f) => f.slice(folder.length + 1));
     const shown =
       names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
@@ -377,7 +384,7 @@ function layoutProblems(
       'is a Hugo list page (`_index.md`), which has no record in the CMS, so it is skipped; the documents in its ' +
         'folder are synced as usual (move it to pages/ to sync it as a page)',
     );
-  return { records: records.map((p) => prefix + p), problems };
+  return { records: records.map((p) => documents[at.get(p)!]!), problems };
 }
 
 /** One of two or more files that claim one key (a file known unchanged has no front matter lines). */
@@ -575,17 +582,16 @@ async function listContent(contentDir: string, projectDir: string, languages: La
 }
 
 /**
- * Whether the document `name` at `inContent` is an index file (see pathIdentity), told from its
- * name alone for most: one that starts otherwise, in ASCII, is none.
+ * Whether the document `name` at `inContent` is an index file (see pathIdentity), told from the
+ * start of its name for most: an index file's stem is `index` or `_index` before any language, and
+ * the NFC form of a name starts so only if the name does (NFC turns no other character into these).
  */
 function isIndexFile(name: string, inContent: string, languages: Languages): boolean {
   return (
-    (name.startsWith('index') || name.startsWith('_index') || NOT_PRINTABLE_ASCII.test(name)) &&
+    (name.startsWith('index') || name.startsWith('_index')) &&
     pathIdentity(inContent, languages).index !== undefined
   );
 }
-
-const NOT_PRINTABLE_ASCII = /[^ -~]/;
 
 /**
  * The listing of exactly `files`, as listContent would list them, or undefined when one of them is

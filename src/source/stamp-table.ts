@@ -83,14 +83,9 @@ export function seePrefilled(table: StampTable): void {
 
 /**
  * Stats chunks of the table's paths (path i is `pathOf(i)`, none when empty) until none is left
- * to claim; `then` is told of each chunk once it is statted. A row already written (a stamp the
- * worker took ahead) is not statted again.
+ * to claim. A row already written (a stamp the worker took ahead) is not statted again.
  */
-export function statClaimed(
-  pathOf: (i: number) => string,
-  table: StampTable,
-  then?: (from: number, to: number) => void,
-): void {
+export function statClaimed(pathOf: (i: number) => string, table: StampTable): void {
   const { control, numbers, kinds } = table;
   const count = kinds.length;
   for (;;) {
@@ -100,7 +95,6 @@ export function statClaimed(
     for (let i = from; i < to; i++) if (kinds[i] === NOT_YET) statInto(pathOf(i), i, numbers, kinds);
     Atomics.add(control, DONE, to - from);
     Atomics.notify(control, DONE);
-    then?.(from, to);
   }
 }
 

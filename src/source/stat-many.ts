@@ -33,10 +33,10 @@ export interface Statted {
  * Stats many documents on two threads, and compares their stamps with the hash cache on the
  * second. Why: a run that passes unchanged files over (see state/clean-run.ts) still stats every
  * document and looks each up in the hash cache, which it must read first: in a large archive,
- * most of what such a run does. The worker, started before content/ is listed, stats the
- * documents it finds there meanwhile (stat-ahead.ts), then reads the cache. Once this thread has
- * listed them, the worker takes the stamps it has, and both threads stat what is left, chunk by
- * chunk, from the same counter. The worker compares, and answers with the cache's lines of the
+ * most of what such a run does. The worker, started before content/ is listed, reads the cache
+ * meanwhile and stats each document it names as it goes (stat-ahead.ts). Once this thread has
+ * listed the documents, the worker writes the stamps it has into the table, and both threads stat
+ * what is left, chunk by chunk, from the same counter. The worker compares, and answers with the cache's lines of the
  * few files this thread will read: this thread never reads the cache whole. Should the worker not
  * start or die, this thread stats what it left and compares itself.
  */
