@@ -22,7 +22,10 @@ const PER_TURN = 256;
  *
  * Nothing outside content/ is statted: a name is statted only when its folder's real path is the
  * one it has in content/ (no link on the way), and with lstat, so a file that has become a link
- * is not followed (it is statted on request, as the listing judges it).
+ * is not followed (it is statted on request, as the listing judges it). A folder is looked at once:
+ * should it be made a link during the run, a stamp may be taken through it, which the listing then
+ * never asks for (it refuses a link out of content/) or which is that of the file it reads (it
+ * follows a link inside).
  */
 export class Ahead {
   /** Name -> its row in `stamps`. */
