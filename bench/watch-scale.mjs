@@ -12,7 +12,8 @@
 // --lines: print what watch printed (one line per pass), after the table's measures are taken.
 // A project applied by other means is taken as kept when --dir holds `bench-made` (empty) and `bench-ready`
 // (`{"port": P}`, P the port of the local CMS it was applied to: `target` in the first line of
-// .cms-sync/state.jsonl); the bench edits one of its files and applies again.
+// .cms-sync/state.jsonl); the bench edits one of its files and applies again. Without --docs, the
+// documents of a kept project are its articles, counted.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +24,16 @@ import { BIN, fmt, machine, runCli, settle, table, time } from './lib.mjs';
 
 const arg = (name, fallback) =>
   process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback;
-const docs = Number(arg('--docs', 10_000));
+/** The documents of a project kept with --dir, when --docs does not say: its articles. */
+const keptDocs = (folder) =>
+  existsSync(path.join(folder, 'bench-ready'))
+    ? readdirSync(path.join(folder, 'content', 'articles')).filter((name) => name.endsWith('.md')).length
+    : undefined;
+const docs = Number(
+  arg('--docs', undefined) ??
+    (process.argv.includes('--dir') ? keptDocs(path.resolve(arg('--dir'))) : undefined) ??
+    10_000,
+);
 const kb = Number(arg('--kb', 9));
 const saves = Number(arg('--saves', 20));
 const dir = path.resolve(arg('--dir', path.join(tmpdir(), `cms-sync-bench-watch-scale-${docs}x${kb}k`)));
