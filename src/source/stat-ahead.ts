@@ -30,7 +30,10 @@ const PER_TURN = 256;
 export class Ahead {
   /** Name -> its row in `stamps`. */
   readonly #rows = new Map<string, number>();
-  /** The stamps taken (all of plain files), and for each whether it is its file's line in the cache read so far. */
+  /**
+   * The stamps taken (all of plain files), and for each whether it is its file's line in the cache
+   * read so far: a table of this thread's own, so no counter is shared (`control` is empty).
+   */
   readonly #stamps: StampTable = {
     control: new Int32Array(0),
     numbers: new Float64Array(4 * 1024),
