@@ -185,15 +185,14 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
 
   const toRead = options.only?.length
     ? layout.records.filter((file) => selected(inContent(file)))
-    : [...layout.records];
+    : layout.records;
   const { known, hashCache, limits, spool } = options;
   const passOver = mayPassOver(options) && listing.problems.length === 0 ? options.untouched : undefined;
   if (passOver && twice) {
     const skip: number[] = [];
     if (linked.size > 0) toRead.forEach((file, i) => linked.get(file)?.refused && skip.push(i));
     twice.stat(
-      // A copy: the scan takes its names off toRead as it goes.
-      [...toRead],
+      toRead,
       // Refused links are never statted (a stat follows the link).
       { contentDir, prefixLength: prefix.length, sep: path.sep, skip },
       // The cache's lines of the files this thread reads however they stand.
@@ -212,12 +211,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
     ...layout.problems,
   ];
-  // Each listed name is let go once its file is read (taken off the end of the list, reversed
-  // for that), unless the scan keeps it.
-  listing.documents.length = 0;
-  layout.records.length = 0;
   const total = toRead.length;
-  toRead.reverse();
   const failedFiles: string[] = [];
   const protectedKeys = new Set<string>();
   // One claimant per key but for duplicates: an array for every key would add up over many files.
@@ -227,10 +221,11 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
   /** Reads a listed document: what its path makes it is taken from its name now. */
   const read = (file: string, absPath: string, readPath: string | undefined) => {
-    const identity = pathIdentity(inContent(file), languages);
+    const place = inContent(file);
+    const identity = pathIdentity(place, languages);
     return readDocument(absPath, {
       projectDir,
-      resource: resourceOfPath(inContent(file))!,
+      resource: resourceOfPath(place)!,
       file,
       known,
       hashCache,
@@ -243,7 +238,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     });
   };
   for (let i = 0; i < total; i++) {
-    const file = toRead.pop()!;
+    const file = toRead[i]!;
     const link = linked.size > 0 ? linked.get(file) : undefined;
     const absPath = `${contentDir}${path.sep}${inContent(file)}`;
     if (
