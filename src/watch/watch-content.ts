@@ -71,9 +71,8 @@ interface RawDetails {
  * From this many files (entries that are not folders), a folder is watched by an `fs.watch` of its
  * own instead of chokidar. Chokidar lists a folder again, with a stat of every entry, on each event
  * in it (at most once a second, then once more for what came meanwhile): in a large folder each
- * save cost the watcher a listing of it all, and on two cores that held up the save's own pass
- * (README, Performance: Watch). A watch of our own reports names and lists nothing. Below this,
- * chokidar's listing is cheap.
+ * save would cost the watcher a listing of it all, which on two cores holds up the save's own pass.
+ * A watch of our own reports names and lists nothing. Below this, chokidar's listing is cheap.
  */
 const OWN_WATCH_FROM_FILES = 1000;
 
@@ -223,10 +222,13 @@ export async function watchContent(options: WatchContentOptions): Promise<LocalC
       if (folderIdentity(absPath) === undefined) lookAgain(dir, true);
     }
     // Chokidar follows the folders of the folders it watches; those of an own-watched folder are
-    // followed here, and so is a folder chokidar was told to leave out (see remade).
-    else if (own.has(dir) && !isIgnoredName(name) && !isIgnoredFolder(name)) {
-      if (folderIdentity(absPath) !== undefined) follow(absPath);
-    } else if (unwatched.has(absPath) && folderIdentity(absPath) !== undefined) watchOwn(absPath);
+    // followed here, and so is a folder chokidar was told to leave out (see remade). A folder comes
+    // with a 'rename' event: a 'change' (a file written) costs no stat here.
+    else if (event === 'rename') {
+      if (own.has(dir) && !isIgnoredName(name) && !isIgnoredFolder(name)) {
+        if (folderIdentity(absPath) !== undefined) follow(absPath);
+      } else if (unwatched.has(absPath) && folderIdentity(absPath) !== undefined) watchOwn(absPath);
+    }
   };
 
   /**
