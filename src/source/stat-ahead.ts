@@ -16,7 +16,7 @@ const PER_TURN = 256;
 /**
  * The hash cache, read by the stat worker as soon as it starts, and the stamps of the documents it
  * names, each taken and compared with its line as the line is read, while the other thread is still
- * listing content/: by the time the listing asks for stamps, most are taken. A stamp taken ahead
+ * listing content/: by the time the listing asks for stamps, many are taken. A stamp taken ahead
  * is as good as one taken on request: either is taken at some moment of the scan, before the file
  * is read or passed over, and a change after it is found by the next run.
  *

@@ -4,11 +4,10 @@ import type { Session } from '../sync/session.js';
 
 /**
  * What the first save's pass would otherwise pay for, done while watch waits for that save. A
- * first sync that passed every file over (see What a run looks at) read none of the state's record
- * lines, parsed no front matter and rendered nothing; a save's pass finds the saved file's records
- * through the record index, which reads every record line, then parses and renders the file. So
- * the first save took as long again as a no-op's scan, and more in a larger archive; after this it
- * costs what the next ones do.
+ * first sync that passed every file over (see What a run looks at) reads none of the state's record
+ * lines, parses no front matter and renders nothing; a save's pass finds the saved file's records
+ * through the record index, which reads every record line, then parses and renders the file. Done
+ * here, the first save costs what the next ones do.
  */
 export async function warmUp(session: Session): Promise<void> {
   if (session.store) recordIndex(session.store.state);
