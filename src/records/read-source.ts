@@ -24,6 +24,8 @@ import type { RecordResource } from '../resources.js';
 import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
 import { spoolRecord } from './spooled-record.js';
 import { eachInWindow } from './in-window.js';
+import { frontMatterSchema } from './front-matter.js';
+import { parseFrontMatter } from '../source/front-matter.js';
 
 export interface SourceRead {
   /**
@@ -153,10 +155,11 @@ export async function readSource(
   let clean: Omit<NonNullable<SourceRead['clean']>, 'notes'> | undefined;
   const notes = new MarkNotes();
   const pipeline = digest([pipelineFingerprint(config), fingerprints.all, fingerprints.rendered]);
-  let ready = true;
   const untouched: UntouchedFiles | undefined = options.clean && {
-    async prepare() {
-      ready = (await options.clean!.ready) ?? true;
+    async ready() {
+      const ready = (await options.clean!.ready) ?? true;
+      if (!ready && clean) clean.passedOver = false;
+      return ready;
     },
     listed(documents, mediaFiles) {
       const listing = {
@@ -166,7 +169,6 @@ export async function readSource(
       };
       const { mark } = options.clean!;
       const same =
-        ready &&
         mark !== undefined &&
         listing.media !== undefined &&
         mark.listing.files === listing.files &&
@@ -189,6 +191,7 @@ export async function readSource(
     languages: config.languages,
     spool: options.spool,
     onProgress: (done, total) => options.onProgress?.({ phase: 'scan', done, total }),
+    onChangeFound: () => warmUpReading(config),
     ...(options.only ? { only: options.only } : {}),
     ...(files ? { files } : {}),
     ...(options.overwriteDrift ? {} : { known }),
@@ -386,4 +389,21 @@ function keysOf(...lists: ReadonlyArray<ReadonlyArray<{ key: string }>>): Set<st
   const keys = new Set<string>();
   for (const list of lists) for (const item of list) keys.add(item.key);
   return keys;
+}
+
+/**
+ * Loads what reading and building a changed document takes first (gray-matter, yaml, zod, the
+ * front matter schemas and the renderer), called while the stat worker still stats (see
+ * ScanOptions.onChangeFound), so that the load is not added to the run after the scan. Nothing
+ * fails here: what cannot load fails again, and is reported, where a document needs it.
+ */
+function warmUpReading(config: Config): void {
+  try {
+    parseFrontMatter('---\ntitle: Warm\n---\n\nWarm.\n', config.limits);
+    frontMatterSchema('article');
+    // Loaded at the event loop's next turns; unused when the documents are rendered on workers.
+    import('../render/render-markdown.js').catch(() => {});
+  } catch {
+    // See above.
+  }
 }

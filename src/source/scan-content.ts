@@ -81,8 +81,11 @@ export interface UntouchedFiles {
    * (false for a file the clean run says to look at again).
    */
   mayPassOver(file: string): boolean;
-  /** Awaited once content/ is listed, before `listed`: what it needs may still be coming. */
-  prepare?(): Promise<void>;
+  /**
+   * Whether the files `listed` took may be passed over after all, awaited once they were: what
+   * that needs may still be coming (a listing of the CMS), and the stats are taken meanwhile.
+   */
+  ready?(): Promise<boolean>;
   /** How many documents the clean run listed: from STAT_TWICE_FROM, they are statted on two threads. */
   expected: number;
 }
@@ -128,6 +131,11 @@ export interface ScanOptions {
   spool?: BodySpool | undefined;
   /** Told now and then how many of the files to read are read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called at most once, while documents are still being statted, when the stats already show one
+   * that must be read: the moment to load what reading it takes, while the other thread stats.
+   */
+  onChangeFound?: () => void;
   /** Documents that may be passed over unread (a whole listing only, with `hashCache`). */
   untouched?: UntouchedFiles | undefined;
 }
@@ -173,9 +181,17 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   const { projectDir, contentDir } = options;
   const selected = options.only?.length ? createPathFilter(options.only) : () => true;
   const languages = options.languages ?? DEFAULT_LANGUAGES;
+  // What reading a changed document takes is loaded as soon as the stats show one (see
+  // onChangeFound), while the worker stats: at a turn of the listing, or between two chunks.
+  let warmed = false;
+  const warm = () => {
+    if (warmed || !options.onChangeFound) return;
+    warmed = true;
+    options.onChangeFound();
+  };
   const listing =
     (options.files && (await listFiles(contentDir, projectDir, languages, options.files))) ??
-    (await listContent(contentDir, projectDir, languages));
+    (await listContent(contentDir, projectDir, languages, () => twice?.changeSeen() && warm()));
   const { mediaFiles, linked } = listing;
   const prefix = contentPrefix(projectDir, contentDir);
   const inContent = (file: string) => file.slice(prefix.length);
@@ -199,11 +215,13 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       [...toRead.filter((name) => !passOver.mayPassOver(name)), ...mediaFiles],
     );
   }
-  await passOver?.prepare?.();
-  const untouched = passOver?.listed(listing.documents, mediaFiles) === true ? passOver : undefined;
+  // This thread stats its share while what `ready` waits for is still coming.
+  const sameFiles = passOver?.listed(listing.documents, mediaFiles) === true;
+  const statting = sameFiles && twice ? twice.finish(warm) : undefined;
+  const untouched = sameFiles && ((await passOver?.ready?.()) ?? true) ? passOver : undefined;
   // A worker whose stats will not be used is let go now, not after the scan has read every file.
   if (!untouched) twice?.stop();
-  const statted = untouched && twice ? await twice.finish() : undefined;
+  const statted = untouched ? await statting : undefined;
   if (statted?.excerpt) hashCache!.useExcerpt(statted.excerpt);
   const same = statted?.same;
   let passedOver = 0;
@@ -240,12 +258,13 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   for (let i = 0; i < total; i++) {
     const file = toRead[i]!;
     const link = linked.size > 0 ? linked.get(file) : undefined;
-    const absPath = `${contentDir}${path.sep}${inContent(file)}`;
+    // Made only for a file this loop stats or reads: most of an archive's are passed over by `same`.
+    const absPathOf = () => `${contentDir}${path.sep}${inContent(file)}`;
     if (
       untouched &&
       !link?.refused &&
       untouched.mayPassOver(file) &&
-      (same ? same[i] === 1 : hashCache!.has(file, statted ? statted.stampOf(i) : statOrNot(absPath)))
+      (same ? same[i] === 1 : hashCache!.has(file, statted ? statted.stampOf(i) : statOrNot(absPathOf())))
     ) {
       passedOver++;
       if (i % YIELD_EVERY_PASSED === YIELD_EVERY_PASSED - 1) {
@@ -254,7 +273,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       }
       continue;
     }
-    let result = link?.refused ?? read(file, absPath, link?.readPath);
+    let result = link?.refused ?? read(file, absPathOf(), link?.readPath);
     if (isDocumentFailure(result)) {
       problems.push(...result.problems);
       failedFiles.push(file);
@@ -440,7 +459,13 @@ interface PendingLink {
  * refused; a folder link inside content/ is followed once, unless it leads back to a folder it
  * is in (a loop) or to a folder already read through another link.
  */
-async function listContent(contentDir: string, projectDir: string, languages: Languages): Promise<Listing> {
+async function listContent(
+  contentDir: string,
+  projectDir: string,
+  languages: Languages,
+  /** Called at each turn the listing gives the event loop. */
+  onTurn?: () => void,
+): Promise<Listing> {
   const documents: string[] = [];
   const linked = new Map<string, LinkedDocument>();
   const mediaFiles: string[] = [];
@@ -467,6 +492,7 @@ async function listContent(contentDir: string, projectDir: string, languages: La
       if (++sinceTurn === YIELD_EVERY_LISTED) {
         sinceTurn = 0;
         await new Promise((resolve) => setImmediate(resolve));
+        onTurn?.();
       }
       const inContent = `${prefix}${entry.name}`;
       if (entry.isSymbolicLink()) {

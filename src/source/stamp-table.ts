@@ -24,6 +24,11 @@ export interface StampTable {
   kinds: Uint8Array;
   /** 1 where path i's stamp is the one the hash cache holds for it (set by the worker, see COMPARED). */
   same: Uint8Array;
+  /**
+   * 1 once chunk c (paths c * CHUNK on) is statted, stored through Atomics after its rows: the
+   * worker compares a chunk the other thread statted as soon as it is done, not all at the end.
+   */
+  chunks: Uint8Array;
 }
 
 export const NOT_YET = 0;
@@ -39,12 +44,12 @@ const COMPARED = 2;
 const PREFILLED = 3;
 
 /** Paths claimed at once: small enough that the two threads end close together. */
-const CHUNK = 256;
+export const CHUNK = 256;
 
 const NUMBERS_AT = 16;
 
 export function stampTable(count: number): { shared: SharedArrayBuffer; table: StampTable } {
-  const shared = new SharedArrayBuffer(NUMBERS_AT + count * 4 * 8 + 2 * count);
+  const shared = new SharedArrayBuffer(NUMBERS_AT + count * 4 * 8 + 2 * count + Math.ceil(count / CHUNK));
   return { shared, table: tableIn(shared, count) };
 }
 
@@ -55,7 +60,13 @@ export function tableIn(shared: SharedArrayBuffer, count: number): StampTable {
     numbers: new Float64Array(shared, NUMBERS_AT, count * 4),
     kinds: new Uint8Array(shared, kindsAt, count),
     same: new Uint8Array(shared, kindsAt + count, count),
+    chunks: new Uint8Array(shared, kindsAt + 2 * count, Math.ceil(count / CHUNK)),
   };
+}
+
+/** Whether chunk c is statted (an atomic load: its rows are then seen as written). */
+export function chunkStatted(table: StampTable, c: number): boolean {
+  return Atomics.load(table.chunks, c) === 1;
 }
 
 /** Said by the worker once `same` is written (a store both threads see in order with those writes). */
@@ -83,19 +94,29 @@ export function seePrefilled(table: StampTable): void {
 
 /**
  * Stats chunks of the table's paths (path i is `pathOf(i)`, none when empty) until none is left
- * to claim. A row already written (a stamp the worker took ahead) is not statted again.
+ * to claim, or `most` chunks are statted, and calls `afterChunk` with the rows of each once they
+ * are written: true when it stopped at `most`. A row already written (a stamp the worker took
+ * ahead) is not statted again.
  */
-export function statClaimed(pathOf: (i: number) => string, table: StampTable): void {
+export function statClaimed(
+  pathOf: (i: number) => string,
+  table: StampTable,
+  afterChunk?: (from: number, to: number) => void,
+  most = Infinity,
+): boolean {
   const { control, numbers, kinds } = table;
   const count = kinds.length;
-  for (;;) {
+  for (let chunks = 0; chunks < most; chunks++) {
     const from = Atomics.add(control, NEXT, CHUNK);
-    if (from >= count) return;
+    if (from >= count) return false;
     const to = Math.min(from + CHUNK, count);
     for (let i = from; i < to; i++) if (kinds[i] === NOT_YET) statInto(pathOf(i), i, numbers, kinds);
+    Atomics.store(table.chunks, from / CHUNK, 1);
     Atomics.add(control, DONE, to - from);
     Atomics.notify(control, DONE);
+    afterChunk?.(from, to);
   }
+  return true;
 }
 
 /**

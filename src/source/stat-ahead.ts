@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { isDocumentName } from './file-names.js';
+import type { Fresh } from './fresh-stamps.js';
 import { readCacheLines, stampIsLine, type CacheLines } from './hash-cache.js';
 import { PLAIN_FILE, TableStamp, type StampTable } from './stamp-table.js';
 
@@ -39,6 +40,7 @@ export class Ahead {
     numbers: new Float64Array(4 * 1024),
     kinds: new Uint8Array(1024).fill(PLAIN_FILE),
     same: new Uint8Array(1024),
+    chunks: new Uint8Array(0),
   };
   readonly #stamp = new TableStamp(this.#stamps);
   readonly #entries = new Map<string, string>();
@@ -54,6 +56,8 @@ export class Ahead {
   constructor(
     private readonly where: AheadOf,
     cacheFile: string,
+    /** Told of each stamp taken (see fresh-stamps.ts). */
+    private readonly fresh?: Fresh,
   ) {
     this.#reading = readCacheLines(cacheFile, this.#entries);
     try {
@@ -89,18 +93,25 @@ export class Ahead {
     return this.#cache;
   }
 
-  /** Writes the stamp of `name` taken ahead into row i of a stamp table: false when there is none. */
-  fill(name: string, i: number, numbers: Float64Array): boolean {
+  /**
+   * Writes the stamp of `name` taken ahead into row i of a stamp table: the stamp's own row here
+   * (see sameAt), or undefined when there is none.
+   */
+  fill(name: string, i: number, numbers: Float64Array): number | undefined {
     const row = this.#rows.get(name);
-    if (row === undefined) return false;
-    numbers.set(this.#stamps.numbers.subarray(4 * row, 4 * row + 4), 4 * i);
-    return true;
+    if (row !== undefined) numbers.set(this.#stamps.numbers.subarray(4 * row, 4 * row + 4), 4 * i);
+    return row;
   }
 
   /** Whether the stamp of `name` taken ahead is its line in the cache read so far (undefined: none taken). */
   same(name: string): boolean | undefined {
     const row = this.#rows.get(name);
-    return row === undefined ? undefined : this.#stamps.same[row] === 1;
+    return row === undefined ? undefined : this.sameAt(row);
+  }
+
+  /** `same` of the stamp `fill` said is at `row`, without looking its name up. */
+  sameAt(row: number): boolean {
+    return this.#stamps.same[row] === 1;
   }
 
   /** A line of `name` was read (or forgotten): its stamp is taken (`stat`), or compared again. */
@@ -141,6 +152,7 @@ export class Ahead {
       return undefined;
     }
     if (!info?.isFile()) return undefined;
+    this.fresh?.stamp(info.ctimeMs);
     const row = this.#rows.size;
     const stamps = this.#stamps;
     if (row === stamps.same.length) {

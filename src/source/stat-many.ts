@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { Fresh, type FreshWhere } from './fresh-stamps.js';
 import type { CacheExcerpt } from './hash-cache.js';
 import {
   allStatted,
@@ -43,11 +45,23 @@ export interface Statted {
 export interface StatTwice {
   /** Starts statting the documents `names` (project-relative, as the cache names them) found `where`. */
   stat(names: readonly string[], where: PathsOf, want: readonly string[]): void;
-  /** Stats what is left on this thread, waits for the worker's answer. */
-  finish(): Promise<Statted>;
+  /**
+   * Whether a document statted so far, by either thread, changed after the hash cache was last
+   * written: the scan will read it (see fresh-stamps.ts).
+   */
+  changeSeen(): boolean;
+  /**
+   * Stats what is left on this thread, waits for the worker's answer. `onChange` is called once,
+   * as soon as this thread sees that a document changed (see changeSeen), should it see so before
+   * the last chunk is statted.
+   */
+  finish(onChange?: () => void): Promise<Statted>;
   /** Lets the worker go. */
   stop(): void;
 }
+
+/** Chunks this thread stats between two turns of its event loop (a few ms). */
+const CHUNKS_PER_TURN = 4;
 
 export function statOnTwoThreads(
   cacheFile: string,
@@ -55,7 +69,9 @@ export function statOnTwoThreads(
   ahead: AheadOf,
   workerUrl: URL = new URL('./stat-worker.js', import.meta.url),
 ): StatTwice {
-  const workerData: StatWorkerData = { cacheFile, ahead };
+  const fresh: FreshWhere = { than: writtenAt(cacheFile), signal: new SharedArrayBuffer(4) };
+  const seen = new Fresh(fresh);
+  const workerData: StatWorkerData = { cacheFile, ahead, fresh };
   let worker: Worker | undefined;
   try {
     worker = new Worker(workerUrl, { workerData });
@@ -81,11 +97,15 @@ export function statOnTwoThreads(
     worker?.on('error', gone);
     worker?.on('exit', gone);
   });
+  /** Set once the stats are no longer wanted: what is left is not statted here. */
+  let stopped = false;
   const stop = () => {
+    stopped = true;
     void worker?.terminate();
     worker = undefined;
   };
   return {
+    changeSeen: () => seen.seen(),
     stat(names, where, want) {
       pathOf = pathsOf(where, names);
       const made = stampTable(names.length);
@@ -99,21 +119,39 @@ export function statOnTwoThreads(
       };
       worker?.postMessage(request);
     },
-    async finish() {
+    async finish(onChange) {
       const done = table ?? stampTable(0).table;
       // Held by the process while it is awaited (else nothing else pending would let it exit).
       worker?.ref();
       // The stamps the worker took ahead are not taken again here.
       const ahead = worker && table ? await prefilledCount : undefined;
-      if (ahead !== undefined) seePrefilled(done);
-      statClaimed(pathOf, done);
-      const answer = worker ? await answered : undefined;
-      stop();
       const stamp = new TableStamp(done);
       const stampOf = (i: number) => {
         stamp.at = i;
         return stamp;
       };
+      // Let go meanwhile: the stats are not wanted.
+      if (stopped) return { stampOf };
+      if (ahead !== undefined) seePrefilled(done);
+      let told = false;
+      const tell = () => {
+        if (told || !seen.seen()) return;
+        told = true;
+        onChange?.();
+      };
+      tell();
+      // A few chunks at a time, giving the event loop a turn between them: what else this thread
+      // has to do meanwhile (the listing of the CMS answering) is done while the worker stats.
+      const afterChunk = (from: number, to: number) => {
+        if (told) return;
+        seen.look(done.numbers, from, to);
+        tell();
+      };
+      while (statClaimed(pathOf, done, afterChunk, CHUNKS_PER_TURN))
+        await new Promise((resolve) => setImmediate(resolve));
+      const answer = worker ? await answered : undefined;
+      const letGo = stopped;
+      stop();
       if (answer && allStatted(done) && compared(done)) {
         const { lines, size, stale, format } = answer;
         return {
@@ -123,6 +161,7 @@ export function statOnTwoThreads(
           ...(format ? { excerpt: { lines: new Map(lines), size, stale, format } } : {}),
         };
       }
+      if (letGo) return { stampOf };
       // Chunks the worker claimed and never finished (it died): statted here.
       const { numbers, kinds } = done;
       for (let i = 0; i < kinds.length; i++) if (kinds[i] === NOT_YET) statInto(pathOf(i), i, numbers, kinds);
@@ -130,4 +169,13 @@ export function statOnTwoThreads(
     },
     stop,
   };
+}
+
+/** When `file` was last written (ms), or never (Infinity: no stamp is after it). */
+function writtenAt(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
 }

@@ -1,7 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { stampIsLine } from './hash-cache.js';
+import { Fresh, type FreshWhere } from './fresh-stamps.js';
 import { Ahead, type AheadOf } from './stat-ahead.js';
 import {
+  CHUNK,
+  chunkStatted,
   markCompared,
   markPrefilled,
   pathsOf,
@@ -19,6 +22,8 @@ export interface StatWorkerData {
   cacheFile: string;
   /** Where the documents are: the worker stats those the cache names as it reads it (see stat-ahead.ts). */
   ahead: AheadOf;
+  /** Where a stamp changed after the cache was last written is told (see Fresh). */
+  fresh: FreshWhere;
 }
 
 /** The documents to stat. Each list is joined by NUL: one string crosses to a thread far faster than an array. */
@@ -48,41 +53,60 @@ export interface StatAnswer {
   format: 'lines' | 'none' | undefined;
 }
 
-const { cacheFile, ahead: aheadOf } = workerData as StatWorkerData;
-const ahead = new Ahead(aheadOf, cacheFile);
+const { cacheFile, ahead: aheadOf, fresh: freshWhere } = workerData as StatWorkerData;
+const fresh = new Fresh(freshWhere);
+const ahead = new Ahead(aheadOf, cacheFile, fresh);
 
 parentPort!.on('message', (request: StatRequest) => {
   const names = request.names.split('\0');
+  const count = names.length;
   const table = tableIn(request.shared, request.count);
   // The stamps taken ahead are written first, before either thread claims a chunk (a path not to
   // stat stays unstatted).
   const skipped = new Set(request.where.skip);
-  const fromAhead = new Uint8Array(names.length);
+  /** For document i, the row of its stamp taken ahead (see Ahead.sameAt), or -1. */
+  const aheadRow = new Int32Array(count).fill(-1);
   let takenAhead = 0;
-  for (let i = 0; i < names.length; i++)
-    if (!skipped.has(i) && ahead.fill(names[i]!, i, table.numbers)) {
-      table.kinds[i] = PLAIN_FILE;
-      fromAhead[i] = 1;
-      takenAhead++;
-    }
+  for (let i = 0; i < count; i++) {
+    const row = skipped.has(i) ? undefined : ahead.fill(names[i]!, i, table.numbers);
+    if (row === undefined) continue;
+    table.kinds[i] = PLAIN_FILE;
+    aheadRow[i] = row;
+    takenAhead++;
+  }
   markPrefilled(table);
   parentPort!.postMessage({ prefilled: takenAhead } satisfies StatPrefilled);
-  // What is left of the cache is read while the other thread stats what is left, then both stat.
+  // What is left of the cache is read while the other thread stats what is left.
   const cache = ahead.cache();
-  statClaimed(pathsOf(request.where, names), table);
-  // The other thread may still be statting its last chunk.
-  waitAllStatted(table);
   const stamp = new TableStamp(table);
-  const lines: StatAnswer['lines'] = [];
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
+  const compared = new Uint8Array(count);
+  const compare = (i: number) => {
+    compared[i] = 1;
+    const row = aheadRow[i]!;
     stamp.at = i;
     // A stamp taken ahead was compared with its line as the cache was read.
-    if (fromAhead[i] === 1 ? ahead.same(name) : stampIsLine(cache.entries.get(name), stamp))
-      table.same[i] = 1;
-    else lines.push([name, cache.entries.get(name) ?? null]);
-  }
+    if (row >= 0 ? ahead.sameAt(row) : stampIsLine(cache.entries.get(names[i]!), stamp)) table.same[i] = 1;
+  };
+  for (let i = 0; i < count; i++) if (aheadRow[i]! >= 0) compare(i);
+  // Each chunk is compared as soon as it is statted, by either thread, so that little is left to
+  // compare once the last is: chunks are claimed in order, and compared up to the first not done.
+  let next = 0;
+  const compareStatted = () => {
+    for (; next < table.chunks.length && chunkStatted(table, next); next++)
+      for (let i = next * CHUNK; i < Math.min(count, (next + 1) * CHUNK); i++)
+        if (compared[i] === 0) compare(i);
+  };
+  statClaimed(pathsOf(request.where, names), table, (from, to) => {
+    fresh.look(table.numbers, from, to);
+    compareStatted();
+  });
+  // The other thread may still be statting its last chunk.
+  waitAllStatted(table);
+  compareStatted();
   markCompared(table);
+  const lines: StatAnswer['lines'] = [];
+  for (let i = 0; i < count; i++)
+    if (table.same[i] !== 1) lines.push([names[i]!, cache.entries.get(names[i]!) ?? null]);
   if (request.want !== '')
     for (const name of request.want.split('\0')) lines.push([name, cache.entries.get(name) ?? null]);
   const answer: StatAnswer = {

@@ -15,7 +15,7 @@ afterEach(async () => {
 /** The stamp Ahead took of `name`, or undefined when it took none. */
 function taken(ahead: Ahead, name: string) {
   const numbers = new Float64Array(8);
-  return ahead.fill(name, 1, numbers) ? [...numbers.subarray(4, 8)] : undefined;
+  return ahead.fill(name, 1, numbers) !== undefined ? [...numbers.subarray(4, 8)] : undefined;
 }
 
 const stampOf = (file: string) => {

@@ -123,6 +123,27 @@ describe('statting documents on two threads', () => {
     expect(ahead).toBe(present);
   });
 
+  it('tells of a document changed since the cache was written, as soon as a stamp shows it', async () => {
+    const { dir, cacheFile } = await project();
+    const names = Array.from({ length: MANY }, (_, i) => name(i));
+    const calls = async (after: number) => {
+      const twice = statOnTwoThreads(cacheFile, ahead(dir));
+      await new Promise((resolve) => setTimeout(resolve, after));
+      twice.stat(names, where(dir), []);
+      let told = 0;
+      const statted = await twice.finish(() => told++);
+      return { told, ahead: statted.ahead, seen: twice.changeSeen() };
+    };
+    // Nothing written since the cache: never told.
+    expect(await calls(0)).toMatchObject({ told: 0, seen: false });
+    await writeFile(path.join(dir, name(700)), '---\ntitle: Edited\n---\n');
+    // Once the worker has statted every document before it is asked, the change is told before
+    // this thread stats anything, whatever the timing.
+    let outcome = await calls(100);
+    for (let after = 200; after <= 3200 && outcome.ahead !== MANY; after *= 2) outcome = await calls(after);
+    expect(outcome).toEqual({ told: 1, ahead: MANY, seen: true });
+  });
+
   it('stats and compares on this thread alone when the worker cannot start', async () => {
     const { dir, cacheFile } = await project();
     const names = Array.from({ length: MANY }, (_, i) => name(i));
@@ -178,6 +199,21 @@ describe('statting documents on two threads', () => {
     };
     const one = await scan(0);
     const two = await scan(100_000);
+    // The listing of the CMS says every file must be read (it was listed in full): none is passed
+    // over, on one thread or two, though the stats were taken while it was awaited.
+    const whole = async (expected: number) => {
+      const hashCache = openHashCache(stateDir, () => Date.now() + 60_000);
+      const untouched: UntouchedFiles = {
+        listed: () => true,
+        mayPassOver: () => true,
+        ready: async () => false,
+        expected,
+      };
+      const result = await scanContent({ projectDir: dir, contentDir, hashCache, untouched });
+      return { untouched: result.untouched, read: result.documents.length };
+    };
+    for (const expected of [0, 100_000])
+      expect(await whole(expected)).toEqual({ untouched: undefined, read: MANY + 2 });
     expect(one).toEqual({
       untouched: MANY - 2 + 1,
       read: [name(5), name(7), 'content/articles/old/changed.md'],
