@@ -180,6 +180,8 @@ export async function readSource(
       return same;
     },
     mayPassOver: (file) => !options.clean!.lookAt.has(file),
+    // Asked again as it is used: the listing of the CMS may add to lookAt until `ready`.
+    mayPassOverAll: () => options.clean!.lookAt.size === 0,
     expected: options.clean.mark ? recordsOf(options.clean.mark) : 0,
   };
   options.onProgress?.({ phase: 'scan' });

@@ -81,6 +81,8 @@ export interface UntouchedFiles {
    * (false for a file the clean run says to look at again).
    */
   mayPassOver(file: string): boolean;
+  /** True when mayPassOver is true of every file (none to look at again): then it is not asked. */
+  mayPassOverAll?(): boolean;
   /**
    * Whether the files `listed` took may be passed over after all, awaited once they were: what
    * that needs may still be coming (a listing of the CMS), and the stats are taken meanwhile.
@@ -212,7 +214,10 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       // Refused links are never statted (a stat follows the link).
       { contentDir, prefixLength: prefix.length, sep: path.sep, skip },
       // The cache's lines of the files this thread reads however they stand.
-      [...toRead.filter((name) => !passOver.mayPassOver(name)), ...mediaFiles],
+      [
+        ...(passOver.mayPassOverAll?.() ? [] : toRead.filter((name) => !passOver.mayPassOver(name))),
+        ...mediaFiles,
+      ],
     );
   }
   // This thread stats its share while what `ready` waits for is still coming.
@@ -225,6 +230,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   if (statted?.excerpt) hashCache!.useExcerpt(statted.excerpt);
   const same = statted?.same;
   let passedOver = 0;
+  const mayPassOverAll = untouched?.mayPassOverAll?.() === true;
   const problems: FileProblem[] = [
     ...listing.problems.filter((p) => selected(p.inContent)).map((p) => p.problem),
     ...layout.problems,
@@ -263,7 +269,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     if (
       untouched &&
       !link?.refused &&
-      untouched.mayPassOver(file) &&
+      (mayPassOverAll || untouched.mayPassOver(file)) &&
       (same ? same[i] === 1 : hashCache!.has(file, statted ? statted.stampOf(i) : statOrNot(absPathOf())))
     ) {
       passedOver++;
