@@ -147,7 +147,7 @@ export function statOnTwoThreads(
         seen.look(done.numbers, from, to);
         tell();
       };
-      while (statClaimed(pathOf, done, afterChunk, CHUNKS_PER_TURN))
+      while (!stopped && statClaimed(pathOf, done, afterChunk, CHUNKS_PER_TURN))
         await new Promise((resolve) => setImmediate(resolve));
       const answer = worker ? await answered : undefined;
       const letGo = stopped;
