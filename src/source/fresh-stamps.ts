@@ -1,6 +1,6 @@
-/** Where a stamp newer than the hash cache is told (see Fresh). */
+/** Where a stamp newer than the last run is told (see Fresh). */
 export interface FreshWhere {
-  /** When the hash cache was last written (its mtime, ms). */
+  /** When the last run wrote its state (ms; see stat-many.ts). */
   than: number;
   /** One Int32 word both threads see, set to 1 once either has seen such a stamp. */
   signal: SharedArrayBuffer;
@@ -8,7 +8,7 @@ export interface FreshWhere {
 
 /**
  * Tells both threads, as soon as either stats it, that a document changed after the last run
- * wrote the hash cache: the scan will read it, so the main thread may load what reading takes
+ * wrote its state: the scan will read it, so the main thread may load what reading takes
  * while statting goes on (see ScanOptions.onChangeFound). Told by ctime, which every write and
  * rename of a file sets (mtime can be set back: `cp -p`, `tar`, `touch -d`). A hint only: whether
  * a document is read is decided by comparing its stamp with its line in the cache, as before.
@@ -21,7 +21,7 @@ export class Fresh {
     this.#word = new Int32Array(where.signal, 0, 1);
   }
 
-  /** Tells if `ctimeMs`, a stamp's ctime, is after the cache was written. */
+  /** Tells if `ctimeMs`, a stamp's ctime, is after the last run. */
   stamp(ctimeMs: number): void {
     if (ctimeMs > this.where.than && this.#word[0] === 0) Atomics.store(this.#word, 0, 1);
   }
@@ -31,7 +31,7 @@ export class Fresh {
     for (let i = from; i < to && this.#word[0] === 0; i++) this.stamp(numbers[4 * i + 2]!);
   }
 
-  /** Whether either thread has seen a stamp after the cache was written. */
+  /** Whether either thread has seen a stamp after the last run. */
   seen(): boolean {
     return Atomics.load(this.#word, 0) === 1;
   }

@@ -134,8 +134,9 @@ export interface ScanOptions {
   /** Told now and then how many of the files to read are read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
   /**
-   * Called at most once, while documents are still being statted, when the stats already show one
-   * that must be read: the moment to load what reading it takes, while the other thread stats.
+   * Called at most once, while documents are still being statted on two threads, when a stat shows
+   * one changed since the last run (see fresh-stamps.ts): the moment to load what reading it
+   * takes, while the other thread stats.
    */
   onChangeFound?: () => void;
   /** Documents that may be passed over unread (a whole listing only, with `hashCache`). */

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Fresh, type FreshWhere } from './fresh-stamps.js';
 import type { CacheExcerpt } from './hash-cache.js';
@@ -46,8 +47,8 @@ export interface StatTwice {
   /** Starts statting the documents `names` (project-relative, as the cache names them) found `where`. */
   stat(names: readonly string[], where: PathsOf, want: readonly string[]): void;
   /**
-   * Whether a document statted so far, by either thread, changed after the hash cache was last
-   * written: the scan will read it (see fresh-stamps.ts).
+   * Whether a document statted so far, by either thread, changed after the last run wrote its
+   * state: the scan will read it (see fresh-stamps.ts).
    */
   changeSeen(): boolean;
   /**
@@ -69,7 +70,7 @@ export function statOnTwoThreads(
   ahead: AheadOf,
   workerUrl: URL = new URL('./stat-worker.js', import.meta.url),
 ): StatTwice {
-  const fresh: FreshWhere = { than: writtenAt(cacheFile), signal: new SharedArrayBuffer(4) };
+  const fresh: FreshWhere = { than: lastRunAt(cacheFile), signal: new SharedArrayBuffer(4) };
   const seen = new Fresh(fresh);
   const workerData: StatWorkerData = { cacheFile, ahead, fresh };
   let worker: Worker | undefined;
@@ -171,10 +172,14 @@ export function statOnTwoThreads(
   };
 }
 
-/** When `file` was last written (ms), or never (Infinity: no stamp is after it). */
-function writtenAt(file: string): number {
+/**
+ * When the last run wrote to the state folder (ms), or never (Infinity: no stamp is after it): the
+ * hash cache's mtime, or the folder's, which a run that writes no new line to the cache still
+ * changes as it renames its state files in. A document changed since was not seen by that run.
+ */
+function lastRunAt(cacheFile: string): number {
   try {
-    return statSync(file).mtimeMs;
+    return Math.max(statSync(cacheFile).mtimeMs, statSync(path.dirname(cacheFile)).mtimeMs);
   } catch {
     return Infinity;
   }
