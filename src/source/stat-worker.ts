@@ -22,7 +22,7 @@ export interface StatWorkerData {
   cacheFile: string;
   /** Where the documents are: the worker stats those the cache names as it reads it (see stat-ahead.ts). */
   ahead: AheadOf;
-  /** Where a stamp changed after the cache was last written is told (see Fresh). */
+  /** Where a stamp changed after the last run is told (see fresh-stamps.ts). */
   fresh: FreshWhere;
 }
 
