@@ -24,8 +24,7 @@ import type { RecordResource } from '../resources.js';
 import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
 import { spoolRecord } from './spooled-record.js';
 import { eachInWindow } from './in-window.js';
-import { frontMatterSchema } from './front-matter.js';
-import { parseFrontMatter } from '../source/front-matter.js';
+import { warmUpReading } from './warm-up-reading.js';
 
 export interface SourceRead {
   /**
@@ -193,7 +192,8 @@ export async function readSource(
     languages: config.languages,
     spool: options.spool,
     onProgress: (done, total) => options.onProgress?.({ phase: 'scan', done, total }),
-    onChangeFound: () => warmUpReading(config),
+    // The renderer too, though it goes unused when the documents are many (they render on workers).
+    onChangeFound: () => void warmUpReading(config.limits),
     ...(options.only ? { only: options.only } : {}),
     ...(files ? { files } : {}),
     ...(options.overwriteDrift ? {} : { known }),
@@ -391,21 +391,4 @@ function keysOf(...lists: ReadonlyArray<ReadonlyArray<{ key: string }>>): Set<st
   const keys = new Set<string>();
   for (const list of lists) for (const item of list) keys.add(item.key);
   return keys;
-}
-
-/**
- * Loads what reading and building a changed document takes first (gray-matter, yaml, zod, the
- * front matter schemas and the renderer), called while the stat worker still stats (see
- * ScanOptions.onChangeFound), so that the load is not added to the run after the scan. Nothing
- * fails here: what cannot load fails again, and is reported, where a document needs it.
- */
-function warmUpReading(config: Config): void {
-  try {
-    parseFrontMatter('---\ntitle: Warm\n---\n\nWarm.\n', config.limits);
-    frontMatterSchema('article');
-    // Loaded at the event loop's next turns; unused when the documents are rendered on workers.
-    import('../render/render-markdown.js').catch(() => {});
-  } catch {
-    // See above.
-  }
 }

@@ -1,4 +1,4 @@
-import { parseFrontMatter } from '../source/front-matter.js';
+import { warmUpReading } from '../records/warm-up-reading.js';
 import { recordIndex } from '../state/record-index.js';
 import type { Session } from '../sync/session.js';
 
@@ -11,9 +11,9 @@ import type { Session } from '../sync/session.js';
  */
 export async function warmUp(session: Session): Promise<void> {
   if (session.store) recordIndex(session.store.state);
-  parseFrontMatter('---\ntitle: Warm\n---\n\nWarm.\n', session.config.limits);
-  const { renderMarkdown } = await import('../render/render-markdown.js');
-  renderMarkdown('# Warm\n\nWarm *up*.\n', {
+  const render = await warmUpReading(session.config.limits);
+  // Rendered once, so that the renderer's first document is not the writer's.
+  render?.renderMarkdown('# Warm\n\nWarm *up*.\n', {
     defaultSize: session.config.media.defaultSize,
     limits: session.config.limits,
   });
