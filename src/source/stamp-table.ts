@@ -177,7 +177,7 @@ export function statInto(file: string, i: number, numbers: Float64Array, kinds: 
 /** A view of one row of the table, moved from row to row (one object, not one per file). */
 export class TableStamp implements Stamp {
   at = 0;
-  constructor(private readonly table: StampTable) {}
+  constructor(private readonly table: Pick<StampTable, 'numbers' | 'kinds'>) {}
   isFile(): boolean {
     return this.table.kinds[this.at] === PLAIN_FILE;
   }

@@ -32,15 +32,13 @@ export class Ahead {
   /** Name -> its row in `stamps`. */
   readonly #rows = new Map<string, number>();
   /**
-   * The stamps taken (all of plain files), and for each whether it is its file's line in the cache
-   * read so far: a table of this thread's own, so no counter is shared (`control` is empty).
+   * The stamps taken (all of plain files), as a stamp table's rows, and for each whether it is its
+   * file's line in the cache read so far: this thread's own, shared with no other.
    */
-  readonly #stamps: StampTable = {
-    control: new Int32Array(0),
+  readonly #stamps: Pick<StampTable, 'numbers' | 'kinds' | 'same'> = {
     numbers: new Float64Array(4 * 1024),
     kinds: new Uint8Array(1024).fill(PLAIN_FILE),
     same: new Uint8Array(1024),
-    chunks: new Uint8Array(0),
   };
   readonly #stamp = new TableStamp(this.#stamps);
   readonly #entries = new Map<string, string>();

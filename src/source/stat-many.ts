@@ -61,7 +61,10 @@ export interface StatTwice {
   stop(): void;
 }
 
-/** Chunks this thread stats between two turns of its event loop (a few ms). */
+/**
+ * Chunks this thread stats between two turns of its event loop: few, so that what waits for a
+ * turn (the CMS's answer) is not held up, and enough that the turns cost nothing beside the stats.
+ */
 const CHUNKS_PER_TURN = 4;
 
 export function statOnTwoThreads(
