@@ -1,10 +1,12 @@
 import { byCodeUnit } from '../compare.js';
+import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
 import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
+import { FOLDER_CACHE_FILE } from '../source/folder-cache.js';
 import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
-import { listedDigest, MarkNotes, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
+import { MarkNotes, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -160,9 +162,9 @@ export async function readSource(
       if (!ready && clean) clean.passedOver = false;
       return ready;
     },
-    listed(documents, mediaFiles) {
+    listed(documents, mediaFiles, filesDigest) {
       const listing = {
-        files: listedDigest([...documents, ...mediaFiles]),
+        files: filesDigest,
         media: stampsDigest(mediaFiles, config.projectDir),
         pipeline,
       };
@@ -198,6 +200,14 @@ export async function readSource(
     ...(files ? { files } : {}),
     ...(options.overwriteDrift ? {} : { known }),
     ...(untouched ? { untouched } : {}),
+    ...(files
+      ? {}
+      : {
+          folderCache: {
+            file: path.join(config.stateDir, FOLDER_CACHE_FILE),
+            save: options.saveHashes === true,
+          },
+        }),
   });
   options.onScanned?.({
     claimed: keysOf(scan.documents, scan.unchanged),

@@ -1,10 +1,11 @@
-import { opendirSync, statSync, type Dir, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, opendirSync, statSync, type Dir, type Dirent, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import { ownCopy } from '../own-copy.js';
+import { packageVersion } from '../own-version.js';
 import { documentRead } from '../process-tuning.js';
 import {
   contentPrefix,
@@ -19,6 +20,7 @@ import {
 import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
 import { pathIdentity, sortBundles } from './layout.js';
 import type { ContentLimits } from './limits.js';
+import { FolderCache, listingDigest, type FolderListing } from './folder-cache.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
 import { statOnTwoThreads, type StatTwice } from './stat-many.js';
@@ -64,6 +66,8 @@ export interface ScanResult {
   mediaFiles: string[];
   /** With `untouched` that took the listing: the documents passed over unread. */
   untouched?: number;
+  /** With `folderCache`: the folders of content/ whose listing was kept, and those read. */
+  folders?: { reused: number; read: number };
 }
 
 /**
@@ -73,9 +77,10 @@ export interface ScanResult {
 export interface UntouchedFiles {
   /**
    * Told every file content/ lists (documents, then images, each sorted, relative to the
-   * project): false when they are not the clean run's files, and then no document is passed over.
+   * project), and their listingDigest: false when they are not the clean run's files, and then no
+   * document is passed over.
    */
-  listed(documents: readonly string[], media: readonly string[]): boolean;
+  listed(documents: readonly string[], media: readonly string[], digest: string): boolean;
   /**
    * Whether the document `file` is passed over when its stamp is the one the hash cache holds
    * (false for a file the clean run says to look at again).
@@ -141,6 +146,11 @@ export interface ScanOptions {
   onChangeFound?: () => void;
   /** Documents that may be passed over unread (a whole listing only, with `hashCache`). */
   untouched?: UntouchedFiles | undefined;
+  /**
+   * Where what each folder of content/ held is kept, so that a folder with the stamp it had is not
+   * read again (see folder-cache.ts), and whether this scan writes it back (an apply).
+   */
+  folderCache?: { file: string; save: boolean; now?: () => number } | undefined;
 }
 
 /**
@@ -192,9 +202,26 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     warmed = true;
     options.onChangeFound();
   };
+  const listed = options.files && (await listFiles(contentDir, projectDir, languages, options.files));
+  const folders =
+    !listed && options.folderCache
+      ? new FolderCache({
+          ...options.folderCache,
+          key: {
+            contentDir,
+            prefix: contentPrefix(projectDir, contentDir),
+            sep: path.sep,
+            languages,
+            version: packageVersion(),
+          },
+        })
+      : undefined;
   const listing =
-    (options.files && (await listFiles(contentDir, projectDir, languages, options.files))) ??
-    (await listContent(contentDir, projectDir, languages, () => twice?.changeSeen() && warm()));
+    listed ||
+    (await listContent(contentDir, projectDir, languages, () => twice?.changeSeen() && warm(), folders));
+  // The digest of a listing no folder of which changed is the one kept with it.
+  let filesDigest = folders?.digest;
+  const digestOf = () => (filesDigest ??= listingDigest(listing.documents, listing.mediaFiles));
   const { mediaFiles, linked } = listing;
   const prefix = contentPrefix(projectDir, contentDir);
   const inContent = (file: string) => file.slice(prefix.length);
@@ -222,7 +249,8 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     );
   }
   // This thread stats its share while what `ready` waits for is still coming.
-  const sameFiles = passOver?.listed(listing.documents, mediaFiles) === true;
+  const sameFiles = passOver?.listed(listing.documents, mediaFiles, digestOf()) === true;
+  folders?.save(filesDigest);
   const statting = sameFiles && twice ? twice.finish(warm) : undefined;
   const untouched = sameFiles && ((await passOver?.ready?.()) ?? true) ? passOver : undefined;
   // A worker whose stats will not be used is let go now, not after the scan has read every file.
@@ -340,6 +368,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     problems,
     mediaFiles,
     ...(untouched ? { untouched: passedOver } : {}),
+    ...(folders ? { folders: { reused: folders.reused, read: folders.read } } : {}),
   };
 }
 
@@ -472,6 +501,8 @@ async function listContent(
   languages: Languages,
   /** Called at each turn the listing gives the event loop. */
   onTurn?: () => void,
+  /** What each folder held when last listed: a folder with the stamp it had is not read again. */
+  folders?: FolderCache,
 ): Promise<Listing> {
   const documents: string[] = [];
   const linked = new Map<string, LinkedDocument>();
@@ -488,40 +519,76 @@ async function listContent(
   // gets a turn now and then to connect and send its requests (see YIELD_EVERY): counted over the
   // whole walk, as one large folder and many small ones take as long.
   let sinceTurn = 0;
+  const turn = async (entries: number) => {
+    if ((sinceTurn += entries) < YIELD_EVERY_LISTED) return;
+    sinceTurn = 0;
+    await new Promise((resolve) => setImmediate(resolve));
+    onTurn?.();
+  };
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
-    const entries = entriesOf(dir, prefix === '');
+    // Kept only for a folder reached without a link, statted before it is read (folder-cache.ts).
+    const cache = dir === real ? folders : undefined;
+    const stamp = cache && lstatSync(dir, { throwIfNoEntry: false });
     const here = [...chain, real];
+    const kept = cache?.reuse(prefix, stamp);
+    if (kept) {
+      for (const file of kept.documents) documents.push(file);
+      for (const file of kept.media) mediaFiles.push(file);
+      indexes ||= kept.indexes;
+      await turn(kept.documents.length);
+      await Promise.all(
+        kept.folders.map((name) =>
+          walk(`${dir}${path.sep}${name}`, `${prefix}${name}/`, `${real}${path.sep}${name}`, here),
+        ),
+      );
+      return;
+    }
+    const entries = entriesOf(dir, prefix === '');
     const subfolders: Array<Promise<void>> = [];
+    // What the folder cache keeps of this folder, unless it holds a link.
+    const mine: (FolderListing & { documents: string[]; media: string[]; folders: string[] }) | undefined =
+      cache && { documents: [], media: [], folders: [], indexes: false };
+    let hasLink = false;
     // The same for every document in the folder: its first folder in content/ names it.
     const resource = prefix === '' ? undefined : resourceOfPath(prefix);
     const folderInProject = inProject(prefix);
     for (const entry of entries) {
-      if (++sinceTurn === YIELD_EVERY_LISTED) {
-        sinceTurn = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-        onTurn?.();
-      }
+      await turn(1);
       const inContent = `${prefix}${entry.name}`;
       if (entry.isSymbolicLink()) {
+        hasLink = true;
         links.push({ absPath: `${dir}${path.sep}${entry.name}`, inContent, chain: here });
         continue;
       }
       if (entry.isDirectory()) {
-        if (!isIgnoredFolder(entry.name))
+        if (!isIgnoredFolder(entry.name)) {
+          mine?.folders.push(entry.name);
           subfolders.push(
             walk(`${dir}${path.sep}${entry.name}`, `${inContent}/`, `${real}${path.sep}${entry.name}`, here),
           );
+        }
         continue;
       }
       if (!entry.isFile()) continue;
-      if (isMediaName(entry.name)) mediaFiles.push(inProject(inContent));
+      if (isMediaName(entry.name)) (mine?.media ?? mediaFiles).push(inProject(inContent));
       if (!resource || !isDocumentName(entry.name)) continue;
-      indexes ||= isIndexFile(entry.name, inContent, languages);
+      if (isIndexFile(entry.name, inContent, languages)) {
+        indexes = true;
+        if (mine) mine.indexes = true;
+      }
       // Joined into a flat string of its own (see ownCopy): a document keeps its file until it is
       // planned, the hash cache until it is saved; its parts would be twice its size.
       const file = [folderInProject, entry.name].join('');
       if (dir !== real) linked.set(file, { readPath: `${real}${path.sep}${entry.name}` });
-      documents.push(file);
+      (mine?.documents ?? documents).push(file);
+    }
+    if (mine) {
+      // Sorted as the whole listing is (below), which then finds runs already in order.
+      mine.documents.sort();
+      mine.media.sort(compare);
+      for (const file of mine.documents) documents.push(file);
+      for (const file of mine.media) mediaFiles.push(file);
+      cache!.note(prefix, stamp, hasLink ? undefined : mine);
     }
     await Promise.all(subfolders);
   };
