@@ -20,6 +20,7 @@ export const GITIGNORE_LINES = [
   '.cms-sync/last-state.json',
   '.cms-sync/file-hashes.json',
   '.cms-sync/clean-run.json',
+  '.cms-sync/content-folders*',
   '.cms-sync/state-index.json',
   '.cms-sync/listing-cache/',
 ] as const;

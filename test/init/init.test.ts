@@ -88,7 +88,7 @@ describe('cms-sync init', () => {
     expect(init.stdout).toContain(
       '~ .gitignore updated (added .cms-sync/local-cms/, .cms-sync/lock.break-*, .cms-sync/.lock.*.tmp, ' +
         '.cms-sync/journal.jsonl, .cms-sync/last-state.json, .cms-sync/file-hashes.json, .cms-sync/clean-run.json, ' +
-        '.cms-sync/state-index.json, .cms-sync/listing-cache/)',
+        '.cms-sync/content-folders*, .cms-sync/state-index.json, .cms-sync/listing-cache/)',
     );
     const ignore = await project.read('.gitignore');
     expect(ignore.startsWith('node_modules/\n.cms-sync/lock\n')).toBe(true);
