@@ -56,11 +56,6 @@ export class FolderCache {
   /** What this listing saw, in the order it saw it; undefined for a folder not to keep. */
   readonly #seen = new Map<string, { stamp: string; listing: FolderListing } | undefined>();
   readonly #started: number;
-  /**
-   * Whether a folder kept has changed since (an entry added, removed or renamed): a hint, taken
-   * before the stats tell, that a document will be read (see ScanOptions.onChangeFound).
-   */
-  changed = false;
   /** Folders reused, and read, by this listing. */
   reused = 0;
   read = 0;
@@ -77,11 +72,7 @@ export class FolderCache {
   /** The folder's listing as kept, when `stat` (an lstat taken now) is the stamp it was kept with. */
   reuse(inContent: string, stat: Stats | undefined): FolderListing | undefined {
     const kept = this.#kept.get(inContent);
-    if (!kept) return undefined;
-    if (!stat?.isDirectory() || kept.stamp !== stampOf(stat)) {
-      this.changed = true;
-      return undefined;
-    }
+    if (!kept || !stat?.isDirectory() || kept.stamp !== stampOf(stat)) return undefined;
     this.reused++;
     this.#seen.set(inContent, kept);
     return kept.listing;

@@ -139,10 +139,9 @@ export interface ScanOptions {
   /** Told now and then how many of the files to read are read (for a progress line). */
   onProgress?: (done: number, total: number) => void;
   /**
-   * Called at most once, as soon as the scan has a hint that a document will be read: a folder the
-   * folder cache kept has changed (told while content/ is listed), or, while documents are statted
-   * on two threads, a stamp newer than the last run (see fresh-stamps.ts). The moment to load what
-   * reading one takes, while the other thread stats. A hint only: nothing is read because of it.
+   * Called at most once, while documents are still being statted on two threads, when a stat shows
+   * one changed since the last run (see fresh-stamps.ts): the moment to load what reading it
+   * takes, while the other thread stats.
    */
   onChangeFound?: () => void;
   /** Documents that may be passed over unread (a whole listing only, with `hashCache`). */
@@ -219,15 +218,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       : undefined;
   const listing =
     listed ||
-    (await listContent(
-      contentDir,
-      projectDir,
-      languages,
-      () => (folders?.changed === true || twice?.changeSeen()) && warm(),
-      folders,
-    ));
-  // A folder changed since it was kept: a document will likely be read.
-  if (folders?.changed) warm();
+    (await listContent(contentDir, projectDir, languages, () => twice?.changeSeen() && warm(), folders));
   // The digest of a listing no folder of which changed is the one kept with it.
   let filesDigest = folders?.digest;
   const digestOf = () => (filesDigest ??= listingDigest(listing.documents, listing.mediaFiles));

@@ -235,24 +235,3 @@ describe('the folder cache', () => {
     expect(new Set(digests).size).toBe(2);
   });
 });
-
-describe('the folder cache, as a hint', () => {
-  it('tells the scan a document will likely be read when a folder it kept has changed, before any stat', async () => {
-    const p = await project({ 'content/articles/a.md': '---\ntitle: A\n---\n' });
-    let told = 0;
-    const scan = () =>
-      listed(p, {
-        folderCache: { file: p.cacheFile, save: true, now: later },
-        onChangeFound: () => void told++,
-      });
-    await scan();
-    await scan();
-    expect(told).toBe(0);
-    await step();
-    await writeFile(path.join(p.contentDir, 'articles', 'b.md'), '---\ntitle: B\n---\n');
-    await scan();
-    expect(told).toBe(1);
-    await scan();
-    expect(told).toBe(1);
-  });
-});
