@@ -21,7 +21,7 @@ import { racy } from './hash-cache.js';
 export const FOLDER_CACHE_FILE = 'content-folders';
 
 /** Bump when what is kept, or how the listing makes it, changes. */
-const FORMAT = 'cms-sync content folders 1';
+const FORMAT = 'cms-sync content folders 2';
 /** The last token: a file cut short (a crash before its rename reached the disk) is not read. */
 const END = 'end';
 
@@ -46,15 +46,26 @@ export interface FolderCacheOptions {
   now?: () => number;
 }
 
+/**
+ * A folder as kept: its stamp, and its names (documents, images, subfolders) as one section of
+ * the file, split only when the folder is reused: a folder that changed costs no string per name.
+ */
+interface Kept {
+  stamp: string;
+  indexes: boolean;
+  counts: [documents: number, media: number, folders: number];
+  names: string;
+}
+
 export class FolderCache {
   readonly #options: FolderCacheOptions;
   readonly #key: string;
   /** The kept folders, by path in content/ ('' for content/ itself, then `articles/`...). */
-  readonly #kept: Map<string, { stamp: string; listing: FolderListing }>;
+  #kept: Map<string, Kept>;
   /** The digest of the whole listing, as kept (valid when every folder is reused). */
   readonly #keptDigest: string;
   /** What this listing saw, in the order it saw it; undefined for a folder not to keep. */
-  readonly #seen = new Map<string, { stamp: string; listing: FolderListing } | undefined>();
+  #seen = new Map<string, Kept | undefined>();
   readonly #started: number;
   /** Folders reused, and read, by this listing. */
   reused = 0;
@@ -73,9 +84,17 @@ export class FolderCache {
   reuse(inContent: string, stat: Stats | undefined): FolderListing | undefined {
     const kept = this.#kept.get(inContent);
     if (!kept || !stat?.isDirectory() || kept.stamp !== stampOf(stat)) return undefined;
+    const [documents, media, folders] = kept.counts;
+    const names = kept.names === '' ? [] : kept.names.split('\0');
+    if (names.length !== documents + media + folders) return undefined;
     this.reused++;
     this.#seen.set(inContent, kept);
-    return kept.listing;
+    return {
+      documents: names.slice(0, documents),
+      media: names.slice(documents, documents + media),
+      folders: names.slice(documents + media),
+      indexes: kept.indexes,
+    };
   }
 
   /**
@@ -85,7 +104,17 @@ export class FolderCache {
   note(inContent: string, stat: Stats | undefined, listing: FolderListing | undefined): void {
     this.read++;
     const keep = listing && stat !== undefined && stat.isDirectory() && !racy(stat, this.#started);
-    this.#seen.set(inContent, keep ? { stamp: stampOf(stat), listing } : undefined);
+    this.#seen.set(
+      inContent,
+      keep
+        ? {
+            stamp: stampOf(stat),
+            indexes: listing.indexes,
+            counts: [listing.documents.length, listing.media.length, listing.folders.length],
+            names: [...listing.documents, ...listing.media, ...listing.folders].join('\0'),
+          }
+        : undefined,
+    );
   }
 
   /** The digest of the whole listing, when every folder listed was reused (then it is the kept one's). */
@@ -96,31 +125,30 @@ export class FolderCache {
   }
 
   /**
-   * Writes what this listing saw, if it differs from what was kept; `listingDigest`, when known,
-   * is kept to stand for the listing when every folder is reused next time. A cache that cannot be
-   * written only costs the next run its reads.
+   * Writes what this listing saw, if it differs from what was kept, and lets go of both;
+   * `listingDigest`, when known, is kept to stand for the listing when every folder is reused next
+   * time. A cache that cannot be written only costs the next run its reads.
    */
   save(listingDigest: string | undefined): void {
-    if (!this.#options.save) return;
-    if (this.read === 0 && this.#seen.size === this.#kept.size && (listingDigest ?? '') === this.#keptDigest)
-      return;
-    const tokens = [FORMAT, this.#key, listingDigest ?? ''];
-    for (const [inContent, seen] of this.#seen) {
-      if (!seen) continue;
-      const { documents, media, folders, indexes } = seen.listing;
-      tokens.push(inContent, seen.stamp, indexes ? '1' : '0');
-      tokens.push(String(documents.length), String(media.length), String(folders.length));
-      for (const name of documents) tokens.push(name);
-      for (const name of media) tokens.push(name);
-      for (const name of folders) tokens.push(name);
+    const seen = this.#seen;
+    const same =
+      this.read === 0 && seen.size === this.#kept.size && (listingDigest ?? '') === this.#keptDigest;
+    this.#kept = new Map();
+    this.#seen = new Map();
+    if (!this.#options.save || same) return;
+    const parts = [FORMAT, this.#key, listingDigest ?? ''];
+    for (const [inContent, kept] of seen) {
+      if (!kept) continue;
+      const { stamp, indexes, counts, names } = kept;
+      parts.push(inContent, stamp, indexes ? '1' : '0', ...counts.map(String), String(names.length), names);
     }
-    tokens.push(END);
+    parts.push(END);
     const file = this.#options.file;
     const temp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
     try {
       mkdirSync(path.dirname(file), { recursive: true });
       // 'wx': never through whatever already has the temporary name.
-      writeFileSync(temp, tokens.join('\0'), { flag: 'wx' });
+      writeFileSync(temp, parts.join('\0'), { flag: 'wx' });
       renameSync(temp, file);
     } catch {
       rmSync(temp, { force: true });
@@ -141,39 +169,47 @@ function stampOf(stat: Stats): string {
   return `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`;
 }
 
-/** The kept folders, or undefined for a cache that is absent, foreign, of another key, or cut short. */
-function readKept(
-  file: string,
-  key: string,
-): { folders: Map<string, { stamp: string; listing: FolderListing }>; digest: string } | undefined {
-  let tokens: string[];
+/**
+ * The kept folders, or undefined for a cache that is absent, foreign, of another key, or cut short.
+ * The file is NUL-separated (no name holds a NUL): the format, the key, the listing's digest, then
+ * per folder its path in content/, stamp, index flag, three counts, the length of its names'
+ * section and the section (its names joined by NUL), then END.
+ */
+function readKept(file: string, key: string): { folders: Map<string, Kept>; digest: string } | undefined {
+  let text: string;
   try {
-    // Names are kept as they are listed (NUL never is in one).
-    tokens = readFileSync(file, 'utf8').split('\0');
+    text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  if (tokens[0] !== FORMAT || tokens[1] !== key || tokens.at(-1) !== END) return undefined;
-  const folders = new Map<string, { stamp: string; listing: FolderListing }>();
-  let at = 3;
-  const last = tokens.length - 1;
+  let at = 0;
+  /** The next field, or undefined past the end. */
+  const field = (): string | undefined => {
+    const end = text.indexOf('\0', at);
+    if (end < 0) return undefined;
+    const value = text.slice(at, end);
+    at = end + 1;
+    return value;
+  };
+  if (field() !== FORMAT || field() !== key || !text.endsWith(`\0${END}`)) return undefined;
+  const listingDigest = field();
+  if (listingDigest === undefined) return undefined;
+  const folders = new Map<string, Kept>();
+  const last = text.length - END.length;
   while (at < last) {
-    if (at + 6 > last) return undefined;
-    const inContent = tokens[at]!;
-    const stamp = tokens[at + 1]!;
-    const indexes = tokens[at + 2] === '1';
-    const counts = [tokens[at + 3], tokens[at + 4], tokens[at + 5]].map(Number);
-    if (counts.some((n) => !Number.isSafeInteger(n) || n < 0)) return undefined;
-    const [documents, media, subfolders] = counts as [number, number, number];
-    at += 6;
-    if (at + documents + media + subfolders > last) return undefined;
-    const listing: FolderListing = {
-      documents: tokens.slice(at, (at += documents)),
-      media: tokens.slice(at, (at += media)),
-      folders: tokens.slice(at, (at += subfolders)),
-      indexes,
-    };
-    folders.set(inContent, { stamp, listing });
+    const [inContent, stamp, indexes, ...numbers] = Array.from({ length: 7 }, field);
+    const counts = numbers.map(Number);
+    if (stamp === undefined || counts.some((n) => !Number.isSafeInteger(n) || n < 0)) return undefined;
+    const length = counts.pop()!;
+    if (at + length >= last || text.charCodeAt(at + length) !== 0) return undefined;
+    const names = text.slice(at, at + length);
+    at += length + 1;
+    folders.set(inContent!, {
+      stamp,
+      indexes: indexes === '1',
+      counts: counts as Kept['counts'],
+      names,
+    });
   }
-  return { folders, digest: tokens[2]! };
+  return at === last ? { folders, digest: listingDigest } : undefined;
 }
