@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
 import { digest } from '../digest.js';
+import { textOf } from '../text-of.js';
 import { racy } from './hash-cache.js';
 
 /**
@@ -21,7 +32,7 @@ import { racy } from './hash-cache.js';
 export const FOLDER_CACHE_FILE = 'content-folders';
 
 /** Bump when what is kept, or how the listing makes it, changes. */
-const FORMAT = 'cms-sync content folders 2';
+const FORMAT = 'cms-sync content folders 3';
 /** The last token: a file cut short (a crash before its rename reached the disk) is not read. */
 const END = 'end';
 
@@ -47,14 +58,18 @@ export interface FolderCacheOptions {
 }
 
 /**
- * A folder as kept: its stamp, and its names (documents, images, subfolders) as one section of
- * the file, split only when the folder is reused: a folder that changed costs no string per name.
+ * A folder as kept: its stamp, and its names (documents, images, subfolders) joined by NUL, read
+ * from the file and split only when a folder is reused: a folder that changed costs no string per
+ * name, and a run in which none is reused does not read them.
  */
 interface Kept {
   stamp: string;
   indexes: boolean;
   counts: [documents: number, media: number, folders: number];
-  names: string;
+  /** Undefined when the file was replaced since its header was read. */
+  names: () => string | undefined;
+  /** Noted by this run: what the file holds changes. */
+  fresh?: true;
 }
 
 export class FolderCache {
@@ -85,7 +100,9 @@ export class FolderCache {
     const kept = this.#kept.get(inContent);
     if (!kept || !stat?.isDirectory() || kept.stamp !== stampOf(stat)) return undefined;
     const [documents, media, folders] = kept.counts;
-    const names = kept.names === '' ? [] : kept.names.split('\0');
+    const joined = kept.names();
+    if (joined === undefined) return undefined;
+    const names = joined === '' ? [] : joined.split('\0');
     if (names.length !== documents + media + folders) return undefined;
     this.reused++;
     this.#seen.set(inContent, kept);
@@ -111,7 +128,8 @@ export class FolderCache {
             stamp: stampOf(stat),
             indexes: listing.indexes,
             counts: [listing.documents.length, listing.media.length, listing.folders.length],
-            names: [...listing.documents, ...listing.media, ...listing.folders].join('\0'),
+            names: () => [...listing.documents, ...listing.media, ...listing.folders].join('\0'),
+            fresh: true,
           }
         : undefined,
     );
@@ -125,30 +143,42 @@ export class FolderCache {
   }
 
   /**
-   * Writes what this listing saw, if it differs from what was kept, and lets go of both;
-   * `listingDigest`, when known, is kept to stand for the listing when every folder is reused next
-   * time. A cache that cannot be written only costs the next run its reads.
+   * Writes what this listing saw when it has something new to keep (a folder read and kept, or the
+   * digest of a listing whose folders were all reused), and lets go of both. A folder that changed
+   * and is not kept (changed too lately) is not worth a write: its stale stamp never matches.
+   * `listingDigest`, when known, is kept to stand for the listing when every folder is reused
+   * next time. A cache that cannot be written only costs the next run its reads.
    */
   save(listingDigest: string | undefined): void {
     const seen = this.#seen;
-    const same =
-      this.read === 0 && seen.size === this.#kept.size && (listingDigest ?? '') === this.#keptDigest;
+    const allReused = this.read === 0 && seen.size === this.#kept.size;
+    const news =
+      [...seen.values()].some((kept) => kept?.fresh) ||
+      (allReused && listingDigest !== undefined && listingDigest !== this.#keptDigest);
     this.#kept = new Map();
     this.#seen = new Map();
-    if (!this.#options.save || same) return;
-    const parts = [FORMAT, this.#key, listingDigest ?? ''];
+    if (!this.#options.save || !news) return;
+    const header = [listingDigest ?? ''];
+    const sections: string[] = [];
     for (const [inContent, kept] of seen) {
       if (!kept) continue;
-      const { stamp, indexes, counts, names } = kept;
-      parts.push(inContent, stamp, indexes ? '1' : '0', ...counts.map(String), String(names.length), names);
+      const names = kept.names();
+      // The file was replaced meanwhile (by another run): this run keeps nothing.
+      if (names === undefined) return;
+      header.push(inContent, kept.stamp, kept.indexes ? '1' : '0', ...kept.counts.map(String));
+      header.push(String(Buffer.byteLength(names)));
+      sections.push(names);
     }
-    parts.push(END);
+    header.push(END, '');
+    const head = [this.#key, ...header].join('\0');
+    const length = String(Buffer.byteLength(head)).padStart(LENGTH_DIGITS, '0');
+    const text = `${FORMAT}\0${length}\0${head}${sections.join('')}`;
     const file = this.#options.file;
     const temp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
     try {
       mkdirSync(path.dirname(file), { recursive: true });
       // 'wx': never through whatever already has the temporary name.
-      writeFileSync(temp, parts.join('\0'), { flag: 'wx' });
+      writeFileSync(temp, text, { flag: 'wx' });
       renameSync(temp, file);
     } catch {
       rmSync(temp, { force: true });
@@ -169,47 +199,98 @@ function stampOf(stat: Stats): string {
   return `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`;
 }
 
+/** Digits of the header's length in bytes, written after the format so that it can be read first. */
+const LENGTH_DIGITS = 12;
+
+/** Bytes of the names read at a time: a folder's, and those of the folders kept after it. */
+const WINDOW = 1 << 20;
+
 /**
  * The kept folders, or undefined for a cache that is absent, foreign, of another key, or cut short.
- * The file is NUL-separated (no name holds a NUL): the format, the key, the listing's digest, then
- * per folder its path in content/, stamp, index flag, three counts, the length of its names'
- * section and the section (its names joined by NUL), then END.
+ * The file is the format and the length of its header, then the header, NUL-separated (no name
+ * holds a NUL): the key, the listing's digest, per folder its path in content/, stamp, index flag,
+ * three counts and the length in bytes of its names, then END; then each folder's names joined
+ * by NUL, one folder after another. A folder's names are read only when it is reused, a window at
+ * a time (the walk reuses folders in about the order they were kept), from the same file: one
+ * replaced since its header was read (another run's save) gives none.
  */
 function readKept(file: string, key: string): { folders: Map<string, Kept>; digest: string } | undefined {
-  let text: string;
+  let head: string[];
+  let namesAt: number;
+  let identity: string;
+  let size: number;
   try {
-    text = readFileSync(file, 'utf8');
+    const fd = openSync(file, 'r');
+    try {
+      const info = fstatSync(fd);
+      size = info.size;
+      identity = identityOf(info);
+      const prefixLength = FORMAT.length + 1 + LENGTH_DIGITS + 1;
+      const prefix = Buffer.alloc(prefixLength);
+      if (readSync(fd, prefix, 0, prefixLength, 0) !== prefixLength) return undefined;
+      const [format, digits] = prefix.toString('latin1').split('\0');
+      if (format !== FORMAT || !/^\d+$/.test(digits ?? '')) return undefined;
+      const headLength = Number(digits);
+      namesAt = prefixLength + headLength;
+      if (namesAt > size) return undefined;
+      const headBytes = Buffer.alloc(headLength);
+      if (readSync(fd, headBytes, 0, headLength, prefixLength) !== headLength) return undefined;
+      head = headBytes.toString('utf8').split('\0');
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }
-  let at = 0;
-  /** The next field, or undefined past the end. */
-  const field = (): string | undefined => {
-    const end = text.indexOf('\0', at);
-    if (end < 0) return undefined;
-    const value = text.slice(at, end);
-    at = end + 1;
-    return value;
+  if (head[0] !== key || head.at(-1) !== '' || head.at(-2) !== END || (head.length - 4) % 7 !== 0)
+    return undefined;
+  let window: { from: number; bytes: Buffer } | undefined;
+  /** The bytes [from, to) of the names, or undefined when the file is no longer the one read. */
+  const bytesOf = (from: number, to: number): Buffer | undefined => {
+    if (!window || from < window.from || to > window.from + window.bytes.length) {
+      const length = Math.min(size - namesAt - from, Math.max(to - from, WINDOW));
+      try {
+        const fd = openSync(file, 'r');
+        try {
+          if (identityOf(fstatSync(fd)) !== identity) return undefined;
+          const bytes = Buffer.alloc(length);
+          if (readSync(fd, bytes, 0, length, namesAt + from) !== length) return undefined;
+          window = { from, bytes };
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        return undefined;
+      }
+    }
+    return window.bytes.subarray(from - window.from, to - window.from);
   };
-  if (field() !== FORMAT || field() !== key || !text.endsWith(`\0${END}`)) return undefined;
-  const listingDigest = field();
-  if (listingDigest === undefined) return undefined;
   const folders = new Map<string, Kept>();
-  const last = text.length - END.length;
-  while (at < last) {
-    const [inContent, stamp, indexes, ...numbers] = Array.from({ length: 7 }, field);
+  let at = 0;
+  for (let i = 2; i < head.length - 2; i += 7) {
+    const [inContent, stamp, indexes, ...numbers] = head.slice(i, i + 7);
     const counts = numbers.map(Number);
-    if (stamp === undefined || counts.some((n) => !Number.isSafeInteger(n) || n < 0)) return undefined;
+    if (counts.some((n) => !Number.isSafeInteger(n) || n < 0)) return undefined;
     const length = counts.pop()!;
-    if (at + length >= last || text.charCodeAt(at + length) !== 0) return undefined;
-    const names = text.slice(at, at + length);
-    at += length + 1;
+    const from = at;
+    at += length;
     folders.set(inContent!, {
-      stamp,
+      stamp: stamp!,
       indexes: indexes === '1',
       counts: counts as Kept['counts'],
-      names,
+      // Checked against its counts where it is split (reuse).
+      names: () => {
+        const bytes = bytesOf(from, from + length);
+        return bytes && textOf(bytes);
+      },
     });
   }
-  return at === last ? { folders, digest: listingDigest } : undefined;
+  // Cut short, or longer than its header says.
+  if (namesAt + at !== size) return undefined;
+  return { folders, digest: head[1]! };
+}
+
+/** What tells the cache file was replaced (a save renames a new file in). */
+function identityOf(info: Stats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}`;
 }

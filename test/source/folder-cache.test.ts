@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, realpath, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/errors.js';
-import { FOLDER_CACHE_FILE, listingDigest } from '../../src/source/folder-cache.js';
+import { FOLDER_CACHE_FILE, FolderCache, listingDigest } from '../../src/source/folder-cache.js';
 import { openHashCache } from '../../src/source/hash-cache.js';
 import { scanContent, type ScanOptions } from '../../src/source/scan-content.js';
 import { makeProject } from './helpers.js';
@@ -233,5 +233,47 @@ describe('the folder cache', () => {
     await listed(p, options());
     expect(digests).toEqual(lists);
     expect(new Set(digests).size).toBe(2);
+  });
+});
+
+describe('the folder cache file', () => {
+  it('is not written for a folder that changed too lately to be kept: its stale stamp never matches', async () => {
+    const p = await project({ 'content/articles/a.md': '---\ntitle: A\n---\n' });
+    await cached(p);
+    const before = statSync(p.cacheFile);
+    await step();
+    await writeFile(path.join(p.contentDir, 'articles', 'b.md'), '---\ntitle: B\n---\n');
+    const run = await cached(p, Date.now);
+    expect(run.folders).toEqual({ reused: 1, read: 1 });
+    expect(run.seen).toEqual((await listed(p)).seen);
+    const after = statSync(p.cacheFile);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    // Once old enough, the folder is kept again.
+    expect((await cached(p)).folders).toEqual({ reused: 1, read: 1 });
+    expect((await cached(p)).folders).toEqual({ reused: 2, read: 0 });
+  });
+
+  it('gives no folder from a file replaced after its header was read (another run saved meanwhile)', async () => {
+    const p = await project({ 'content/articles/a.md': '---\ntitle: A\n---\n' });
+    await cached(p);
+    const stat = lstatSync(path.join(p.contentDir, 'articles'));
+    const options = { file: p.cacheFile, key: 'k', save: true, now: later };
+    const first = new FolderCache(options);
+    first.note('articles/', stat, {
+      documents: ['content/articles/a.md'],
+      media: [],
+      folders: [],
+      indexes: false,
+    });
+    first.save(undefined);
+    const reading = new FolderCache(options);
+    const other = new FolderCache(options);
+    expect(other.reuse('articles/', stat)?.documents).toEqual(['content/articles/a.md']);
+    // The same lengths, other names: the names of the file read first would be read from this one.
+    const b = { documents: ['content/articles/b.md'], media: [], folders: [], indexes: false };
+    other.note('articles/', stat, b);
+    other.save(undefined);
+    expect(reading.reuse('articles/', stat)).toBeUndefined();
+    expect(new FolderCache(options).reuse('articles/', stat)?.documents).toEqual(['content/articles/b.md']);
   });
 });
