@@ -528,7 +528,7 @@ async function listContent(
   const walk = async (dir: string, prefix: string, real: string, chain: readonly string[]): Promise<void> => {
     // Kept only for a folder reached without a link, statted before it is read (folder-cache.ts).
     const cache = dir === real ? folders : undefined;
-    const stamp = cache && lstatSync(dir, { throwIfNoEntry: false });
+    const stamp = cache && lstatOrNot(dir);
     const here = [...chain, real];
     const kept = cache?.reuse(prefix, stamp);
     if (kept) {
@@ -724,6 +724,15 @@ async function listFiles(
     documents.push(file);
   }
   return { documents, linked, indexes, mediaFiles: [], problems: [] };
+}
+
+/** The folder's lstat, or undefined: a folder that cannot be statted is read, and fails there as it must. */
+function lstatOrNot(dir: string): Stats | undefined {
+  try {
+    return lstatSync(dir);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
