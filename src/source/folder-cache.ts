@@ -33,7 +33,7 @@ export const FOLDER_CACHE_FILE = 'content-folders';
 
 /** Bump when what is kept, or how the listing makes it, changes. */
 const FORMAT = 'cms-sync content folders 3';
-/** The last token: a file cut short (a crash before its rename reached the disk) is not read. */
+/** Ends the header. A file cut short (a crash before its rename reached the disk) is told by its size. */
 const END = 'end';
 
 /** One folder as the listing made it. Names of documents and images are relative to the project. */
