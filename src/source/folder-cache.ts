@@ -95,8 +95,13 @@ export class FolderCache {
     this.#keptDigest = kept?.digest ?? '';
   }
 
-  /** The folder's listing as kept, when `stat` (an lstat taken now) is the stamp it was kept with. */
-  reuse(inContent: string, stat: Stats | undefined): FolderListing | undefined {
+  /**
+   * The folder's listing as kept, when `stat` (an lstat taken now) is the stamp it was kept with.
+   * `inProject` is the folder's path relative to the project (with a trailing slash): every kept
+   * name must be of a file right in it, and every subfolder a plain name, or nothing is reused (a
+   * file written by hand, or by a foreign tool, cannot lead the listing out of content/).
+   */
+  reuse(inContent: string, stat: Stats | undefined, inProject: string): FolderListing | undefined {
     const kept = this.#kept.get(inContent);
     if (!kept || !stat?.isDirectory() || kept.stamp !== stampOf(stat)) return undefined;
     const [documents, media, folders] = kept.counts;
@@ -104,6 +109,9 @@ export class FolderCache {
     if (joined === undefined) return undefined;
     const names = joined === '' ? [] : joined.split('\0');
     if (names.length !== documents + media + folders) return undefined;
+    for (let i = 0; i < names.length; i++)
+      if (!(i < documents + media ? isFileIn(names[i]!, inProject) : isPlainName(names[i]!)))
+        return undefined;
     this.reused++;
     this.#seen.set(inContent, kept);
     return {
@@ -192,6 +200,16 @@ export class FolderCache {
  */
 export function listingDigest(documents: readonly string[], media: readonly string[]): string {
   return digest([...documents, ...media].join('\n'));
+}
+
+/** Whether `name` is the path of a file right in the folder `inProject` (which ends with a slash). */
+function isFileIn(name: string, inProject: string): boolean {
+  return name.startsWith(inProject) && isPlainName(name.slice(inProject.length));
+}
+
+/** A name of one entry of a folder: no separator, and not a step up or in place. */
+function isPlainName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !name.includes('/');
 }
 
 /** Size, mtime, ctime, inode and device: a folder's entries changed if one of them did. */

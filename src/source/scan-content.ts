@@ -530,7 +530,7 @@ async function listContent(
     const cache = dir === real ? folders : undefined;
     const stamp = cache && lstatOrNot(dir);
     const here = [...chain, real];
-    const kept = cache?.reuse(prefix, stamp);
+    const kept = cache?.reuse(prefix, stamp, inProject(prefix));
     if (kept) {
       for (const file of kept.documents) documents.push(file);
       for (const file of kept.media) mediaFiles.push(file);

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/errors.js';
-import { FOLDER_CACHE_FILE, FolderCache, listingDigest } from '../../src/source/folder-cache.js';
+import {
+  FOLDER_CACHE_FILE,
+  FolderCache,
+  listingDigest,
+  type FolderListing,
+} from '../../src/source/folder-cache.js';
 import { openHashCache } from '../../src/source/hash-cache.js';
 import { scanContent, type ScanOptions } from '../../src/source/scan-content.js';
 import { makeProject } from './helpers.js';
@@ -268,12 +273,51 @@ describe('the folder cache file', () => {
     first.save(undefined);
     const reading = new FolderCache(options);
     const other = new FolderCache(options);
-    expect(other.reuse('articles/', stat)?.documents).toEqual(['content/articles/a.md']);
+    expect(other.reuse('articles/', stat, 'content/articles/')?.documents).toEqual(['content/articles/a.md']);
     // The same lengths, other names: the names of the file read first would be read from this one.
     const b = { documents: ['content/articles/b.md'], media: [], folders: [], indexes: false };
     other.note('articles/', stat, b);
     other.save(undefined);
-    expect(reading.reuse('articles/', stat)).toBeUndefined();
-    expect(new FolderCache(options).reuse('articles/', stat)?.documents).toEqual(['content/articles/b.md']);
+    expect(reading.reuse('articles/', stat, 'content/articles/')).toBeUndefined();
+    expect(new FolderCache(options).reuse('articles/', stat, 'content/articles/')?.documents).toEqual([
+      'content/articles/b.md',
+    ]);
+  });
+
+  it('reuses nothing from a file whose names would lead out of their folder', async () => {
+    const p = await project({ 'content/articles/a.md': '---\ntitle: A\n---\n' });
+    const stat = lstatSync(path.join(p.contentDir, 'articles'));
+    const options = { file: p.cacheFile, key: 'k', save: true, now: later };
+    const crafted: Array<Partial<FolderListing>> = [
+      { documents: ['content/articles/../../secret.md'] },
+      { documents: ['content/pages/about.md'] },
+      { documents: ['content/articles/sub/b.md'] },
+      { media: ['content/articles/..'] },
+      { folders: ['..'] },
+      { folders: ['a/b'] },
+      { folders: [''] },
+    ];
+    for (const listing of crafted) {
+      const writer = new FolderCache(options);
+      writer.note('articles/', stat, { documents: [], media: [], folders: [], indexes: false, ...listing });
+      writer.save(undefined);
+      expect({
+        listing,
+        reused: new FolderCache(options).reuse('articles/', stat, 'content/articles/'),
+      }).toEqual({
+        listing,
+        reused: undefined,
+      });
+    }
+    const writer = new FolderCache(options);
+    const fine = {
+      documents: ['content/articles/a.md'],
+      media: ['content/articles/x.png'],
+      folders: ['2024'],
+      indexes: false,
+    };
+    writer.note('articles/', stat, fine);
+    writer.save(undefined);
+    expect(new FolderCache(options).reuse('articles/', stat, 'content/articles/')).toEqual(fine);
   });
 });
