@@ -122,13 +122,18 @@ export class FolderCache {
     };
   }
 
+  /** Whether a folder read now, with this lstat, may be kept (see note). */
+  mayKeep(stat: Stats | undefined): stat is Stats {
+    return stat !== undefined && stat.isDirectory() && !racy(stat, this.#started);
+  }
+
   /**
    * A folder read now: `stat` was taken before its entries were read (so a change made while they
    * were read gives it another stamp next time). Undefined `listing`: a folder not to keep.
    */
   note(inContent: string, stat: Stats | undefined, listing: FolderListing | undefined): void {
     this.read++;
-    const keep = listing && stat !== undefined && stat.isDirectory() && !racy(stat, this.#started);
+    const keep = listing && this.mayKeep(stat);
     this.#seen.set(
       inContent,
       keep
@@ -136,7 +141,11 @@ export class FolderCache {
             stamp: stampOf(stat),
             indexes: listing.indexes,
             counts: [listing.documents.length, listing.media.length, listing.folders.length],
-            names: () => [...listing.documents, ...listing.media, ...listing.folders].join('\0'),
+            names: () =>
+              [listing.documents, listing.media, listing.folders]
+                .filter((names) => names.length > 0)
+                .map((names) => names.join('\0'))
+                .join('\0'),
             fresh: true,
           }
         : undefined,

@@ -545,9 +545,10 @@ async function listContent(
     }
     const entries = entriesOf(dir, prefix === '');
     const subfolders: Array<Promise<void>> = [];
-    // What the folder cache keeps of this folder, unless it holds a link.
+    // What the folder cache keeps of this folder, unless it holds a link; nothing is gathered for
+    // a folder it will not keep (changed too lately: the usual case of a file just renamed in).
     const mine: (FolderListing & { documents: string[]; media: string[]; folders: string[] }) | undefined =
-      cache && { documents: [], media: [], folders: [], indexes: false };
+      cache?.mayKeep(stamp) ? { documents: [], media: [], folders: [], indexes: false } : undefined;
     let hasLink = false;
     // The same for every document in the folder: its first folder in content/ names it.
     const resource = prefix === '' ? undefined : resourceOfPath(prefix);
@@ -588,8 +589,8 @@ async function listContent(
       mine.media.sort(compare);
       for (const file of mine.documents) documents.push(file);
       for (const file of mine.media) mediaFiles.push(file);
-      cache!.note(prefix, stamp, hasLink ? undefined : mine);
     }
+    cache?.note(prefix, stamp, hasLink ? undefined : mine);
     await Promise.all(subfolders);
   };
   await walk(contentDir, '', root, []);
