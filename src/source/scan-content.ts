@@ -519,8 +519,9 @@ async function listContent(
   // gets a turn now and then to connect and send its requests (see YIELD_EVERY): counted over the
   // whole walk, as one large folder and many small ones take as long.
   let sinceTurn = 0;
-  const turn = async (entries: number) => {
-    if ((sinceTurn += entries) < YIELD_EVERY_LISTED) return;
+  /** Whether `entries` more make it time for a turn: checked per entry, without a promise each. */
+  const due = (entries: number) => (sinceTurn += entries) >= YIELD_EVERY_LISTED;
+  const turn = async () => {
     sinceTurn = 0;
     await new Promise((resolve) => setImmediate(resolve));
     onTurn?.();
@@ -535,7 +536,7 @@ async function listContent(
       for (const file of kept.documents) documents.push(file);
       for (const file of kept.media) mediaFiles.push(file);
       indexes ||= kept.indexes;
-      await turn(kept.documents.length);
+      if (due(kept.documents.length)) await turn();
       await Promise.all(
         kept.folders.map((name) =>
           walk(`${dir}${path.sep}${name}`, `${prefix}${name}/`, `${real}${path.sep}${name}`, here),
@@ -554,7 +555,7 @@ async function listContent(
     const resource = prefix === '' ? undefined : resourceOfPath(prefix);
     const folderInProject = inProject(prefix);
     for (const entry of entries) {
-      await turn(1);
+      if (due(1)) await turn();
       const inContent = `${prefix}${entry.name}`;
       if (entry.isSymbolicLink()) {
         hasLink = true;
