@@ -5,7 +5,7 @@ import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import { ownCopy } from '../own-copy.js';
-import { packageVersion } from '../own-version.js';
+import { versionOrUnknown } from '../own-version.js';
 import { documentRead } from '../process-tuning.js';
 import {
   contentPrefix,
@@ -212,7 +212,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
             prefix: contentPrefix(projectDir, contentDir),
             sep: path.sep,
             languages,
-            version: packageVersion(),
+            version: versionOrUnknown(),
           },
         })
       : undefined;

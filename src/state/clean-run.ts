@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { digest } from '../digest.js';
 import { FAILED_MEDIA_FILE } from '../media/failed-media.js';
-import { packageVersion } from '../own-version.js';
+import { versionOrUnknown } from '../own-version.js';
 import type { DesiredRecord } from '../records/build-record.js';
 import { isMediaName } from '../source/content-paths.js';
 import { HASH_CACHE_FILE, racy } from '../source/hash-cache.js';
@@ -212,22 +212,13 @@ function fingerprintOf(config: Config): string | undefined {
     const plain = JSON.stringify(config, (_key, value: unknown) =>
       typeof value === 'function' ? `function:${digest(String(value))}` : value,
     );
-    fingerprint = digest({ version: VERSION, cmsSync: ownVersion(), config: plain });
+    fingerprint = digest({ version: VERSION, cmsSync: versionOrUnknown(), config: plain });
   } catch {
     // A config JSON cannot hold (a plugin's options with a cycle, a BigInt): no mark, every run whole.
     fingerprint = undefined;
   }
   fingerprints.set(config, fingerprint);
   return fingerprint;
-}
-
-/** A copy of cms-sync whose package.json cannot be found (run from a source checkout) has none. */
-function ownVersion(): string {
-  try {
-    return packageVersion();
-  } catch {
-    return 'unknown';
-  }
 }
 
 /**
