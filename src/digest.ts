@@ -13,6 +13,14 @@ export function digest(value: unknown): string {
 }
 
 /**
+ * The digest of sorted names, one per line: two lists with one digest hold the same names (what
+ * content/ lists, for the clean-run mark; files with their stamps).
+ */
+export function listedDigest(sortedNames: readonly string[]): string {
+  return digest(sortedNames.join('\n'));
+}
+
+/**
  * The digest of a rendered body: its HTML with placeholders, its images by content, and their
  * alt texts and titles (they reach the media records, so a change to one is a change to the body).
  */

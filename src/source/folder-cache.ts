@@ -203,14 +203,6 @@ export class FolderCache {
   }
 }
 
-/**
- * The digest of the sorted names content/ lists (documents, then images): two listings with one
- * digest hold the same files.
- */
-export function listingDigest(documents: readonly string[], media: readonly string[]): string {
-  return digest([...documents, ...media].join('\n'));
-}
-
 /** Whether `name` is the path of a file right in the folder `inProject` (which ends with a slash). */
 function isFileIn(name: string, inProject: string): boolean {
   return name.startsWith(inProject) && isPlainName(name.slice(inProject.length));

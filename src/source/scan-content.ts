@@ -3,6 +3,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
+import { listedDigest } from '../digest.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import { ownCopy } from '../own-copy.js';
 import { versionOrUnknown } from '../own-version.js';
@@ -20,7 +21,7 @@ import {
 import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
 import { pathIdentity, sortBundles } from './layout.js';
 import type { ContentLimits } from './limits.js';
-import { FolderCache, listingDigest, type FolderListing } from './folder-cache.js';
+import { FolderCache, type FolderListing } from './folder-cache.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
 import { statOnTwoThreads, type StatTwice } from './stat-many.js';
@@ -77,7 +78,7 @@ export interface ScanResult {
 export interface UntouchedFiles {
   /**
    * Told every file content/ lists (documents, then images, each sorted, relative to the
-   * project), and their listingDigest: false when they are not the clean run's files, and then no
+   * project), and the listedDigest of both: false when they are not the clean run's files, and then no
    * document is passed over.
    */
   listed(documents: readonly string[], media: readonly string[], digest: string): boolean;
@@ -221,7 +222,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     (await listContent(contentDir, projectDir, languages, () => twice?.changeSeen() && warm(), folders));
   // The digest of a listing no folder of which changed is the one kept with it.
   let filesDigest = folders?.digest;
-  const digestOf = () => (filesDigest ??= listingDigest(listing.documents, listing.mediaFiles));
+  const digestOf = () => (filesDigest ??= listedDigest([...listing.documents, ...listing.mediaFiles]));
   const { mediaFiles, linked } = listing;
   const prefix = contentPrefix(projectDir, contentDir);
   const inContent = (file: string) => file.slice(prefix.length);

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { digest } from '../digest.js';
+import { digest, listedDigest } from '../digest.js';
 import { FAILED_MEDIA_FILE } from '../media/failed-media.js';
 import { versionOrUnknown } from '../own-version.js';
 import type { DesiredRecord } from '../records/build-record.js';
@@ -144,11 +144,6 @@ export function forgetCleanRun(places: Pick<CleanRunPlaces, 'stateDir'>): void {
   } catch {
     // A mark that cannot be removed still fails its stamps after this run's saves.
   }
-}
-
-/** The digest of the sorted names content/ lists: two listings with one digest hold the same files. */
-export function listedDigest(sortedFiles: readonly string[]): string {
-  return digest(sortedFiles.join('\n'));
 }
 
 /**

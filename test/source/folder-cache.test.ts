@@ -4,12 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/errors.js';
-import {
-  FOLDER_CACHE_FILE,
-  FolderCache,
-  listingDigest,
-  type FolderListing,
-} from '../../src/source/folder-cache.js';
+import { listedDigest } from '../../src/digest.js';
+import { FOLDER_CACHE_FILE, FolderCache, type FolderListing } from '../../src/source/folder-cache.js';
 import { openHashCache } from '../../src/source/hash-cache.js';
 import { scanContent, type ScanOptions } from '../../src/source/scan-content.js';
 import { makeProject } from './helpers.js';
@@ -220,7 +216,7 @@ describe('the folder cache', () => {
       untouched: {
         listed: (documents, media, digest) => {
           digests.push(digest);
-          lists.push(listingDigest(documents, media));
+          lists.push(listedDigest([...documents, ...media]));
           return false;
         },
         mayPassOver: () => true,
