@@ -152,11 +152,14 @@ export class FolderCache {
     );
   }
 
+  /** Whether every folder listed was reused, and every folder kept was listed. */
+  get #allReused(): boolean {
+    return this.read === 0 && this.#seen.size === this.#kept.size;
+  }
+
   /** The digest of the whole listing, when every folder listed was reused (then it is the kept one's). */
   get digest(): string | undefined {
-    return this.read === 0 && this.#seen.size === this.#kept.size && this.#keptDigest !== ''
-      ? this.#keptDigest
-      : undefined;
+    return this.#allReused && this.#keptDigest !== '' ? this.#keptDigest : undefined;
   }
 
   /**
@@ -168,10 +171,9 @@ export class FolderCache {
    */
   save(listingDigest: string | undefined): void {
     const seen = this.#seen;
-    const allReused = this.read === 0 && seen.size === this.#kept.size;
     const news =
       [...seen.values()].some((kept) => kept?.fresh) ||
-      (allReused && listingDigest !== undefined && listingDigest !== this.#keptDigest);
+      (this.#allReused && listingDigest !== undefined && listingDigest !== this.#keptDigest);
     this.#kept = new Map();
     this.#seen = new Map();
     if (!this.#options.save || !news) return;

@@ -203,6 +203,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
     warmed = true;
     options.onChangeFound();
   };
+  const prefix = contentPrefix(projectDir, contentDir);
   const listed = options.files && (await listFiles(contentDir, projectDir, languages, options.files));
   const folders =
     !listed && options.folderCache
@@ -210,7 +211,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
           ...options.folderCache,
           key: {
             contentDir,
-            prefix: contentPrefix(projectDir, contentDir),
+            prefix,
             sep: path.sep,
             languages,
             version: versionOrUnknown(),
@@ -224,7 +225,6 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   let filesDigest = folders?.digest;
   const digestOf = () => (filesDigest ??= listedDigest([...listing.documents, ...listing.mediaFiles]));
   const { mediaFiles, linked } = listing;
-  const prefix = contentPrefix(projectDir, contentDir);
   const inContent = (file: string) => file.slice(prefix.length);
   const layout = listing.indexes
     ? layoutProblems(listing.documents, prefix, languages, selected)
