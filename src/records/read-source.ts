@@ -6,7 +6,7 @@ import { createMediaResolver } from '../media/resolve-media.js';
 import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
 import { FOLDER_CACHE_FILE } from '../source/folder-cache.js';
 import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
-import { MarkNotes, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
+import { cleanRunWrittenAt, MarkNotes, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
 import {
   isDocumentFailure,
   readDocument,
@@ -184,6 +184,7 @@ export async function readSource(
     // Asked again as it is used: the listing of the CMS may add to lookAt until `ready`.
     mayPassOverAll: () => options.clean!.lookAt.size === 0,
     expected: options.clean.mark ? recordsOf(options.clean.mark) : 0,
+    lastRun: cleanRunWrittenAt(config.stateDir),
   };
   options.onProgress?.({ phase: 'scan' });
   const scan = await scanContent({

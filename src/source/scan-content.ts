@@ -96,6 +96,11 @@ export interface UntouchedFiles {
   ready?(): Promise<boolean>;
   /** How many documents the clean run listed: from STAT_TWICE_FROM, they are statted on two threads. */
   expected: number;
+  /**
+   * When the clean run wrote its mark (ms): a document whose stamp is later changed since, and
+   * will be read (see fresh-stamps.ts). Infinity or absent: none is taken to have.
+   */
+  lastRun?: number;
 }
 
 /**
@@ -166,11 +171,15 @@ export async function scanContent(options: ScanOptions): Promise<ScanResult> {
   // On one core the two threads would only take turns.
   const twice =
     cacheFile && options.untouched!.expected >= STAT_TWICE_FROM && availableParallelism() > 1
-      ? statOnTwoThreads(cacheFile, {
-          contentDir: options.contentDir,
-          prefix: contentPrefix(options.projectDir, options.contentDir),
-          sep: path.sep,
-        })
+      ? statOnTwoThreads(
+          cacheFile,
+          {
+            contentDir: options.contentDir,
+            prefix: contentPrefix(options.projectDir, options.contentDir),
+            sep: path.sep,
+          },
+          options.untouched!.lastRun ?? Infinity,
+        )
       : undefined;
   try {
     return await scanWith(options, twice);

@@ -1,5 +1,3 @@
-import { statSync } from 'node:fs';
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Fresh, type FreshWhere } from './fresh-stamps.js';
 import type { CacheExcerpt } from './hash-cache.js';
@@ -71,9 +69,14 @@ export function statOnTwoThreads(
   cacheFile: string,
   /** Where the documents are: the worker stats them before it is asked (see stat-ahead.ts). */
   ahead: AheadOf,
+  /**
+   * When the last run ended (ms; see UntouchedFiles.lastRun): a document changed since is told
+   * (changeSeen). Not the state folder's mtime: this run's lock changes it first.
+   */
+  lastRun: number,
   workerUrl: URL = new URL('./stat-worker.js', import.meta.url),
 ): StatTwice {
-  const fresh: FreshWhere = { than: lastRunAt(cacheFile), signal: new SharedArrayBuffer(4) };
+  const fresh: FreshWhere = { than: lastRun, signal: new SharedArrayBuffer(4) };
   const seen = new Fresh(fresh);
   const workerData: StatWorkerData = { cacheFile, ahead, fresh };
   let worker: Worker | undefined;
@@ -173,17 +176,4 @@ export function statOnTwoThreads(
     },
     stop,
   };
-}
-
-/**
- * When the last run wrote to the state folder (ms), or never (Infinity: no stamp is after it): the
- * hash cache's mtime, or the folder's, which a run that writes no new line to the cache still
- * changes as it renames its state files in. A document changed since was not seen by that run.
- */
-function lastRunAt(cacheFile: string): number {
-  try {
-    return Math.max(statSync(cacheFile).mtimeMs, statSync(path.dirname(cacheFile)).mtimeMs);
-  } catch {
-    return Infinity;
-  }
 }

@@ -137,6 +137,19 @@ export function recordsOf(mark: CleanRun): number {
   return Object.values(mark.records).reduce((sum, n) => sum + n, 0);
 }
 
+/**
+ * When the mark in `stateDir` was last written (ms), or Infinity when there is none: the end of
+ * the last apply (or of a plan that took its listing in). A document whose ctime is later changed
+ * since that run looked at content/.
+ */
+export function cleanRunWrittenAt(stateDir: string): number {
+  try {
+    return statSync(path.join(stateDir, CLEAN_RUN_FILE)).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
 /** Removes the mark: a run that is not clean writes nothing that vouches for it. */
 export function forgetCleanRun(places: Pick<CleanRunPlaces, 'stateDir'>): void {
   try {

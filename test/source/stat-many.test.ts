@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HASH_CACHE_FILE, loadCacheLines, openHashCache } from '../../src/source/hash-cache.js';
@@ -59,7 +59,7 @@ describe('statting documents on two threads', () => {
     const paths = names.map((n) => (n.endsWith('refused.md') ? '' : path.join(dir, n)));
     const lines = loadCacheLines(cacheFile).entries;
 
-    const twice = statOnTwoThreads(cacheFile, ahead(dir));
+    const twice = statOnTwoThreads(cacheFile, ahead(dir), Infinity);
     if (after > 0) await new Promise((resolve) => setTimeout(resolve, after));
     twice.stat(names, where(dir, [names.length - 1]), [
       name(30),
@@ -124,36 +124,47 @@ describe('statting documents on two threads', () => {
   });
 
   it('tells of a document changed since the last run, as soon as a stamp shows it', async () => {
-    const { dir, cacheFile, stateDir } = await project();
+    const { dir, cacheFile } = await project();
     const names = Array.from({ length: MANY }, (_, i) => name(i));
-    const calls = async (after: number) => {
-      const twice = statOnTwoThreads(cacheFile, ahead(dir));
+    const calls = async (after: number, lastRun: number) => {
+      const twice = statOnTwoThreads(cacheFile, ahead(dir), lastRun);
       await new Promise((resolve) => setTimeout(resolve, after));
       twice.stat(names, where(dir), []);
       let told = 0;
       const statted = await twice.finish(() => told++);
       return { told, ahead: statted.ahead, seen: twice.changeSeen() };
     };
-    // Nothing written since the cache: never told.
-    expect(await calls(0)).toMatchObject({ told: 0, seen: false });
+    const before = Date.now() + 1;
+    // Nothing changed since the last run: never told.
+    expect(await calls(0, before)).toMatchObject({ told: 0, seen: false });
+    await new Promise((resolve) => setTimeout(resolve, 20));
     await writeFile(path.join(dir, name(700)), '---\ntitle: Edited\n---\n');
     // Once the worker has statted every document before it is asked, the change is told before
     // this thread stats anything, whatever the timing.
-    let outcome = await calls(100);
-    for (let after = 200; after <= 3200 && outcome.ahead !== MANY; after *= 2) outcome = await calls(after);
+    let outcome = await calls(100, before);
+    for (let after = 200; after <= 3200 && outcome.ahead !== MANY; after *= 2)
+      outcome = await calls(after, before);
     expect(outcome).toEqual({ told: 1, ahead: MANY, seen: true });
-    // A run after the edit that wrote no line to the cache (the file was too new to be vouched
-    // for) still wrote its state: the edit was seen by it, and is not told again.
-    await writeFile(path.join(stateDir, 'state.tmp'), '{}');
-    await rename(path.join(stateDir, 'state.tmp'), path.join(stateDir, 'state.json'));
-    expect(await calls(100)).toMatchObject({ told: 0, seen: false });
+    // Stats taken on this thread alone tell it too.
+    expect(await calls(0, before)).toMatchObject({ told: 1, seen: true });
+    // A run that ended after the edit saw it: not told again. Nor when there was no last run.
+    expect(await calls(100, statSync(path.join(dir, name(700))).ctimeMs + 1)).toMatchObject({
+      told: 0,
+      seen: false,
+    });
+    expect(await calls(100, Infinity)).toMatchObject({ told: 0, seen: false });
   });
 
   it('stats and compares on this thread alone when the worker cannot start', async () => {
     const { dir, cacheFile } = await project();
     const names = Array.from({ length: MANY }, (_, i) => name(i));
     const paths = names.map((n) => path.join(dir, n));
-    const twice = statOnTwoThreads(cacheFile, ahead(dir), new URL('./no-such-worker.js', import.meta.url));
+    const twice = statOnTwoThreads(
+      cacheFile,
+      ahead(dir),
+      Infinity,
+      new URL('./no-such-worker.js', import.meta.url),
+    );
     twice.stat(names, where(dir), []);
     const statted = await twice.finish();
     expect(statted.same).toBeUndefined();
