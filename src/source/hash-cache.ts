@@ -120,7 +120,7 @@ export function openHashCache(
     mkdirSync(stateDir, { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
     const names = [...current.keys()].sort(byCodeUnit);
-    writeFileSync(temp, HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
+    writeFileSync(temp, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
     renameSync(temp, file);
     format = 'lines';
     stale = 0;
@@ -256,8 +256,8 @@ export function noHashCache(): HashCache {
  * that changed, and writes the file anew, sorted, once half its lines are stale. An earlier
  * version's file (one JSON document, version 2) is read, and written anew at the first save.
  */
-const HEADER = '{"version":3}';
-const V2_HEADER = '{"version":2,"files":[\n';
+export const CACHE_HEADER = '{"version":3}';
+export const V2_CACHE_HEADER = '{"version":2,"files":[\n';
 const V2_FOOTER = '\n]}\n';
 
 /** One flat string per line (see ownCopy): the cache holds a line per file until it is saved. */
@@ -311,22 +311,7 @@ export interface CacheLines {
 }
 
 export function loadCacheLines(file: string): CacheLines {
-  const reading = readCacheLines(file);
-  for (;;) {
-    const step = reading.next();
-    if (step.done) return step.value;
-  }
-}
-
-/**
- * Reads the cache as loadCacheLines does, into `entries`, telling the name of each line it keeps
- * or forgets as it goes, so that its files can be looked at before the whole is read (a name told
- * again has another line, or none); returns what loadCacheLines does.
- */
-export function* readCacheLines(
-  file: string,
-  entries = new Map<string, string>(),
-): Generator<string, CacheLines> {
+  const entries = new Map<string, string>();
   const none = { entries, format: 'none' as const, stale: 0 };
   let text: string;
   try {
@@ -334,10 +319,14 @@ export function* readCacheLines(
   } catch {
     return none;
   }
-  if (text.startsWith(V2_HEADER)) return loadV2(text) ?? none;
-  if (!text.startsWith(HEADER) || (text.length > HEADER.length && text[HEADER.length] !== '\n')) return none;
+  if (text.startsWith(V2_CACHE_HEADER)) return loadV2(text) ?? none;
+  if (
+    !text.startsWith(CACHE_HEADER) ||
+    (text.length > CACHE_HEADER.length && text[CACHE_HEADER.length] !== '\n')
+  )
+    return none;
   let stale = 0;
-  for (let at = HEADER.length + 1; at < text.length;) {
+  for (let at = CACHE_HEADER.length + 1; at < text.length;) {
     let next = text.indexOf('\n', at);
     if (next < 0) next = text.length;
     const line = text.slice(at, next);
@@ -353,7 +342,6 @@ export function* readCacheLines(
       entries.delete(parsed.name);
       stale += 1;
     } else entries.set(parsed.name, line);
-    yield parsed.name;
   }
   return { entries, format: 'lines', stale };
 }
@@ -363,7 +351,7 @@ function loadV2(text: string): { entries: Map<string, string>; format: 'v2'; sta
   const entries = new Map<string, string>();
   if (!text.endsWith(V2_FOOTER)) return undefined;
   const end = text.length - V2_FOOTER.length;
-  for (let at = V2_HEADER.length; at < end;) {
+  for (let at = V2_CACHE_HEADER.length; at < end;) {
     let next = text.indexOf('\n', at);
     if (next < 0 || next > end) next = end;
     const line = text.slice(at, text.charCodeAt(next - 1) === COMMA ? next - 1 : next);

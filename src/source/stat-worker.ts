@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { stampIsLine } from './hash-cache.js';
+import { CacheBytes } from './cache-bytes.js';
 import { Fresh, type FreshWhere } from './fresh-stamps.js';
 import { Ahead, type AheadOf } from './stat-ahead.js';
 import {
@@ -55,39 +55,38 @@ export interface StatAnswer {
 
 const { cacheFile, ahead: aheadOf, fresh: freshWhere } = workerData as StatWorkerData;
 const fresh = new Fresh(freshWhere);
-const ahead = new Ahead(aheadOf, cacheFile, fresh);
+const bytes = CacheBytes.read(cacheFile);
+const ahead = new Ahead(aheadOf, bytes.names(), fresh);
 
 parentPort!.on('message', (request: StatRequest) => {
+  ahead.stop();
   const names = request.names.split('\0');
   const count = names.length;
   const table = tableIn(request.shared, request.count);
   // The stamps taken ahead are written first, before either thread claims a chunk (a path not to
   // stat stays unstatted).
   const skipped = new Set(request.where.skip);
-  /** For document i, the row of its stamp taken ahead (see Ahead.sameAt), or -1. */
-  const aheadRow = new Int32Array(count).fill(-1);
+  /** 1 for the documents whose stamp was taken ahead (the other thread writes its own rows meanwhile). */
+  const filled = new Uint8Array(count);
   let takenAhead = 0;
   for (let i = 0; i < count; i++) {
-    const row = skipped.has(i) ? undefined : ahead.fill(names[i]!, i, table.numbers);
-    if (row === undefined) continue;
+    if (skipped.has(i) || !ahead.fill(names[i]!, i, table.numbers)) continue;
     table.kinds[i] = PLAIN_FILE;
-    aheadRow[i] = row;
+    filled[i] = 1;
     takenAhead++;
   }
   markPrefilled(table);
   parentPort!.postMessage({ prefilled: takenAhead } satisfies StatPrefilled);
-  // What is left of the cache is read while the other thread stats what is left.
-  const cache = ahead.cache();
+  // Each name's line is found while the other thread stats.
+  const cache = bytes.lookup(names);
   const stamp = new TableStamp(table);
   const compared = new Uint8Array(count);
   const compare = (i: number) => {
     compared[i] = 1;
-    const row = aheadRow[i]!;
     stamp.at = i;
-    // A stamp taken ahead was compared with its line as the cache was read.
-    if (row >= 0 ? ahead.sameAt(row) : stampIsLine(cache.entries.get(names[i]!), stamp)) table.same[i] = 1;
+    if (cache.same(i, stamp)) table.same[i] = 1;
   };
-  for (let i = 0; i < count; i++) if (aheadRow[i]! >= 0) compare(i);
+  for (let i = 0; i < count; i++) if (filled[i] === 1) compare(i);
   // Each chunk is compared as soon as it is statted, by either thread, so that little is left to
   // compare once the last is: chunks are claimed in order, and compared up to the first not done.
   let next = 0;
@@ -105,13 +104,12 @@ parentPort!.on('message', (request: StatRequest) => {
   compareStatted();
   markCompared(table);
   const lines: StatAnswer['lines'] = [];
-  for (let i = 0; i < count; i++)
-    if (table.same[i] !== 1) lines.push([names[i]!, cache.entries.get(names[i]!) ?? null]);
+  for (let i = 0; i < count; i++) if (table.same[i] !== 1) lines.push([names[i]!, cache.lineOf(i)]);
   if (request.want !== '')
-    for (const name of request.want.split('\0')) lines.push([name, cache.entries.get(name) ?? null]);
+    for (const name of request.want.split('\0')) lines.push([name, cache.lineNamed(name)]);
   const answer: StatAnswer = {
     lines,
-    size: cache.entries.size,
+    size: cache.size,
     stale: cache.stale,
     format: cache.format === 'v2' ? undefined : cache.format,
   };
