@@ -97,8 +97,8 @@ export interface UntouchedFiles {
   /** How many documents the clean run listed: from STAT_TWICE_FROM, they are statted on two threads. */
   expected: number;
   /**
-   * When the clean run wrote its mark (ms): a document whose stamp is later changed since, and
-   * will be read (see fresh-stamps.ts). Infinity or absent: none is taken to have.
+   * When the clean run wrote its mark (ms): a document with a later ctime changed after that run,
+   * and will be read (see fresh-stamps.ts). Infinity or absent: no document is taken as changed.
    */
   lastRun?: number;
 }
