@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import { textOf } from '../text-of.js';
+import { PackedColumn } from './packed-column.js';
 
 /** Under the state folder, not committed: what this checkout last saw of the CMS, one file per target. */
 export const LISTING_CACHE_DIR = 'listing-cache';
@@ -12,12 +13,13 @@ export type CachedRecord = [id: number, slug: string | number | null, marker: st
 
 /**
  * The records of a resource by column, row i of each being one record: 100,000 records are three
- * arrays to read and hold, not 100,000 (an archive's cache is read by every run).
+ * columns to read and hold, not 100,000 (an archive's cache is read by every run). Slugs and
+ * markers are held as text, a row made when it is read (see PackedColumn).
  */
 export interface CachedColumns {
   ids: number[];
-  slugs: Array<string | number | null>;
-  markers: Array<string | number>;
+  slugs: PackedColumn<string | number | null>;
+  markers: PackedColumn<string | number>;
 }
 
 export interface CachedResource {
@@ -43,7 +45,7 @@ export interface CachedResource {
  * since. It holds ids, slugs and change markers: nothing secret, nothing that is not in the CMS.
  */
 export interface ListingCache {
-  version: 2;
+  version: 3;
   target: string;
   lineage: string;
   /** The CMS's clock was at least `stamp` (marker ms) when this machine's was `at` (epoch ms). */
@@ -62,64 +64,53 @@ export function listingCacheFile(stateDir: string, identity: string): string {
  * target or of another state, the run lists in full as if there were none.
  */
 export async function loadListingCache(file: string, target: string, lineage: string): Promise<ListingCache> {
-  const empty: ListingCache = { version: 2, target, lineage, resources: {} };
+  const empty: ListingCache = { version: 3, target, lineage, resources: {} };
   let parsed: unknown;
   try {
-    parsed = fromVersion1(JSON.parse(textOf(await readFile(file))));
+    parsed = JSON.parse(textOf(await readFile(file)));
   } catch {
     return empty;
   }
-  if (!isCache(parsed) || parsed.target !== target || parsed.lineage !== lineage) return empty;
-  return parsed;
-}
-
-/** A cache of version 1, whose records were one array each, as version 2; anything else as it is. */
-function fromVersion1(value: unknown): unknown {
-  const cache = value as { version?: unknown; resources?: Record<string, { records?: unknown }> } | null;
-  if (typeof cache !== 'object' || cache === null || cache.version !== 1) return value;
-  if (typeof cache.resources !== 'object' || cache.resources === null) return value;
-  const resources: Record<string, unknown> = {};
-  for (const [name, entry] of Object.entries(cache.resources)) {
-    const rows = entry?.records;
-    if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && r.length === 3)) return value;
-    resources[name] = { ...entry, records: columnsOf(rows as CachedRecord[]) };
-  }
-  return { ...cache, version: 2, resources };
+  const cache = asCache(parsed);
+  if (!cache || cache.target !== target || cache.lineage !== lineage) return empty;
+  return cache;
 }
 
 /** Records as columns. */
 export function columnsOf(records: readonly CachedRecord[]): CachedColumns {
   return {
     ids: records.map((r) => r[0]),
-    slugs: records.map((r) => r[1]),
-    markers: records.map((r) => r[2]),
+    slugs: PackedColumn.of(records.map((r) => r[1])),
+    markers: PackedColumn.of(records.map((r) => r[2])),
   };
 }
 
 /** Row i as one record. */
 export function rowOf(columns: CachedColumns, i: number): CachedRecord {
-  return [columns.ids[i]!, columns.slugs[i]!, columns.markers[i]!];
+  return [columns.ids[i]!, columns.slugs.at(i), columns.markers.at(i)];
 }
 
 /** The rows whose id `keep` takes, as new columns. */
 export function keepRows(columns: CachedColumns, keep: (id: number) => boolean): CachedColumns {
-  const out: CachedColumns = { ids: [], slugs: [], markers: [] };
-  for (let i = 0; i < columns.ids.length; i++)
-    if (keep(columns.ids[i]!)) putRow(out, undefined, rowOf(columns, i));
-  return out;
+  const kept = (i: number) => keep(columns.ids[i]!);
+  return {
+    ids: columns.ids.filter((id) => keep(id)),
+    slugs: columns.slugs.keep(kept),
+    markers: columns.markers.keep(kept),
+  };
 }
 
 /** A copy to change. */
 export function copyColumns(columns: CachedColumns): CachedColumns {
-  return { ids: columns.ids.slice(), slugs: columns.slugs.slice(), markers: columns.markers.slice() };
+  return { ids: columns.ids.slice(), slugs: columns.slugs.copy(), markers: columns.markers.copy() };
 }
 
 /** Sets row `i` to `record`, or adds it as a row when `i` is undefined. */
 export function putRow(columns: CachedColumns, i: number | undefined, record: CachedRecord): void {
   const at = i ?? columns.ids.length;
   columns.ids[at] = record[0];
-  columns.slugs[at] = record[1];
-  columns.markers[at] = record[2];
+  columns.slugs.set(at, record[1]);
+  columns.markers.set(at, record[2]);
 }
 
 /** The row of each of `ids` the columns hold (one pass over them). */
@@ -144,14 +135,17 @@ export async function saveListingCache(file: string, cache: ListingCache): Promi
 /** The records of a cached resource as a light listing would give them (those `has` takes, with `has`). */
 export function cachedRecords(entry: CachedResource, has?: (id: number) => boolean): RemoteRecord[] {
   const [, slugField, markerField] = entry.fields;
-  const { ids, slugs, markers } = entry.records;
+  const { ids } = entry.records;
+  // Every row made at once for the whole listing; a row at a time for a few.
+  const slugs = has ? undefined : entry.records.slugs.values();
+  const markers = has ? undefined : entry.records.markers.values();
   const out: RemoteRecord[] = [];
   for (let i = 0; i < ids.length; i++) {
     if (has && !has(ids[i]!)) continue;
     const record: RemoteRecord = { id: ids[i]! };
-    const slug = slugs[i]!;
+    const slug = slugs ? slugs[i]! : entry.records.slugs.at(i);
     if (slug !== null) record[slugField!] = slug;
-    record[markerField!] = markers[i]!;
+    record[markerField!] = markers ? markers[i]! : entry.records.markers.at(i);
     out.push(record);
   }
   return out;
@@ -187,44 +181,83 @@ export function markerMs(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-function isCache(value: unknown): value is ListingCache {
-  if (typeof value !== 'object' || value === null) return false;
-  const cache = value as Partial<ListingCache>;
-  if (cache.version !== 2 || typeof cache.resources !== 'object' || cache.resources === null) return false;
-  if (cache.clock !== undefined && !(Number.isFinite(cache.clock?.stamp) && Number.isFinite(cache.clock?.at)))
-    return false;
+/**
+ * The cache a parsed file holds, or undefined when it is not one: version 3 (slugs and markers as
+ * text, see PackedColumn), or 2 and 1 (arrays, and an array per record), read as 3.
+ */
+function asCache(value: unknown): ListingCache | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const cache = value as {
+    version?: unknown;
+    target?: unknown;
+    lineage?: unknown;
+    clock?: unknown;
+    resources?: unknown;
+  };
+  if (cache.version !== 1 && cache.version !== 2 && cache.version !== 3) return undefined;
+  if (typeof cache.resources !== 'object' || cache.resources === null) return undefined;
+  if (typeof cache.target !== 'string' || typeof cache.lineage !== 'string') return undefined;
+  const clock = cache.clock as ListingCache['clock'];
+  if (clock !== undefined && !(Number.isFinite(clock?.stamp) && Number.isFinite(clock?.at))) return undefined;
+  const resources: ListingCache['resources'] = {};
   for (const [name, entry] of Object.entries(cache.resources)) {
-    if (!(RECORD_RESOURCES as readonly string[]).includes(name) || !isEntry(entry)) return false;
+    if (!(RECORD_RESOURCES as readonly string[]).includes(name)) return undefined;
+    const read = asEntry(entry, cache.version);
+    if (!read) return undefined;
+    resources[name as RecordResource] = read;
   }
-  return true;
+  return {
+    version: 3,
+    target: cache.target,
+    lineage: cache.lineage,
+    ...(clock !== undefined ? { clock } : {}),
+    resources,
+  };
 }
 
-function isEntry(entry: unknown): entry is CachedResource {
-  if (typeof entry !== 'object' || entry === null) return false;
-  const e = entry as Partial<CachedResource>;
-  return (
+function asEntry(entry: unknown, version: 1 | 2 | 3): CachedResource | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const e = entry as Omit<Partial<CachedResource>, 'records'> & { records?: unknown };
+  const valid =
     Array.isArray(e.fields) &&
     e.fields.length === 3 &&
     e.fields.every((f) => typeof f === 'string') &&
     (e.since === undefined || Number.isFinite(e.since)) &&
     (e.newest === undefined || Number.isFinite(e.newest)) &&
     Number.isFinite(e.fullAt) &&
-    Number.isInteger(e.runs) &&
-    isColumns(e.records)
-  );
+    Number.isInteger(e.runs);
+  const records = valid ? asColumns(e.records, version) : undefined;
+  return records && ({ ...e, records } as CachedResource);
 }
 
-function isColumns(value: unknown): value is CachedColumns {
-  if (typeof value !== 'object' || value === null) return false;
-  const { ids, slugs, markers } = value as Partial<CachedColumns>;
-  if (!Array.isArray(ids) || !Array.isArray(slugs) || !Array.isArray(markers)) return false;
-  if (slugs.length !== ids.length || markers.length !== ids.length) return false;
-  for (let i = 0; i < ids.length; i++) {
-    const slug = slugs[i];
-    const marker = markers[i];
-    if (!Number.isInteger(ids[i])) return false;
-    if (slug !== null && typeof slug !== 'string' && typeof slug !== 'number') return false;
-    if (typeof marker !== 'string' && typeof marker !== 'number') return false;
+function asColumns(value: unknown, version: 1 | 2 | 3): CachedColumns | undefined {
+  if (version === 1) {
+    if (!Array.isArray(value) || !value.every((r) => Array.isArray(r) && r.length === 3)) return undefined;
+    const rows = value as unknown[][];
+    return asColumns(
+      { ids: rows.map((r) => r[0]), slugs: rows.map((r) => r[1]), markers: rows.map((r) => r[2]) },
+      2,
+    );
   }
-  return true;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { ids, slugs, markers } = value as { ids?: unknown; slugs?: unknown; markers?: unknown };
+  if (!Array.isArray(ids) || !ids.every((id) => Number.isInteger(id))) return undefined;
+  const rows = ids as number[];
+  if (version === 3) {
+    const packedSlugs = PackedColumn.read(slugs, rows.length, isSlug);
+    const packedMarkers = PackedColumn.read(markers, rows.length, isMarker);
+    return packedSlugs && packedMarkers && { ids: rows, slugs: packedSlugs, markers: packedMarkers };
+  }
+  if (!Array.isArray(slugs) || !Array.isArray(markers)) return undefined;
+  if (slugs.length !== rows.length || markers.length !== rows.length) return undefined;
+  if (!slugs.every(isSlug) || !markers.every(isMarker)) return undefined;
+  return { ids: rows, slugs: PackedColumn.of(slugs), markers: PackedColumn.of(markers) };
+}
+
+function isSlug(value: unknown): value is string | number | null {
+  return value === null || typeof value === 'string' || typeof value === 'number';
+}
+
+function isMarker(value: unknown): value is string | number {
+  return typeof value === 'string' || typeof value === 'number';
 }

@@ -5,6 +5,7 @@ import { apiName } from '../plan/payload.js';
 import type { CmsClient } from '../remote/client.js';
 import {
   cachedRecords,
+  columnsOf,
   copyColumns,
   keepRows,
   listingCacheFile,
@@ -293,7 +294,7 @@ function fullEntry(
   at: number,
 ): CachedResource | undefined {
   if (!listing.complete) return undefined;
-  const records: CachedColumns = { ids: [], slugs: [], markers: [] };
+  const records: CachedColumns = columnsOf([]);
   for (const record of listing.records) {
     const cached = toCached(record, slugField, markerField);
     if (!cached) return undefined;
@@ -307,7 +308,7 @@ function fullEntry(
 
 function newestOf(records: CachedColumns): number | undefined {
   let newest: number | undefined;
-  for (const marker of records.markers) newest = Math.max(newest ?? -Infinity, markerMs(marker)!);
+  for (const marker of records.markers.values()) newest = Math.max(newest ?? -Infinity, markerMs(marker)!);
   return newest;
 }
 
@@ -317,7 +318,7 @@ function stillHolds(
   entry: CachedResource,
   [, , markerField]: readonly [string, string, string],
 ): boolean {
-  const i = entry.records.markers.findIndex((m) => markerMs(m) === entry.newest);
+  const i = entry.records.markers.values().findIndex((m) => markerMs(m) === entry.newest);
   const newest = i < 0 ? undefined : rowOf(entry.records, i);
   return (
     newest !== undefined && listing.records.some((r) => r.id === newest[0] && r[markerField] === newest[2])

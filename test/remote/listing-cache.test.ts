@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,6 +29,16 @@ import type { ApiRequest } from '../../src/resources.js';
 const FIELDS = ['id', 'slug', 'updated_at'] as const;
 
 const rowsOf = (columns: CachedColumns) => columns.ids.map((_, i) => rowOf(columns, i));
+/** A cache with its columns as rows, to compare (a column loaded is text, one made is values). */
+const plain = (cache: ListingCache) => ({
+  ...cache,
+  resources: Object.fromEntries(
+    Object.entries(cache.resources).map(([name, entry]) => [
+      name,
+      { ...entry, records: rowsOf(entry.records) },
+    ]),
+  ),
+});
 const WIRE = { ...DEFAULT_WIRE, pageSize: 2 };
 const at = (minute: number) => `2026-11-26T12:${String(minute).padStart(2, '0')}:00.000Z`;
 
@@ -168,28 +178,68 @@ describe('the listing cache file', () => {
     const file = listingCacheFile(dir, 'https://cms.example.com');
     expect(path.basename(file)).toMatch(/^[0-9a-f]{16}\.json$/);
     const cache: ListingCache = {
-      version: 2,
+      version: 3,
       target: 'https://cms.example.com',
       lineage: 'L1',
       clock: { stamp: 5, at: 6 },
       resources: { article: CACHED },
     };
     await saveListingCache(file, cache);
-    expect(await loadListingCache(file, 'https://cms.example.com', 'L1')).toEqual(cache);
+    expect(plain(await loadListingCache(file, 'https://cms.example.com', 'L1'))).toEqual(plain(cache));
     expect((await loadListingCache(file, 'https://cms.example.com', 'L2')).resources).toEqual({});
     expect((await loadListingCache(file, 'local', 'L1')).resources).toEqual({});
     await writeFile(file, '{"version":2,"target":');
     expect((await loadListingCache(file, 'https://cms.example.com', 'L1')).resources).toEqual({});
     // Columns of unequal length, or a row that is not a record: not a cache.
-    const torn = {
-      ...cache,
-      resources: { article: { ...CACHED, records: { ...CACHED.records, ids: [1] } } },
+    await saveListingCache(file, cache);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as {
+      resources: { article: { records: { ids: number[]; slugs: string; markers: string } } };
     };
-    await writeFile(file, JSON.stringify(torn));
-    expect((await loadListingCache(file, 'https://cms.example.com', 'L1')).resources).toEqual({});
+    const { records } = saved.resources.article;
+    for (const torn of [
+      { ...records, ids: [1] },
+      { ...records, ids: [...records.ids, 6] },
+      { ...records, slugs: `${records.slugs}\nf` },
+      { ...records, markers: records.markers.replace(at(3), '={"not":"a time"}') },
+      { ...records, slugs: records.slugs.replace('c', '=[1,') },
+      { ...records, markers: [at(1), at(2), at(3), at(4), at(5)] },
+    ]) {
+      await writeFile(
+        file,
+        JSON.stringify({ ...saved, resources: { article: { ...saved.resources.article, records: torn } } }),
+      );
+      expect(
+        (await loadListingCache(file, 'https://cms.example.com', 'L1')).resources,
+        JSON.stringify(torn),
+      ).toEqual({});
+    }
   });
 
-  it('reads a cache of version 1, a record per array, as version 2', async () => {
+  it('reads a cache of version 2, each column an array, as version 3', async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-listing-'));
+    const file = listingCacheFile(dir, 'local');
+    await mkdir(path.dirname(file), { recursive: true });
+    const rows = rowsOf(CACHED.records);
+    const columns = {
+      ids: rows.map((r) => r[0]),
+      slugs: rows.map((r) => r[1]),
+      markers: rows.map((r) => r[2]),
+    };
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 2,
+        target: 'local',
+        lineage: 'L1',
+        resources: { article: { ...CACHED, records: columns } },
+      }),
+    );
+    const read = await loadListingCache(file, 'local', 'L1');
+    expect(read.version).toBe(3);
+    expect(rowsOf(read.resources.article!.records)).toEqual(rows);
+  });
+
+  it('reads a cache of version 1, a record per array, as version 3', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-listing-'));
     const file = listingCacheFile(dir, 'local');
     await mkdir(path.dirname(file), { recursive: true });
@@ -205,8 +255,9 @@ describe('the listing cache file', () => {
       );
     await version1(rowsOf(CACHED.records));
     const read = await loadListingCache(file, 'local', 'L1');
-    expect(read.version).toBe(2);
-    expect(read.resources.article).toEqual(CACHED);
+    expect(read.version).toBe(3);
+    expect(rowsOf(read.resources.article!.records)).toEqual(rowsOf(CACHED.records));
+    expect({ ...read.resources.article, records: undefined }).toEqual({ ...CACHED, records: undefined });
     // A row that is not a record: not a cache.
     await version1([[1, 'a']]);
     expect((await loadListingCache(file, 'local', 'L1')).resources).toEqual({});
