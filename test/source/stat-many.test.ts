@@ -15,7 +15,7 @@ const { scanContent } = (await import(
 )) as typeof import('../../src/source/scan-content.js');
 
 /** Enough documents that each thread claims several chunks of them. */
-const MANY = 1500;
+const MANY = 1000;
 /** Where the documents of the project at `dir` are (`skip`: those not to stat). */
 const where = (dir: string, skip: number[] = []) => ({
   contentDir: path.join(dir, 'content'),
