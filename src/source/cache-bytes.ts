@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { CACHE_HEADER, loadCacheLines, stampIsLine, V2_CACHE_HEADER, type CacheLines } from './hash-cache.js';
+import {
+  CACHE_HEADER,
+  cacheFormatOf,
+  cacheLinesOf,
+  HEAD_LENGTH,
+  stampIsLine,
+  type CacheLines,
+} from './hash-cache.js';
 import type { Stamp } from './stamp-table.js';
 
 /**
@@ -14,7 +21,6 @@ import type { Stamp } from './stamp-table.js';
  */
 export class CacheBytes {
   private constructor(
-    private readonly file: string,
     readonly format: CacheLines['format'],
     private readonly bytes: Buffer,
   ) {}
@@ -25,13 +31,9 @@ export class CacheBytes {
     try {
       bytes = readFileSync(file);
     } catch {
-      return new CacheBytes(file, 'none', Buffer.alloc(0));
+      bytes = Buffer.alloc(0);
     }
-    if (startsWith(bytes, V2_CACHE_HEADER)) return new CacheBytes(file, 'v2', bytes);
-    const lines =
-      startsWith(bytes, CACHE_HEADER) &&
-      (bytes.length === CACHE_HEADER.length || bytes[CACHE_HEADER.length] === NL);
-    return new CacheBytes(file, lines ? 'lines' : 'none', lines ? bytes : Buffer.alloc(0));
+    return new CacheBytes(cacheFormatOf(bytes.toString('latin1', 0, HEAD_LENGTH)), bytes);
   }
 
   /**
@@ -47,7 +49,7 @@ export class CacheBytes {
 
   /** The lines of `names` (project-relative, as listed) and of any other file. */
   lookup(names: readonly string[]): CacheLookup {
-    if (this.format !== 'lines' || !inOrder(names)) return new MapLookup(loadCacheLines(this.file), names);
+    if (this.format !== 'lines' || !inOrder(names)) return new MapLookup(cacheLinesOf(this.bytes), names);
     return new BytesLookup(this.bytes, names);
   }
 }
@@ -275,8 +277,4 @@ function binarySearch(names: readonly string[], name: string): number {
 function inOrder(names: readonly string[]): boolean {
   for (let i = 1; i < names.length; i++) if (!(names[i - 1]! < names[i]!)) return false;
   return true;
-}
-
-function startsWith(bytes: Buffer, text: string): boolean {
-  return bytes.length >= text.length && bytes.toString('latin1', 0, text.length) === text;
 }

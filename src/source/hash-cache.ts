@@ -257,7 +257,20 @@ export function noHashCache(): HashCache {
  * version's file (one JSON document, version 2) is read, and written anew at the first save.
  */
 export const CACHE_HEADER = '{"version":3}';
-export const V2_CACHE_HEADER = '{"version":2,"files":[\n';
+const V2_CACHE_HEADER = '{"version":2,"files":[\n';
+
+/**
+ * What a cache file is, told by its first characters (HEAD_LENGTH of them suffice): this version's
+ * lines, an earlier version's document, or none of ours.
+ */
+export function cacheFormatOf(head: string): CacheLines['format'] {
+  if (head.startsWith(V2_CACHE_HEADER)) return 'v2';
+  const afterHeader = head.charAt(CACHE_HEADER.length);
+  return head.startsWith(CACHE_HEADER) && (afterHeader === '' || afterHeader === '\n') ? 'lines' : 'none';
+}
+
+/** Characters of a cache file that cacheFormatOf needs. */
+export const HEAD_LENGTH = V2_CACHE_HEADER.length;
 const V2_FOOTER = '\n]}\n';
 
 /** One flat string per line (see ownCopy): the cache holds a line per file until it is saved. */
@@ -311,20 +324,23 @@ export interface CacheLines {
 }
 
 export function loadCacheLines(file: string): CacheLines {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    bytes = Buffer.alloc(0);
+  }
+  return cacheLinesOf(bytes);
+}
+
+/** loadCacheLines of a file's bytes, already read. */
+export function cacheLinesOf(bytes: Buffer): CacheLines {
   const entries = new Map<string, string>();
   const none = { entries, format: 'none' as const, stale: 0 };
-  let text: string;
-  try {
-    text = textOf(readFileSync(file));
-  } catch {
-    return none;
-  }
-  if (text.startsWith(V2_CACHE_HEADER)) return loadV2(text) ?? none;
-  if (
-    !text.startsWith(CACHE_HEADER) ||
-    (text.length > CACHE_HEADER.length && text[CACHE_HEADER.length] !== '\n')
-  )
-    return none;
+  const text = textOf(bytes);
+  const format = cacheFormatOf(text);
+  if (format === 'v2') return loadV2(text) ?? none;
+  if (format === 'none') return none;
   let stale = 0;
   for (let at = CACHE_HEADER.length + 1; at < text.length;) {
     let next = text.indexOf('\n', at);
