@@ -41,7 +41,7 @@ export class PackedColumn<T extends string | number | null> {
     count: number,
     valid: (value: unknown) => value is T,
   ): PackedColumn<T> | undefined {
-    if (typeof text !== 'string' || !Number.isSafeInteger(count) || count < 0) return undefined;
+    if (typeof text !== 'string') return undefined;
     if (count === 0) return text === '' ? PackedColumn.of<T>() : undefined;
     const starts = startsOf(text, count);
     // Fewer lines than rows leave the last start past the end; more leave a line break after it.

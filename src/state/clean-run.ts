@@ -139,8 +139,8 @@ export function recordsOf(mark: CleanRun): number {
 
 /**
  * When the mark in `stateDir` was last written (ms), or Infinity when there is none: the end of
- * the last apply (or of a plan that took its listing in). A document whose ctime is later changed
- * since that run looked at content/.
+ * the last apply (or of a plan that took its listing in). A document with a later ctime changed
+ * after that run looked at content/.
  */
 export function cleanRunWrittenAt(stateDir: string): number {
   try {
