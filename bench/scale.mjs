@@ -13,7 +13,7 @@
 // each point too, beside the timeline (in DIR, or the temp folder).
 // Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--points [--snapshots]]] [--dir DIR] [--cold]
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -67,6 +67,22 @@ const someHandle = await fsp.open(process.execPath);
 const FileHandle = someHandle.constructor;
 await someHandle.close();
 const gc = () => (v8.setFlagsFromString('--expose-gc'), vm.runInNewContext('gc'))();
+// Each worker thread (render, stat) notes its own heap's peak in a file of its own, beside the main one's.
+if (!isMainThread && process.env.BENCH_HEAP_OUT) {
+  const { threadId } = await import('node:worker_threads');
+  const peak = { used: 0, total: 0 };
+  const out = process.env.BENCH_HEAP_OUT + '.worker-' + threadId;
+  let written = 0;
+  setInterval(() => {
+    const h = v8.getHeapStatistics();
+    peak.used = Math.max(peak.used, h.used_heap_size);
+    peak.total = Math.max(peak.total, h.total_heap_size);
+    if (Date.now() - written >= 1000) {
+      written = Date.now();
+      writeFileSync(out, JSON.stringify(peak));
+    }
+  }, 25).unref();
+}
 if (isMainThread && process.env.BENCH_HEAP_OUT) {
   const start = Date.now();
   const peak = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
@@ -78,7 +94,7 @@ if (isMainThread && process.env.BENCH_HEAP_OUT) {
     const t = Date.now() - start;
     if (t - last >= 500) {
       last = t;
-      timeline.push([t, m.rss, m.heapUsed, m.external + m.arrayBuffers].map((v, i) => (i ? v >> 20 : v)));
+      timeline.push([t, m.rss, m.heapUsed, m.external + m.arrayBuffers, m.heapTotal].map((v, i) => (i ? v >> 20 : v)));
     }
   };
   setInterval(sample, 25).unref();
@@ -161,6 +177,14 @@ const apply = async (...flags) => {
   if (result.code !== 0) throw new Error(`apply exited ${result.code}:\n${result.stderr.slice(0, 2000)}`);
   const doc = JSON.parse(result.stdout);
   const sampled = heap ? JSON.parse(await readFile(heapOut, 'utf8')) : undefined;
+  if (sampled) {
+    const name = path.basename(heapOut) + '.worker-';
+    const files = (await readdir(dir)).filter((f) => f.startsWith(name));
+    sampled.workers = await Promise.all(
+      files.map(async (f) => JSON.parse(await readFile(path.join(dir, f), 'utf8'))),
+    );
+    for (const f of files) await rm(path.join(dir, f));
+  }
   return { ...result, doc, sampled, stats: cms.stats() };
 };
 const mib = (kb) => `${(kb / 1024).toFixed(0)} MiB`;
@@ -168,7 +192,12 @@ const heapNote = (sampled) =>
   sampled
     ? `; heap used ${sampled.peak.heapUsed >> 20} MiB, external ${
         (sampled.peak.external + sampled.peak.arrayBuffers) >> 20
-      } MiB at most`
+      } MiB at most` +
+      (sampled.workers.length
+        ? `; worker threads' heaps (used / total, MiB, at most): ${sampled.workers
+            .map((w) => `${w.used >> 20} / ${w.total >> 20}`)
+            .join(', ')}`
+        : '')
     : '';
 
 const coldNote = (coldRun) =>
@@ -179,7 +208,7 @@ const coldNote = (coldRun) =>
   ` Corpus generated in ${fmt(generated.ms)}.`;
 const printTimeline = (coldRun) => {
   if (!coldRun.sampled) return;
-  console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB):');
+  console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB, heap total MiB):');
   console.log(coldRun.sampled.timeline.map((s) => s.join(' ')).join('\n'));
   if (!coldRun.sampled.points?.length) return;
   console.log(
