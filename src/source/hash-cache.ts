@@ -83,7 +83,16 @@ export function openHashCache(
   /** With an excerpt: the files it covers, and how many files the whole file holds. */
   let covers: Map<string, string | null> | undefined;
   let wholeSize = 0;
+  /**
+   * The files looked up, whose lines a complete save keeps (it removes the others'), noted only
+   * if the file held a line when read: otherwise every line it will hold is one this run made,
+   * for a file it looked up (a cold run of 100,000 files notes none).
+   */
   const seen = new Set<string>();
+  let heldAny = false;
+  const see = (name: string) => {
+    if (heldAny) seen.add(name);
+  };
   /** Lines made since the last write, in order, by their file's name (a removal is a line too). */
   let pending: Array<{ name: string; line: string; removal?: true }> = [];
   let broken = false;
@@ -91,6 +100,7 @@ export function openHashCache(
 
   const readWhole = () => {
     const whole = loadCacheLines(file);
+    heldAny ||= whole.entries.size > 0;
     // What this run changed since it took an excerpt stands above what the file says.
     whole.stale += withPending(whole.entries);
     ({ entries, format, stale } = whole);
@@ -167,22 +177,23 @@ export function openHashCache(
       format = excerpt.format;
       stale = excerpt.stale;
       wholeSize = excerpt.size;
+      heldAny ||= excerpt.size > 0;
     },
     get(name, stat) {
       need(name);
-      seen.add(name);
+      see(name);
       const line = entries.get(name);
       return line !== undefined && stat.isFile() ? shaIfStamp(line, stat) : undefined;
     },
     has(name, stat) {
       need(name);
-      seen.add(name);
+      see(name);
       const line = entries.get(name);
       return stampIsLine(line, stat);
     },
     set(name, stat, sha) {
       need(name);
-      seen.add(name);
+      see(name);
       hashed += 1;
       if (!stat.isFile() || racy(stat, now())) {
         // Racily clean (or in the future): hash it again next time rather than trust its times.
@@ -198,7 +209,7 @@ export function openHashCache(
       if (read === 'not yet' && !saving.complete) return;
       if (saving.complete) {
         need();
-        for (const name of [...entries.keys()]) if (!seen.has(name)) remove(name);
+        if (heldAny) for (const name of [...entries.keys()]) if (!seen.has(name)) remove(name);
       }
       const size = read === 'excerpt' ? wholeSize : entries.size;
       // Replaced and removed lines are dropped once they are as many as the live ones.

@@ -222,6 +222,23 @@ describe('the hash cache: a file whose stat is unchanged need not be read again'
     expect((await readFile(file, 'utf8')).split('\n')).toHaveLength(3001);
   });
 
+  it('with appends, a complete save keeps every line the run made and forgets held files not seen', () => {
+    const first = openHashCache(dir, () => NOW);
+    first.set('content/kept.md', stat({ ino: 1 }), 'sha-kept');
+    first.set('content/gone.md', stat({ ino: 2 }), 'sha-gone');
+    first.save();
+    // More new files than are held before a write: most of their lines are written, then let go.
+    const cache = openHashCache(dir, () => NOW, { appends: true });
+    expect(cache.get('content/kept.md', stat({ ino: 1 }))).toBe('sha-kept');
+    for (let i = 0; i < 2500; i++) cache.set(`content/n${i}.md`, stat({ ino: 10 + i }), `sha-${i}`);
+    cache.save({ complete: true });
+    const next = openHashCache(dir, () => NOW);
+    expect(next.get('content/kept.md', stat({ ino: 1 }))).toBe('sha-kept');
+    expect(next.get('content/gone.md', stat({ ino: 2 }))).toBeUndefined();
+    for (const i of [0, 1023, 1024, 2499])
+      expect(next.get(`content/n${i}.md`, stat({ ino: 10 + i }))).toBe(`sha-${i}`);
+  });
+
   it('answers from an excerpt another thread read, and reads the file only for a file outside it', async () => {
     const first = openHashCache(dir, () => NOW);
     for (const f of ['a', 'b', 'c']) first.set(`content/${f}.md`, stat({ ino: f.charCodeAt(0) }), `sha-${f}`);
