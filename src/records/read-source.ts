@@ -306,8 +306,13 @@ export async function readSource(
       docs[i] = undefined;
     }
   }
-  const toBuild = docs.flatMap((doc, i) => (doc ? [i] : []));
-  const toRender = toBuild.filter((i) => RESOURCE_TABLE[docs[i]!.resource].htmlField !== undefined).length;
+  let toBuild = 0;
+  let toRender = 0;
+  for (const doc of docs) {
+    if (!doc) continue;
+    toBuild += 1;
+    if (RESOURCE_TABLE[doc.resource].htmlField !== undefined) toRender += 1;
+  }
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
     captions: config.markdown.captions,
@@ -328,7 +333,7 @@ export async function readSource(
   const languageField = config.languages.field;
   const { spool } = options;
   let buildCount = 0;
-  options.onProgress?.({ phase: 'render', done: 0, total: toBuild.length });
+  options.onProgress?.({ phase: 'render', done: 0, total: toBuild });
   const desired: DesiredRecord[] = [];
   for (const record of reused) {
     if (clean) notes.note(record);
@@ -338,8 +343,8 @@ export async function readSource(
   // Each document is let go as it is taken: holding every body until the last one is rendered
   // would keep the whole content folder in memory twice (Markdown and HTML).
   function* toTake(): Generator<SourceDocument> {
-    for (const i of toBuild) {
-      const doc = docs[i]!;
+    for (const [i, doc] of docs.entries()) {
+      if (!doc) continue;
       docs[i] = undefined;
       yield doc;
     }
@@ -373,7 +378,7 @@ export async function readSource(
       failedFiles.push(doc.file);
       keys.push(doc.key);
     }
-    options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild.length });
+    options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild });
   }).finally(() => renderer.close());
   if (pluginFailure) throw pluginFailure;
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.

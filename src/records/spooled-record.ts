@@ -1,15 +1,19 @@
 import type { BodySpool, SpooledText, SpoolPlace } from '../render/body-spool.js';
 import { refsFromState } from '../resources/derived.js';
 import type { RecordResource } from '../resources.js';
+import { slugEndsKey, slugOfKey } from '../source/spooled-document.js';
 import type { RecordInput } from '../state/state-file.js';
 import type { DesiredRecord, RecordRef } from './build-record.js';
 import type { FormerSlugs } from './front-matter.js';
 import type { RecordHtml } from './packed-html.js';
 
-/** What of a built record waits in the spool: all but its key, its file and its body (held apart). */
+/**
+ * What of a built record waits in the spool: all but its key, its file and its body, which is
+ * held apart (`html.at` and `html.length` say where).
+ */
 interface Kept {
   values: Record<string, unknown>;
-  html?: Omit<RecordHtml, 'template'>;
+  html?: Omit<RecordHtml, 'template'> & SpoolPlace;
   input?: RecordInput;
 }
 
@@ -20,35 +24,38 @@ interface Parts extends Kept {
 
 /**
  * A built record whose fields wait in the run's spool: memory holds its key, its file and where
- * the rest is, so a cold apply holds an index of the folder rather than the folder. Its fields
- * are read back on use; they must not be changed (a copy, as `withoutImages` makes, may be).
- * Where its parts and its HTML lie are fields of its own, not objects: one record per document.
+ * the rest is (its slug is the end of its key), so a cold apply holds an index of the folder
+ * rather than the folder. Its fields are read back on use; they must not be changed (a copy, as
+ * `withoutImages` makes, may be).
+ * Where its parts lie are fields of its own, not an object: one object per document. Where its
+ * HTML lies is kept with its parts.
  */
 class SpooledRecord implements DesiredRecord {
   readonly #spool: BodySpool;
   readonly #at: number;
   readonly #length: number;
-  /** Where its HTML is in the spool (-1: it has no body). */
-  readonly #htmlAt: number;
-  readonly #htmlLength: number;
-  /** Kept in memory: few files have it, and the plan reads it for every record gone or new. */
-  formerSlugs?: FormerSlugs;
-  siteId?: { value: string; line: number };
+  /**
+   * Kept in memory: few files have it, and the plan reads it for every record gone or new.
+   * Declared, not fields: a record without them has no room for them.
+   */
+  declare formerSlugs?: FormerSlugs;
+  declare siteId?: { value: string; line: number };
 
   constructor(
     readonly key: string,
     readonly resource: RecordResource,
-    readonly slug: string,
     readonly file: string,
     spool: BodySpool,
     parts: SpoolPlace,
-    html: SpoolPlace | undefined,
   ) {
     this.#spool = spool;
     this.#at = parts.at;
     this.#length = parts.length;
-    this.#htmlAt = html?.at ?? -1;
-    this.#htmlLength = html?.length ?? 0;
+  }
+
+  /** The end of its key (see slugEndsKey): a string per record fewer to hold. */
+  get slug(): string {
+    return slugOfKey(this.key, this.resource);
   }
 
   get values(): Record<string, unknown> {
@@ -69,9 +76,10 @@ class SpooledRecord implements DesiredRecord {
   get html(): RecordHtml | undefined {
     const parts = this.#view();
     if (!('html' in parts.view!) && parts.html) {
-      const [spool, at, length] = [this.#spool, this.#htmlAt, this.#htmlLength];
+      const { at, length, ...html } = parts.html;
+      const spool = this.#spool;
       parts.view!.html = {
-        ...parts.html,
+        ...html,
         get template() {
           return spool.textAt(at, length);
         },
@@ -96,25 +104,25 @@ class SpooledRecord implements DesiredRecord {
  * spool's own, see buildRecord's holdHtml), when it has a body.
  */
 export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: SpooledText): DesiredRecord {
-  const html = template && spool.placeOf(template);
-  if (record.unchangedSince || (record.html && !html)) return record;
+  const place = template && spool.placeOf(template);
+  if (record.unchangedSince || (record.html && !place) || !slugEndsKey(record)) return record;
+  // Refs come back from input.refs, as for a record taken from state (see refsFromState).
+  if (record.refs && !record.input?.refs) return record;
   const kept: Kept = { values: record.values };
   if (record.html) {
     const { field, media, text, digest } = record.html;
-    kept.html = { field, media, ...(text ? { text } : {}), ...(digest !== undefined ? { digest } : {}) };
+    const { at, length } = place!;
+    kept.html = {
+      field,
+      media,
+      ...(text ? { text } : {}),
+      ...(digest !== undefined ? { digest } : {}),
+      at,
+      length,
+    };
   }
   if (record.input) kept.input = record.input;
-  // Refs come back from input.refs, as for a record taken from state (see refsFromState).
-  if (record.refs && !record.input?.refs) return record;
-  const spooled = new SpooledRecord(
-    record.key,
-    record.resource,
-    record.slug,
-    record.file,
-    spool,
-    spool.place(kept),
-    record.html ? html : undefined,
-  );
+  const spooled = new SpooledRecord(record.key, record.resource, record.file, spool, spool.place(kept));
   if (record.formerSlugs) spooled.formerSlugs = record.formerSlugs;
   if (record.siteId) spooled.siteId = record.siteId;
   return spooled;
