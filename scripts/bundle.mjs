@@ -46,6 +46,33 @@ const startGraph = {
   },
 };
 
+// Packages a run requires on first use (src/require-later.ts) that the bundle carries itself, each
+// as one CommonJS file beside the chunks, built from `input` (the part of the package cms-sync
+// uses, or all of it): Node 20 resolves, reads and compiles each file of a package in node_modules
+// in turn, and zod's entry alone is about 95 of them. The bundle's `requireLater('<id>')` loads
+// `./<file>` instead; the library (dist/) and the tests load the package itself.
+const LATER = [{ id: 'zod', input: 'dist/zod-kit.js', file: 'zod.cjs' }];
+const laterFound = new Set();
+const requireLaterFiles = {
+  name: 'require-later-files',
+  transform(code, id) {
+    if (!id.startsWith(path.join(root, 'dist'))) return null;
+    let out = code;
+    for (const lib of LATER) {
+      const call = `requireLater('${lib.id}')`;
+      if (!out.includes(call)) continue;
+      out = out.replaceAll(call, `requireLater('./${lib.file}')`);
+      laterFound.add(lib.id);
+    }
+    // Same lines and columns but for the string: the source map stays as it is (map: null).
+    return out === code ? null : { code: out, map: null };
+  },
+  buildEnd() {
+    const missing = LATER.filter((lib) => !laterFound.has(lib.id)).map((lib) => lib.id);
+    if (missing.length) this.error(`no requireLater('<id>') found for ${missing.join(', ')}: update LATER`);
+  },
+};
+
 await build({
   cwd: root,
   input: {
@@ -59,7 +86,7 @@ await build({
     'stat-worker': 'dist/source/stat-worker.js',
   },
   platform: 'node',
-  plugins: [startGraph],
+  plugins: [startGraph, requireLaterFiles],
   // main.js exports main() and nothing else is imported from an entry: a chunk may export more.
   preserveEntrySignatures: 'allow-extension',
   onLog(level, log, handle) {
@@ -85,6 +112,13 @@ await build({
       ],
     },
   },
+});
+
+await build({
+  cwd: root,
+  input: Object.fromEntries(LATER.map((lib) => [lib.file.replace(/\.cjs$/, ''), lib.input])),
+  platform: 'node',
+  output: { dir: outDir, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'later-[hash].cjs' },
 });
 
 // A file the bundle finds by URL at run time must be in the bundle's folder: a worker file that is

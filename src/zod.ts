@@ -1,12 +1,15 @@
-import type { z as Z } from 'zod';
 import { requireLater } from './require-later.js';
 
-const zodModule = requireLater<{ z: typeof Z }>('zod');
+/** The functions of zod that cms-sync uses (src/zod-kit.ts). */
+export type ZodKit = typeof import('./zod-kit.js');
+
+// zod itself, which has them all; the CLI's bundle loads its own zod-kit file instead (scripts/bundle.mjs).
+const zodModule = requireLater<ZodKit>('zod');
 
 /**
  * zod, loaded on first use: it is many modules to load, and a run whose config was
  * validated before and whose files are all unchanged never needs it.
  */
-export function zod(): typeof Z {
-  return zodModule().z;
+export function zod(): ZodKit {
+  return zodModule();
 }

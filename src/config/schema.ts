@@ -1,5 +1,5 @@
 import type { z as Z } from 'zod';
-import { zod } from '../zod.js';
+import { zod, type ZodKit } from '../zod.js';
 import { isTimeZone } from '../records/parse-date.js';
 import { IMAGE_SIZES, RECORD_RESOURCES, type ImageSize, type RecordResource } from '../resources.js';
 import { managedFields } from '../resources/derived.js';
@@ -26,7 +26,7 @@ function describe(value: unknown): string {
 export const CONFIG_SCHEMA_VERSION = 4;
 
 /** The config schema, built (and zod loaded) on first use. */
-function buildConfigSchema(z: typeof Z) {
+function buildConfigSchema(z: ZodKit) {
   const positiveInt = (name: string, min: number) =>
     z
       .number({

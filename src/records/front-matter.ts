@@ -1,7 +1,7 @@
 import type { z as Z } from 'zod';
 import type { RecordResource } from '../resources.js';
 import { RESOURCE_TABLE, type Relation, type ResourceDescriptor } from '../resources/table.js';
-import { zod } from '../zod.js';
+import { zod, type ZodKit } from '../zod.js';
 import { parseDate } from './parse-date.js';
 
 type Schemas = Readonly<Record<RecordResource, Z.ZodObject>>;
@@ -17,7 +17,7 @@ export function frontMatterSchema(resource: RecordResource): Z.ZodObject {
 }
 
 export function buildSchemas(
-  z: typeof Z,
+  z: ZodKit,
   table: Readonly<Record<RecordResource, ResourceDescriptor>>,
 ): Schemas {
   /** A real date (see parseDate); the zone only moves it, so validity is checked in UTC. */

@@ -1,5 +1,6 @@
 import type { z as Z } from 'zod';
 import type { RecordResource } from '../resources.js';
+import type { ZodKit } from '../zod.js';
 
 /**
  * Everything cms-sync knows about one record resource, in one place: where its files live, what
@@ -60,7 +61,7 @@ export interface RecordRef {
 }
 
 export interface FrontMatterKit {
-  z: typeof Z;
+  z: ZodKit;
   /** Optional text. */
   text: (name: string) => Z.ZodString;
   /** Text that must be there and not be blank. */
