@@ -71,6 +71,8 @@ it('packs into a tarball that installs into an empty project, where init, plan a
     'dist/bundle/render-worker.js',
     'dist/bundle/watch-worker.js',
     'dist/bundle/zod.cjs',
+    'dist/bundle/yaml.cjs',
+    'dist/bundle/gray-matter.cjs',
   ])
     expect(files).toContain(file);
   // What runs, and nothing else: no sources, tests, benches, fixtures, source maps or stray scripts.

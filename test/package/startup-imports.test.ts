@@ -72,3 +72,12 @@ it("the bundle's zod is the part cms-sync uses, with no locale but English", () 
   );
   expect(locales).toEqual(['en']);
 });
+
+// gray-matter requires js-yaml (and, through it, esprima) as it loads, for a YAML engine that only
+// writing front matter uses: the bundle's gray-matter leaves it to load on first use.
+it("the bundle's gray-matter does not carry js-yaml or esprima", () => {
+  const code = readFileSync(path.join(BUNDLE, 'gray-matter.cjs'), 'utf8');
+  expect(code).toMatch(/^\/\/ node_modules\/gray-matter\/index\.js$/m);
+  expect(code).toMatch(/^\/\/ scripts\/lazy-js-yaml\.mjs$/m);
+  expect(code).not.toMatch(/^\/\/ node_modules\/(js-yaml|esprima)\//m);
+});
