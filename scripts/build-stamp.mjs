@@ -18,6 +18,7 @@ export const INPUTS = [
   'scripts/build.mjs',
   'scripts/build-stamp.mjs',
   'scripts/bundle.mjs',
+  'scripts/lazy-js-yaml.mjs',
 ];
 
 /** Kept out of dist/, so that it is never packed; it goes with node_modules/. */
