@@ -32,7 +32,7 @@ import { createPathFilter } from '../source/glob.js';
 import { contentPrefix } from '../source/content-paths.js';
 import { recordIndex } from '../state/record-index.js';
 import { searchSortedBase } from '../state/state-lines.js';
-import type { StateStore } from '../state/journal.js';
+import type { StateStore, WrittenRecord } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
 import type { SyncEvent, SyncReporter } from './events.js';
 import {
@@ -626,16 +626,17 @@ async function noteWrites(
   plan: Plan,
   listed: Listings | undefined,
 ): Promise<void> {
-  const after = session.store?.state;
+  // What this pass's writes left, as they were confirmed: not read back from the state.
+  const landed = session.store?.takeWritten() ?? new Map<string, WrittenRecord | null>();
   const deleted = new Map<RecordResource, Set<number>>();
   const written = new Map<RecordResource, CachedRecord[]>();
   for (const change of plan.changes) {
     if (change.action === 'delete') {
-      if (after?.records.get(change.key)?.id === change.id) continue;
+      if (landed.get(change.key) !== null) continue;
       deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
     } else if (change.action === 'create' || change.action === 'update' || change.action === 'adopt') {
-      // Only a write that landed: its entry holds the marker the CMS answered with.
-      const entry = after?.records.get(change.key);
+      // Only a write that landed: it holds the marker the CMS answered with.
+      const entry = landed.get(change.key);
       if (entry?.marker === undefined || (change.action !== 'create' && entry.id !== change.id)) continue;
       const slug = change.key.slice(change.key.indexOf('/') + 1);
       const list = written.get(change.resource) ?? [];
