@@ -5,13 +5,15 @@
 // when it needs it (unified and its plugins, zod, the local CMS, import, pull...) is still loaded
 // only then. The library entry (dist/index.js, what sync.config.ts imports) is not bundled.
 // Run by `npm run build`, after tsc.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = path.join(root, 'dist', 'bundle');
+/** Beside the bundle: the licenses of the packages it carries (see the end of this file). */
+const THIRD_PARTY_NOTICES = 'THIRD-PARTY-NOTICES.txt';
 
 // What a run loads before its command starts: the modules main.js imports statically, and of those
 // the ones the render worker imports as well. Left to itself, rolldown cuts them into one chunk per
@@ -160,3 +162,31 @@ if (missing.length) {
   );
   process.exit(1);
 }
+
+// The packages whose code the bundle carries, with their licenses: their MIT, ISC and BSD
+// licenses ask that the notice go with every copy, and the bundle is one. Found by rolldown's
+// comment before each module (`// node_modules/<package>/...`), so the list follows the bundle.
+const carried = new Map();
+for (const name of readdirSync(outDir).filter((f) => /\.c?js$/.test(f)))
+  for (const [, dir] of readFileSync(path.join(outDir, name), 'utf8').matchAll(
+    /^\/\/ (node_modules\/(?:.*\/node_modules\/)?(?:@[^/\n]+\/)?[^/\n]+)\//gm,
+  ))
+    carried.set(dir, undefined);
+const notices = [];
+for (const dir of [...carried.keys()].sort()) {
+  const manifest = JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
+  const licenseFile = readdirSync(path.join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+  if (!licenseFile && typeof manifest.license !== 'string') {
+    console.error(`${dir}: no license file and no license in package.json; see scripts/bundle.mjs`);
+    process.exit(1);
+  }
+  const text = licenseFile
+    ? readFileSync(path.join(root, dir, licenseFile), 'utf8').trim()
+    : `License: ${manifest.license} (no license file in the package)`;
+  notices.push(`${manifest.name}@${manifest.version} (${manifest.license ?? 'see below'})\n\n${text}`);
+}
+writeFileSync(
+  path.join(outDir, THIRD_PARTY_NOTICES),
+  `cms-sync's bundle (dist/bundle/) carries code of these packages, under these licenses.\n\n` +
+    `${notices.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`,
+);

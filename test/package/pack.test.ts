@@ -73,12 +73,14 @@ it('packs into a tarball that installs into an empty project, where init, plan a
     'dist/bundle/zod.cjs',
     'dist/bundle/yaml.cjs',
     'dist/bundle/gray-matter.cjs',
+    'dist/bundle/THIRD-PARTY-NOTICES.txt',
   ])
     expect(files).toContain(file);
   // What runs, and nothing else: no sources, tests, benches, fixtures, source maps or stray scripts.
-  // The bundle's .cjs files are the packages it carries (scripts/bundle.mjs, LATER).
+  // The bundle's .cjs files are the packages it carries (scripts/bundle.mjs, LATER); beside them,
+  // the licenses of every package whose code it carries.
   const shipped =
-    /^(package\.json|README\.md|LICENSE|bin\/cms-sync\.js|dist\/.+\.(js|d\.ts)|dist\/bundle\/[^/]+\.cjs)$/;
+    /^(package\.json|README\.md|LICENSE|bin\/cms-sync\.js|dist\/.+\.(js|d\.ts)|dist\/bundle\/([^/]+\.cjs|THIRD-PARTY-NOTICES\.txt))$/;
   expect(files.filter((f) => !shipped.test(f))).toEqual([]);
 
   const project = path.join(tmp, 'project');
