@@ -51,13 +51,12 @@ const startGraph = {
 // Packages a run requires on first use (src/require-later.ts) that the bundle carries itself, each
 // as one CommonJS file beside the chunks, built from `input` (the part of the package cms-sync
 // uses, or all of it): Node 20 resolves, reads and compiles each file of a package in node_modules
-// in turn, and zod's entry alone is about 95 of them. The bundle's `requireLater('<id>')` loads
+// in turn, and these packages are many files each. The bundle's `requireLater('<id>')` loads
 // `./<file>` instead; the library (dist/) and the tests load the package itself.
 const LATER = [
   { id: 'zod', input: 'dist/zod-kit.js', file: 'zod.cjs' },
-  // yaml's CommonJS build is about 70 files.
   { id: 'yaml', input: 'yaml', file: 'yaml.cjs' },
-  // With js-yaml left to load on first use (scripts/lazy-js-yaml.mjs): about 40 files to 10.
+  // With js-yaml (and esprima through it) left to load on first use: scripts/lazy-js-yaml.mjs.
   { id: 'gray-matter', input: 'gray-matter', file: 'gray-matter.cjs' },
 ];
 const laterFound = new Set();

@@ -1,7 +1,7 @@
 // js-yaml as the bundle's gray-matter (scripts/bundle.mjs) sees it: loaded on first use, where
 // gray-matter requires it as it loads, for its default YAML engine. cms-sync parses front matter
 // with `yaml` (src/source/front-matter.ts), so reading documents never calls js-yaml, which
-// loads about 30 files and esprima. gray-matter takes these two functions of it and no other.
+// is many files and loads esprima. gray-matter takes these two functions of it and no other.
 import { createRequire } from 'node:module';
 
 let jsYaml;

@@ -86,7 +86,7 @@ export function openHashCache(
   /**
    * The files looked up, whose lines a complete save keeps (it removes the others'), noted only
    * if the file held a line when read: otherwise every line it will hold is one this run made,
-   * for a file it looked up (a cold run of 100,000 files notes none).
+   * for a file it looked up (a cold run notes none).
    */
   const seen = new Set<string>();
   let heldAny = false;

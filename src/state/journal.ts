@@ -46,18 +46,18 @@ export interface IntentDetail {
   sent?: Record<string, string>;
 }
 
-/**
- * The state plus an append-only journal. Each confirmed write is appended (and fsynced) to the
- * journal as it lands, and folded into the committed state once at the end (see saveStateFiles).
- * A run killed halfway loses nothing: the next one replays the journal. A torn last line (killed
- * mid-append) was never confirmed and is skipped.
- */
 /** What a confirmed record write left (see StateStore.takeWritten). */
 export interface WrittenRecord {
   id: number;
   marker: string | undefined;
 }
 
+/**
+ * The state plus an append-only journal. Each confirmed write is appended (and fsynced) to the
+ * journal as it lands, and folded into the committed state once at the end (see saveStateFiles).
+ * A run killed halfway loses nothing: the next one replays the journal. A torn last line (killed
+ * mid-append) was never confirmed and is skipped.
+ */
 export class StateStore {
   readonly stateDir: string;
   readonly state: State;

@@ -63,7 +63,7 @@ it('a run starts from a few files and without the built-ins only some commands u
 });
 
 // The bundle carries zod as one file of the functions cms-sync uses (src/zod-kit.ts): zod's own entry
-// loads every locale (about 60 files), and so would a kit that used zod whole (`import * as z`).
+// loads every locale, and so would a kit that used zod whole (`import * as z`).
 it("the bundle's zod is the part cms-sync uses, with no locale but English", () => {
   const code = readFileSync(path.join(BUNDLE, 'zod.cjs'), 'utf8');
   expect(code).toContain('exports.strictObject = ');
