@@ -92,11 +92,11 @@ export function rowOf(columns: CachedColumns, i: number): CachedRecord {
 
 /** The rows whose id `keep` takes, as new columns. */
 export function keepRows(columns: CachedColumns, keep: (id: number) => boolean): CachedColumns {
-  const kept = (i: number) => keep(columns.ids[i]!);
+  const kept = columns.ids.map((id) => keep(id));
   return {
-    ids: columns.ids.filter((id) => keep(id)),
-    slugs: columns.slugs.keep(kept),
-    markers: columns.markers.keep(kept),
+    ids: columns.ids.filter((_, i) => kept[i]),
+    slugs: columns.slugs.keep((i) => kept[i]!),
+    markers: columns.markers.keep((i) => kept[i]!),
   };
 }
 
