@@ -72,15 +72,13 @@ if (!isMainThread && process.env.BENCH_HEAP_OUT) {
   const { threadId } = await import('node:worker_threads');
   const peak = { used: 0, total: 0 };
   const out = process.env.BENCH_HEAP_OUT + '.worker-' + threadId;
-  let written = 0;
+  // Written whenever it rises (a worker may be stopped at any moment, with no exit of its own).
   setInterval(() => {
     const h = v8.getHeapStatistics();
+    if (h.used_heap_size <= peak.used && h.total_heap_size <= peak.total) return;
     peak.used = Math.max(peak.used, h.used_heap_size);
     peak.total = Math.max(peak.total, h.total_heap_size);
-    if (Date.now() - written >= 1000) {
-      written = Date.now();
-      writeFileSync(out, JSON.stringify(peak));
-    }
+    writeFileSync(out, JSON.stringify(peak));
   }, 25).unref();
 }
 if (isMainThread && process.env.BENCH_HEAP_OUT) {
