@@ -1038,7 +1038,7 @@ export function keepWritten(state: State, dir: string, key: string, record: Stat
   if (!unsaved) return false;
   const bytes = Buffer.from(`${recordLine(key, record)}\n`, 'utf8');
   const found: FoundLine = { kind: 'record', key: '', start: 0, afterKey: 0, end: 0, removal: false };
-  if (!readKey(bytes, 0, bytes.length - 1, found)) return false;
+  if (!readKey(bytes, 0, bytes.length - 1, found) || found.key !== key) return false;
   const at = unsaved.end;
   try {
     for (let written = 0; written < bytes.length;)
@@ -1048,8 +1048,10 @@ export function keepWritten(state: State, dir: string, key: string, record: Stat
   }
   unsaved.end += bytes.length;
   // A block already parsed takes no more entries: parsing it again would drop what was assigned to them.
+  // The caller's key, not the one read back from the line: the same text, and a string fewer per record.
   const entry = entryIn(tables, unsaved.source, {
     ...found,
+    key,
     start: at,
     afterKey: at + found.afterKey,
     end: at + found.end,

@@ -103,6 +103,20 @@ describe('computePlan', () => {
     expect(plan.problems).toEqual([]);
   });
 
+  it('gives creates with the same fields one list of them, which nothing can change', () => {
+    const records = [article('a'), article('b'), article('c', { values: { slug: 'c', title: 'C' } })];
+    const creates = computePlan(input(records, [], emptyState('local'))).changes;
+    expect(creates.map((c) => ('fields' in c ? c.fields : []))).toEqual([
+      ['body', 'slug', 'status', 'title'],
+      ['body', 'slug', 'status', 'title'],
+      ['body', 'slug', 'title'],
+    ]);
+    const [a, b, c] = creates.map((change) => (change as { fields: string[] }).fields);
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+  });
+
   it('leaves a record alone when neither the file nor the CMS changed', () => {
     const hello = article('hello');
     const remote = held(hello, 7);
