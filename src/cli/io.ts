@@ -113,6 +113,47 @@ export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(line + '\n');
 }
 
+/** Characters written at a time by writeParts. */
+const PARTS_CHUNK = 64 * 1024;
+
+/**
+ * Writes `parts` one after another, about 64 KiB at a time, waiting whenever the stream asks to
+ * (a pipe read slowly), so that a long output is never one string in memory.
+ */
+export async function writeParts(stream: NodeJS.WritableStream, parts: Iterable<string>): Promise<void> {
+  let chunk = '';
+  for (const part of parts) {
+    chunk += part;
+    if (chunk.length < PARTS_CHUNK) continue;
+    if (closed(stream)) return;
+    if (!stream.write(chunk)) await drained(stream);
+    chunk = '';
+  }
+  if (chunk && !closed(stream) && !stream.write(chunk)) await drained(stream);
+}
+
+/** Whether the stream takes nothing more (a reader that went away): what is left is not written. */
+function closed(stream: NodeJS.WritableStream): boolean {
+  const { destroyed, writableEnded } = stream as { destroyed?: boolean; writableEnded?: boolean };
+  return destroyed === true || writableEnded === true;
+}
+
+/** Resolves when the stream can take more, or will take nothing more (closed, or failed). */
+function drained(stream: NodeJS.WritableStream): Promise<void> {
+  if (closed(stream)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      stream.off('error', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+    stream.on('error', done);
+  });
+}
+
 /** Each command file exports a `registerX(program, io, setExit)` that adds itself to the program. */
 export type SetExit = (code: number) => void;
 

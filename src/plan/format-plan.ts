@@ -298,8 +298,16 @@ export function driftMessage(change: Extract<Change, { action: 'drift' }>): stri
   }
 }
 
-/** The plan as plain data for `--json`, with every problem of the run (files' and the plan's). */
-export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.problems): unknown {
+/**
+ * The plan as plain data for `--json`, with every problem of the run (files' and the plan's).
+ * `withChanges: false` leaves `changes` empty, for a caller that writes them one at a time (see
+ * changeToJson); the counts are still of every change.
+ */
+export function planToJson(
+  plan: Plan,
+  problems: readonly FileProblem[] = plan.problems,
+  { withChanges = true }: { withChanges?: boolean } = {},
+): unknown {
   return {
     counts: countPlan(plan),
     byResource: Object.fromEntries(countsByResource(plan)),
@@ -321,27 +329,30 @@ export function planToJson(plan: Plan, problems: readonly FileProblem[] = plan.p
       from: e.text.from,
       send: e.send,
     })),
-    changes: plan.changes.map((change) => {
-      const out: Record<string, unknown> = {
-        action: change.action,
-        key: change.key,
-        resource: change.resource,
-        file: change.file,
-      };
-      if ('id' in change) out.id = change.id;
-      if (change.movedFrom) out.movedFrom = change.movedFrom;
-      if ('fields' in change) out.fields = change.fields;
-      if ('values' in change && change.values) out.values = change.values.map(valueToJson);
-      if (change.action === 'drift') {
-        out.cmsFields = change.cmsFields;
-        out.kind = change.kind;
-        out.message = driftMessage(change);
-      }
-      if (change.action === 'keep') out.reason = change.reason;
-      return out;
-    }),
+    changes: withChanges ? plan.changes.map(changeToJson) : [],
     problems: problems.map((p) => ({ ...p, text: formatProblem(p) })),
   };
+}
+
+/** One change of the plan as `--json` gives it. */
+export function changeToJson(change: Change): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    action: change.action,
+    key: change.key,
+    resource: change.resource,
+    file: change.file,
+  };
+  if ('id' in change) out.id = change.id;
+  if (change.movedFrom) out.movedFrom = change.movedFrom;
+  if ('fields' in change) out.fields = change.fields;
+  if ('values' in change && change.values) out.values = change.values.map(valueToJson);
+  if (change.action === 'drift') {
+    out.cmsFields = change.cmsFields;
+    out.kind = change.kind;
+    out.message = driftMessage(change);
+  }
+  if (change.action === 'keep') out.reason = change.reason;
+  return out;
 }
 
 /** A field's two sides for `--json --diff`, with the same readable diff the text shows. */
