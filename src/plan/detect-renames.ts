@@ -60,6 +60,12 @@ export function detectRenames(input: {
   const ambiguous = new Map<string, AmbiguousRename>();
   const arrivals = input.desired.filter((record) => !input.state.records.has(record.key));
   if (arrivals.length === 0) return { moves, ambiguous };
+  // Records of state whose file is gone. None (a cold apply, or no file removed): no arrival is a
+  // move, and no arrival's body is read to be matched (in a cold apply, every body in the spool).
+  const gone: string[] = [];
+  for (const key of input.selected ?? input.state.records.keys())
+    if (!input.desiredKeys.has(key) && !input.protectedKeys.has(key)) gone.push(key);
+  if (gone.length === 0) return { moves, ambiguous };
 
   const bodyOf = new Map<DesiredRecord, string>();
   const fieldOf = new Map<string, string>();
@@ -82,8 +88,7 @@ export function detectRenames(input: {
     if (keys) keys.push(key);
     else index.set(id, [key]);
   };
-  for (const key of input.selected ?? input.state.records.keys()) {
-    if (input.desiredKeys.has(key) || input.protectedKeys.has(key)) continue;
+  for (const key of gone) {
     const entry = input.state.records.get(key)!;
     const slash = key.indexOf('/');
     const resource = key.slice(0, slash);

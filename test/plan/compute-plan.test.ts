@@ -6,6 +6,7 @@ import {
   type PlanInput,
   type RemoteListing,
 } from '../../src/plan/compute-plan.js';
+import { detectRenames } from '../../src/plan/detect-renames.js';
 import { remoteDigests, sourceDigests } from '../../src/plan/digest.js';
 import { comparableDigest } from '../../src/plan/payload.js';
 import type { DesiredRecord, RecordRef } from '../../src/records/build-record.js';
@@ -480,6 +481,36 @@ describe('renames', () => {
       }),
     ]);
     expect(plan.problems).toEqual([]);
+  });
+
+  it('reads no body of a new file when no record of state lost its file (a cold apply reads none)', () => {
+    let reads = 0;
+    const counted = (record: DesiredRecord): DesiredRecord => {
+      const { html } = record;
+      return Object.defineProperty({ ...record }, 'html', {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return html;
+        },
+      });
+    };
+    const { before, after, state } = renamed();
+    const detect = (desired: DesiredRecord[], from: State) =>
+      detectRenames({
+        desired,
+        state: from,
+        desiredKeys: new Set(desired.map((d) => d.key)),
+        protectedKeys: new Set(),
+        failedFiles: new Set(),
+      }).moves;
+    expect(
+      detect([counted(after), counted(article('other', { html: body('Other') }))], emptyState('local')),
+    ).toEqual(new Map());
+    expect(detect([counted(after), before], state)).toEqual(new Map());
+    expect(reads).toBe(0);
+    expect(detect([counted(after)], state)).toEqual(new Map([['article/new-name', 'article/old-name']]));
+    expect(reads).toBeGreaterThan(0);
   });
 
   it('with detectRenames false, creates the new record and keeps or deletes the old one as before', () => {
