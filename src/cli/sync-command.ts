@@ -42,8 +42,8 @@ export async function runSyncCommand(
 /**
  * What --json prints: the plan, and after an apply what it did, how long it took and its exit code.
  * The text of one JSON.stringify of that document, made in parts: the plan's changes one at a
- * time. Made whole, a cold apply of 100,000 documents ended holding an object per change, then
- * the text (tens of MB), then its bytes on their way out: the largest memory of the whole run.
+ * time. Made whole, a long plan would be held three times over at the end of the run: an object
+ * per change, the text, and its bytes on their way out.
  */
 export function* syncJsonParts(report: SyncReport): Generator<string> {
   const { mode, target, source, stats } = report;

@@ -739,8 +739,7 @@ function idsOf(byResource: Map<string, Map<number, string>>, resource: string): 
 
 /**
  * A create, built as a plain literal: with a spread in it, V8 keeps the properties after the spread
- * in a second array of their own, about 80 bytes more per change, and a cold apply holds one per
- * document.
+ * in a second array of their own, and a cold apply holds a create per document.
  */
 function created(base: Base, record: DesiredRecord, fields: string[]): Change {
   const { key, resource, file, movedFrom } = base;
