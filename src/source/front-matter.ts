@@ -187,6 +187,7 @@ export function parseFrontMatter(
     };
   }
   if (/^\+\+\+[ \t]*\n/.test(text)) return parseTomlFrontMatter(text, limits);
+  if (/^\{\s*["}]/.test(text)) return parseJsonObjectFrontMatter(text, limits);
   // `---` followed by more dashes is a thematic break, not front matter (gray-matter agrees).
   if (!text.startsWith('---') || text[3] === '-') {
     return { data: {}, lines: {}, body: text, bodyLine: 1 };
@@ -314,6 +315,91 @@ function positionOf(error: unknown, text: string, language: string): FrontMatter
     };
   }
   return { line: 1, column: 1, message: `front matter could not be read: ${message}` };
+}
+
+/**
+ * Hugo's JSON front matter: the file opens with a JSON object, and the body follows its closing
+ * brace. Only an object whose first key (or end) follows the brace is taken for one, so that a
+ * body opening with a shortcode or a Liquid tag (`{{<`, `{%`) stays a body.
+ */
+function parseJsonObjectFrontMatter(text: string, limits: FrontMatterLimits): FrontMatter | FrontMatterError {
+  const end = jsonObjectEnd(text);
+  if (end === undefined) {
+    return {
+      line: 1,
+      column: 1,
+      message:
+        'front matter opened with { on line 1 is never closed; end the JSON object with } before the body',
+    };
+  }
+  if (end > limits.maxFrontMatterBytes) {
+    return {
+      line: 1,
+      column: 1,
+      message:
+        `front matter is ${formatBytes(end)}, over the limit of ` +
+        `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
+    };
+  }
+  const source = text.slice(0, end);
+  const deep = nestingOf(source, limits.maxNestingDepth);
+  if (deep) {
+    return {
+      line: deep.line,
+      column: 1,
+      message:
+        `front matter is nested about ${deep.depth} deep here, more than the limit of ` +
+        `${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+    };
+  }
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(source) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const at = /position (\d+)/.exec(message);
+    const before = source.slice(0, at ? Number(at[1]) : 0).split('\n');
+    return {
+      line: before.length,
+      column: (before[before.length - 1] ?? '').length + 1,
+      message: `front matter is not valid JSON: ${message}`,
+    };
+  }
+  const keyCount = Object.keys(data).length;
+  if (keyCount > limits.maxFrontMatterKeys) {
+    return {
+      line: 1,
+      column: 1,
+      message:
+        `front matter has ${keyCount} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
+        `${raiseHint('maxFrontMatterKeys')}`,
+    };
+  }
+  // What is left of the closing brace's line (blanks) goes with the front matter.
+  const rest = /^[ \t]*(?:\n|$)/.exec(text.slice(end));
+  const head = text.slice(0, end + (rest?.[0].length ?? 0));
+  return {
+    data,
+    lines: keyLines(head, Object.keys(data), true),
+    body: text.slice(head.length),
+    bodyLine: countLines(head) + 1,
+  };
+}
+
+/** The offset just past the brace that closes the JSON object `text` opens with, if it is closed. */
+function jsonObjectEnd(text: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x22 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) depth++;
+    else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -269,6 +269,56 @@ describe('scanContent: file contents', () => {
     });
   });
 
+  it("reads Hugo's JSON front matter (a file opening with an object), keeps a body opening with a tag", async () => {
+    const result = await scan({
+      'content/articles/hugo-json.md':
+        '{\n  "title": "Brace {in} \\"quotes\\"",\n  "tags": ["a", "}"],\n  "draft": true\n}\nText with {{< x >}}\n',
+      'content/articles/one-line.md': '{"title": "One line"}  \nBody\n',
+      'content/articles/shortcode.md': '{{< youtube abc >}}\n',
+      'content/articles/liquid.md': '{% raw %}x{% endraw %}\n',
+      'content/articles/open-brace.md': '{\n  "title": "Never closed"\nBody\n',
+      'content/articles/bad-json.md': '{\n  "title": "Bad",\n  draft: true\n}\nBody\n',
+    });
+    // V8 words the reason; where it is, and what to do, are ours.
+    expect(result.messages).toEqual([
+      expect.stringMatching(/^content\/articles\/bad-json\.md:3:3: front matter is not valid JSON: /),
+      'content/articles/open-brace.md:1:1: front matter opened with { on line 1 is never closed; end the JSON ' +
+        'object with } before the body',
+    ]);
+    const read = Object.fromEntries(
+      result.documents.map((d) => [
+        d.file,
+        { frontMatter: d.frontMatter, lines: d.frontMatterLines, body: d.body, bodyLine: d.bodyLine },
+      ]),
+    );
+    expect(read).toEqual({
+      'content/articles/hugo-json.md': {
+        frontMatter: { title: 'Brace {in} "quotes"', tags: ['a', '}'], draft: true },
+        lines: { title: 2, tags: 3, draft: 4 },
+        body: 'Text with {{< x >}}\n',
+        bodyLine: 6,
+      },
+      'content/articles/one-line.md': {
+        frontMatter: { title: 'One line' },
+        lines: { title: 1 },
+        body: 'Body\n',
+        bodyLine: 2,
+      },
+      'content/articles/shortcode.md': {
+        frontMatter: {},
+        lines: {},
+        body: '{{< youtube abc >}}\n',
+        bodyLine: 1,
+      },
+      'content/articles/liquid.md': {
+        frontMatter: {},
+        lines: {},
+        body: '{% raw %}x{% endraw %}\n',
+        bodyLine: 1,
+      },
+    });
+  });
+
   it('reports a file that is not UTF-8 at the first bad byte', async () => {
     const latin1 = Buffer.concat([
       Buffer.from('---\ntitle: Caf'),
