@@ -28,7 +28,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const config = await readHugoConfig(siteDir, options.file);
   const languages = Object.keys(record(config.languages));
   const defaultLanguage = text(config.defaultContentLanguage) ?? languages[0] ?? 'en';
-  const contentRoot = path.join(siteDir, text(config.contentDir) ?? 'content');
+  const contentRoot = path.resolve(siteDir, text(config.contentDir) ?? 'content');
   const staticDirs = (Array.isArray(config.staticDir) ? config.staticDir : [config.staticDir ?? 'static'])
     .filter((d): d is string => typeof d === 'string')
     .map((d) => path.join(siteDir, d));
@@ -37,14 +37,11 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const isLanguage = (code: string) =>
     known.size > 0 ? known.has(code.toLowerCase()) : /^[a-z]{2,3}(?:-[a-z0-9]{2,8})?$/i.test(code);
   const documents: SiteDocument[] = [];
-  const roots: Array<{ dir: string; lang?: string }> = [{ dir: contentRoot }];
-  for (const [lang, settings] of Object.entries(record(config.languages))) {
-    const dir = text(record(settings).contentDir);
-    if (dir) roots.push({ dir: path.join(siteDir, dir), lang });
-  }
+  const roots = contentRoots(siteDir, contentRoot, config);
+  const skip = new Set(roots.map((root) => root.dir));
   for (const root of roots) {
     if (!existsSync(root.dir)) continue;
-    await walk(root.dir, root.dir, root.lang, { isLanguage, documents, report: options.report });
+    await walk(root.dir, root.dir, root.lang, { isLanguage, documents, report: options.report, skip });
   }
   if (documents.length === 0 && !existsSync(contentRoot)) {
     throw new SyncError(
@@ -78,6 +75,32 @@ interface Walk {
   isLanguage: (code: string) => boolean;
   documents: SiteDocument[];
   report: MigrationReport;
+  /** The content folders: one inside another (content/en in content/) is walked as its own root only. */
+  skip: ReadonlySet<string>;
+}
+
+/**
+ * Where each language's files are. A language with a contentDir of its own (translation by
+ * folder, `content/en/`, `content/fr/`) has its files there; the others share the site's
+ * contentDir, where a file's language is in its name (`post.fr.md`). The site's folder is read only
+ * when a language (or a site with none configured) uses it.
+ */
+function contentRoots(
+  siteDir: string,
+  contentRoot: string,
+  config: Record<string, unknown>,
+): Array<{ dir: string; lang?: string }> {
+  const roots: Array<{ dir: string; lang?: string }> = [];
+  let shared = false;
+  const languages = Object.entries(record(config.languages));
+  for (const [lang, settings] of languages) {
+    const own = text(record(settings).contentDir);
+    const dir = own ? path.resolve(siteDir, own) : undefined;
+    if (!dir || dir === contentRoot) shared = true;
+    else if (!roots.some((root) => root.dir === dir)) roots.push({ dir, lang });
+  }
+  if (shared || languages.length === 0) roots.unshift({ dir: contentRoot });
+  return roots;
 }
 
 /** Splits `name.es.md` into `name` and `es` when `es` is a language of the site. */
@@ -133,8 +156,9 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
     });
   }
   for (const entry of entries) {
-    if (entry.isDirectory() && !entry.name.startsWith('.'))
-      await walk(root, path.join(dir, entry.name), rootLang, ctx);
+    const sub = path.join(dir, entry.name);
+    if (entry.isDirectory() && !entry.name.startsWith('.') && !ctx.skip.has(sub))
+      await walk(root, sub, rootLang, ctx);
   }
 }
 

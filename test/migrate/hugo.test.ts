@@ -199,6 +199,45 @@ describe('import hugo', () => {
   });
 });
 
+describe('import hugo: languages with folders of their own, JSON front matter', () => {
+  it('reads each language from its contentDir once, inside content/ or beside it', async () => {
+    project = await projectWithSite('hugo');
+    const site = (file: string) => path.join(project!.dir, 'multi', file);
+    const { mkdir } = await import('node:fs/promises');
+    for (const dir of ['config/_default', 'content/en/posts', 'content/fr/posts', 'content-es'])
+      await mkdir(site(dir), { recursive: true });
+    await writeFile(site('config/_default/hugo.toml'), 'baseURL = "https://x.example/"\n');
+    await writeFile(
+      site('config/_default/languages.toml'),
+      '[en]\ncontentDir = "content/en"\n[fr]\ncontentDir = "content/fr"\n[es]\ncontentDir = "content-es"\n',
+    );
+    // Hugo's JSON front matter: the file opens with the object.
+    await writeFile(
+      site('content/en/posts/second.md'),
+      '{\n  "title": "Second",\n  "date": "2020-01-01",\n  "slug": "second"\n}\nIn English.\n',
+    );
+    await writeFile(site('content/fr/posts/second.md'), '---\ntitle: Deuxième\n---\nEn français.\n');
+    await writeFile(site('content/en/about.md'), '+++\ntitle = "About"\n+++\nUs.\n');
+    await writeFile(site('content-es/about.md'), '---\ntitle: Sobre\n---\nNosotros.\n');
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'multi']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('Warning');
+    expect(await project.files()).toEqual([
+      'content/articles/second-fr.md',
+      'content/articles/second.md',
+      'content/pages/about-es.md',
+      'content/pages/about.md',
+    ]);
+    expect(await project.read('content/articles/second.md')).toBe(
+      '---\ntitle: Second\ndate: 2020-01-01T00:00:00.000Z\n---\n\nIn English.\n',
+    );
+    expect(await project.read('content/articles/second-fr.md')).toBe(
+      '---\ntitle: Deuxième\nslug: second\nlang: fr\n---\n\nEn français.\n',
+    );
+  });
+});
+
 describe('import hugo --link-path', () => {
   it('makes ref and relref to a post or page the pattern (default /{folder}/{slug}/), fragment kept', async () => {
     project = await projectWithSite('hugo');
