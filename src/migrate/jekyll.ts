@@ -65,6 +65,10 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     kind: 'Jekyll',
     siteDir,
     dialect: 'liquid',
+    // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
+    kramdown: !['commonmark', 'commonmarkghpages'].includes(
+      text(config.markdown)?.toLowerCase() ?? 'kramdown',
+    ),
     site: {
       ...(text(config.url) ? { url: text(config.url) } : {}),
       ...(text(config.baseurl) ? { baseUrl: text(config.baseurl) } : {}),

@@ -5,6 +5,7 @@ import { parseDate } from '../records/parse-date.js';
 import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
+import { removeAttributeSyntax, type AttributeSyntax } from './kramdown.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
@@ -66,6 +67,11 @@ export interface SiteProfile {
   documents: SiteDocument[];
   /** Front matter keys that carry only presentation (layout): dropped without a report line. */
   silentKeys: ReadonlySet<string>;
+  /**
+   * The site's Markdown is kramdown (Jekyll's default), whose attribute lists, table of contents
+   * and extensions are removed (see removeAttributeSyntax); else only headings' attributes are.
+   */
+  kramdown?: boolean;
   /** A taxonomy given as one string is a space-separated list (Jekyll), not one name (Hugo, Eleventy). */
   spaceSeparatedNames?: boolean;
   /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
@@ -172,12 +178,20 @@ export async function importSite(
   const categories = new Map<string, string>();
   const users = new Map<string, Person & { name: string }>();
 
+  const attributes = new Map<AttributeSyntax, string[]>();
   let done = 0;
   for (const entry of entries) {
     done++;
     const { doc, file } = entry;
-    const raw = profile.dialect === 'liquid' ? protectRaw(entry.body) : undefined;
-    const expanded = expandTemplates(raw?.text ?? entry.body, {
+    const plain = removeAttributeSyntax(entry.body, profile.kramdown ? 'kramdown' : 'goldmark');
+    for (const { line, what } of plain.removed) {
+      const places = attributes.get(what) ?? [];
+      const place = `${file}:${entry.bodyLine + line - 1}`;
+      if (places.at(-1) !== place) places.push(place);
+      attributes.set(what, places);
+    }
+    const raw = profile.dialect === 'liquid' ? protectRaw(plain.text) : undefined;
+    const expanded = expandTemplates(raw?.text ?? plain.text, {
       file,
       bodyLine: entry.bodyLine,
       site: profile.site,
@@ -186,7 +200,8 @@ export async function importSite(
       ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
     });
     for (const p of expanded.problems) {
-      const line = raw ? entry.bodyLine + raw.bodyLine(p.line - entry.bodyLine) : p.line;
+      const inBody = p.line - entry.bodyLine;
+      const line = entry.bodyLine + plain.bodyLine(raw ? raw.bodyLine(inBody) : inBody);
       report.warnings.push(`${p.file}:${line}:${p.column}: ${p.message}`);
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
@@ -281,9 +296,27 @@ export async function importSite(
         shownPlaces.join(', '),
     );
   }
+  for (const [what, places] of attributes) {
+    const shownPlaces = places.length > 5 ? [...places.slice(0, 5), `and ${places.length - 5} more`] : places;
+    report.warnings.push(`${ATTRIBUTES_REMOVED[what]} (${shownPlaces.join(', ')})`);
+  }
   await copyMedia(copies, options, report, shown);
   await writer.flush();
 }
+
+/** What the report says of each kind of attribute syntax removed from the bodies. */
+const ATTRIBUTES_REMOVED: Record<AttributeSyntax, string> = {
+  attributes:
+    'kramdown attribute lists (`{: .class}`, `{: width="200"}`) removed: the CMS takes no classes or ' +
+    'attributes from Markdown',
+  toc: 'tables of contents (`* TOC` and `{:toc}`) removed: the CMS does not make them',
+  'heading-id':
+    "headings' ids and classes (`## Title {#id}`) removed: a link to `#id` from elsewhere needs the id " +
+    'the CMS gives the heading',
+  extension:
+    'kramdown extensions (`{::comment}`, `{::nomarkdown}`, `{::options}`) removed; what ' +
+    '`{::nomarkdown}` held is kept',
+};
 
 /** A site's author by key, else by name (`author: Jane Doe` for the `jane` of data/authors). */
 function findPerson(people: Map<string, Person>, author: string): [string, Person | undefined] {

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { protectRaw } from '../../src/migrate/site-raw.js';
 import { expandTemplates } from '../../src/render/templates/expand-templates.js';
@@ -195,6 +197,70 @@ describe('import jekyll', () => {
     const file = await runInProcess(project.dir, ['import', 'jekyll', 'site/hugo.toml']);
     expect(file.code).toBe(1);
     expect(file.stderr).toContain('site/hugo.toml: no such folder');
+  });
+});
+
+describe('import jekyll: kramdown', () => {
+  it('removes attribute lists, the table of contents and heading ids, says where; later lines stay right', async () => {
+    project = await projectWithSite('hugo');
+    const site = (file: string) => path.join(project!.dir, 'kd', file);
+    await mkdir(site('_posts'), { recursive: true });
+    await writeFile(site('_config.yml'), 'title: Blog\n');
+    await writeFile(
+      site('_posts/2020-05-01-styled.md'),
+      [
+        '---', // 1
+        'title: Styled', // 2
+        '---', // 3
+        'Lead paragraph.', // 4
+        '{: .lead}', // 5
+        '', // 6
+        '* TOC', // 7
+        '{:toc}', // 8
+        '', // 9
+        '## Setup {#setup}', // 10
+        '', // 11
+        'Run `make`{: .cmd} now.', // 12
+        '', // 13
+        '{{ page.nothing }}', // 14
+        '',
+      ].join('\n'),
+    );
+    await writeFile(site('_posts/2020-05-02-plain.md'), '---\ntitle: Plain\n---\nNo attributes {here}.\n');
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'kd']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await project.read('content/articles/styled.md')).toBe(
+      [
+        '---',
+        'title: Styled',
+        'date: 2020-05-01T00:00:00.000Z',
+        '---',
+        '',
+        'Lead paragraph.',
+        '',
+        '## Setup',
+        '',
+        'Run `make` now.',
+        '',
+        '{{ page.nothing }}',
+        '',
+      ].join('\n'),
+    );
+    expect(await project.read('content/articles/plain.md')).toContain('No attributes {here}.');
+    const warnings = run.stdout.split('\n').filter((line) => line.startsWith('Warning:'));
+    expect(warnings).toEqual([
+      // A template after the removed lines is told at its line in the file.
+      expect.stringMatching(
+        /^Warning: kd\/_posts\/2020-05-01-styled\.md:14:1: Liquid output `\{\{ page\.nothing \}\}`/,
+      ),
+      'Warning: kramdown attribute lists (`{: .class}`, `{: width="200"}`) removed: the CMS takes no classes or ' +
+        'attributes from Markdown (kd/_posts/2020-05-01-styled.md:5, kd/_posts/2020-05-01-styled.md:12)',
+      'Warning: tables of contents (`* TOC` and `{:toc}`) removed: the CMS does not make them ' +
+        '(kd/_posts/2020-05-01-styled.md:7)',
+      "Warning: headings' ids and classes (`## Title {#id}`) removed: a link to `#id` from elsewhere needs the " +
+        'id the CMS gives the heading (kd/_posts/2020-05-01-styled.md:10)',
+    ]);
   });
 });
 

@@ -1,0 +1,243 @@
+import type { Root } from 'mdast';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+import { visit } from 'unist-util-visit';
+import { parseTemplates, type TemplateNode } from '../render/templates/parse-templates.js';
+
+const parser = unified().use(remarkParse).freeze();
+
+/** What `markdown` of the old site holds that the CMS's Markdown would show as text. */
+export type AttributeSyntax = 'attributes' | 'toc' | 'heading-id' | 'extension';
+
+export interface AttributesRemoved {
+  text: string;
+  /** What was removed, by its line in the text given (1-based). */
+  removed: Array<{ line: number; what: AttributeSyntax }>;
+  /** The line (0-based) of the text given that line `line` (0-based) of `text` comes from. */
+  bodyLine: (line: number) => number;
+}
+
+/**
+ * Removes the attribute syntax of the old site's Markdown, which CommonMark (and so the CMS) shows
+ * as text:
+ *
+ * - `kramdown` (Jekyll's Markdown): attribute lists after a block (`{: .class}` on a line of its
+ *   own, and `{:name: …}` definitions) or right after a span (`![x](y){: width="200"}`), the table
+ *   of contents (`* TOC` then `{:toc}`), `{::comment}…{:/comment}`, the markers of
+ *   `{::nomarkdown}…{:/nomarkdown}` (what they hold stays), and `{::options … /}`;
+ * - both dialects: a heading's attributes (`## Title {#id .class}`, Goldmark's and kramdown's).
+ *
+ * Nothing inside code (fenced, indented, inline, or a `highlight` block of the site's templates)
+ * or HTML is touched. The rest of the text is left byte for byte as it was. Classes and ids have no
+ * place in the CMS's Markdown: what was removed is told by line, for an editor to look at (an
+ * anchor link to a heading's id, say).
+ */
+export function removeAttributeSyntax(markdown: string, dialect: 'kramdown' | 'goldmark'): AttributesRemoved {
+  if (!markdown.includes('{')) return unchanged(markdown);
+  const candidates: Edit[] = [];
+  const add = (start: number, end: number, what: AttributeSyntax, rank: number) =>
+    candidates.push({ start, end, what, rank });
+  if (dialect === 'kramdown') {
+    for (const m of markdown.matchAll(TOC)) add(m.index, m.index + m[0].length, 'toc', 0);
+    for (const [start, end] of comments(markdown)) add(start, end, 'extension', 1);
+    for (const m of markdown.matchAll(EXTENSION_MARK)) add(m.index, m.index + m[0].length, 'extension', 1);
+    for (const m of markdown.matchAll(BLOCK_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
+    for (const m of markdown.matchAll(SPAN_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
+  }
+  for (const [start, end] of headingAttributes(markdown)) add(start, end, 'heading-id', 3);
+  if (candidates.length === 0) return unchanged(markdown);
+
+  const kept = protectedRanges(markdown, dialect);
+  /** Whether the line before `start` (a line's start) is blank, or there is none. */
+  const blankBefore = (start: number) => {
+    if (start === 0) return true;
+    if (markdown[start - 1] !== '\n') return false;
+    return markdown.slice(markdown.lastIndexOf('\n', start - 2) + 1, start - 1).trim() === '';
+  };
+  // In order; of two that overlap, the first (or, at one place, the first kind above) is taken.
+  candidates.sort((a, b) => a.start - b.start || a.rank - b.rank);
+  const edits: Edit[] = [];
+  let taken = 0;
+  for (const edit of candidates) {
+    if (edit.start < taken || kept.overlaps(edit.start, edit.end)) continue;
+    // A line that held nothing else goes with its line break.
+    if (markdown[edit.end - 1] !== '\n' && (edit.start === 0 || markdown[edit.start - 1] === '\n')) {
+      const rest = /^[ \t]*(?:\n|$)/.exec(markdown.slice(edit.end));
+      if (rest) edit.end += rest[0].length;
+    }
+    // Whole lines between blank lines: the blank lines after them go too, not to leave a gap.
+    if (markdown[edit.end - 1] === '\n' && blankBefore(edit.start))
+      edit.end += /^(?:[ \t]*\n)*/.exec(markdown.slice(edit.end))![0].length;
+    edits.push(edit);
+    taken = edit.end;
+  }
+  if (edits.length === 0) return unchanged(markdown);
+
+  let text = '';
+  let at = 0;
+  const removed: AttributesRemoved['removed'] = [];
+  /** From output line `line` (0-based) on, each comes from `lines` more lines down the text given. */
+  const shifts: Array<{ line: number; lines: number }> = [];
+  /** Line breaks before the edit, in the text given and in the output. */
+  let given = 0;
+  let out = 0;
+  /** Whether the output so far is empty or ends a line (asked of the text given: the output is a rope). */
+  let atLineStart = true;
+  for (const edit of edits) {
+    const before = lineBreaks(markdown, at, edit.start);
+    given += before;
+    out += before;
+    text += markdown.slice(at, edit.start);
+    if (edit.start > at) atLineStart = markdown[edit.start - 1] === '\n';
+    removed.push({ line: given + 1, what: edit.what });
+    const lines = lineBreaks(markdown, edit.start, edit.end);
+    // A whole line removed: the output's next line is the one after it.
+    if (lines > 0) shifts.push({ line: atLineStart ? out : out + 1, lines });
+    given += lines;
+    at = edit.end;
+  }
+  return {
+    text: text + markdown.slice(at),
+    removed,
+    bodyLine: (line) => line + shifts.reduce((sum, s) => (s.line <= line ? sum + s.lines : sum), 0),
+  };
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  what: AttributeSyntax;
+  /** Which is taken of two found at one place: the lower. */
+  rank: number;
+}
+
+function unchanged(markdown: string): AttributesRemoved {
+  return { text: markdown, removed: [], bodyLine: (line) => line };
+}
+
+function lineBreaks(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** `* TOC` (or `1. Contents`, any one item) and the `{:toc}` line after it. */
+const TOC = /^[ \t]*(?:[*+-]|\d+[.)])[ \t]+[^\n]*\n[ \t]*\{:[ \t]*\.?toc[ \t]*\}[ \t]*(?:\n|$)/gim;
+/** The markers of `{::nomarkdown}…{:/nomarkdown}` (what they hold stays), and `{::options … /}`. */
+const EXTENSION_MARK = /\{::nomarkdown\}|\{:\/nomarkdown\}|\{::options[^}\n]*\/\}/g;
+/** An attribute list's body: `.class #id key="value"` (quotes understood), then its brace. */
+const LIST = String.raw`(?:[^}"'\n]|"[^"\n]*"|'[^'\n]*')*\}`;
+/**
+ * A line that is an attribute list (`{: .class #id key="value"}`) or a definition of one
+ * (`{:name: .class}`), with its line break.
+ */
+const BLOCK_IAL = new RegExp(String.raw`^[ \t]*\{:(?!:)${LIST}[ \t]*(?:\n|$)`, 'gm');
+/** An attribute list right after a span: an image or link, emphasis, code. */
+const SPAN_IAL = new RegExp(String.raw`(?<=[)\]*_\`])\{:(?!:)${LIST}`, 'g');
+
+/** `{::comment}…{:/comment}` (or `{:/}`), with what it holds: found with indexOf, in one pass. */
+function comments(markdown: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (let open = markdown.indexOf('{::comment}'); open !== -1;) {
+    const inner = open + '{::comment}'.length;
+    const close = [markdown.indexOf('{:/comment}', inner), markdown.indexOf('{:/}', inner)]
+      .filter((i) => i !== -1)
+      .sort((a, b) => a - b)[0];
+    if (close === undefined) break;
+    const end = close + (markdown.startsWith('{:/}', close) ? 4 : '{:/comment}'.length);
+    found.push([open, end]);
+    open = markdown.indexOf('{::comment}', end);
+  }
+  return found;
+}
+
+/**
+ * An ATX heading's trailing attributes (`{#id}`, `{.class}`, `{#id .class key=value}`, kramdown's
+ * `{: #id}`) with the blanks before them, line by line: a regular expression over a long heading
+ * line would try every brace.
+ */
+function headingAttributes(markdown: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (const m of markdown.matchAll(HEADING_START)) {
+    const lineEnd = markdown.indexOf('\n', m.index);
+    const end = lineEnd === -1 ? markdown.length : lineEnd;
+    const line = withoutClosingHashes(markdown.slice(m.index, end));
+    const brace = line.lastIndexOf('{');
+    if (brace <= m[0].length || !/^\{:?[ \t]*[#.][^{}]*\}$/.test(line.slice(brace))) continue;
+    let start = brace;
+    while (start > m[0].length && (line[start - 1] === ' ' || line[start - 1] === '\t')) start--;
+    if (start === brace) continue;
+    found.push([m.index + start, m.index + line.length]);
+  }
+  return found;
+}
+
+const HEADING_START = /^[ \t]{0,3}#{1,6}[ \t]+/gm;
+
+/** A heading line less its trailing blanks and closing `#`s (`## Title ##`). */
+function withoutClosingHashes(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+  let hashes = end;
+  while (hashes > 0 && line[hashes - 1] === '#') hashes--;
+  if (hashes < end && hashes > 0 && (line[hashes - 1] === ' ' || line[hashes - 1] === '\t')) end = hashes;
+  while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
+  return line.slice(0, end);
+}
+
+/** Where nothing is removed: code and HTML as Markdown reads them, and the templates' code blocks. */
+function protectedRanges(markdown: string, dialect: 'kramdown' | 'goldmark'): Ranges {
+  const ranges: Array<[number, number]> = [];
+  visit(parser.parse(markdown) as Root, (node) => {
+    if (node.type !== 'code' && node.type !== 'inlineCode' && node.type !== 'html') return;
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
+    if (start !== undefined && end !== undefined) ranges.push([start, end]);
+  });
+  const templates = parseTemplates(markdown, {
+    dialect: dialect === 'kramdown' ? 'liquid' : 'hugo',
+    isCode: () => false,
+    maxDepth: 20,
+  });
+  const collect = (nodes: TemplateNode[]): void => {
+    for (const node of nodes) {
+      if (node.kind === 'verbatim') ranges.push([node.start, node.end]);
+      else if (node.kind === 'tag') {
+        if (node.open.name === 'highlight' && node.close) ranges.push([node.open.start, node.close.end]);
+        else collect(node.children);
+      }
+    }
+  };
+  collect(templates.nodes);
+  return new Ranges(ranges);
+}
+
+/** Ranges of the text, merged, to ask whether a span overlaps one (a binary search). */
+class Ranges {
+  readonly #starts: number[] = [];
+  readonly #ends: number[] = [];
+
+  constructor(ranges: Array<[number, number]>) {
+    for (const [start, end] of ranges.sort((a, b) => a[0] - b[0])) {
+      const last = this.#ends.length - 1;
+      if (last >= 0 && start <= this.#ends[last]!) this.#ends[last] = Math.max(this.#ends[last]!, end);
+      else {
+        this.#starts.push(start);
+        this.#ends.push(end);
+      }
+    }
+  }
+
+  /** Whether [start, end) overlaps a range. */
+  overlaps(start: number, end: number): boolean {
+    // The last range that starts before `end`.
+    let low = 0;
+    let high = this.#starts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.#starts[mid]! < end) low = mid + 1;
+      else high = mid;
+    }
+    return low > 0 && this.#ends[low - 1]! > start;
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { removeAttributeSyntax } from '../../src/migrate/kramdown.js';
+
+describe('removeAttributeSyntax', () => {
+  it("removes kramdown's block and span attribute lists, its table of contents and extensions", () => {
+    const body = [
+      'Intro.', // 1
+      '', // 2
+      '* TOC', // 3
+      '{:toc}', // 4
+      '', // 5
+      '![Logo](/logo.png){: .center width="200" title="a } in quotes"}', // 6
+      '', // 7
+      'A paragraph with *emphasis*{: .em} and [a link](/x){:target="_blank"}.', // 8
+      '{: .lead}', // 9
+      '', // 10
+      '{:refdef: .note}', // 11
+      '', // 12
+      '## Title {#custom-id .big}', // 13
+      '', // 14
+      '{::comment}', // 15
+      'Not for readers {: .x}', // 16
+      '{:/comment}', // 17
+      '{::nomarkdown}<b>kept</b>{:/nomarkdown}', // 18
+      '{::options parse_block_html="true" /}', // 19
+      'End.', // 20
+      '',
+    ].join('\n');
+    const result = removeAttributeSyntax(body, 'kramdown');
+    expect(result.text).toBe(
+      [
+        'Intro.',
+        '',
+        '![Logo](/logo.png)',
+        '',
+        'A paragraph with *emphasis* and [a link](/x).',
+        '',
+        '## Title',
+        '',
+        '<b>kept</b>',
+        'End.',
+        '',
+      ].join('\n'),
+    );
+    expect(result.removed).toEqual([
+      { line: 3, what: 'toc' },
+      { line: 6, what: 'attributes' },
+      { line: 8, what: 'attributes' },
+      { line: 8, what: 'attributes' },
+      { line: 9, what: 'attributes' },
+      { line: 11, what: 'attributes' },
+      { line: 13, what: 'heading-id' },
+      { line: 15, what: 'extension' },
+      { line: 18, what: 'extension' },
+      { line: 18, what: 'extension' },
+      { line: 19, what: 'extension' },
+    ]);
+    // Each line of the output (0-based) comes from this line of the body: a line after the removed
+    // ones is told where it was.
+    const lines = result.text.split('\n');
+    for (const [i, line] of lines.entries()) {
+      if (line === 'End.') expect(result.bodyLine(i)).toBe(19);
+      if (line === '## Title') expect(result.bodyLine(i)).toBe(12);
+      if (line.startsWith('![Logo]')) expect(result.bodyLine(i)).toBe(5);
+    }
+  });
+
+  it('touches nothing in code, HTML or a template code block, and leaves text that only looks alike', () => {
+    const body = [
+      '```',
+      '{: .in-fence}',
+      '## Not a heading {#id}',
+      '```',
+      '',
+      'Inline `code{: .x}` and `x`{: .after-code} and plain{: .after-text} and { : spaced}.',
+      '',
+      '    {: .indented-code}',
+      '',
+      '<div>',
+      '{: .in-html}',
+      '</div>',
+      '',
+      '{% highlight ruby %}',
+      '{: .in-highlight}',
+      '{% endhighlight %}',
+      '',
+      '{% raw %}',
+      '{: .in-raw}',
+      '{% endraw %}',
+      '',
+      '# Heading with {braces} in it',
+      '# Heading ending {#id} then words',
+      '',
+    ].join('\n');
+    const result = removeAttributeSyntax(body, 'kramdown');
+    expect(result.text).toBe(body.replace('`x`{: .after-code}', '`x`'));
+    expect(result.removed).toEqual([{ line: 6, what: 'attributes' }]);
+  });
+
+  it("removes only headings' attributes in Goldmark (Hugo), and is unchanged without them", () => {
+    const body = '## Title {#intro}\n\nText {: .not-goldmark}\n{: .kept}\n\n### Closed {.c} ###\n';
+    const result = removeAttributeSyntax(body, 'goldmark');
+    expect(result.text).toBe('## Title\n\nText {: .not-goldmark}\n{: .kept}\n\n### Closed ###\n');
+    expect(result.removed).toEqual([
+      { line: 1, what: 'heading-id' },
+      { line: 6, what: 'heading-id' },
+    ]);
+    expect(removeAttributeSyntax('No braces at all.\n', 'kramdown')).toMatchObject({
+      text: 'No braces at all.\n',
+      removed: [],
+    });
+  });
+
+  // Quadratic work over these 200 KB would take minutes, past the test's time limit; linear work
+  // takes milliseconds.
+  it('stays linear on hostile input: unclosed comments, long heading lines, many lists', () => {
+    const size = 200_000;
+    const left = [
+      '{::comment}'.repeat(size / 10),
+      `# ${' {#a'.repeat(size / 4)}`,
+      `# ${' #'.repeat(size / 2)} x`,
+      '`a`'.repeat(size / 3),
+    ];
+    for (const body of left) expect(removeAttributeSyntax(body, 'kramdown').removed).toEqual([]);
+    const lists = removeAttributeSyntax('{: .x}\n'.repeat(5_000), 'kramdown');
+    expect(lists.text).toBe('');
+    expect(lists.removed).toHaveLength(5_000);
+  });
+});
