@@ -65,6 +65,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     kind: 'Jekyll',
     siteDir,
     dialect: 'liquid',
+    frontMatterAs: 'page',
     // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
     kramdown: !['commonmark', 'commonmarkghpages'].includes(
       text(config.markdown)?.toLowerCase() ?? 'kramdown',
@@ -207,6 +208,7 @@ async function eleventyProfile(
   await walkEleventy(inputDir, inputDir, false, documents, report);
   return {
     kind: 'Eleventy',
+    frontMatterAs: 'data',
     siteDir,
     dialect: 'liquid',
     site: {

@@ -72,6 +72,11 @@ export interface SiteProfile {
    * and extensions are removed (see removeAttributeSyntax); else only headings' attributes are.
    */
   kramdown?: boolean;
+  /**
+   * Where a Liquid output finds the page's front matter: `page.title` (Jekyll), or `title`
+   * (Eleventy, whose own `page` is not the front matter). Unset: nowhere (Hugo has no Liquid).
+   */
+  frontMatterAs?: 'page' | 'data';
   /** A taxonomy given as one string is a space-separated list (Jekyll), not one name (Hugo, Eleventy). */
   spaceSeparatedNames?: boolean;
   /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
@@ -197,6 +202,8 @@ export async function importSite(
       site: profile.site,
       dialect: profile.dialect,
       resolveRef,
+      ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
+      ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
       ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
     });
     for (const p of expanded.problems) {

@@ -35,9 +35,6 @@ describe('import jekyll', () => {
         '       1  categories beyond the first of a post (the CMS takes one; added to its tags)',
         "Warning: site/_posts/2024-06-01-hello.md: its slug `hello` is also site/_posts/2021-06-01-hello.md's; " +
           'written as `hello-2024`',
-        'Warning: site/_posts/2024-02-10-harbour-walk.md:15:7: Liquid output `{{ page.title }}` is left as text: ' +
-          '`page.title` is not a value cms-sync knows; cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and ' +
-          'the `url`, `relative_url` and `absolute_url` filters',
         'Warning: site/_posts/2024-02-10-harbour-walk.md:24:1: `{% include %}` of `newsletter.html` is left as ' +
           "text: it runs one of the site's templates, which cms-sync cannot; map `include` under " +
           '`markdown.shortcodes` in sync.config.ts (args[0] is the file), or write the content into the file',
@@ -87,7 +84,8 @@ describe('import jekyll', () => {
         '![Harbour at dawn](../media/assets/img/harbour.png)',
         '',
         '```ruby',
-        'puts "{{ page.title }}"',
+        // Liquid runs before Markdown in Jekyll, in code too: the page's own title.
+        'puts "A walk round the harbour"',
         '```',
         '',
         'The template shows {% raw %}`{{ page.title }}`{% endraw %} literally.',
@@ -156,6 +154,10 @@ describe('import jekyll', () => {
         '  breaking        0 written',
         '  users           0 written',
         '  media           1 copied',
+        // Eleventy's front matter is the page's data (`title`); its `page` is computed, not known here.
+        'Warning: site/src/posts/2024-08-01-first-note.md:9:32: Liquid output `{{ page.url }}` is left as text: ' +
+          '`page.url` is not a value cms-sync knows; cms-sync knows `site.baseurl`, `site.url`, `site.<param>`, ' +
+          "the page's front matter and the `url`, `relative_url` and `absolute_url` filters",
         'Warning: site/src/posts/second-note.md:8:1: Liquid tag `callout` ' +
           '(`{% callout "Drafts are not published" %}`) is neither built in nor mapped, so it is left as text',
       ].join('\n'),
@@ -178,6 +180,8 @@ describe('import jekyll', () => {
         'A photo: ![A small photo](../media/assets/photo.png)',
         '',
         '<img src="../media/assets/photo.png" alt="A photo with the image shortcode">',
+        '',
+        'This note is “First note”, at {{ page.url }}.',
         '',
       ].join('\n'),
     );

@@ -229,6 +229,19 @@ describe('Liquid (Jekyll / Eleventy)', () => {
     );
   });
 
+  it("the page's front matter when given (an import), scalars only; without it, left as text", () => {
+    const variables = {
+      page: { title: 'Hello', weight: 3, draft: false, tags: ['a'], author: { name: 'Ann' } },
+    };
+    const source =
+      '{{ page.title }} {{ page.weight }} {{ page.draft }} {{ page.author.name | relative_url }}';
+    expect(text(source, { variables })).toBe('Hello 3 false /Ann');
+    const left = expand('{{ page.tags }} {{ page.author }} {{ page.missing }}', { variables });
+    expect(left.text).toBe('{{ page.tags }} {{ page.author }} {{ page.missing }}');
+    expect(left.problems.map((p) => p.column)).toEqual([1, 17, 35]);
+    expect(expand('{{ page.title }}').text).toBe('{{ page.title }}');
+  });
+
   it('url, relative_url and absolute_url filters', () => {
     const source =
       '{{ "/x/" | url }} {{ "x/" | relative_url }} {{ \'/x/\' | absolute_url }} {{ "https://o.example/" | url }}';

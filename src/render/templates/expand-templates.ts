@@ -44,6 +44,12 @@ export interface ExpandOptions {
   dialect?: Dialect;
   /** Unhandled templates are errors instead of warnings. */
   strict?: boolean;
+  /**
+   * Values a Liquid output may name besides the site's, by dotted path: the page's own front
+   * matter, as `page.title` (Jekyll) or `title` (Eleventy). An import knows them; a sync renders
+   * the body alone.
+   */
+  variables?: Record<string, unknown>;
   /** The path a page reference links to; default `refPath` (`/<file name>/`). */
   resolveRef?: (target: string) => string;
   /** @default 20 */
@@ -157,7 +163,7 @@ class Expander {
           );
           break;
         case 'output': {
-          const result = evaluateOutput(node.expression, this.context.site);
+          const result = evaluateOutput(node.expression, this.context.site, this.options.variables);
           if ('value' in result) {
             out.consumed(node.trimLeft, result.value, node.trimRight);
           } else {
@@ -165,8 +171,9 @@ class Expander {
             this.unhandled(
               node.start,
               `Liquid output \`${written}\` is left as text: ${result.unknown}; ` +
-                'cms-sync knows `site.baseurl`, `site.url`, `site.<param>` and the `url`, `relative_url` and ' +
-                '`absolute_url` filters',
+                'cms-sync knows `site.baseurl`, `site.url`, `site.<param>`' +
+                (this.options.variables ? ", the page's front matter" : '') +
+                ' and the `url`, `relative_url` and `absolute_url` filters',
             );
             out.text(this.literal(written, node.start, inCode));
           }

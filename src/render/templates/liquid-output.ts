@@ -23,10 +23,15 @@ function relativeUrl(input: string, site: ResolvedSite): string {
 
 /**
  * Works out the outputs a body can hold without the site's templates: string literals,
- * `site.baseurl`, `site.url`, `site.<param>`, and the `url` / `relative_url` / `absolute_url`
- * filters. `site.baseurl` and `site.url` are empty when not configured, as in Jekyll.
+ * `site.baseurl`, `site.url`, `site.<param>`, the `variables` given (a page's front matter, on
+ * import), and the `url` / `relative_url` / `absolute_url` filters. `site.baseurl` and `site.url`
+ * are empty when not configured, as in Jekyll.
  */
-export function evaluateOutput(expression: string, site: ResolvedSite): OutputValue {
+export function evaluateOutput(
+  expression: string,
+  site: ResolvedSite,
+  variables?: Record<string, unknown>,
+): OutputValue {
   const [primary = '', ...filters] = splitPipes(expression);
   let value: string;
   const literal = /^(["'])([\s\S]*)\1$/.exec(primary);
@@ -38,8 +43,13 @@ export function evaluateOutput(expression: string, site: ResolvedSite): OutputVa
     value = site.origin;
   } else {
     const param = /^site\.(?:params\.)?([\p{L}\p{N}_.-]+)$/u.exec(primary);
-    const found = param ? lookUp(site.params, param[1]!) : undefined;
-    if (found === undefined || found === null || typeof found === 'object') {
+    const name = /^[\p{L}_][\p{L}\p{N}_-]*(?:\.[\p{L}\p{N}_-]+)*$/u.test(primary) ? primary : undefined;
+    const found = param
+      ? lookUp(site.params, param[1]!)
+      : variables && name
+        ? lookUp(variables, name)
+        : undefined;
+    if (typeof found !== 'string' && typeof found !== 'number' && typeof found !== 'boolean') {
       return { unknown: `\`${primary}\` is not a value cms-sync knows` };
     }
     value = String(found);
