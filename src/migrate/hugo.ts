@@ -65,10 +65,34 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       servedRoots: staticDirs,
       mediaRoot: contentRoot,
       documents,
-      silentKeys: new Set(['layout', 'type', 'weight', 'lastmod', 'translationKey', 'menu']),
+      silentKeys: new Set([
+        'layout',
+        'type',
+        'weight',
+        'lastmod',
+        'translationKey',
+        'menu',
+        'build',
+        '_build',
+      ]),
+      unpublished,
     },
     options,
   );
+}
+
+/**
+ * Pages Hugo never renders: a headless bundle (a folder of resources that other pages use) and a
+ * page whose build options (`build`, or `_build` before Hugo 0.145) say `render: never`.
+ */
+function unpublished(data: Record<string, unknown>): string | undefined {
+  if (data.headless === true) return 'headless bundles (`headless: true`: Hugo renders no page for them)';
+  for (const key of ['build', '_build']) {
+    const render = record(data[key]).render;
+    if (render === false || (typeof render === 'string' && /^(?:never|false)$/i.test(render)))
+      return 'pages Hugo never renders (`build: { render: never }`)';
+  }
+  return undefined;
 }
 
 interface Walk {

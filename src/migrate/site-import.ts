@@ -81,6 +81,11 @@ export interface SiteProfile {
   spaceSeparatedNames?: boolean;
   /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
   shortcodes?: Record<string, ShortcodeHandler>;
+  /**
+   * Why a document the site never publishes as a page of its own is not imported (Hugo's headless
+   * bundles, `build: { render: never }`), or undefined for one it does.
+   */
+  unpublished?: (data: Record<string, unknown>) => string | undefined;
   /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
   collectionTags?: ReadonlySet<string>;
 }
@@ -159,6 +164,11 @@ export async function importSite(
     const parsed = parseFrontMatter(text);
     if (!('data' in parsed)) {
       report.failures.push(`${file}:${parsed.line}:${parsed.column}: ${parsed.message}; not imported`);
+      continue;
+    }
+    const unpublished = profile.unpublished?.(parsed.data);
+    if (unpublished) {
+      report.skip(unpublished);
       continue;
     }
     entries.push(mapEntry(doc, file, parsed, profile, report));

@@ -238,6 +238,42 @@ describe('import hugo: languages with folders of their own, JSON front matter', 
   });
 });
 
+describe('import hugo: what Hugo never renders', () => {
+  it('skips headless bundles and pages built with render: never, and says how many', async () => {
+    project = await projectWithSite('hugo');
+    const site = (file: string) => path.join(project!.dir, 'quiet', file);
+    const { mkdir } = await import('node:fs/promises');
+    for (const dir of ['content/posts/widgets', 'content/posts/listed'])
+      await mkdir(site(dir), { recursive: true });
+    await writeFile(site('hugo.toml'), 'baseURL = "https://x.example/"\n');
+    await writeFile(
+      site('content/posts/widgets/index.md'),
+      '---\ntitle: Widgets\nheadless: true\n---\nParts.\n',
+    );
+    await writeFile(
+      site('content/posts/hidden.md'),
+      '---\ntitle: Hidden\n_build:\n  render: never\n---\nNo.\n',
+    );
+    await writeFile(site('content/posts/off.md'), '+++\ntitle = "Off"\n[build]\nrender = false\n+++\nNo.\n');
+    // Not in lists, but a page of its own all the same.
+    await writeFile(
+      site('content/posts/listed/index.md'),
+      '---\ntitle: Unlisted\nbuild:\n  list: never\n---\nYes.\n',
+    );
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'quiet']);
+    expect(run.code).toBe(0);
+    expect(summary(run.stdout)).toContain(
+      [
+        'Skipped:',
+        '       2  pages Hugo never renders (`build: { render: never }`)',
+        '       1  headless bundles (`headless: true`: Hugo renders no page for them)',
+        'Next: `cms-sync plan` shows what apply would send.',
+      ].join('\n'),
+    );
+    expect(await project.files()).toEqual(['content/articles/listed.md']);
+  });
+});
+
 describe('import hugo --link-path', () => {
   it('makes ref and relref to a post or page the pattern (default /{folder}/{slug}/), fragment kept', async () => {
     project = await projectWithSite('hugo');
