@@ -307,18 +307,20 @@ export async function importSite(
     await writer.write('users', slug, fm, '', `author \`${person.name}\``);
   }
   for (const [key, places] of dropped) {
-    const shownPlaces = places.length > 5 ? [...places.slice(0, 5), `and ${places.length - 5} more`] : places;
     report.warnings.push(
       `front matter \`${key}\` is not imported (${places.length} file${places.length === 1 ? '' : 's'}): ` +
-        shownPlaces.join(', '),
+        firstPlaces(places),
     );
   }
-  for (const [what, places] of attributes) {
-    const shownPlaces = places.length > 5 ? [...places.slice(0, 5), `and ${places.length - 5} more`] : places;
-    report.warnings.push(`${ATTRIBUTES_REMOVED[what]} (${shownPlaces.join(', ')})`);
-  }
+  for (const [what, places] of attributes)
+    report.warnings.push(`${ATTRIBUTES_REMOVED[what]} (${firstPlaces(places)})`);
   await copyMedia(copies, options, report, shown);
   await writer.flush();
+}
+
+/** The first five places, and how many more. */
+function firstPlaces(places: readonly string[]): string {
+  return (places.length > 5 ? [...places.slice(0, 5), `and ${places.length - 5} more`] : places).join(', ');
 }
 
 /** What the report says of each kind of attribute syntax removed from the bodies. */

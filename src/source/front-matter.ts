@@ -160,6 +160,41 @@ function nestingOf(text: string, max: number): { line: number; depth: number } |
   return undefined;
 }
 
+/** Front matter of `length` (UTF-16 units, within a factor of 3 of bytes) over its limit. */
+function tooLarge(length: number, limits: FrontMatterLimits): FrontMatterError {
+  return {
+    line: 1,
+    column: 1,
+    message:
+      `front matter is ${formatBytes(length)}, over the limit of ` +
+      `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
+  };
+}
+
+/** Nesting past the limit in `source` (TOML or JSON), which starts on line `firstLine` of the file. */
+function tooDeep(source: string, firstLine: number, limits: FrontMatterLimits): FrontMatterError | undefined {
+  const deep = nestingOf(source, limits.maxNestingDepth);
+  if (!deep) return undefined;
+  return {
+    line: deep.line + firstLine - 1,
+    column: 1,
+    message:
+      `front matter is nested about ${deep.depth} deep here, more than the limit of ` +
+      `${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
+  };
+}
+
+function tooManyKeys(count: number, limits: FrontMatterLimits): FrontMatterError | undefined {
+  if (count <= limits.maxFrontMatterKeys) return undefined;
+  return {
+    line: 1,
+    column: 1,
+    message:
+      `front matter has ${count} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
+      `${raiseHint('maxFrontMatterKeys')}`,
+  };
+}
+
 function lineAt(text: string, offset: number): number {
   let line = 1;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
@@ -225,16 +260,7 @@ export function parseFrontMatter(
   let headEnd = text.indexOf('\n---', firstLineEnd) + 4;
   if (text[headEnd] === '\n') headEnd += 1;
   // Measured in UTF-16 units, which is within a factor of 3 of bytes and needs no encoding.
-  if (headEnd > limits.maxFrontMatterBytes) {
-    return {
-      line: 1,
-      column: 1,
-      message:
-        `front matter is ${formatBytes(headEnd)}, over the limit of ` +
-        `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
-      ...slugHint(text),
-    };
-  }
+  if (headEnd > limits.maxFrontMatterBytes) return { ...tooLarge(headEnd, limits), ...slugHint(text) };
   let file: matterType.GrayMatterFile<string>;
   try {
     file = matter()(text.slice(0, headEnd), matterOptions(limits));
@@ -251,16 +277,8 @@ export function parseFrontMatter(
     };
   }
   // YAML is counted before it becomes an object (parseYaml); JSON only now.
-  const keyCount = Object.keys(data).length;
-  if (keyCount > limits.maxFrontMatterKeys) {
-    return {
-      line: 1,
-      column: 1,
-      message:
-        `front matter has ${keyCount} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
-        `${raiseHint('maxFrontMatterKeys')}`,
-    };
-  }
+  const many = tooManyKeys(Object.keys(data).length, limits);
+  if (many) return many;
   // Whatever gray-matter left after the delimiter (text on the `---` line itself) starts the body.
   const body = file.content + text.slice(headEnd);
   const head = text.slice(0, text.length - body.length);
@@ -332,26 +350,10 @@ function parseJsonObjectFrontMatter(text: string, limits: FrontMatterLimits): Fr
         'front matter opened with { on line 1 is never closed; end the JSON object with } before the body',
     };
   }
-  if (end > limits.maxFrontMatterBytes) {
-    return {
-      line: 1,
-      column: 1,
-      message:
-        `front matter is ${formatBytes(end)}, over the limit of ` +
-        `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
-    };
-  }
+  if (end > limits.maxFrontMatterBytes) return tooLarge(end, limits);
   const source = text.slice(0, end);
-  const deep = nestingOf(source, limits.maxNestingDepth);
-  if (deep) {
-    return {
-      line: deep.line,
-      column: 1,
-      message:
-        `front matter is nested about ${deep.depth} deep here, more than the limit of ` +
-        `${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
-    };
-  }
+  const deep = tooDeep(source, 1, limits);
+  if (deep) return deep;
   let data: Record<string, unknown>;
   try {
     data = JSON.parse(source) as Record<string, unknown>;
@@ -365,16 +367,8 @@ function parseJsonObjectFrontMatter(text: string, limits: FrontMatterLimits): Fr
       message: `front matter is not valid JSON: ${message}`,
     };
   }
-  const keyCount = Object.keys(data).length;
-  if (keyCount > limits.maxFrontMatterKeys) {
-    return {
-      line: 1,
-      column: 1,
-      message:
-        `front matter has ${keyCount} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
-        `${raiseHint('maxFrontMatterKeys')}`,
-    };
-  }
+  const many = tooManyKeys(Object.keys(data).length, limits);
+  if (many) return many;
   // What is left of the closing brace's line (blanks) goes with the front matter.
   const rest = /^[ \t]*(?:\n|$)/.exec(text.slice(end));
   const head = text.slice(0, end + (rest?.[0].length ?? 0));
@@ -418,25 +412,10 @@ function parseTomlFrontMatter(text: string, limits: FrontMatterLimits): FrontMat
   }
   const source = text.slice(text.indexOf('\n') + 1, close.index + 1);
   const head = text.slice(0, close.index + close[0].length);
-  if (head.length > limits.maxFrontMatterBytes) {
-    return {
-      line: 1,
-      column: 1,
-      message:
-        `front matter is ${formatBytes(head.length)}, over the limit of ` +
-        `${formatBytes(limits.maxFrontMatterBytes)}; ${raiseHint('maxFrontMatterBytes')}`,
-    };
-  }
-  const deep = nestingOf(source, limits.maxNestingDepth);
-  if (deep) {
-    return {
-      line: deep.line + 1,
-      column: 1,
-      message:
-        `front matter is nested about ${deep.depth} deep here, more than the limit of ` +
-        `${limits.maxNestingDepth}; ${raiseHint('maxNestingDepth')}`,
-    };
-  }
+  if (head.length > limits.maxFrontMatterBytes) return tooLarge(head.length, limits);
+  // The TOML starts on line 2, after `+++`.
+  const deep = tooDeep(source, 2, limits);
+  if (deep) return deep;
   let data: Record<string, unknown>;
   try {
     data = datesAsText(toml().parse(source)) as Record<string, unknown>;
@@ -450,15 +429,8 @@ function parseTomlFrontMatter(text: string, limits: FrontMatterLimits): FrontMat
     };
   }
   const keys = Object.keys(data);
-  if (keys.length > limits.maxFrontMatterKeys) {
-    return {
-      line: 1,
-      column: 1,
-      message:
-        `front matter has ${keys.length} keys, more than the limit of ${limits.maxFrontMatterKeys}; ` +
-        `${raiseHint('maxFrontMatterKeys')}`,
-    };
-  }
+  const many = tooManyKeys(keys.length, limits);
+  if (many) return many;
   const lines: Record<string, number> = {};
   const rows = head.split('\n');
   for (let i = 1; i < rows.length; i++) {
