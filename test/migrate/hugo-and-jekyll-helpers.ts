@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,8 @@ export async function projectWithSite(name: string): Promise<{
   dir: string;
   read: (file: string) => Promise<string>;
   files: (folder?: string) => Promise<string[]>;
+  /** Writes a site of these files (by path) as the folder `name` of the project. */
+  site: (name: string, files: Record<string, string>) => Promise<void>;
   close: () => Promise<void>;
 }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-site-'));
@@ -23,6 +25,13 @@ export async function projectWithSite(name: string): Promise<{
         .filter((e) => e.isFile())
         .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
         .sort();
+    },
+    async site(name, files) {
+      for (const [file, text] of Object.entries(files)) {
+        const at = path.join(dir, name, file);
+        await mkdir(path.dirname(at), { recursive: true });
+        await writeFile(at, text);
+      }
     },
     close: () => rm(dir, { recursive: true, force: true }),
   };

@@ -202,23 +202,17 @@ describe('import hugo', () => {
 describe('import hugo: languages with folders of their own, JSON front matter', () => {
   it('reads each language from its contentDir once, inside content/ or beside it', async () => {
     project = await projectWithSite('hugo');
-    const site = (file: string) => path.join(project!.dir, 'multi', file);
-    const { mkdir } = await import('node:fs/promises');
-    for (const dir of ['config/_default', 'content/en/posts', 'content/fr/posts', 'content-es'])
-      await mkdir(site(dir), { recursive: true });
-    await writeFile(site('config/_default/hugo.toml'), 'baseURL = "https://x.example/"\n');
-    await writeFile(
-      site('config/_default/languages.toml'),
-      '[en]\ncontentDir = "content/en"\n[fr]\ncontentDir = "content/fr"\n[es]\ncontentDir = "content-es"\n',
-    );
-    // Hugo's JSON front matter: the file opens with the object.
-    await writeFile(
-      site('content/en/posts/second.md'),
-      '{\n  "title": "Second",\n  "date": "2020-01-01",\n  "slug": "second"\n}\nIn English.\n',
-    );
-    await writeFile(site('content/fr/posts/second.md'), '---\ntitle: Deuxième\n---\nEn français.\n');
-    await writeFile(site('content/en/about.md'), '+++\ntitle = "About"\n+++\nUs.\n');
-    await writeFile(site('content-es/about.md'), '---\ntitle: Sobre\n---\nNosotros.\n');
+    await project.site('multi', {
+      'config/_default/hugo.toml': 'baseURL = "https://x.example/"\n',
+      'config/_default/languages.toml':
+        '[en]\ncontentDir = "content/en"\n[fr]\ncontentDir = "content/fr"\n[es]\ncontentDir = "content-es"\n',
+      // Hugo's JSON front matter: the file opens with the object.
+      'content/en/posts/second.md':
+        '{\n  "title": "Second",\n  "date": "2020-01-01",\n  "slug": "second"\n}\nIn English.\n',
+      'content/fr/posts/second.md': '---\ntitle: Deuxième\n---\nEn français.\n',
+      'content/en/about.md': '+++\ntitle = "About"\n+++\nUs.\n',
+      'content-es/about.md': '---\ntitle: Sobre\n---\nNosotros.\n',
+    });
     const run = await runInProcess(project.dir, ['import', 'hugo', 'multi']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -241,25 +235,14 @@ describe('import hugo: languages with folders of their own, JSON front matter', 
 describe('import hugo: what Hugo never renders', () => {
   it('skips headless bundles and pages built with render: never, and says how many', async () => {
     project = await projectWithSite('hugo');
-    const site = (file: string) => path.join(project!.dir, 'quiet', file);
-    const { mkdir } = await import('node:fs/promises');
-    for (const dir of ['content/posts/widgets', 'content/posts/listed'])
-      await mkdir(site(dir), { recursive: true });
-    await writeFile(site('hugo.toml'), 'baseURL = "https://x.example/"\n');
-    await writeFile(
-      site('content/posts/widgets/index.md'),
-      '---\ntitle: Widgets\nheadless: true\n---\nParts.\n',
-    );
-    await writeFile(
-      site('content/posts/hidden.md'),
-      '---\ntitle: Hidden\n_build:\n  render: never\n---\nNo.\n',
-    );
-    await writeFile(site('content/posts/off.md'), '+++\ntitle = "Off"\n[build]\nrender = false\n+++\nNo.\n');
-    // Not in lists, but a page of its own all the same.
-    await writeFile(
-      site('content/posts/listed/index.md'),
-      '---\ntitle: Unlisted\nbuild:\n  list: never\n---\nYes.\n',
-    );
+    await project.site('quiet', {
+      'hugo.toml': 'baseURL = "https://x.example/"\n',
+      'content/posts/widgets/index.md': '---\ntitle: Widgets\nheadless: true\n---\nParts.\n',
+      'content/posts/hidden.md': '---\ntitle: Hidden\n_build:\n  render: never\n---\nNo.\n',
+      'content/posts/off.md': '+++\ntitle = "Off"\n[build]\nrender = false\n+++\nNo.\n',
+      // Not in lists, but a page of its own all the same.
+      'content/posts/listed/index.md': '---\ntitle: Unlisted\nbuild:\n  list: never\n---\nYes.\n',
+    });
     const run = await runInProcess(project.dir, ['import', 'hugo', 'quiet']);
     expect(run.code).toBe(0);
     expect(summary(run.stdout)).toContain(

@@ -76,7 +76,9 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
       category_id: id('travel'),
     });
     expect(bySlug('harbour-walk').body).toMatch(BLOCK);
-    expect(bySlug('harbour-walk').body).toContain('<code class="language-ruby">puts "A walk round the harbour"');
+    expect(bySlug('harbour-walk').body).toContain(
+      '<code class="language-ruby">puts "A walk round the harbour"',
+    );
     // `{% raw %}` kept by the import is read by sync as Jekyll reads it: shown, not expanded, not warned about.
     expect(bySlug('harbour-walk').body).toContain('<p>In prose: {{ site.title }} and {% if x %}.</p>');
     expect(plan.stderr).not.toMatch(/harbour-walk\.md:\d+:\d+: warning: Liquid/);

@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { protectRaw } from '../../src/migrate/site-raw.js';
 import { expandTemplates } from '../../src/render/templates/expand-templates.js';
@@ -207,12 +205,9 @@ describe('import jekyll', () => {
 describe('import jekyll: kramdown', () => {
   it('removes attribute lists, the table of contents and heading ids, says where; later lines stay right', async () => {
     project = await projectWithSite('hugo');
-    const site = (file: string) => path.join(project!.dir, 'kd', file);
-    await mkdir(site('_posts'), { recursive: true });
-    await writeFile(site('_config.yml'), 'title: Blog\n');
-    await writeFile(
-      site('_posts/2020-05-01-styled.md'),
-      [
+    await project.site('kd', {
+      '_config.yml': 'title: Blog\n',
+      '_posts/2020-05-01-styled.md': [
         '---', // 1
         'title: Styled', // 2
         '---', // 3
@@ -229,8 +224,8 @@ describe('import jekyll: kramdown', () => {
         '{{ page.nothing }}', // 14
         '',
       ].join('\n'),
-    );
-    await writeFile(site('_posts/2020-05-02-plain.md'), '---\ntitle: Plain\n---\nNo attributes {here}.\n');
+      '_posts/2020-05-02-plain.md': '---\ntitle: Plain\n---\nNo attributes {here}.\n',
+    });
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'kd']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
