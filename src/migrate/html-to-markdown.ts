@@ -19,6 +19,11 @@ export interface ConvertOptions {
   /** Told about every image whose URL stayed relative: it is written as a link, not an image. */
   onRelativeImage?: (src: string) => void;
   /**
+   * Images whose URL is relative stay images, for the caller to find their files (a static site's
+   * importer copies them), rather than links.
+   */
+  localImages?: boolean;
+  /**
    * The Markdown must render back (through cms-sync's own renderer) to the HTML it came from:
    * every top-level block that would not is written as a raw HTML block, comments included,
    * and lists keep the looseness they have. `pull` wants this; importers want plain Markdown
@@ -229,7 +234,7 @@ function rehypePrepare() {
       const classes = Array.isArray(node.properties.className) ? node.properties.className.map(String) : [];
       const size = classes.map((c) => WP_SIZES[c]).find(Boolean);
       if (size && node.properties.title === undefined) node.properties.title = size;
-      if (!isUploadable(src)) {
+      if (!isUploadable(src) && !options.localImages) {
         options.onRelativeImage?.(src);
         const alt =
           typeof node.properties.alt === 'string' && node.properties.alt ? node.properties.alt : src;

@@ -158,8 +158,15 @@ async function addPosts(
       await addPosts(root, abs, categories, drafts, ctx);
       continue;
     }
-    if (!entry.isFile() || !isMarkdown(entry.name)) continue;
-    const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+    if (!entry.isFile()) continue;
+    const html = /\.html?$/i.test(entry.name);
+    if (!isMarkdown(entry.name) && !html) {
+      const format = /\.(textile|rst|adoc|asciidoc|org|txt|liquid)$/i.exec(entry.name)?.[1];
+      if (format)
+        ctx.report.skip(`posts in .${format.toLowerCase()} (cms-sync reads Markdown and HTML posts)`);
+      continue;
+    }
+    const stem = entry.name.replace(/\.(?:md|markdown|html?)$/i, '');
     const dated = dateFromFileName(stem);
     if (!dated && !drafts) {
       ctx.report.skip('files in _posts/ without a YYYY-MM-DD- name (Jekyll does not publish them)');
@@ -171,6 +178,7 @@ async function addPosts(
       nameSlug: dated?.rest ?? stem,
       ...(dated ? { fileDate: dated.date } : {}),
       ...(drafts ? { draft: true } : {}),
+      ...(html ? { html: true } : {}),
       pathCategories: categories,
       baseDir: dir,
     });

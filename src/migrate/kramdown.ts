@@ -111,7 +111,8 @@ interface Edit {
   rank: number;
 }
 
-function unchanged(markdown: string): AttributesRemoved {
+/** The text as it is, nothing removed. */
+export function unchanged(markdown: string): AttributesRemoved {
   return { text: markdown, removed: [], bodyLine: (line) => line };
 }
 

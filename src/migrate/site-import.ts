@@ -5,7 +5,8 @@ import { parseDate } from '../records/parse-date.js';
 import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
-import { removeAttributeSyntax, type AttributeSyntax } from './kramdown.js';
+import { htmlToMarkdown } from './html-to-markdown.js';
+import { removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
@@ -37,6 +38,8 @@ export interface SiteDocument {
   fileDate?: string;
   /** In a drafts folder (Jekyll's `_drafts/`). */
   draft?: boolean;
+  /** Its body is HTML (a Jekyll post in `.html`, as jekyll-import writes them), made Markdown on import. */
+  html?: boolean;
   /** Categories the file's place gives (Jekyll's `news/_posts/`). */
   pathCategories?: string[];
   /** Folder that relative references resolve against: the bundle's, or the file's own. */
@@ -198,7 +201,10 @@ export async function importSite(
   for (const entry of entries) {
     done++;
     const { doc, file } = entry;
-    const plain = removeAttributeSyntax(entry.body, profile.kramdown ? 'kramdown' : 'goldmark');
+    // An HTML body is no one's Markdown: its braces are text.
+    const plain = doc.html
+      ? unchanged(entry.body)
+      : removeAttributeSyntax(entry.body, profile.kramdown ? 'kramdown' : 'goldmark');
     for (const { line, what } of plain.removed) {
       const places = attributes.get(what) ?? [];
       const place = `${file}:${entry.bodyLine + line - 1}`;
@@ -222,7 +228,9 @@ export async function importSite(
       report.warnings.push(`${p.file}:${line}:${p.column}: ${p.message}`);
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
-    const body = rewriteImages(raw ? raw.restore(expanded.text) : expanded.text, (url) => {
+    const restored = raw ? raw.restore(expanded.text) : expanded.text;
+    const markdown = doc.html ? htmlToMarkdown(restored, { localImages: true }) : restored;
+    const body = rewriteImages(markdown, (url) => {
       const found = findLocal(url, doc, profile);
       if (found === 'external') return undefined;
       const where = `${file}:${lineOf(entry, url)}`;
@@ -595,10 +603,15 @@ function names(value: unknown, split: boolean): string[] {
 }
 
 /** Authors: a name, a list of names, or mappings with a `name`. */
+/** Authors as names: text, or a mapping with `name` (or jekyll-import's `display_name`, `login`). */
 function people(value: unknown): string[] {
   const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
   return list
-    .map((v) => (v && typeof v === 'object' ? text((v as Record<string, unknown>).name) : text(v)))
+    .map((v) => {
+      if (!v || typeof v !== 'object') return text(v);
+      const person = v as Record<string, unknown>;
+      return text(person.name) ?? text(person.display_name) ?? text(person.login);
+    })
     .filter((v): v is string => v !== undefined);
 }
 

@@ -263,6 +263,67 @@ describe('import jekyll: kramdown', () => {
   });
 });
 
+describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
+  it('imports HTML posts as Markdown, posts in subfolders, authors as mappings; reports other formats', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('wp', {
+      '_config.yml': 'title: Old blog\n',
+      '_posts/2015-05-05-from-wordpress.html': [
+        '---',
+        'layout: post',
+        'title: From WordPress',
+        'date: 2015-05-05 10:00:00.000000000 +02:00',
+        'published: true',
+        'categories:',
+        '- News',
+        'author:',
+        '  login: admin',
+        '  email: admin@example.com',
+        '  display_name: Ann Admin',
+        '---',
+        '<p>An <strong>HTML</strong> post on {{ site.title }}.</p>',
+        '<p><img src="/wp-content/uploads/2015/05/pic.png" alt="Pic" /></p>',
+        '<ul><li>one</li><li>two</li></ul>',
+        '',
+      ].join('\n'),
+      'wp-content/uploads/2015/05/pic.png': 'png',
+      '_posts/2019/2019-01-01-nested.md': '---\ntitle: Nested\n---\nIn a subfolder.\n',
+      '_posts/2016-06-06-old.textile': '---\ntitle: Textile\n---\nh1. Old\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'wp']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(summary(run.stdout)).toContain(
+      ['Skipped:', '       1  posts in .textile (cms-sync reads Markdown and HTML posts)'].join('\n'),
+    );
+    expect(await project.files()).toEqual([
+      'content/articles/from-wordpress.md',
+      'content/articles/nested.md',
+      'content/categories/news.md',
+      'content/media/wp-content/uploads/2015/05/pic.png',
+      'content/users/ann-admin.md',
+    ]);
+    expect(await project.read('content/articles/from-wordpress.md')).toBe(
+      [
+        '---',
+        'title: From WordPress',
+        'date: 2015-05-05T08:00:00.000Z',
+        'category: news',
+        'author: ann-admin',
+        '---',
+        '',
+        'An **HTML** post on Old blog.',
+        '',
+        '![Pic](../media/wp-content/uploads/2015/05/pic.png)',
+        '',
+        '- one',
+        '- two',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
 describe('import jekyll --link-path', () => {
   it('makes post_url and link to another post or page the pattern, keeping the fragment (the real CLI)', async () => {
     const cli = await createProject({
