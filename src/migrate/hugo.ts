@@ -65,6 +65,8 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       servedRoots: staticDirs,
       mediaRoot: contentRoot,
       documents,
+      // Hugo's `comment` (0.137): what it holds is never shown.
+      shortcodes: { comment: () => '' },
       silentKeys: new Set([
         'layout',
         'type',

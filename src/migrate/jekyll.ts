@@ -65,6 +65,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     kind: 'Jekyll',
     siteDir,
     dialect: 'liquid',
+    shortcodes: { gist: jekyllGist },
     frontMatterAs: 'page',
     // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
     kramdown: !['commonmark', 'commonmarkghpages'].includes(
@@ -290,6 +291,18 @@ function eleventyImage(call: ShortcodeCall): string {
   const escape = (value: string) =>
     value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return `<img src="${escape(src.trim())}" alt="${escape(alt)}">`;
+}
+
+/**
+ * `{% gist user/id [file] %}` or `{% gist id %}`: jekyll-gist's tag (on GitHub Pages), GitHub's own
+ * embed script, as Hugo's `gist` gives it.
+ */
+function jekyllGist(call: ShortcodeCall): string {
+  const [gist = '', file] = call.args;
+  if (!/^(?:[\w-]+\/)?\w+$/.test(gist))
+    throw new Error(`\`gist\` takes a gist as user/id or id, e.g. {% gist parkr/c08ee0f2726fd0e3909d %}`);
+  const query = file ? `?file=${encodeURIComponent(file)}` : '';
+  return `<script src="https://gist.github.com/${gist}.js${query}"></script>`;
 }
 
 /** `_data/authors.yml` (or .yaml/.json): handle -> name, email, bio. */

@@ -241,7 +241,8 @@ describe('import hugo: what Hugo never renders', () => {
       'content/posts/hidden.md': '---\ntitle: Hidden\n_build:\n  render: never\n---\nNo.\n',
       'content/posts/off.md': '+++\ntitle = "Off"\n[build]\nrender = false\n+++\nNo.\n',
       // Not in lists, but a page of its own all the same.
-      'content/posts/listed/index.md': '---\ntitle: Unlisted\nbuild:\n  list: never\n---\nYes.\n',
+      'content/posts/listed/index.md':
+        '---\ntitle: Unlisted\nbuild:\n  list: never\n---\nYes.{{< comment >}} Never shown.{{< /comment >}}\n',
     });
     const run = await runInProcess(project.dir, ['import', 'hugo', 'quiet']);
     expect(run.code).toBe(0);
@@ -254,6 +255,7 @@ describe('import hugo: what Hugo never renders', () => {
       ].join('\n'),
     );
     expect(await project.files()).toEqual(['content/articles/listed.md']);
+    expect(await project.read('content/articles/listed.md')).toBe('---\ntitle: Unlisted\n---\n\nYes.\n');
   });
 });
 

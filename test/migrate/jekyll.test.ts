@@ -287,7 +287,8 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
         '',
       ].join('\n'),
       'wp-content/uploads/2015/05/pic.png': 'png',
-      '_posts/2019/2019-01-01-nested.md': '---\ntitle: Nested\n---\nIn a subfolder.\n',
+      '_posts/2019/2019-01-01-nested.md':
+        '---\ntitle: Nested\n---\nIn a subfolder.\n\n{% gist parkr/c08ee0f2726fd0e3909d test.md %}\n',
       '_posts/2016-06-06-old.textile': '---\ntitle: Textile\n---\nh1. Old\n',
     });
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'wp']);
@@ -320,6 +321,10 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
         '- two',
         '',
       ].join('\n'),
+    );
+    // jekyll-gist's tag, as GitHub's embed script.
+    expect(await project.read('content/articles/nested.md')).toContain(
+      '<script src="https://gist.github.com/parkr/c08ee0f2726fd0e3909d.js?file=test.md"></script>',
     );
   });
 });
