@@ -111,6 +111,9 @@ interface Entry {
   authors: string[];
 }
 
+/** Hugo's end of publication, under its names (Hugo's keys are read in any case). */
+const EXPIRY_KEYS = ['expiryDate', 'expirydate', 'unpublishdate', 'unpublishDate'];
+
 /** Keys the mapping reads, per folder; any other key is reported as not imported. */
 const ARTICLE_KEYS = new Set([
   'title',
@@ -129,8 +132,18 @@ const ARTICLE_KEYS = new Set([
   'excerpt',
   'lang',
   'language',
+  ...EXPIRY_KEYS,
 ]);
-const PAGE_KEYS = new Set(['title', 'slug', 'draft', 'published', 'description', 'lang', 'language']);
+const PAGE_KEYS = new Set([
+  'title',
+  'slug',
+  'draft',
+  'published',
+  'description',
+  'lang',
+  'language',
+  ...EXPIRY_KEYS,
+]);
 
 /** Where copied images go under content/: one folder, keeping each file's path on the old site. */
 export const MEDIA_FOLDER = 'media';
@@ -396,7 +409,19 @@ function mapEntry(
     if ('iso' in fromName) date = new Date(fromName.iso);
   }
 
-  const draft = doc.draft === true || data.draft === true || data.published === false;
+  let draft = doc.draft === true || data.draft === true || data.published === false;
+  // Past its expiry the site no longer shows it: a draft, not a published record.
+  const expiryKey = EXPIRY_KEYS.find((key) => data[key] !== undefined);
+  if (!draft && expiryKey !== undefined) {
+    const expiry = parseDate(data[expiryKey], profile.timeZone);
+    if ('iso' in expiry && Date.parse(expiry.iso) <= Date.now()) {
+      draft = true;
+      report.warnings.push(
+        `${at(expiryKey)}: \`${expiryKey}\` ${String(data[expiryKey])} has passed, so the site no longer ` +
+          'shows it: imported as a draft',
+      );
+    }
+  }
   const collection = profile.collectionTags ?? new Set<string>();
   const split = profile.spaceSeparatedNames === true;
   return {

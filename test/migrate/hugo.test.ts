@@ -233,10 +233,12 @@ describe('import hugo: languages with folders of their own, JSON front matter', 
 });
 
 describe('import hugo: what Hugo never renders', () => {
-  it('skips headless bundles and pages built with render: never, and says how many', async () => {
+  it('skips headless bundles and pages built with render: never; an expired page is a draft', async () => {
     project = await projectWithSite('hugo');
     await project.site('quiet', {
       'hugo.toml': 'baseURL = "https://x.example/"\n',
+      'content/posts/expired.md': '---\ntitle: Expired\nexpiryDate: 2020-01-01\n---\nGone.\n',
+      'content/posts/lasting.md': '---\ntitle: Lasting\nexpirydate: 2999-01-01\n---\nStill here.\n',
       'content/posts/widgets/index.md': '---\ntitle: Widgets\nheadless: true\n---\nParts.\n',
       'content/posts/hidden.md': '---\ntitle: Hidden\n_build:\n  render: never\n---\nNo.\n',
       'content/posts/off.md': '+++\ntitle = "Off"\n[build]\nrender = false\n+++\nNo.\n',
@@ -251,10 +253,18 @@ describe('import hugo: what Hugo never renders', () => {
         'Skipped:',
         '       2  pages Hugo never renders (`build: { render: never }`)',
         '       1  headless bundles (`headless: true`: Hugo renders no page for them)',
+        'Warning: quiet/content/posts/expired.md:3: `expiryDate` 2020-01-01 has passed, so the site no longer ' +
+          'shows it: imported as a draft',
         'Next: `cms-sync plan` shows what apply would send.',
       ].join('\n'),
     );
-    expect(await project.files()).toEqual(['content/articles/listed.md']);
+    expect(await project.files()).toEqual([
+      'content/articles/expired.md',
+      'content/articles/lasting.md',
+      'content/articles/listed.md',
+    ]);
+    expect(await project.read('content/articles/expired.md')).toContain('draft: true');
+    expect(await project.read('content/articles/lasting.md')).not.toContain('draft');
     expect(await project.read('content/articles/listed.md')).toBe('---\ntitle: Unlisted\n---\n\nYes.\n');
   });
 });
