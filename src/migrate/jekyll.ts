@@ -234,6 +234,9 @@ async function eleventyProfile(
     silentKeys: new Set(['layout', 'eleventyNavigation', 'eleventyExcludeFromCollections']),
     collectionTags: new Set(['posts', 'post', 'all']),
     shortcodes: { image: eleventyImage },
+    // `permalink: false`: Eleventy writes no page for the file (data or a partial).
+    unpublished: (data) =>
+      data.permalink === false ? 'files with `permalink: false` (Eleventy writes no page for them)' : undefined,
   };
 }
 

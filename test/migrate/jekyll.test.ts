@@ -152,6 +152,8 @@ describe('import jekyll', () => {
         '  breaking        0 written',
         '  users           0 written',
         '  media           1 copied',
+        'Skipped:',
+        '       1  files with `permalink: false` (Eleventy writes no page for them)',
         // Eleventy's front matter is the page's data (`title`); its `page` is computed, not known here.
         'Warning: site/src/posts/2024-08-01-first-note.md:9:32: Liquid output `{{ page.url }}` is left as text: ' +
           '`page.url` is not a value cms-sync knows; cms-sync knows `site.baseurl`, `site.url`, `site.<param>`, ' +
