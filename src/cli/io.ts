@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { terminalText } from '../terminal-text.js';
 
 /** What a command touches of the outside world, passed in so tests can run commands in-process. */
 export interface CliIO {
@@ -110,7 +111,7 @@ export function guardUnfinished(stderr: NodeJS.WritableStream): () => void {
 }
 
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
-  stream.write(line + '\n');
+  stream.write(terminalText(line) + '\n');
 }
 
 /** Characters written at a time by writeParts. */

@@ -1,4 +1,5 @@
 import { writeLine, type CliIO } from './io.js';
+import { terminalText } from '../terminal-text.js';
 
 /** What decides whether a plan goes through a pager. */
 export interface PagerContext {
@@ -54,7 +55,7 @@ export async function printPaged(
   const child = spawn(command, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env: io.env });
   // The reader may quit before reading everything: that is not an error.
   child.stdin.on('error', () => {});
-  child.stdin.end(`${text}\n`);
+  child.stdin.end(`${terminalText(text)}\n`);
   const code = await new Promise<number>((resolve) => {
     child.on('error', () => resolve(127));
     child.on('close', (status) => resolve(status ?? 0));

@@ -10,6 +10,7 @@ import { contentPrefix, isDocumentName } from '../source/content-paths.js';
 import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
 import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
+import { terminalText } from '../terminal-text.js';
 
 /** Run-level failures no retry can fix: the watcher stops (exit 1). Anything else is retried. */
 const FATAL: ReadonlySet<ErrorCode> = new Set([
@@ -281,6 +282,7 @@ function pageUrl(session: Session, change: Change): string | undefined {
   return id === undefined ? undefined : `${session.target.baseUrl}/view/${change.resource}/${id}`;
 }
 
+/** A line of the watch's output, its input's control characters made visible (see terminalText). */
 function writeLine(stream: NodeJS.WritableStream, line: string): void {
-  stream.write(line + '\n');
+  stream.write(terminalText(line) + '\n');
 }
