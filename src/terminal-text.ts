@@ -26,7 +26,4 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 const COLOURS = '(?:0|1|2|22|31|32|33|36|39)';
 
 /** One of our colour sequences (kept), or one control character (made visible). */
-const CONTROL_OR_COLOUR = new RegExp(
-  `\\u001b\\[${COLOURS}m|[\\u0000-\\u0008\\u000b-\\u001f\\u007f]`,
-  'g',
-);
+const CONTROL_OR_COLOUR = new RegExp(`\\u001b\\[${COLOURS}m|[\\u0000-\\u0008\\u000b-\\u001f\\u007f]`, 'g');

@@ -236,7 +236,9 @@ async function eleventyProfile(
     shortcodes: { image: eleventyImage },
     // `permalink: false`: Eleventy writes no page for the file (data or a partial).
     unpublished: (data) =>
-      data.permalink === false ? 'files with `permalink: false` (Eleventy writes no page for them)' : undefined,
+      data.permalink === false
+        ? 'files with `permalink: false` (Eleventy writes no page for them)'
+        : undefined,
   };
 }
 
