@@ -1,4 +1,4 @@
-import { constants, existsSync, statSync } from 'node:fs';
+import { constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDate } from '../records/parse-date.js';
@@ -248,9 +248,13 @@ export async function importSite(
       if (found === 'external') return undefined;
       const where = `${file}:${lineOf(entry, url)}`;
       if (!found) {
+        const link = leadsOutside(url, doc, profile);
         report.warnings.push(
-          `${where}: image \`${url}\` is not in the site (looked in ${lookedIn(url, doc, profile, shown)}); ` +
-            'left as written: plan reports it until the file is added or the reference removed',
+          link
+            ? `${where}: image \`${url}\` is ${shown(link)}, a link to a file outside the site; not copied, ` +
+                'left as written: plan reports it until the file is added or the reference removed'
+            : `${where}: image \`${url}\` is not in the site (looked in ${lookedIn(url, doc, profile, shown)}); ` +
+                'left as written: plan reports it until the file is added or the reference removed',
         );
         return undefined;
       }
@@ -335,7 +339,7 @@ export async function importSite(
   }
   for (const [what, places] of attributes)
     report.warnings.push(`${ATTRIBUTES_REMOVED[what]} (${firstPlaces(places)})`);
-  await copyMedia(copies, options, report, shown);
+  await copyMedia(copies, profile.siteDir, options, report, shown);
   await writer.flush();
 }
 
@@ -512,9 +516,34 @@ function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) =>
 function findLocal(url: string, doc: SiteDocument, profile: SiteProfile): string | 'external' | undefined {
   const candidates = candidatesOf(url, doc, profile);
   if (candidates === 'external') return candidates;
-  return candidates.find(
-    (abs) => isInside(profile.siteDir, abs) && statSync(abs, { throwIfNoEntry: false })?.isFile(),
-  );
+  return candidates.find((abs) => placeOf(abs, profile.siteDir) === 'in');
+}
+
+/** A file named in the site: really in it, or a link leading out; undefined for no such file. */
+function placeOf(abs: string, siteDir: string): 'in' | 'out' | undefined {
+  if (!isInside(siteDir, abs) || !statSync(abs, { throwIfNoEntry: false })?.isFile()) return undefined;
+  return realInSite(abs, siteDir) === undefined ? 'out' : 'in';
+}
+
+/** The file in the site a URL names that is a link leading out of it, if that is why it is not found. */
+function leadsOutside(url: string, doc: SiteDocument, profile: SiteProfile): string | undefined {
+  const candidates = candidatesOf(url, doc, profile);
+  if (candidates === 'external') return undefined;
+  return candidates.find((abs) => placeOf(abs, profile.siteDir) === 'out');
+}
+
+/**
+ * The file's real path when it lies in the site, else undefined. A symbolic link in the site's
+ * folder may lead anywhere (`static/logo.png -> ~/.ssh/id_rsa`): what it leads to is judged, so
+ * that an import never copies into content/, to be uploaded, a file from outside the site.
+ */
+function realInSite(abs: string, siteDir: string): string | undefined {
+  try {
+    const real = realpathSync(abs);
+    return isInside(realpathSync(siteDir), real) ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function candidatesOf(url: string, doc: SiteDocument, profile: SiteProfile): string[] | 'external' {
@@ -573,14 +602,22 @@ function servedPath(abs: string, profile: SiteProfile): string {
 
 async function copyMedia(
   copies: Map<string, string>,
+  siteDir: string,
   options: ImportOptions,
   report: MigrationReport,
   shown: (abs: string) => string,
 ): Promise<void> {
   for (const [target, source] of copies) {
+    // Judged again as it is copied, and copied from where it really is: a link changed since it
+    // was found cannot lead the copy out of the site.
+    const real = realInSite(source, siteDir);
+    if (real === undefined) {
+      report.failures.push(`${shown(source)}: leads outside the site; not copied`);
+      continue;
+    }
     await mkdir(path.dirname(target), { recursive: true });
     try {
-      await copyFile(source, target, options.force ? 0 : constants.COPYFILE_EXCL);
+      await copyFile(real, target, options.force ? 0 : constants.COPYFILE_EXCL);
       report.wrote(MEDIA_FOLDER);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

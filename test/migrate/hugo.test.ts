@@ -269,6 +269,31 @@ describe('import hugo: what Hugo never renders', () => {
   });
 });
 
+describe('import hugo: links in the site', () => {
+  it('copies no file a link leads to outside the site, and says which; a link within it is followed', async () => {
+    project = await projectWithSite('hugo');
+    const { symlink } = await import('node:fs/promises');
+    await project.site('linked', {
+      'hugo.toml': 'baseURL = "https://x.example/"\n',
+      'content/posts/p.md': '---\ntitle: P\n---\n![secret](/img/logo.png) ![fine](/img/alias.png)\n',
+      'static/img/real.png': 'an image of the site',
+    });
+    // A file beside the site, not in it (say ~/.ssh/id_rsa), and links to it and within the site.
+    await writeFile(path.join(project.dir, 'secret.png'), 'outside the site');
+    const site = path.join(project.dir, 'linked');
+    await symlink(path.join(project.dir, 'secret.png'), path.join(site, 'static/img/logo.png'));
+    await symlink('real.png', path.join(site, 'static/img/alias.png'));
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'linked']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'Warning: linked/content/posts/p.md:4: image `/img/logo.png` is linked/static/img/logo.png, a link to a ' +
+        'file outside the site; not copied',
+    );
+    expect(await project.files('content/media')).toEqual(['content/media/img/alias.png']);
+    expect(await project.read('content/media/img/alias.png')).toBe('an image of the site');
+  });
+});
+
 describe('import hugo --link-path', () => {
   it('makes ref and relref to a post or page the pattern (default /{folder}/{slug}/), fragment kept', async () => {
     project = await projectWithSite('hugo');
