@@ -15,7 +15,7 @@ import type { MigrationReport } from './report.js';
 import { rewriteImages } from './site-images.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
-import { ContentWriter } from './write-content.js';
+import { ContentWriter, leavesContent } from './write-content.js';
 
 /**
  * What the Hugo and Jekyll/Eleventy importers share: a static site read as a list of Markdown
@@ -615,13 +615,18 @@ async function copyMedia(
       report.failures.push(`${shown(source)}: leads outside the site; not copied`);
       continue;
     }
+    const rel = path.relative(options.projectDir, target).split(path.sep).join('/');
+    const refused = leavesContent(options.contentDir, target);
+    if (refused) {
+      report.failures.push(`${shown(source)}: ${rel} ${refused}; not copied`);
+      continue;
+    }
     await mkdir(path.dirname(target), { recursive: true });
     try {
       await copyFile(real, target, options.force ? 0 : constants.COPYFILE_EXCL);
       report.wrote(MEDIA_FOLDER);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const rel = path.relative(options.projectDir, target).split(path.sep).join('/');
       if (code !== 'EEXIST')
         report.failures.push(`${shown(source)}: could not be copied to ${rel} (${code})`);
       else if (!(await sameBytes(source, target))) report.existing.push(rel);

@@ -1,4 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import matter from 'gray-matter';
 import type { MigrationReport } from './report.js';
@@ -6,6 +8,7 @@ import type { RecordResource } from '../resources.js';
 import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { fileNameProblem } from './slug.js';
+import { isInside } from '../source/content-paths.js';
 
 /** A resource's folder under content/ (its entry in the resource table). */
 export type ContentFolder = string;
@@ -27,6 +30,48 @@ export function serializeDocument(frontMatter: Record<string, unknown>, body: st
   const document = matter.stringify(text, data, { lineWidth: -1 } as matter.GrayMatterOption<string, never>);
   // With no body, gray-matter still appends a newline after the closing `---`.
   return text === '' ? document.replace(/\n+$/, '\n') : document;
+}
+
+/**
+ * Why writing `abs` would write outside content/, or undefined when it would not: a folder on
+ * the way that is a symbolic link leading out of content/ (`content/articles -> ~/.config`), or
+ * a file that is itself a link (`welcome.md -> ~/.bashrc`: even inside content/, what it leads to
+ * is not the file to write). A repository can hold either; an import or a pull never writes
+ * through them.
+ */
+export function leavesContent(contentDir: string, abs: string): string | undefined {
+  const file = lstatSync(abs, { throwIfNoEntry: false });
+  if (file?.isSymbolicLink()) return 'is a symbolic link';
+  // A content/ to be made is made of plain folders.
+  if (!existsSync(contentDir)) return undefined;
+  let existing = path.dirname(abs);
+  while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  try {
+    if (isInside(realpathSync(contentDir), realpathSync(existing))) return undefined;
+  } catch {
+    // Gone meanwhile: judged as leading out.
+  }
+  return `is in ${path.basename(existing)}/, a symbolic link to a folder outside content/`;
+}
+
+/**
+ * Writes the file, never through a link: a new file is created exclusively (a link put at its
+ * name meanwhile fails the write), and a file written over (`force`) is replaced by a rename, which
+ * replaces a link rather than what it leads to.
+ */
+export async function writeInContent(abs: string, text: string, force: boolean): Promise<void> {
+  if (!force) {
+    await writeFile(abs, text, { encoding: 'utf8', flag: 'wx' });
+    return;
+  }
+  const temp = `${abs}.${randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await writeFile(temp, text, { encoding: 'utf8', flag: 'wx' });
+    await rename(temp, abs);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
 }
 
 /**
@@ -91,11 +136,16 @@ export class ContentWriter {
       return undefined;
     }
     const dir = path.dirname(abs);
+    const refused = leavesContent(this.options.contentDir, abs);
+    if (refused) {
+      report.failures.push(`${what}: ${rel} ${refused}; not written`);
+      return undefined;
+    }
     if (!this.#folders.has(dir)) {
       await mkdir(dir, { recursive: true });
       this.#folders.add(dir);
     }
-    const job: Promise<void> = writeFile(abs, serializeDocument(frontMatter, body), 'utf8')
+    const job: Promise<void> = writeInContent(abs, serializeDocument(frontMatter, body), this.options.force)
       .then(
         () => report.wrote(folder),
         (error: NodeJS.ErrnoException) =>
