@@ -1,4 +1,4 @@
-import { constants, existsSync } from 'node:fs';
+import { constants, existsSync, lstatSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILES } from '../config/load-config.js';
@@ -171,7 +171,14 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
     '# cms-sync: commit .cms-sync/state.jsonl and state.log.jsonl, ignore the rest of .cms-sync/';
   const block = `${header}\n${missing.join('\n')}\n`;
   const separator = current === undefined || current === '' ? '' : current.endsWith('\n') ? '\n' : '\n\n';
-  await writeFile(abs, (current ?? '') + separator + block);
+  // A link is left as it is: written through, it would change whatever file it leads to.
+  if (lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink())
+    return {
+      file,
+      outcome: 'skipped',
+      note: `a symbolic link, not written through: add ${missing.join(', ')}`,
+    };
+  await replace(abs, (current ?? '') + separator + block);
   const note = `added ${missing.join(', ')}${blanket ? `; ${blanketNote(blanket)}` : ''}`;
   return { file, outcome: current === undefined ? 'created' : 'updated', note };
 }

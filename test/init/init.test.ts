@@ -100,6 +100,18 @@ describe('cms-sync init', () => {
     expect(await project.read('.gitignore')).toBe(ignore);
   });
 
+  it('does not write a linked .gitignore through: says which lines to add', async () => {
+    project = await emptyProject();
+    const elsewhere = path.join(project.dir, 'profile');
+    await writeFile(elsewhere, 'export PATH=$HOME/bin:$PATH\n');
+    await symlink(elsewhere, path.join(project.dir, '.gitignore'));
+    const init = await project.run(['init']);
+    expect(init.stdout).toMatch(
+      /\.gitignore skipped \(a symbolic link, not written through: add \.cms-sync\/local-cms\//,
+    );
+    expect(await readFile(elsewhere, 'utf8')).toBe('export PATH=$HOME/bin:$PATH\n');
+  });
+
   it('writes a workflow that plans on pull requests and applies on main, one apply at a time', async () => {
     project = await emptyProject();
     await project.run(['init']);
