@@ -88,6 +88,9 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
 }
 
 /** Folders of the theme and build, not content. */
+/** Liquid that makes a page from the site's data rather than holding text: loops and branches. */
+const TEMPLATE_LOGIC = /\{%-?\s*(?:for|if|unless|case|paginate|tablerow|cycle)\b/;
+
 const THEME_DIRS = new Set(['_includes', '_layouts', '_data', '_sass', '_plugins', '_site', '_drafts']);
 
 async function holdsMarkdown(dir: string): Promise<boolean> {
@@ -123,14 +126,21 @@ async function walkJekyll(
       }
       continue;
     }
-    if (!entry.isFile() || !isMarkdown(entry.name)) continue;
+    const html = /\.html?$/i.test(entry.name);
+    if (!entry.isFile() || (!isMarkdown(entry.name) && !html)) continue;
     const head = await readFile(abs, 'utf8');
     // Jekyll renders a page only when it has front matter; any other file is copied as it is.
     if (!/^\uFEFF?(---|\+\+\+)/.test(head)) {
-      ctx.report.skip('Markdown files without front matter (Jekyll serves them as they are)');
+      if (!html) ctx.report.skip('Markdown files without front matter (Jekyll serves them as they are)');
       continue;
     }
-    const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+    // An HTML page that loops or branches (an archive, a tag list, the home page) is the site's
+    // templates at work, not a page of text to keep.
+    const stem = entry.name.replace(/\.(?:md|markdown|html?)$/i, '');
+    if (html && (TEMPLATE_LOGIC.test(head) || (stem === 'index' && dir === siteDir) || stem === '404')) {
+      ctx.report.skip("HTML pages the site's templates build (`{% for %}`, `{% if %}`, the home page, 404)");
+      continue;
+    }
     if (stem === 'index' && dir === siteDir && !/^\uFEFF?---[\s\S]*?\n---\s*\S/.test(head)) {
       ctx.report.skip('the home page (index.md with no text of its own: its layout builds it)');
       continue;
@@ -140,6 +150,7 @@ async function walkJekyll(
       folder: 'pages',
       nameSlug: stem === 'index' ? path.basename(dir) : stem,
       baseDir: dir,
+      ...(html ? { html: true } : {}),
     });
   }
 }

@@ -46,7 +46,7 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     const plan = await project.run(['plan']);
     expect(errorsIn(plan.stderr)).toEqual([]);
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toContain('Plan: 14 to create, 0 to update, 0 to delete, 3 to upload, 0 unchanged.');
+    expect(plan.stdout).toContain('Plan: 15 to create, 0 to update, 0 to delete, 3 to upload, 0 unchanged.');
     expect(plan.stderr).toContain(
       'content/articles/harbour-walk.md:26:1: warning: `{% include %}` of `newsletter.html`',
     );
@@ -97,13 +97,14 @@ describe('import jekyll, then plan and apply against the local CMS', () => {
     expect(bySlug('hello')).toMatchObject({ created_at: '2021-06-01T04:00:00.000Z' });
     expect(bySlug('hello-2024')).toMatchObject({ title: 'Hello again' });
     const pages = await project.records('page');
-    expect(pages.map((p) => p.slug)).toEqual(['about']);
-    expect(pages[0]!.content).toMatch(BLOCK);
+    expect(pages.map((p) => p.slug).sort()).toEqual(['about', 'contact']);
+    // Each page's image is uploaded and bound, the HTML page's too.
+    for (const page of pages) expect(page.content).toMatch(BLOCK);
     expect((await project.records('user')).map((u) => u.slug).sort()).toEqual(['ana', 'tom-weller']);
 
     const again = await project.run(['plan', '--detailed-exitcode']);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 14 unchanged.');
+    expect(again.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to upload, 15 unchanged.');
   }, 120_000);
 
   it('Eleventy: posts and pages, the photo (also in {% image %}) uploaded once, a rerun plans nothing', async () => {

@@ -21,13 +21,14 @@ describe('import jekyll', () => {
       [
         'Imported Jekyll/Eleventy site site into content/ in Xs:',
         '  articles        8 written',
-        '  pages           1 written',
+        '  pages           2 written',
         '  categories      3 written',
         '  breaking        0 written',
         '  users           2 written',
         '  media           3 copied',
         'Skipped:',
         '       1  collections other than _posts (`_recipes/`: not imported)',
+        "       2  HTML pages the site's templates build (`{% for %}`, `{% if %}`, the home page, 404)",
         '       1  the home page (index.md with no text of its own: its layout builds it)',
         '       1  Markdown files without front matter (Jekyll serves them as they are)',
         '       1  categories beyond the first of a post (the CMS takes one; added to its tags)',
@@ -60,6 +61,7 @@ describe('import jekyll', () => {
       'content/media/assets/img/map.png',
       'content/media/images/team.png',
       'content/pages/about.md',
+      'content/pages/contact.md',
       'content/users/ana.md',
       'content/users/tom-weller.md',
     ]);
@@ -134,6 +136,11 @@ describe('import jekyll', () => {
       '---\nname: Ana Ruiz\nemail: ana@example.com\nbio: Harbour pilot and writer.\n---\n',
     );
     expect(await project.read('content/users/tom-weller.md')).toBe('---\nname: Tom Weller\n---\n');
+    // An HTML page of text, made Markdown; its image copied like a post's.
+    expect(await project.read('content/pages/contact.md')).toBe(
+      '---\ntitle: Contact\n---\n\nWrite to [the desk](mailto:desk@example.com), or call us.\n\n' +
+        '![Our office by the harbour](../media/assets/img/harbour.png)\n',
+    );
     expect(await project.read('content/pages/about.md')).toBe(
       '---\ntitle: About the journal\n---\n\n![The team](../media/images/team.png)\n\n' +
         'We write about the harbour. Read [the latest post](/journal/2024/02/10/harbour-walk/).\n',
