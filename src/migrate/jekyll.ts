@@ -4,7 +4,15 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
 import { dateFromFileName } from '../records/parse-date.js';
-import type { ShortcodeCall } from '../render/templates/builtins.js';
+import {
+  figure,
+  ShortcodeProblem,
+  vimeo,
+  youtube,
+  type BuiltinResult,
+  type ShortcodeCall,
+} from '../render/templates/builtins.js';
+import { includeLeftAsText } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
@@ -65,7 +73,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     kind: 'Jekyll',
     siteDir,
     dialect: 'liquid',
-    shortcodes: { gist: jekyllGist },
+    shortcodes: { gist: jekyllGist, include: jekyllInclude },
     frontMatterAs: 'page',
     // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
     kramdown: !['commonmark', 'commonmarkghpages'].includes(
@@ -319,6 +327,33 @@ function jekyllGist(call: ShortcodeCall): string {
     throw new Error(`\`gist\` takes a gist as user/id or id, e.g. {% gist parkr/c08ee0f2726fd0e3909d %}`);
   const query = file ? `?file=${encodeURIComponent(file)}` : '';
   return `<script src="https://gist.github.com/${gist}.js${query}"></script>`;
+}
+
+/**
+ * `{% include %}` runs a template of the site's theme, which an import cannot. Two includes of
+ * Minimal Mistakes, the most used Jekyll theme, say only what everyone means, and become what
+ * Hugo's built-ins give: `figure` (image_path, alt, caption: the image is copied like any other)
+ * and `video` (id, provider youtube or vimeo). Any other is left as written, with the warning an
+ * unmapped include gets.
+ */
+function jekyllInclude(call: ShortcodeCall): string {
+  const name = (call.args[0] ?? '').replace(/\.html$/i, '');
+  const { named } = call;
+  const as = (
+    builtin: (call: ShortcodeCall) => BuiltinResult,
+    args: string[],
+    given: Record<string, string>,
+  ) => {
+    const result = builtin({ ...call, args, named: given });
+    return typeof result === 'string' ? result : result.block;
+  };
+  if (name === 'figure' && named.image_path) {
+    const { image_path: src, alt, caption } = named;
+    return as(figure, [], { src, ...(alt ? { alt } : {}), ...(caption ? { caption } : {}) });
+  }
+  if (name === 'video' && named.id && named.provider === 'youtube') return as(youtube, [named.id], {});
+  if (name === 'video' && named.id && named.provider === 'vimeo') return as(vimeo, [named.id], {});
+  throw new ShortcodeProblem(includeLeftAsText(call.args[0]), 'unhandled');
 }
 
 /** `_data/authors.yml` (or .yaml/.json): handle -> name, email, bio. */

@@ -299,6 +299,18 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
       '_posts/2019/2019-01-01-nested.md':
         '---\ntitle: Nested\n---\nIn a subfolder.\n\n{% gist parkr/c08ee0f2726fd0e3909d test.md %}\n',
       '_posts/2016-06-06-old.textile': '---\ntitle: Textile\n---\nh1. Old\n',
+      // Minimal Mistakes' includes: an image and a video everyone understands, and one only the theme does.
+      '_posts/2021-02-02-theme.md': [
+        '---',
+        'title: Theme',
+        '---',
+        '{% include figure image_path="/wp-content/uploads/2015/05/pic.png" alt="Pic" caption="A *pic*" %}',
+        '',
+        '{% include video id="XsxDH4HcOWA" provider="youtube" %}',
+        '',
+        '{% include toc %}',
+        '',
+      ].join('\n'),
     });
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'wp']);
     expect(run.stderr).toBe('');
@@ -309,6 +321,7 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
     expect(await project.files()).toEqual([
       'content/articles/from-wordpress.md',
       'content/articles/nested.md',
+      'content/articles/theme.md',
       'content/categories/news.md',
       'content/media/wp-content/uploads/2015/05/pic.png',
       'content/users/ann-admin.md',
@@ -330,6 +343,26 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
         '- two',
         '',
       ].join('\n'),
+    );
+    expect(await project.read('content/articles/theme.md')).toBe(
+      [
+        '---',
+        'title: Theme',
+        'date: 2021-02-02T00:00:00.000Z',
+        '---',
+        '',
+        '<figure><img src="../media/wp-content/uploads/2015/05/pic.png" alt="Pic">' +
+          '<figcaption>A <em>pic</em></figcaption></figure>',
+        '',
+        '<iframe src="https://www.youtube.com/embed/XsxDH4HcOWA" title="YouTube video" allowfullscreen></iframe>',
+        '',
+        '{% include toc %}',
+        '',
+      ].join('\n'),
+    );
+    expect(run.stdout).toContain(
+      'Warning: wp/_posts/2021-02-02-theme.md:8:1: `{% include %}` of `toc` is left as text: it runs one of the ' +
+        "site's templates",
     );
     // jekyll-gist's tag, as GitHub's embed script.
     expect(await project.read('content/articles/nested.md')).toContain(

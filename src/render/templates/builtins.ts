@@ -168,7 +168,7 @@ function fencedCode(language: string | undefined, inner: string): string {
   return `${fence}${info}\n${code}\n${fence}`;
 }
 
-function figure(call: ShortcodeCall): BuiltinResult {
+export function figure(call: ShortcodeCall): BuiltinResult {
   const { named } = call;
   const src = required(
     call,
@@ -199,7 +199,7 @@ function figure(call: ShortcodeCall): BuiltinResult {
   return `<figure>${linked}${figcaption}</figure>`;
 }
 
-function youtube(call: ShortcodeCall): BuiltinResult {
+export function youtube(call: ShortcodeCall): BuiltinResult {
   const id = videoId(call, '{{< youtube dQw4w9WgXcQ >}}');
   const query = new URLSearchParams();
   for (const key of ['start', 'end']) {
@@ -211,7 +211,7 @@ function youtube(call: ShortcodeCall): BuiltinResult {
   return iframe(`https://www.youtube.com/embed/${id}${search}`, title);
 }
 
-function vimeo(call: ShortcodeCall): BuiltinResult {
+export function vimeo(call: ShortcodeCall): BuiltinResult {
   const id = videoId(call, '{{< vimeo 55073825 >}}');
   const title = call.named['title'] ?? 'Vimeo video';
   return iframe(`https://player.vimeo.com/video/${id}`, title);

@@ -233,7 +233,10 @@ class Expander {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof ShortcodeProblem && error.kind === 'unhandled') {
-        this.unhandled(open.start, `${message}; it is left as text`);
+        this.unhandled(
+          open.start,
+          message.includes('left as text') ? message : `${message}; it is left as text`,
+        );
       } else {
         const who = user ? `your \`${open.name}\` handler (${SHORTCODES_KEY})` : `\`${open.name}\``;
         this.problems.push({ offset: open.start, severity: 'error', message: `${who} failed: ${message}` });
@@ -362,16 +365,19 @@ function delimiters(tag: TagToken): [string, string] {
   return tag.flavor === 'hugo' ? ['{{<', '>}}'] : ['{{%', '%}}'];
 }
 
+/** Why `{% include file %}` is left as text, and what to do. */
+export function includeLeftAsText(file: string | undefined): string {
+  const what = file ? ` of \`${file}\`` : '';
+  return (
+    `\`{% include %}\`${what} is left as text: it runs one of the site's templates, which cms-sync cannot; ` +
+    `map \`include\` under \`${SHORTCODES_KEY}\` in sync.config.ts (args[0] is the file), ` +
+    'or write the content into the file'
+  );
+}
+
 function unknownMessage(open: TagToken, written: string): string {
   const example = `e.g. \`${open.name}: ({ args, named, inner }) => \\\`…\\\`\``;
-  if (open.flavor === 'liquid' && open.name === 'include') {
-    const what = open.args[0] ? ` of \`${open.args[0]}\`` : '';
-    return (
-      `\`{% include %}\`${what} is left as text: it runs one of the site's templates, which cms-sync cannot; ` +
-      `map \`include\` under \`${SHORTCODES_KEY}\` in sync.config.ts (args[0] is the file), ` +
-      'or write the content into the file'
-    );
-  }
+  if (open.flavor === 'liquid' && open.name === 'include') return includeLeftAsText(open.args[0]);
   const kind = open.flavor === 'liquid' ? 'Liquid tag' : 'shortcode';
   const quoted = written.length > 60 ? `${written.slice(0, 57)}...` : written;
   return (
