@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
@@ -8,7 +8,7 @@ import { dateFromFileName } from '../records/parse-date.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
-import { importSite, personOf, record, type Person, type SiteDocument } from './site-import.js';
+import { importSite, personOf, readSiteFile, record, type Person, type SiteDocument } from './site-import.js';
 
 /**
  * A Hugo site -> content/ files:
@@ -203,7 +203,7 @@ const CONFIG_NAMES = [
 async function readHugoConfig(siteDir: string, shownDir: string): Promise<Record<string, unknown>> {
   for (const name of CONFIG_NAMES) {
     const file = path.join(siteDir, name);
-    if (existsSync(file)) return readConfigFile(file, path.join(shownDir, name));
+    if (existsSync(file)) return readConfigFile(file, siteDir, path.join(shownDir, name));
   }
   const defaults = path.join(siteDir, 'config', '_default');
   if (!existsSync(defaults)) return {};
@@ -211,20 +211,28 @@ async function readHugoConfig(siteDir: string, shownDir: string): Promise<Record
   for (const name of CONFIG_NAMES) {
     const file = path.join(defaults, name);
     if (existsSync(file))
-      config = await readConfigFile(file, path.join(shownDir, 'config', '_default', name));
+      config = await readConfigFile(file, siteDir, path.join(shownDir, 'config', '_default', name));
   }
   for (const key of ['params', 'languages']) {
     for (const ext of ['toml', 'yaml', 'yml', 'json']) {
       const file = path.join(defaults, `${key}.${ext}`);
       if (existsSync(file))
-        config[key] = await readConfigFile(file, path.join(shownDir, 'config', '_default', `${key}.${ext}`));
+        config[key] = await readConfigFile(
+          file,
+          siteDir,
+          path.join(shownDir, 'config', '_default', `${key}.${ext}`),
+        );
     }
   }
   return config;
 }
 
-async function readConfigFile(file: string, shown: string): Promise<Record<string, unknown>> {
-  const source = await readFile(file, 'utf8');
+async function readConfigFile(
+  file: string,
+  siteDir: string,
+  shown: string,
+): Promise<Record<string, unknown>> {
+  const source = await readSiteFile(file, siteDir, shown);
   try {
     const value: unknown = file.endsWith('.toml')
       ? parseToml(source)
@@ -250,7 +258,7 @@ async function readPeople(siteDir: string, shownDir: string): Promise<Map<string
     const file = path.join(siteDir, 'data', `authors.${ext}`);
     if (!existsSync(file)) continue;
     const shown = path.join(shownDir, 'data', `authors.${ext}`);
-    for (const [key, value] of Object.entries(await readConfigFile(file, shown)))
+    for (const [key, value] of Object.entries(await readConfigFile(file, siteDir, shown)))
       people.set(key.toLowerCase(), personOf(value));
   }
   return people;

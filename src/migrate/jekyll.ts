@@ -19,6 +19,7 @@ import type { MigrationReport } from './report.js';
 import {
   importSite,
   personOf,
+  readSiteFile,
   record,
   type Person,
   type SiteDocument,
@@ -62,7 +63,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     );
   }
   const config = configFile
-    ? await readYaml(configFile, path.join(options.file, path.basename(configFile)))
+    ? await readYaml(siteDir, configFile, path.join(options.file, path.basename(configFile)))
     : {};
   const excluded = new Set(
     (Array.isArray(config.exclude) ? config.exclude : []).filter((e): e is string => typeof e === 'string'),
@@ -86,7 +87,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     },
     timeZone: text(config.timezone) ?? 'UTC',
     defaultLanguage: text(config.lang) ?? 'en',
-    people: await readPeople(path.join(siteDir, '_data'), path.join(options.file, '_data')),
+    people: await readPeople(siteDir, path.join(siteDir, '_data'), path.join(options.file, '_data')),
     servedRoots: [siteDir],
     mediaRoot: siteDir,
     documents,
@@ -222,7 +223,7 @@ async function eleventyProfile(
   report: MigrationReport,
 ): Promise<SiteProfile> {
   // The config is JavaScript: it is read for its input folder and path prefix, never run.
-  const source = await readFile(configFile, 'utf8');
+  const source = await readSiteFile(configFile, siteDir, path.relative(siteDir, configFile));
   const input = /\binput\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '.';
   const pathPrefix = /\bpathPrefix\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1];
   const inputDir = path.resolve(siteDir, input);
@@ -230,7 +231,8 @@ async function eleventyProfile(
   let metadata: Record<string, unknown> = {};
   for (const name of ['metadata.json', 'site.json']) {
     const file = path.join(dataDir, name);
-    if (existsSync(file)) metadata = { ...metadata, ...(await readJson(file, path.relative(siteDir, file))) };
+    if (existsSync(file))
+      metadata = { ...metadata, ...(await readJson(siteDir, file, path.relative(siteDir, file))) };
   }
   const documents: SiteDocument[] = [];
   await walkEleventy(inputDir, inputDir, false, documents, report);
@@ -246,7 +248,7 @@ async function eleventyProfile(
     },
     timeZone: 'UTC',
     defaultLanguage: text(metadata.language) ?? text(metadata.lang) ?? 'en',
-    people: await readPeople(dataDir, path.relative(siteDir, dataDir)),
+    people: await readPeople(siteDir, dataDir, path.relative(siteDir, dataDir)),
     servedRoots: [inputDir, siteDir],
     mediaRoot: inputDir,
     documents,
@@ -274,7 +276,7 @@ async function walkEleventy(
     .map((n) => path.join(dir, n))
     .find((f) => existsSync(f));
   const dirTags = dataFile
-    ? (await readJson(dataFile, dataFile).catch((): Record<string, unknown> => ({}))).tags
+    ? (await readJson(inputDir, dataFile, dataFile).catch((): Record<string, unknown> => ({}))).tags
     : undefined;
   const tagged = [dirTags].flat().some((t) => t === 'posts' || t === 'post');
   const posts = postsHere || tagged || POST_FOLDERS.has(path.basename(dir));
@@ -357,21 +359,24 @@ function jekyllInclude(call: ShortcodeCall): string {
 }
 
 /** `_data/authors.yml` (or .yaml/.json): handle -> name, email, bio. */
-async function readPeople(dataDir: string, shownDir: string): Promise<Map<string, Person>> {
+async function readPeople(siteDir: string, dataDir: string, shownDir: string): Promise<Map<string, Person>> {
   const people = new Map<string, Person>();
   for (const name of ['authors.yml', 'authors.yaml', 'authors.json']) {
     const file = path.join(dataDir, name);
     if (!existsSync(file)) continue;
     const shown = path.join(shownDir, name);
-    const data = name.endsWith('.json') ? await readJson(file, shown) : await readYaml(file, shown);
+    const data = name.endsWith('.json')
+      ? await readJson(siteDir, file, shown)
+      : await readYaml(siteDir, file, shown);
     for (const [key, value] of Object.entries(data)) people.set(key.toLowerCase(), personOf(value));
   }
   return people;
 }
 
-async function readYaml(file: string, shown: string): Promise<Record<string, unknown>> {
+async function readYaml(siteDir: string, file: string, shown: string): Promise<Record<string, unknown>> {
+  const source = await readSiteFile(file, siteDir, shown);
   try {
-    return record(parseYaml(await readFile(file, 'utf8')));
+    return record(parseYaml(source));
   } catch (error) {
     throw new SyncError('CMS_SYNC_INPUT', `${shown}: cannot be read: ${(error as Error).message}`, {
       cause: error,
@@ -379,9 +384,10 @@ async function readYaml(file: string, shown: string): Promise<Record<string, unk
   }
 }
 
-async function readJson(file: string, shown: string): Promise<Record<string, unknown>> {
+async function readJson(siteDir: string, file: string, shown: string): Promise<Record<string, unknown>> {
+  const source = await readSiteFile(file, siteDir, shown);
   try {
-    return record(JSON.parse(await readFile(file, 'utf8')));
+    return record(JSON.parse(source));
   } catch (error) {
     throw new SyncError('CMS_SYNC_INPUT', `${shown}: cannot be read: ${(error as Error).message}`, {
       cause: error,

@@ -1,6 +1,7 @@
 import { constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { SyncError } from '../errors.js';
 import { parseDate } from '../records/parse-date.js';
 import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
@@ -530,6 +531,21 @@ function leadsOutside(url: string, doc: SiteDocument, profile: SiteProfile): str
   const candidates = candidatesOf(url, doc, profile);
   if (candidates === 'external') return undefined;
   return candidates.find((abs) => placeOf(abs, profile.siteDir) === 'out');
+}
+
+/**
+ * A configuration or data file of the site, as text. One that a symbolic link leads out of the
+ * site is not read: its values would reach content/ (`{{< param >}}`, authors).
+ */
+export async function readSiteFile(file: string, siteDir: string, shown: string): Promise<string> {
+  const real = realInSite(file, siteDir);
+  if (real === undefined) {
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${shown}: a symbolic link to a file outside the site; not read. Copy the file into the site`,
+    );
+  }
+  return readFile(real, 'utf8');
 }
 
 /**

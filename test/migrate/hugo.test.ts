@@ -294,6 +294,28 @@ describe('import hugo: links in the site', () => {
   });
 });
 
+describe('import hugo: a configuration file linked from outside', () => {
+  it('is not read: the import stops and names it', async () => {
+    project = await projectWithSite('hugo');
+    const { symlink } = await import('node:fs/promises');
+    await project.site('conf', {
+      'config/_default/hugo.toml': 'baseURL = "https://x.example/"\n',
+      'content/posts/p.md': '---\ntitle: P\n---\n{{< param token >}}\n',
+    });
+    await writeFile(path.join(project.dir, 'secrets.toml'), 'token = "not for the CMS"\n');
+    await symlink(
+      path.join(project.dir, 'secrets.toml'),
+      path.join(project.dir, 'conf/config/_default/params.toml'),
+    );
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'conf']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'conf/config/_default/params.toml: a symbolic link to a file outside the site; not read',
+    );
+    expect(await project.files().catch(() => [])).toEqual([]);
+  });
+});
+
 describe('import hugo --link-path', () => {
   it('makes ref and relref to a post or page the pattern (default /{folder}/{slug}/), fragment kept', async () => {
     project = await projectWithSite('hugo');
