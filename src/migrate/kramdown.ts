@@ -23,7 +23,8 @@ export interface AttributesRemoved {
  *
  * - `kramdown` (Jekyll's Markdown): attribute lists after a block (`{: .class}` on a line of its
  *   own, and `{:name: …}` definitions) or right after a span (`![x](y){: width="200"}`), the table
- *   of contents (`* TOC` then `{:toc}`), `{::comment}…{:/comment}`, the markers of
+ *   of contents (`* TOC` then `{:toc}`, or Minimal Mistakes' `{% include toc %}`),
+ *   `{::comment}…{:/comment}`, the markers of
  *   `{::nomarkdown}…{:/nomarkdown}` (what they hold stays), and `{::options … /}`;
  * - both dialects: a heading's attributes (`## Title {#id .class}`, Goldmark's and kramdown's).
  *
@@ -39,6 +40,7 @@ export function removeAttributeSyntax(markdown: string, dialect: 'kramdown' | 'g
     candidates.push({ start, end, what, rank });
   if (dialect === 'kramdown') {
     for (const m of markdown.matchAll(TOC)) add(m.index, m.index + m[0].length, 'toc', 0);
+    for (const m of markdown.matchAll(TOC_INCLUDE)) add(m.index, m.index + m[0].length, 'toc', 0);
     for (const [start, end] of comments(markdown)) add(start, end, 'extension', 1);
     for (const m of markdown.matchAll(EXTENSION_MARK)) add(m.index, m.index + m[0].length, 'extension', 1);
     for (const m of markdown.matchAll(BLOCK_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
@@ -124,6 +126,8 @@ function lineBreaks(text: string, from: number, to: number): number {
 
 /** `* TOC` (or `1. Contents`, any one item) and the `{:toc}` line after it. */
 const TOC = /^[ \t]*(?:[*+-]|\d+[.)])[ \t]+[^\n]*\n[ \t]*\{:[ \t]*\.?toc[ \t]*\}[ \t]*(?:\n|$)/gim;
+/** Minimal Mistakes' table of contents, `{% include toc %}` on a line of its own (with its options). */
+const TOC_INCLUDE = /^[ \t]*\{%-?[ \t]*include[ \t]+toc(?:\.html)?(?:[ \t][^%\n]*)?-?%\}[ \t]*(?:\n|$)/gm;
 /** The markers of `{::nomarkdown}…{:/nomarkdown}` (what they hold stays), and `{::options … /}`. */
 const EXTENSION_MARK = /\{::nomarkdown\}|\{:\/nomarkdown\}|\{::options[^}\n]*\/\}/g;
 /** An attribute list's body: `.class #id key="value"` (quotes understood), then its brace. */

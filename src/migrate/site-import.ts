@@ -354,7 +354,7 @@ const ATTRIBUTES_REMOVED: Record<AttributeSyntax, string> = {
   attributes:
     'kramdown attribute lists (`{: .class}`, `{: width="200"}`) removed: the CMS takes no classes or ' +
     'attributes from Markdown',
-  toc: 'tables of contents (`* TOC` and `{:toc}`) removed: the CMS does not make them',
+  toc: 'tables of contents (`* TOC` and `{:toc}`, `{% include toc %}`) removed: the CMS does not make them',
   'heading-id':
     "headings' ids and classes (`## Title {#id}`) removed: a link to `#id` from elsewhere needs the id " +
     'the CMS gives the heading',

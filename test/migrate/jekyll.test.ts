@@ -264,8 +264,8 @@ describe('import jekyll: kramdown', () => {
       ),
       'Warning: kramdown attribute lists (`{: .class}`, `{: width="200"}`) removed: the CMS takes no classes or ' +
         'attributes from Markdown (kd/_posts/2020-05-01-styled.md:5, kd/_posts/2020-05-01-styled.md:12)',
-      'Warning: tables of contents (`* TOC` and `{:toc}`) removed: the CMS does not make them ' +
-        '(kd/_posts/2020-05-01-styled.md:7)',
+      'Warning: tables of contents (`* TOC` and `{:toc}`, `{% include toc %}`) removed: the CMS does not make ' +
+        'them (kd/_posts/2020-05-01-styled.md:7)',
       "Warning: headings' ids and classes (`## Title {#id}`) removed: a link to `#id` from elsewhere needs the " +
         'id the CMS gives the heading (kd/_posts/2020-05-01-styled.md:10)',
     ]);
@@ -304,11 +304,13 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
         '---',
         'title: Theme',
         '---',
+        '{% include toc icon="file" title="Contents" %}',
+        '',
         '{% include figure image_path="/wp-content/uploads/2015/05/pic.png" alt="Pic" caption="A *pic*" %}',
         '',
         '{% include video id="XsxDH4HcOWA" provider="youtube" %}',
         '',
-        '{% include toc %}',
+        '{% include newsletter.html %}',
         '',
       ].join('\n'),
     });
@@ -356,13 +358,16 @@ describe('import jekyll: a blog jekyll-import brought from WordPress', () => {
         '',
         '<iframe src="https://www.youtube.com/embed/XsxDH4HcOWA" title="YouTube video" allowfullscreen></iframe>',
         '',
-        '{% include toc %}',
+        '{% include newsletter.html %}',
         '',
       ].join('\n'),
     );
     expect(run.stdout).toContain(
-      'Warning: wp/_posts/2021-02-02-theme.md:8:1: `{% include %}` of `toc` is left as text: it runs one of the ' +
-        "site's templates",
+      'Warning: wp/_posts/2021-02-02-theme.md:10:1: `{% include %}` of `newsletter.html` is left as text: it runs ' +
+        "one of the site's templates",
+    );
+    expect(run.stdout).toContain(
+      '`{% include toc %}`) removed: the CMS does not make them (wp/_posts/2021-02-02-theme.md:4)',
     );
     // jekyll-gist's tag, as GitHub's embed script.
     expect(await project.read('content/articles/nested.md')).toContain(
