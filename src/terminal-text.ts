@@ -15,9 +15,14 @@ export function terminalText(line: string): string {
   );
 }
 
-// C0 controls but tab and line feed, and DEL.
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+/** Writes one line of text output (see terminalText): the CLI's commands and the watch's passes. */
+export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
+  stream.write(terminalText(line) + '\n');
+}
+
+/** C0 controls but tab and line feed, and DEL. */
+const CONTROLS = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f]';
+const CONTROL = new RegExp(CONTROLS);
 
 /**
  * The SGR parameters of the colours picocolors writes for what the CLI uses (bold, dim, red,
@@ -26,4 +31,4 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 const COLOURS = '(?:0|1|2|22|31|32|33|36|39)';
 
 /** One of our colour sequences (kept), or one control character (made visible). */
-const CONTROL_OR_COLOUR = new RegExp(`\\u001b\\[${COLOURS}m|[\\u0000-\\u0008\\u000b-\\u001f\\u007f]`, 'g');
+const CONTROL_OR_COLOUR = new RegExp(`\\u001b\\[${COLOURS}m|${CONTROLS}`, 'g');

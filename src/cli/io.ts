@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { terminalText } from '../terminal-text.js';
+import { writeLine } from '../terminal-text.js';
 
 /** What a command touches of the outside world, passed in so tests can run commands in-process. */
 export interface CliIO {
@@ -110,9 +110,7 @@ export function guardUnfinished(stderr: NodeJS.WritableStream): () => void {
   return () => process.off('beforeExit', onDrained);
 }
 
-export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
-  stream.write(terminalText(line) + '\n');
-}
+export { writeLine };
 
 /** Characters written at a time by writeParts. */
 const PARTS_CHUNK = 64 * 1024;

@@ -10,7 +10,7 @@ import { contentPrefix, isDocumentName } from '../source/content-paths.js';
 import type { createRepeatFilter } from './repeat-filter.js';
 import type { Batch, PassOutcome } from './sync-loop.js';
 import { formatSyncLine, syncLineJson, type SyncLine } from './sync-line.js';
-import { terminalText } from '../terminal-text.js';
+import { writeLine } from '../terminal-text.js';
 
 /** Run-level failures no retry can fix: the watcher stops (exit 1). Anything else is retried. */
 const FATAL: ReadonlySet<ErrorCode> = new Set([
@@ -280,9 +280,4 @@ function pageUrl(session: Session, change: Change): string | undefined {
   if (change.action !== 'create' && change.action !== 'update' && change.action !== 'adopt') return undefined;
   const id = session.store?.state.records.get(change.key)?.id;
   return id === undefined ? undefined : `${session.target.baseUrl}/view/${change.resource}/${id}`;
-}
-
-/** A line of the watch's output, its input's control characters made visible (see terminalText). */
-function writeLine(stream: NodeJS.WritableStream, line: string): void {
-  stream.write(terminalText(line) + '\n');
 }
