@@ -59,7 +59,8 @@ export interface Builtin {
 
 /**
  * A builtin that cannot do its work. `unhandled` is reported like an unknown shortcode (a warning,
- * an error with --strict); `error` is always an error. Either way the text is left as written.
+ * an error with --strict), its message as it is, saying that the text is left as written; `error`
+ * is always an error. Either way the text is left as written.
  */
 export class ShortcodeProblem extends Error {
   constructor(
@@ -282,7 +283,8 @@ function param(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
   const value = lookUp(context.site.params, key);
   if (value === undefined || value === null || typeof value === 'object') {
     throw new ShortcodeProblem(
-      `\`param\` \`${key}\` has no value: set it under \`markdown.site.params\` in sync.config.ts`,
+      `\`param\` \`${key}\` has no value: set it under \`markdown.site.params\` in sync.config.ts; ` +
+        'it is left as text',
       'unhandled',
     );
   }

@@ -233,10 +233,7 @@ class Expander {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof ShortcodeProblem && error.kind === 'unhandled') {
-        this.unhandled(
-          open.start,
-          message.includes('left as text') ? message : `${message}; it is left as text`,
-        );
+        this.unhandled(open.start, message);
       } else {
         const who = user ? `your \`${open.name}\` handler (${SHORTCODES_KEY})` : `\`${open.name}\``;
         this.problems.push({ offset: open.start, severity: 'error', message: `${who} failed: ${message}` });
