@@ -1,6 +1,7 @@
 import { constants, existsSync, lstatSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { replaceFile } from '../replace-file.js';
 import { CONFIG_FILES } from '../config/load-config.js';
 import { CONFIG_TEMPLATE } from './config-template.js';
 import { STARTER_CONTENT } from './starter-content.js';
@@ -98,7 +99,7 @@ async function writeManaged(
   if (current === text) return { file, outcome: 'unchanged' };
   if (!force) return { file, outcome: 'skipped', note: 'already exists', rewritable: true };
   const saved = await saveBeside(abs, stamp);
-  await replace(abs, text);
+  await replaceFile(abs, text);
   return { file, outcome: 'overwritten', note: `previous version saved as ${path.basename(saved)}` };
 }
 
@@ -133,21 +134,6 @@ async function saveBeside(abs: string, stamp: string): Promise<string> {
   }
 }
 
-/**
- * Writes beside and renames over: a crash leaves the old file or the new one, and a symlink is
- * replaced, not written through to wherever it points.
- */
-async function replace(abs: string, text: string): Promise<void> {
-  const temp = `${abs}.${process.pid}.tmp`;
-  await writeFile(temp, text, { flag: 'wx' });
-  try {
-    await rename(temp, abs);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
-
 /** `20261126T064510Z`: sorts by time and has no character a file system or shell dislikes. */
 function backupStamp(date: Date): string {
   return date
@@ -178,7 +164,7 @@ async function mergeGitignore(projectDir: string): Promise<ScaffoldEntry> {
       outcome: 'skipped',
       note: `a symbolic link, not written through: add ${missing.join(', ')}`,
     };
-  await replace(abs, (current ?? '') + separator + block);
+  await replaceFile(abs, (current ?? '') + separator + block);
   const note = `added ${missing.join(', ')}${blanket ? `; ${blanketNote(blanket)}` : ''}`;
   return { file, outcome: current === undefined ? 'created' : 'updated', note };
 }

@@ -96,10 +96,10 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
   };
 }
 
-/** Folders of the theme and build, not content. */
 /** Liquid that makes a page from the site's data rather than holding text: loops and branches. */
 const TEMPLATE_LOGIC = /\{%-?\s*(?:for|if|unless|case|paginate|tablerow|cycle)\b/;
 
+/** Folders of the theme and build, not content. */
 const THEME_DIRS = new Set(['_includes', '_layouts', '_data', '_sass', '_plugins', '_site', '_drafts']);
 
 async function holdsMarkdown(dir: string): Promise<boolean> {

@@ -250,12 +250,12 @@ export async function importSite(
       const where = `${file}:${lineOf(entry, url)}`;
       if (!found) {
         const link = leadsOutside(url, doc, profile);
+        const why = link
+          ? `is ${shown(link)}, a link to a file outside the site; not copied,`
+          : `is not in the site (looked in ${lookedIn(url, doc, profile, shown)});`;
         report.warnings.push(
-          link
-            ? `${where}: image \`${url}\` is ${shown(link)}, a link to a file outside the site; not copied, ` +
-                'left as written: plan reports it until the file is added or the reference removed'
-            : `${where}: image \`${url}\` is not in the site (looked in ${lookedIn(url, doc, profile, shown)}); ` +
-                'left as written: plan reports it until the file is added or the reference removed',
+          `${where}: image \`${url}\` ${why} left as written: plan reports it until the file is added or ` +
+            'the reference removed',
         );
         return undefined;
       }
@@ -623,6 +623,7 @@ async function copyMedia(
   report: MigrationReport,
   shown: (abs: string) => string,
 ): Promise<void> {
+  const folders = new Map<string, string | undefined>();
   for (const [target, source] of copies) {
     // Judged again as it is copied, and copied from where it really is: a link changed since it
     // was found cannot lead the copy out of the site.
@@ -632,7 +633,7 @@ async function copyMedia(
       continue;
     }
     const rel = path.relative(options.projectDir, target).split(path.sep).join('/');
-    const refused = leavesContent(options.contentDir, target);
+    const refused = leavesContent(options.contentDir, target, folders);
     if (refused) {
       report.failures.push(`${shown(source)}: ${rel} ${refused}; not copied`);
       continue;
@@ -645,7 +646,7 @@ async function copyMedia(
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST')
         report.failures.push(`${shown(source)}: could not be copied to ${rel} (${code})`);
-      else if (!(await sameBytes(source, target))) report.existing.push(rel);
+      else if (!(await sameBytes(real, target))) report.existing.push(rel);
     }
   }
 }
@@ -685,7 +686,6 @@ function names(value: unknown, split: boolean): string[] {
     .filter(Boolean);
 }
 
-/** Authors: a name, a list of names, or mappings with a `name`. */
 /** Authors as names: text, or a mapping with `name` (or jekyll-import's `display_name`, `login`). */
 function people(value: unknown): string[] {
   const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];

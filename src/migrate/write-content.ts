@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import matter from 'gray-matter';
 import type { MigrationReport } from './report.js';
@@ -9,6 +8,7 @@ import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { fileNameProblem } from './slug.js';
 import { isInside } from '../source/content-paths.js';
+import { replaceFile } from '../replace-file.js';
 
 /** A resource's folder under content/ (its entry in the resource table). */
 export type ContentFolder = string;
@@ -39,12 +39,22 @@ export function serializeDocument(frontMatter: Record<string, unknown>, body: st
  * is not the file to write). A repository can hold either; an import or a pull never writes
  * through them.
  */
-export function leavesContent(contentDir: string, abs: string): string | undefined {
-  const file = lstatSync(abs, { throwIfNoEntry: false });
-  if (file?.isSymbolicLink()) return 'is a symbolic link';
+export function leavesContent(
+  contentDir: string,
+  abs: string,
+  /** Each folder's verdict, kept by the caller: an import writes thousands of files to a few folders. */
+  folders: Map<string, string | undefined> = new Map(),
+): string | undefined {
+  if (lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return 'is a symbolic link';
+  const dir = path.dirname(abs);
+  if (!folders.has(dir)) folders.set(dir, folderLeavesContent(contentDir, dir));
+  return folders.get(dir);
+}
+
+function folderLeavesContent(contentDir: string, dir: string): string | undefined {
   // A content/ to be made is made of plain folders.
   if (!existsSync(contentDir)) return undefined;
-  let existing = path.dirname(abs);
+  let existing = dir;
   while (!existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
   try {
     if (isInside(realpathSync(contentDir), realpathSync(existing))) return undefined;
@@ -56,22 +66,11 @@ export function leavesContent(contentDir: string, abs: string): string | undefin
 
 /**
  * Writes the file, never through a link: a new file is created exclusively (a link put at its
- * name meanwhile fails the write), and a file written over (`force`) is replaced by a rename, which
- * replaces a link rather than what it leads to.
+ * name meanwhile fails the write), and a file written over (`force`) is replaced by a rename.
  */
 export async function writeInContent(abs: string, text: string, force: boolean): Promise<void> {
-  if (!force) {
-    await writeFile(abs, text, { encoding: 'utf8', flag: 'wx' });
-    return;
-  }
-  const temp = `${abs}.${randomUUID().slice(0, 8)}.tmp`;
-  try {
-    await writeFile(temp, text, { encoding: 'utf8', flag: 'wx' });
-    await rename(temp, abs);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  if (force) await replaceFile(abs, text);
+  else await writeFile(abs, text, { encoding: 'utf8', flag: 'wx' });
 }
 
 /**
@@ -89,6 +88,8 @@ export class ContentWriter {
     { what: string; key: string; target: RecordResource; folder: ContentFolder; slug: string }
   >();
   readonly #folders = new Set<string>();
+  /** Each folder written to: why it leads out of content/, or undefined (see leavesContent). */
+  readonly #judged = new Map<string, string | undefined>();
   // Files are written while the next items convert; a bounded number at once keeps memory flat.
   readonly #pending = new Set<Promise<void>>();
 
@@ -136,7 +137,7 @@ export class ContentWriter {
       return undefined;
     }
     const dir = path.dirname(abs);
-    const refused = leavesContent(this.options.contentDir, abs);
+    const refused = leavesContent(this.options.contentDir, abs, this.#judged);
     if (refused) {
       report.failures.push(`${what}: ${rel} ${refused}; not written`);
       return undefined;
