@@ -1,3 +1,5 @@
+import { terminalText } from '../terminal-text.js';
+
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 export interface ProgressOptions {
@@ -111,7 +113,8 @@ export function progressText(
     parts.push(`${rate >= 10 ? rate.toFixed(0) : rate.toFixed(1)}/s`);
     parts.push(`ETA ${duration(Math.ceil((state.total - state.done) / rate))}`);
   }
-  if (state.step) parts.push(state.step);
+  // The step names a file or a key: what it holds is shown, not obeyed (see terminalText).
+  if (state.step) parts.push(terminalText(state.step));
   return parts.join(' · ');
 }
 

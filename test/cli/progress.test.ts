@@ -121,4 +121,11 @@ describe('progress in a log (not a terminal)', () => {
     );
     expect(progressText({ label: 'Listing the CMS', since: 0 }, 12_500)).toBe('Listing the CMS… 12s');
   });
+
+  it("shows a step's control characters (a file's name) instead of sending them to the terminal", () => {
+    const step = '^ upload content/images/a\u001b[2J\rb.png';
+    expect(progressText({ label: 'Writing', done: 0, total: 2, step, since: 0 }, 0)).toBe(
+      'Writing 0/2 · ^ upload content/images/a^[[2J^Mb.png',
+    );
+  });
 });
