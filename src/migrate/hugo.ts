@@ -8,7 +8,16 @@ import { dateFromFileName } from '../records/parse-date.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
-import { importSite, personOf, readSiteFile, record, type Person, type SiteDocument } from './site-import.js';
+import { hugoAddresses } from './site-addresses.js';
+import {
+  importSite,
+  personOf,
+  readSiteFile,
+  record,
+  sitePath,
+  type Person,
+  type SiteDocument,
+} from './site-import.js';
 
 /**
  * A Hugo site -> content/ files:
@@ -28,6 +37,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const config = await readHugoConfig(siteDir, options.file);
   const languages = Object.keys(record(config.languages));
   const defaultLanguage = text(config.defaultContentLanguage) ?? languages[0] ?? 'en';
+  const timeZone = text(config.timeZone) ?? text(config.timezone) ?? 'UTC';
   const contentRoot = path.resolve(siteDir, text(config.contentDir) ?? 'content');
   const staticDirs = (Array.isArray(config.staticDir) ? config.staticDir : [config.staticDir ?? 'static'])
     .filter((d): d is string => typeof d === 'string')
@@ -59,7 +69,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
         ...(text(config.baseURL) ? { baseUrl: text(config.baseURL) } : {}),
         params: record(config.params),
       },
-      timeZone: text(config.timeZone) ?? text(config.timezone) ?? 'UTC',
+      timeZone,
       defaultLanguage,
       people: await readPeople(siteDir, options.file),
       servedRoots: staticDirs,
@@ -78,6 +88,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
         '_build',
       ]),
       unpublished,
+      addresses: hugoAddresses(config, defaultLanguage, timeZone),
     },
     options,
   );
@@ -159,6 +170,7 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
         ...(lang ? { lang } : {}),
         ...(dated ? { fileDate: dated.date } : {}),
         baseDir: dir,
+        place: sitePath(root, path.join(dir, index.name)),
       });
     }
     const resources = markdown.length - bundleIndexes.length;
@@ -179,6 +191,7 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
       ...(lang ? { lang } : {}),
       ...(dated ? { fileDate: dated.date } : {}),
       baseDir: dir,
+      place: sitePath(root, path.join(dir, entry.name)),
     });
   }
   for (const entry of entries) {

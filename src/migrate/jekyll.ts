@@ -16,11 +16,13 @@ import { includeLeftAsText } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
+import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
 import {
   importSite,
   personOf,
   readSiteFile,
   record,
+  sitePath,
   type Person,
   type SiteDocument,
   type SiteProfile,
@@ -65,6 +67,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
   const config = configFile
     ? await readYaml(siteDir, configFile, path.join(options.file, path.basename(configFile)))
     : {};
+  const timeZone = text(config.timezone) ?? 'UTC';
   const excluded = new Set(
     (Array.isArray(config.exclude) ? config.exclude : []).filter((e): e is string => typeof e === 'string'),
   );
@@ -85,7 +88,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
       ...(text(config.baseurl) ? { baseUrl: text(config.baseurl) } : {}),
       params: config,
     },
-    timeZone: text(config.timezone) ?? 'UTC',
+    timeZone,
     defaultLanguage: text(config.lang) ?? 'en',
     people: await readPeople(siteDir, path.join(siteDir, '_data'), path.join(options.file, '_data')),
     servedRoots: [siteDir],
@@ -93,6 +96,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     documents,
     silentKeys: new Set(['layout']),
     spaceSeparatedNames: true,
+    addresses: jekyllAddresses(config, timeZone),
   };
 }
 
@@ -159,6 +163,7 @@ async function walkJekyll(
       folder: 'pages',
       nameSlug: stem === 'index' ? path.basename(dir) : stem,
       baseDir: dir,
+      place: sitePath(siteDir, abs),
       ...(html ? { html: true } : {}),
     });
   }
@@ -202,6 +207,7 @@ async function addPosts(
       ...(html ? { html: true } : {}),
       pathCategories: categories,
       baseDir: dir,
+      place: sitePath(root, abs),
     });
   }
 }
@@ -254,6 +260,7 @@ async function eleventyProfile(
     documents,
     silentKeys: new Set(['layout', 'eleventyNavigation', 'eleventyExcludeFromCollections']),
     collectionTags: new Set(['posts', 'post', 'all']),
+    addresses: eleventyAddresses(),
     shortcodes: { image: eleventyImage },
     // `permalink: false`: Eleventy writes no page for the file (data or a partial).
     unpublished: (data) =>
@@ -301,6 +308,7 @@ async function walkEleventy(
       nameSlug: stem === 'index' ? path.basename(dir) : (dated?.rest ?? stem),
       ...(dated ? { fileDate: dated.date } : {}),
       baseDir: dir,
+      place: sitePath(inputDir, abs),
     });
   }
 }

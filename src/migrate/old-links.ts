@@ -79,9 +79,11 @@ export class OldSiteLinks {
 
   /**
    * The new path for a link to an imported post or page; `missing` for a link to a page of the
-   * old site that was not imported; undefined for any other link.
+   * old site that was not imported; undefined for any other link. A relative link (`../b/`) is
+   * read as it was on the page at `from`, a root-relative address.
    */
-  rewrite(url: string): { to: string } | { missing: true } | undefined {
+  rewrite(link: string, from?: string): { to: string } | { missing: true } | undefined {
+    const url = from === undefined ? link : new URL(link, RELATIVE_BASE + from).href;
     const key = this.#key(url, false);
     if (!key) return undefined;
     const found = this.#targets.get(key);
@@ -134,6 +136,6 @@ export function rewriteLink(
     return result.to;
   }
   // The URL is cut from the item's text: the report keeps a copy, not the item.
-  report.oldLinks.push(detach(`${label}: ${url}`));
+  report.oldLink(detach(`${label}: ${url}`));
   return url;
 }

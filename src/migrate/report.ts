@@ -26,6 +26,14 @@ export class MigrationReport {
   rewrittenLinks = 0;
   /** `item: URL` for each link to the old site whose target was not imported (left as it was). */
   readonly oldLinks: string[] = [];
+  /** How many links `oldLinks` stands for: a line may count several (`file: and 3 more`). */
+  oldLinkCount = 0;
+
+  /** A line of `oldLinks`, standing for `count` links. */
+  oldLink(line: string, count = 1): void {
+    this.oldLinks.push(line);
+    this.oldLinkCount += count;
+  }
 
   embed(kind: string): void {
     this.embeds.set(kind, (this.embeds.get(kind) ?? 0) + 1);
@@ -116,11 +124,11 @@ export class MigrationReport {
         ),
       );
     }
-    if (this.rewrittenLinks || this.oldLinks.length) {
+    if (this.rewrittenLinks || this.oldLinkCount) {
       lines.push(
         `Links to the old site's posts and pages: ${this.rewrittenLinks} rewritten to their new paths` +
-          (this.oldLinks.length
-            ? `, ${this.oldLinks.length} left as they were (no imported post or page there):`
+          (this.oldLinkCount
+            ? `, ${this.oldLinkCount} left as they were (no imported post or page there):`
             : ''),
       );
       lines.push(

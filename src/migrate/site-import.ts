@@ -13,7 +13,8 @@ import { expandTemplates, type Dialect } from '../render/templates/expand-templa
 import type { ImportOptions } from './import-options.js';
 import { OldSiteLinks, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
-import { rewriteImages } from './site-images.js';
+import { rewriteUrls } from './markdown-urls.js';
+import type { Addresses } from './site-addresses.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
 import { ContentWriter, leavesContent } from './write-content.js';
@@ -45,6 +46,8 @@ export interface SiteDocument {
   pathCategories?: string[];
   /** Folder that relative references resolve against: the bundle's, or the file's own. */
   baseDir: string;
+  /** Its path under the folder its address on the site follows (Hugo's content/, Jekyll's site). */
+  place: string;
 }
 
 export interface Person {
@@ -92,6 +95,8 @@ export interface SiteProfile {
   unpublished?: (data: Record<string, unknown>) => string | undefined;
   /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
   collectionTags?: ReadonlySet<string>;
+  /** Where the site served a document (its permalink rules), so that links to it are rewritten. */
+  addresses: Addresses;
 }
 
 /** A document read and mapped, before it is written. */
@@ -110,6 +115,8 @@ interface Entry {
   categories: string[];
   tags: string[];
   authors: string[];
+  /** Its addresses on the old site, with the site's base path: the first is where it was. */
+  addresses: string[];
 }
 
 /** Hugo's end of publication, under its names (Hugo's keys are read in any case). */
@@ -205,7 +212,8 @@ export async function importSite(
     exists: existsSync,
   });
   const copies = new Map<string, string>();
-  const resolveRef = refResolver(entries, new OldSiteLinks(options.linkPath));
+  const links = oldSiteLinks(entries, profile, options.linkPath);
+  const resolveRef = refResolver(entries, links.links);
   const dropped = new Map<string, string[]>();
   const categories = new Map<string, string>();
   const users = new Map<string, Person & { name: string }>();
@@ -244,35 +252,45 @@ export async function importSite(
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
     const markdown = doc.html ? htmlToMarkdown(restored, { localImages: true }) : restored;
-    const body = rewriteImages(markdown, (url) => {
-      const found = findLocal(url, doc, profile);
-      if (found === 'external') return undefined;
-      const where = `${file}:${lineOf(entry, url)}`;
-      if (!found) {
-        const link = leadsOutside(url, doc, profile);
-        const why = link
-          ? `is ${shown(link)}, a link to a file outside the site; not copied,`
-          : `is not in the site (looked in ${lookedIn(url, doc, profile, shown)});`;
-        report.warnings.push(
-          `${where}: image \`${url}\` ${why} left as written: plan reports it until the file is added or ` +
-            'the reference removed',
-        );
-        return undefined;
-      }
-      if (!MEDIA_NAME.test(found)) {
-        report.warnings.push(`${where}: \`${url}\` is not a media file cms-sync uploads; left as written`);
-        return undefined;
-      }
-      const target = path.join(options.contentDir, MEDIA_FOLDER, servedPath(found, profile));
-      const other = copies.get(target);
-      if (other !== undefined && other !== found) {
-        report.warnings.push(
-          `${where}: \`${url}\` and ${shown(other)} would be one file under content/; kept the first`,
-        );
-      }
-      if (other === undefined) copies.set(target, found);
-      return path.relative(path.dirname(written), target).split(path.sep).join('/');
+    const unmatched: string[] = [];
+    const body = rewriteUrls(markdown, {
+      link: (url) => rewriteLink(url, entry, links, report, unmatched),
+      image: (url) => {
+        const found = findLocal(url, doc, profile);
+        if (found === 'external') return undefined;
+        const where = `${file}:${lineOf(entry, url)}`;
+        if (!found) {
+          const link = leadsOutside(url, doc, profile);
+          const why = link
+            ? `is ${shown(link)}, a link to a file outside the site; not copied,`
+            : `is not in the site (looked in ${lookedIn(url, doc, profile, shown)});`;
+          report.warnings.push(
+            `${where}: image \`${url}\` ${why} left as written: plan reports it until the file is added or ` +
+              'the reference removed',
+          );
+          return undefined;
+        }
+        if (!MEDIA_NAME.test(found)) {
+          report.warnings.push(`${where}: \`${url}\` is not a media file cms-sync uploads; left as written`);
+          return undefined;
+        }
+        const target = path.join(options.contentDir, MEDIA_FOLDER, servedPath(found, profile));
+        const other = copies.get(target);
+        if (other !== undefined && other !== found) {
+          report.warnings.push(
+            `${where}: \`${url}\` and ${shown(other)} would be one file under content/; kept the first`,
+          );
+        }
+        if (other === undefined) copies.set(target, found);
+        return path.relative(path.dirname(written), target).split(path.sep).join('/');
+      },
     });
+
+    // Each listed by its line, the first few of a file: finding a line reads the body.
+    for (const url of unmatched.slice(0, LISTED_LINKS))
+      report.oldLink(`${file}:${lineOf(entry, url)}: ${url}`);
+    const more = unmatched.length - LISTED_LINKS;
+    if (more > 0) report.oldLink(`${file}: and ${more} more`, more);
 
     const fm: Record<string, unknown> = { title: entry.title };
     // sync keys a translation `<slug>-<lang>` itself (languages.default is the site's, see the
@@ -429,6 +447,24 @@ function mapEntry(
   }
   const collection = profile.collectionTags ?? new Set<string>();
   const split = profile.spaceSeparatedNames === true;
+  const categories = unique([
+    ...(doc.pathCategories ?? []),
+    ...names(data.categories, split),
+    ...names(data.category, split),
+  ]);
+  const basePath = basePathOf(profile.site);
+  const addresses = profile
+    .addresses({
+      place: doc.place,
+      data,
+      title,
+      nameSlug: doc.nameSlug,
+      date,
+      categories,
+      lang,
+      folder: doc.folder,
+    })
+    .flatMap((address) => (basePath === '' ? [address] : [basePath + address, address]));
   return {
     doc,
     file,
@@ -441,13 +477,10 @@ function mapEntry(
     lang,
     date,
     draft,
-    categories: unique([
-      ...(doc.pathCategories ?? []),
-      ...names(data.categories, split),
-      ...names(data.category, split),
-    ]),
+    categories,
     tags: unique(names(data.tags, split)).filter((tag) => !collection.has(tag)),
     authors: unique([...people(data.author), ...people(data.authors)]),
+    addresses,
   };
 }
 
@@ -480,6 +513,90 @@ function assignSlugs(entries: Entry[], report: MigrationReport): void {
       );
       entry.slug = slug;
     }
+  }
+}
+
+interface SiteLinks {
+  links: OldSiteLinks;
+  /** Each imported file -> its new path: for a link to the file itself (`[b](../b.md)`). */
+  bySource: Map<string, string>;
+  /** The new paths: a link already made one (by `ref`) is not the old site's. */
+  made: Set<string>;
+  /** Folders a root-relative link to a file (`/posts/b.md`) is looked up in. */
+  roots: string[];
+}
+
+/** Every imported document's old addresses, each to become its new path (`--link-path`). */
+function oldSiteLinks(entries: Entry[], profile: SiteProfile, linkPath: string | undefined): SiteLinks {
+  const links = new OldSiteLinks(linkPath);
+  for (const url of [profile.site.url, profile.site.baseUrl]) if (url) links.addSite(url);
+  const bySource = new Map<string, string>();
+  const made = new Set<string>();
+  for (const entry of entries) {
+    links.addAll(entry.addresses, entry.doc.folder, entry.slug);
+    const to = links.pathOf(entry.doc.folder, entry.slug);
+    bySource.set(entry.doc.absPath, to);
+    made.add(to);
+  }
+  return { links, bySource, made, roots: [profile.mediaRoot, profile.siteDir] };
+}
+
+const MARKDOWN_FILE = /\.(?:md|markdown)$/i;
+
+/** Links into the old site that reach no imported page, listed per file; the rest are counted. */
+const LISTED_LINKS = 10;
+
+/**
+ * A link from `entry` to another imported document -> its new path, keeping the fragment: by its
+ * address on the old site (root-relative, the site's own URL, or relative to the entry's own
+ * address), or by its file (`../b.md`, as GitHub and Hugo's render hooks read them). A link to
+ * the old site that reaches no imported document is added to `unmatched`; any other is left.
+ */
+function rewriteLink(
+  url: string,
+  entry: Entry,
+  site: SiteLinks,
+  report: MigrationReport,
+  unmatched: string[],
+): string | undefined {
+  const value = url.trim();
+  if (value === '' || /^[#?]/.test(value) || value.startsWith('//')) return undefined;
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.test(value);
+  if (scheme && !/^https?:/i.test(value)) return undefined;
+  const hash = value.indexOf('#');
+  const fragment = hash === -1 ? '' : value.slice(hash);
+  if (site.made.has(value.slice(0, hash === -1 ? undefined : hash))) return undefined;
+  const filePart = decodePath(value.replace(/[?#].*$/, ''));
+  if (!scheme && MARKDOWN_FILE.test(filePart)) {
+    const candidates = filePart.startsWith('/')
+      ? site.roots.map((root) => path.join(root, filePart))
+      : [path.resolve(path.dirname(entry.doc.absPath), filePart)];
+    const to = candidates.map((abs) => site.bySource.get(abs)).find((found) => found !== undefined);
+    if (to !== undefined) {
+      report.rewrittenLinks++;
+      return to + fragment;
+    }
+    unmatched.push(url);
+    return undefined;
+  }
+  const own = entry.addresses[0];
+  const relative = !scheme && !value.startsWith('/');
+  if (relative && own === undefined) return undefined;
+  const result = relative ? site.links.rewrite(value, own) : site.links.rewrite(value);
+  if (!result) return undefined;
+  if ('to' in result) {
+    report.rewrittenLinks++;
+    return result.to;
+  }
+  unmatched.push(url);
+  return undefined;
+}
+
+function decodePath(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
   }
 }
 
@@ -518,6 +635,11 @@ function findLocal(url: string, doc: SiteDocument, profile: SiteProfile): string
   const candidates = candidatesOf(url, doc, profile);
   if (candidates === 'external') return candidates;
   return candidates.find((abs) => placeOf(abs, profile.siteDir) === 'in');
+}
+
+/** A file's path under `root`, with `/` between folders. */
+export function sitePath(root: string, abs: string): string {
+  return path.relative(root, abs).split(path.sep).join('/');
 }
 
 /** A file named in the site: really in it, or a link leading out; undefined for no such file. */

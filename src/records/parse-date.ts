@@ -92,6 +92,14 @@ function offsetInZone(wall: number, timeZone: string): number {
   return before;
 }
 
+/**
+ * The wall-clock reading of `date` in `timeZone`, as a Date whose UTC fields are the local ones
+ * (its year, month, day and hour as the site's calendar shows them).
+ */
+export function wallClock(date: Date, timeZone: string): Date {
+  return new Date(date.getTime() + offsetAt(date.getTime(), timeZone) * 60_000);
+}
+
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** The offset of `timeZone` from UTC at the instant `utc`, in minutes. */

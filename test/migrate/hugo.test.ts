@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { rewriteImages } from '../../src/migrate/site-images.js';
+import { rewriteUrls } from '../../src/migrate/markdown-urls.js';
 import { runInProcess } from './helpers.js';
 import { projectWithSite, summary } from './hugo-and-jekyll-helpers.js';
 
@@ -348,7 +348,7 @@ describe('import hugo --link-path', () => {
   });
 });
 
-describe('rewriteImages', () => {
+describe('rewriteUrls', () => {
   const to = (url: string) => (url.startsWith('/') ? `../media${url}` : undefined);
 
   it('rewrites Markdown, reference-style and HTML images and leaves every other byte alone', () => {
@@ -367,7 +367,7 @@ describe('rewriteImages', () => {
       '![in code](/code.png)',
       '```',
     ].join('\n');
-    expect(rewriteImages(source, to)).toBe(
+    expect(rewriteUrls(source, { image: to })).toBe(
       [
         '# Title with ![x](../media/a.png) inline',
         '',
@@ -388,6 +388,6 @@ describe('rewriteImages', () => {
 
   it('returns text without images as the same string', () => {
     const text = 'No images, only [a link](/x.png).';
-    expect(rewriteImages(text, to)).toBe(text);
+    expect(rewriteUrls(text, { image: to })).toBe(text);
   });
 });

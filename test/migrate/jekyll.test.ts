@@ -32,6 +32,7 @@ describe('import jekyll', () => {
         '       1  the home page (index.md with no text of its own: its layout builds it)',
         '       1  Markdown files without front matter (Jekyll serves them as they are)',
         '       1  categories beyond the first of a post (the CMS takes one; added to its tags)',
+        "Links to the old site's posts and pages: 2 rewritten to their new paths",
         "Warning: site/_posts/2024-06-01-hello.md: its slug `hello` is also site/_posts/2021-06-01-hello.md's; " +
           'written as `hello-2024`',
         'Warning: site/_posts/2024-02-10-harbour-walk.md:24:1: `{% include %}` of `newsletter.html` is left as ' +
@@ -96,7 +97,7 @@ describe('import jekyll', () => {
         '',
         '{% include newsletter.html %}',
         '',
-        'Back to [about](/journal/about/).',
+        'Back to [about](/pages/about/).',
         '',
       ].join('\n'),
     );
@@ -143,7 +144,7 @@ describe('import jekyll', () => {
     );
     expect(await project.read('content/pages/about.md')).toBe(
       '---\ntitle: About the journal\n---\n\n![The team](../media/images/team.png)\n\n' +
-        'We write about the harbour. Read [the latest post](/journal/2024/02/10/harbour-walk/).\n',
+        'We write about the harbour. Read [the latest post](/articles/harbour-walk/).\n',
     );
   });
 
@@ -161,6 +162,7 @@ describe('import jekyll', () => {
         '  media           1 copied',
         'Skipped:',
         '       1  files with `permalink: false` (Eleventy writes no page for them)',
+        "Links to the old site's posts and pages: 1 rewritten to their new paths",
         // Eleventy's front matter is the page's data (`title`); its `page` is computed, not known here.
         'Warning: site/src/posts/2024-08-01-first-note.md:9:32: Liquid output `{{ page.url }}` is left as text: ' +
           '`page.url` is not a value cms-sync knows; cms-sync knows `site.baseurl`, `site.url`, `site.<param>`, ' +
@@ -194,7 +196,7 @@ describe('import jekyll', () => {
     );
     expect(await project.read('content/articles/second-note.md')).toBe(
       '---\ntitle: Second note\ndate: 2024-09-01T00:00:00.000Z\ndraft: true\n---\n\n' +
-        'Back to the [about page](/about/).\n\n{% callout "Drafts are not published" %}\n',
+        'Back to the [about page](/pages/about/).\n\n{% callout "Drafts are not published" %}\n',
     );
   });
 
