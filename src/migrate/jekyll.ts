@@ -68,11 +68,30 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     ? await readYaml(siteDir, configFile, path.join(options.file, path.basename(configFile)))
     : {};
   const timeZone = text(config.timezone) ?? 'UTC';
-  const excluded = new Set(
-    (Array.isArray(config.exclude) ? config.exclude : []).filter((e): e is string => typeof e === 'string'),
-  );
+  const listed = (value: unknown) =>
+    new Set((Array.isArray(value) ? value : []).filter((e): e is string => typeof e === 'string'));
+  const excluded = listed(config.exclude);
+  const included = new Set([...listed(config.include)].map((name) => name.replace(/^\/+|\/+$/g, '')));
+  const collections = jekyllCollections(config);
+  const collectionsDir = path.resolve(siteDir, text(config.collections_dir) ?? '.');
   const documents: SiteDocument[] = [];
-  await walkJekyll(siteDir, siteDir, [], { documents, excluded, report: options.report });
+  const walk: JekyllWalk = {
+    documents,
+    excluded,
+    included,
+    collections: new Set([...collections.keys()].map((name) => path.join(collectionsDir, `_${name}`))),
+    report: options.report,
+  };
+  await walkJekyll(siteDir, siteDir, [], walk);
+  for (const [name, output] of collections) {
+    const dir = path.join(collectionsDir, `_${name}`);
+    if (!existsSync(dir)) continue;
+    if (output) await addCollection(dir, dir, name, walk);
+    else if (await holdsMarkdown(dir))
+      options.report.skip(
+        `collections without \`output: true\` (\`_${name}/\`: Jekyll writes no pages for them)`,
+      );
+  }
   return {
     kind: 'Jekyll',
     siteDir,
@@ -114,7 +133,49 @@ async function holdsMarkdown(dir: string): Promise<boolean> {
 interface JekyllWalk {
   documents: SiteDocument[];
   excluded: Set<string>;
+  /** `include:` of _config.yml: folders Jekyll reads although their name starts with `_` (`_pages`). */
+  included: Set<string>;
+  /** The collections' folders (absolute), read on their own. */
+  collections: Set<string>;
   report: MigrationReport;
+}
+
+/**
+ * The site's collections other than posts (`collections: { projects: { output: true } }`, or a
+ * list of names), each with whether Jekyll writes a page for each of its documents.
+ */
+function jekyllCollections(config: Record<string, unknown>): Map<string, boolean> {
+  const collections = new Map<string, boolean>();
+  const declared = config.collections;
+  if (Array.isArray(declared)) {
+    for (const name of declared) if (typeof name === 'string') collections.set(name, false);
+  } else {
+    for (const [name, settings] of Object.entries(record(declared)))
+      collections.set(name, record(settings).output === true);
+  }
+  collections.delete('posts');
+  return collections;
+}
+
+/** The documents of a collection Jekyll writes pages for: pages, at the collection's permalink. */
+async function addCollection(root: string, dir: string, collection: string, ctx: JekyllWalk): Promise<void> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const abs = path.join(dir, entry.name);
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isDirectory()) await addCollection(root, abs, collection, ctx);
+    else if (entry.isFile() && isMarkdown(entry.name)) {
+      const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+      ctx.documents.push({
+        absPath: abs,
+        folder: 'pages',
+        nameSlug: dateFromFileName(stem)?.rest ?? stem,
+        baseDir: dir,
+        place: sitePath(root, abs),
+        collection,
+      });
+    }
+  }
 }
 
 async function walkJekyll(
@@ -133,9 +194,13 @@ async function walkJekyll(
       if (entry.name === '_posts') await addPosts(abs, abs, categories, false, ctx);
       else if (entry.name === '_drafts' && dir === siteDir) await addPosts(abs, abs, categories, true, ctx);
       else if (!entry.name.startsWith('_')) await walkJekyll(siteDir, abs, [...categories, entry.name], ctx);
-      else if (!THEME_DIRS.has(entry.name) && (await holdsMarkdown(abs))) {
-        // A collection (`_recipes/`) has its own layout and URL: say so rather than pass over it.
-        ctx.report.skip(`collections other than _posts (\`${rel}/\`: not imported)`);
+      else if (ctx.included.has(rel)) await walkJekyll(siteDir, abs, categories, ctx);
+      else if (!THEME_DIRS.has(entry.name) && !ctx.collections.has(abs) && (await holdsMarkdown(abs))) {
+        // Not a page folder for Jekyll: say so rather than pass over it.
+        ctx.report.skip(
+          `folders starting with \`_\`, neither a collection nor under \`include\` ` +
+            `(\`${rel}/\`: Jekyll does not publish them)`,
+        );
       }
       continue;
     }

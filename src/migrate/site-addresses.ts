@@ -22,6 +22,8 @@ export interface PageFacts {
   categories: readonly string[];
   lang: string | undefined;
   folder: 'articles' | 'pages';
+  /** The Jekyll collection of the document (`place` is then its path in the collection's folder). */
+  collection?: string;
 }
 
 export type Addresses = (page: PageFacts) => string[];
@@ -177,6 +179,9 @@ const JEKYLL_STYLES: Record<string, string> = {
   none: '/:categories/:title:output_ext',
 };
 
+/** Where Jekyll writes a collection's documents unless the collection or document says. */
+const COLLECTION_PATTERN = '/:collection/:path:output_ext';
+
 /**
  * Jekyll: a post's `permalink`, else the site's (a style name or a pattern; `date` by default),
  * filled with the post's date, categories (lower case, joined by `/`) and name. A page is at its
@@ -185,8 +190,22 @@ const JEKYLL_STYLES: Record<string, string> = {
 export function jekyllAddresses(config: Record<string, unknown>, timeZone: string): Addresses {
   const style = text(config.permalink) ?? 'date';
   const sitePattern = JEKYLL_STYLES[style] ?? style;
+  const collections = record(config.collections);
   return (page) => {
     const own = text(page.data.permalink);
+    if (page.collection !== undefined) {
+      const pattern = own ?? text(record(collections[page.collection]).permalink) ?? COLLECTION_PATTERN;
+      const values = {
+        ...dateValues(page.date, timeZone),
+        collection: page.collection,
+        path: page.place.replace(/\.[^./]+$/, ''),
+        name: page.nameSlug,
+        title: text(page.data.slug) ?? page.nameSlug,
+        slug: slugify(text(page.data.slug) ?? page.nameSlug),
+        output_ext: '.html',
+      };
+      return [clean(withoutIndex(fill(pattern, values)))];
+    }
     if (page.folder === 'pages') {
       if (own) return [clean(withoutIndex(own))];
       const stem = page.place.replace(/\.[^./]+$/, '');

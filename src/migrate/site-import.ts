@@ -48,6 +48,8 @@ export interface SiteDocument {
   baseDir: string;
   /** Its path under the folder its address on the site follows (Hugo's content/, Jekyll's site). */
   place: string;
+  /** The Jekyll collection it belongs to (`projects` for `_projects/`), other than posts. */
+  collection?: string;
 }
 
 export interface Person {
@@ -463,6 +465,7 @@ function mapEntry(
       categories,
       lang,
       folder: doc.folder,
+      ...(doc.collection ? { collection: doc.collection } : {}),
     })
     .flatMap((address) => (basePath === '' ? [address] : [basePath + address, address]));
   return {

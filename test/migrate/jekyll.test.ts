@@ -27,7 +27,8 @@ describe('import jekyll', () => {
         '  users           2 written',
         '  media           3 copied',
         'Skipped:',
-        '       1  collections other than _posts (`_recipes/`: not imported)',
+        '       1  folders starting with `_`, neither a collection nor under `include` (`_recipes/`: Jekyll does ' +
+          'not publish them)',
         "       2  HTML pages the site's templates build (`{% for %}`, `{% if %}`, the home page, 404)",
         '       1  the home page (index.md with no text of its own: its layout builds it)',
         '       1  Markdown files without front matter (Jekyll serves them as they are)',

@@ -243,4 +243,39 @@ describe('import: links to the old site become the new paths', () => {
       '  many/content/posts/p.md:13: /tags/t9/\n  many/content/posts/p.md: and 2 more\n',
     );
   });
+
+  it('Jekyll: collections with output are pages at their permalink, `include`d folders are read', async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('c', {
+      '_config.yml': [
+        'include: [_pages]',
+        'collections_dir: my',
+        'collections:',
+        '  projects: { output: true, permalink: "/work/:path/" }',
+        '  talks: { output: true }',
+        '  notes: { output: false }',
+      ].join('\n'),
+      '_pages/about.md': '---\ntitle: About me\npermalink: /about/\n---\nHi.\n',
+      'my/_projects/alpha.md': '---\ntitle: Alpha\n---\nA project.\n',
+      'my/_talks/2023-05-01-lisbon.md': '---\ntitle: Lisbon\n---\nA talk.\n',
+      'my/_notes/private.md': '---\ntitle: Private\n---\nNot published.\n',
+      '_posts/2024-01-01-p.md':
+        '---\ntitle: P\n---\n[a](/work/alpha/) [t](/talks/2023-05-01-lisbon.html) [me](/about/)\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'c']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      '       1  collections without `output: true` (`_notes/`: Jekyll writes no pages for them)',
+    );
+    expect(run.stdout).toContain("Links to the old site's posts and pages: 3 rewritten to their new paths\n");
+    expect(await project.files()).toEqual([
+      'content/articles/p.md',
+      'content/pages/about.md',
+      'content/pages/alpha.md',
+      'content/pages/lisbon.md',
+    ]);
+    expect(await body('content/articles/p.md')).toBe(
+      '[a](/pages/alpha/) [t](/pages/lisbon/) [me](/pages/about/)',
+    );
+  });
 });
