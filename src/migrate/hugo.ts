@@ -89,6 +89,8 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       ]),
       unpublished,
       addresses: hugoAddresses(config, defaultLanguage, timeZone),
+      keysIgnoreCase: true,
+      hidesFuture: config.buildFuture !== true,
     },
     options,
   );

@@ -116,6 +116,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     silentKeys: new Set(['layout']),
     spaceSeparatedNames: true,
     addresses: jekyllAddresses(config, timeZone),
+    hidesFuture: config.future !== true,
   };
 }
 

@@ -99,6 +99,13 @@ export interface SiteProfile {
   collectionTags?: ReadonlySet<string>;
   /** Where the site served a document (its permalink rules), so that links to it are rewritten. */
   addresses: Addresses;
+  /** Front matter keys are read in any case (Hugo's `Title`, `Draft`): known keys are matched so. */
+  keysIgnoreCase?: boolean;
+  /**
+   * The site does not publish a page dated in the future (Hugo without `buildFuture`, Jekyll
+   * without `future`): such a page is imported as a draft.
+   */
+  hidesFuture?: boolean;
 }
 
 /** A document read and mapped, before it is written. */
@@ -192,12 +199,13 @@ export async function importSite(
       report.failures.push(`${file}:${parsed.line}:${parsed.column}: ${parsed.message}; not imported`);
       continue;
     }
-    const unpublished = profile.unpublished?.(parsed.data);
+    const read = profile.keysIgnoreCase ? withKnownKeys(parsed, profile) : parsed;
+    const unpublished = profile.unpublished?.(read.data);
     if (unpublished) {
       report.skip(unpublished);
       continue;
     }
-    entries.push(mapEntry(doc, file, parsed, profile, report));
+    entries.push(mapEntry(doc, file, read, profile, report));
   }
   if (entries.some((e) => e.lang !== undefined) && profile.defaultLanguage !== 'en')
     report.warnings.push(
@@ -242,6 +250,7 @@ export async function importSite(
       site: profile.site,
       dialect: profile.dialect,
       resolveRef,
+      keepEscaped: true,
       ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
       ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
       ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
@@ -383,6 +392,31 @@ const ATTRIBUTES_REMOVED: Record<AttributeSyntax, string> = {
     '`{::nomarkdown}` held is kept',
 };
 
+/** Keys the importers read, besides the mapping's: how a site says a page is not its own. */
+const READ_KEYS = ['headless', 'build', '_build', 'url', 'aliases', 'permalink'];
+
+/**
+ * Front matter whose keys the site reads in any case: each key that is a known one but for case
+ * (`Title`, `Draft`, `PublishDate`) takes the known one's name, unless the file also has that.
+ */
+function withKnownKeys<T extends { data: Record<string, unknown>; lines: Record<string, number> }>(
+  parsed: T,
+  profile: SiteProfile,
+): T {
+  const known = new Map<string, string>();
+  for (const key of [...ARTICLE_KEYS, ...PAGE_KEYS, ...READ_KEYS, ...profile.silentKeys])
+    if (!known.has(key.toLowerCase())) known.set(key.toLowerCase(), key);
+  const data: Record<string, unknown> = {};
+  const lines: Record<string, number> = {};
+  for (const [key, value] of Object.entries(parsed.data)) {
+    const name = known.get(key.toLowerCase()) ?? key;
+    const to = name !== key && Object.hasOwn(parsed.data, name) ? key : name;
+    data[to] = value;
+    if (parsed.lines[key] !== undefined) lines[to] = parsed.lines[key];
+  }
+  return { ...parsed, data, lines };
+}
+
 /** A site's author by key, else by name (`author: Jane Doe` for the `jane` of data/authors). */
 function findPerson(people: Map<string, Person>, author: string): [string, Person | undefined] {
   const byKey = people.get(author.toLowerCase());
@@ -434,7 +468,20 @@ function mapEntry(
     if ('iso' in fromName) date = new Date(fromName.iso);
   }
 
-  let draft = doc.draft === true || data.draft === true || data.published === false;
+  // Hugo reads `draft: "true"` (a string) as a draft too.
+  const draftValue = typeof data.draft === 'string' ? /^true$/i.test(data.draft.trim()) : data.draft === true;
+  let draft = doc.draft === true || draftValue || data.published === false;
+  // A page dated in the future is not on the site yet: not a published record either.
+  const publishKey = data.publishDate !== undefined ? 'publishDate' : dateKey;
+  const publishAt = publishKey === 'publishDate' ? parseDate(data.publishDate, profile.timeZone) : undefined;
+  const due = publishAt && 'iso' in publishAt ? new Date(publishAt.iso) : date;
+  if (!draft && profile.hidesFuture && due !== undefined && due.getTime() > Date.now()) {
+    draft = true;
+    report.warnings.push(
+      `${at(publishKey ?? 'date')}: dated ${due.toISOString().slice(0, 10)}, in the future: the site has not ` +
+        'published it yet, so it is imported as a draft; publish it when it is due',
+    );
+  }
   // Past its expiry the site no longer shows it: a draft, not a published record.
   const expiryKey = EXPIRY_KEYS.find((key) => data[key] !== undefined);
   if (!draft && expiryKey !== undefined) {

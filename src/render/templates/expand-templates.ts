@@ -52,6 +52,11 @@ export interface ExpandOptions {
   variables?: Record<string, unknown>;
   /** The path a page reference links to; default `refPath` (`/<file name>/`). */
   resolveRef?: (target: string) => string;
+  /**
+   * The output is Markdown that a sync expands again (an import's): an escaped shortcode
+   * (`{{</* x *\/>}}`) stays escaped, so that the sync still shows it rather than runs it.
+   */
+  keepEscaped?: boolean;
   /** @default 20 */
   maxDepth?: number;
 }
@@ -153,7 +158,11 @@ class Expander {
           out.text(this.source.slice(node.start, node.end));
           break;
         case 'escaped':
-          out.text(this.literal(node.text, node.start, inCode));
+          out.text(
+            this.options.keepEscaped
+              ? this.source.slice(node.start, node.end)
+              : this.literal(node.text, node.start, inCode),
+          );
           break;
         case 'verbatim':
           out.consumed(

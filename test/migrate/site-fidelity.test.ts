@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { expandTemplates } from '../../src/render/templates/expand-templates.js';
+import { runInProcess } from './helpers.js';
+import { projectWithSite } from './hugo-and-jekyll-helpers.js';
+
+let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+const FUTURE = `${new Date().getUTCFullYear() + 5}-06-01`;
+
+describe('import: what the old site did not publish stays unpublished', () => {
+  it('Hugo: capitalised keys, draft as a string, a future date or publishDate (unless buildFuture)', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'content/posts/caps.md':
+        '---\nTitle: Capital Letters\nDate: 2020-01-02\nDraft: true\nCategories: [News]\nWeight: 3\n---\nText.\n',
+      'content/posts/string.md': '+++\ntitle = "String"\ndraft = "true"\n+++\nText.\n',
+      'content/posts/later.md': `---\ntitle: Later\ndate: ${FUTURE}\n---\nText.\n`,
+      'content/posts/scheduled.md': `---\ntitle: Scheduled\ndate: 2020-01-01\npublishDate: ${FUTURE}\n---\nText.\n`,
+      'content/posts/live.md': '---\ntitle: Live\ndate: 2020-01-01\ndraft: "false"\n---\nText.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'h']);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/articles/caps.md')).toBe(
+      '---\ntitle: Capital Letters\ndate: 2020-01-02T00:00:00.000Z\ndraft: true\ncategory: news\n---\n\nText.\n',
+    );
+    expect(await project.read('content/articles/string.md')).toContain('draft: true\n');
+    expect(await project.read('content/articles/later.md')).toContain('draft: true\n');
+    expect(await project.read('content/articles/scheduled.md')).toContain('draft: true\n');
+    expect(await project.read('content/articles/live.md')).not.toContain('draft');
+    expect(run.stdout).toContain(
+      `Warning: h/content/posts/later.md:3: dated ${FUTURE}, in the future: the site has not published it yet, ` +
+        'so it is imported as a draft; publish it when it is due',
+    );
+    expect(run.stdout).toContain(`Warning: h/content/posts/scheduled.md:4: dated ${FUTURE}, in the future`);
+    // Known keys but for case are read; `Weight` is layout, as `weight` is: nothing to report.
+    expect(run.stdout).not.toContain('is not imported');
+
+    await project.site('h', { 'hugo.toml': 'baseURL = "https://h.example/"\nbuildFuture = true\n' });
+    const built = await runInProcess(project.dir, ['import', 'hugo', 'h', '--force']);
+    expect(built.code).toBe(0);
+    expect(await project.read('content/articles/later.md')).not.toContain('draft');
+  });
+
+  it('Jekyll: a post dated in the future is a draft unless `future: true`', async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('j', {
+      '_config.yml': 'title: J\n',
+      [`_posts/${FUTURE}-soon.md`]: '---\ntitle: Soon\n---\nText.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'j']);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/articles/soon.md')).toContain('draft: true\n');
+    expect(run.stdout).toContain(`Warning: j/_posts/${FUTURE}-soon.md:1: dated ${FUTURE}, in the future`);
+  });
+});
+
+describe('import: an escaped Hugo shortcode stays escaped', () => {
+  it('in prose, code spans and code blocks, so that sync shows it rather than runs it', async () => {
+    project = await projectWithSite('hugo');
+    const body = [
+      'Write `{{</* youtube w7Ft2ymGmfc */>}}` to embed a video.',
+      '',
+      '```go-html-template',
+      '{{</* figure src="cat.jpg" */>}}',
+      '{{%/* notice */%}}',
+      '```',
+      '',
+      'And {{< youtube abc >}} is a real one.',
+    ].join('\n');
+    await project.site('e', {
+      'hugo.toml': 'baseURL = "https://e.example/"\n',
+      'content/posts/docs.md': `---\ntitle: Docs\n---\n${body}\n`,
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'e']);
+    expect(run.code).toBe(0);
+    const written = await project.read('content/articles/docs.md');
+    const imported = written.slice(written.indexOf('\n---\n', 4) + 5).trim();
+    expect(imported.split('\n').slice(0, 6).join('\n')).toBe(body.split('\n').slice(0, 6).join('\n'));
+    expect(imported).toContain('<iframe src="https://www.youtube.com/embed/abc"');
+    // What a sync makes of the file: the escaped shortcodes as text, no second player.
+    const synced = expandTemplates(imported, { file: 'content/articles/docs.md' }).text;
+    expect(synced).toContain('`{{< youtube w7Ft2ymGmfc >}}`');
+    expect(synced).toContain('{{< figure src="cat.jpg" >}}\n{{% notice %}}\n');
+    expect(synced.match(/<iframe/g)).toHaveLength(1);
+  });
+});
