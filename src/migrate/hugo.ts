@@ -72,7 +72,8 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       timeZone,
       defaultLanguage,
       people: await readPeople(siteDir, options.file),
-      servedRoots: staticDirs,
+      // Hugo's image render hook finds a path among the site's assets too (global resources).
+      servedRoots: [...staticDirs, path.join(siteDir, text(config.assetDir) ?? 'assets')],
       mediaRoot: contentRoot,
       documents,
       // Hugo's `comment` (0.137): what it holds is never shown.

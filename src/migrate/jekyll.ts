@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
 import { dateFromFileName } from '../records/parse-date.js';
+import { isInside } from '../source/content-paths.js';
 import {
   figure,
   ShortcodeProblem,
@@ -113,10 +114,13 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     servedRoots: [siteDir],
     mediaRoot: siteDir,
     documents,
-    silentKeys: new Set(['layout']),
+    // The image folder is read (imageBase): its images are copied.
+    silentKeys: new Set(['layout', 'media_subpath', 'img_path']),
     spaceSeparatedNames: true,
     addresses: jekyllAddresses(config, timeZone),
     hidesFuture: config.future !== true,
+    // Chirpy, a much used theme: images named relative to `media_subpath` (before 7.0, `img_path`).
+    imageBase: (data) => text(data.media_subpath) ?? text(data.img_path),
   };
 }
 
@@ -298,6 +302,10 @@ async function eleventyProfile(
   const source = await readSiteFile(configFile, siteDir, path.relative(siteDir, configFile));
   const input = /\binput\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '.';
   const pathPrefix = /\bpathPrefix\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1];
+  // `addPassthroughCopy({ "./public/": "/" })` (eleventy-base-blog): a folder served at the root.
+  const servedAtRoot = [...source.matchAll(/["'`]([^"'`\n]+)["'`]\s*:\s*["'`]\/["'`]/g)]
+    .map((m) => path.resolve(siteDir, m[1]!))
+    .filter((dir) => isInside(siteDir, dir));
   const inputDir = path.resolve(siteDir, input);
   const dataDir = path.join(inputDir, /\bdata\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '_data');
   let metadata: Record<string, unknown> = {};
@@ -321,7 +329,7 @@ async function eleventyProfile(
     timeZone: 'UTC',
     defaultLanguage: text(metadata.language) ?? text(metadata.lang) ?? 'en',
     people: await readPeople(siteDir, dataDir, path.relative(siteDir, dataDir)),
-    servedRoots: [inputDir, siteDir],
+    servedRoots: [inputDir, ...servedAtRoot, siteDir],
     mediaRoot: inputDir,
     documents,
     silentKeys: new Set(['layout', 'eleventyNavigation', 'eleventyExcludeFromCollections']),

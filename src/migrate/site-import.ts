@@ -99,6 +99,8 @@ export interface SiteProfile {
   collectionTags?: ReadonlySet<string>;
   /** Where the site served a document (its permalink rules), so that links to it are rewritten. */
   addresses: Addresses;
+  /** The folder (a path on the site) a page's images are named in, from its front matter (Chirpy's `media_subpath`). */
+  imageBase?: (data: Record<string, unknown>) => string | undefined;
   /** Front matter keys are read in any case (Hugo's `Title`, `Draft`): known keys are matched so. */
   keysIgnoreCase?: boolean;
   /**
@@ -266,10 +268,14 @@ export async function importSite(
     const unmatched: string[] = [];
     const body = rewriteUrls(markdown, {
       link: (url) => rewriteLink(url, entry, links, report, unmatched),
-      image: (url) => {
+      image: (given) => {
+        const where = `${file}:${lineOf(entry, given)}`;
+        const base = profile.imageBase?.(entry.data);
+        // A name alone is under the page's image folder, when the page names one.
+        const url =
+          base && !/^(?:[a-z][a-z0-9+.-]*:|\/)/i.test(given) ? `${base.replace(/\/+$/, '')}/${given}` : given;
         const found = findLocal(url, doc, profile);
         if (found === 'external') return undefined;
-        const where = `${file}:${lineOf(entry, url)}`;
         if (!found) {
           const link = leadsOutside(url, doc, profile);
           const why = link

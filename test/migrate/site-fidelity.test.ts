@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString(
+  'latin1',
+);
 import { expandTemplates } from '../../src/render/templates/expand-templates.js';
 import { runInProcess } from './helpers.js';
 import { projectWithSite } from './hugo-and-jekyll-helpers.js';
@@ -87,5 +91,54 @@ describe('import: an escaped Hugo shortcode stays escaped', () => {
     expect(synced).toContain('`{{< youtube w7Ft2ymGmfc >}}`');
     expect(synced).toContain('{{< figure src="cat.jpg" >}}\n{{% notice %}}\n');
     expect(synced.match(/<iframe/g)).toHaveLength(1);
+  });
+});
+
+describe('import: images where the themes keep them', () => {
+  it("Hugo's assets/, Eleventy's passthrough copy to the root, Chirpy's media_subpath", async () => {
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'assets/images/chart.png': PNG,
+      'content/posts/chart.md': '---\ntitle: Chart\n---\n![Sales](/images/chart.png)\n',
+    });
+    await project.site('e', {
+      'eleventy.config.js':
+        'export default function (c) {\n  c.addPassthroughCopy({ "./public/": "/" });\n}\n' +
+        'export const config = { dir: { input: "content" } };\n',
+      'public/img/logo.png': PNG,
+      'content/blog/logo.md': '---\ntitle: Logo\n---\n![Logo](/img/logo.png)\n',
+    });
+    await project.site('c', {
+      '_config.yml': 'theme: jekyll-theme-chirpy\n',
+      'assets/img/posts/demo/shot.png': PNG,
+      'assets/img/old/shot.png': PNG,
+      '_posts/2024-01-01-demo.md':
+        '---\ntitle: Demo\nmedia_subpath: /assets/img/posts/demo\n---\n![Screenshot](shot.png)\n',
+      '_posts/2023-01-01-old.md': '---\ntitle: Old\nimg_path: /assets/img/old/\n---\n![Shot](shot.png)\n',
+    });
+    for (const [kind, site] of [
+      ['hugo', 'h'],
+      ['jekyll', 'e'],
+      ['jekyll', 'c'],
+    ] as const) {
+      const run = await runInProcess(project.dir, ['import', kind, site]);
+      expect(run.stdout).not.toContain('Warning');
+      expect(run.code).toBe(0);
+    }
+    expect(await project.read('content/articles/chart.md')).toContain('![Sales](../media/images/chart.png)');
+    expect(await project.read('content/articles/logo.md')).toContain('![Logo](../media/img/logo.png)');
+    expect(await project.read('content/articles/demo.md')).toContain(
+      '![Screenshot](../media/assets/img/posts/demo/shot.png)',
+    );
+    expect(await project.read('content/articles/old.md')).toContain(
+      '![Shot](../media/assets/img/old/shot.png)',
+    );
+    expect((await project.files()).filter((f) => f.startsWith('content/media/'))).toEqual([
+      'content/media/assets/img/old/shot.png',
+      'content/media/assets/img/posts/demo/shot.png',
+      'content/media/images/chart.png',
+      'content/media/img/logo.png',
+    ]);
   });
 });
