@@ -9,7 +9,7 @@ import { parseFrontMatter } from '../source/front-matter.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
-import { expandTemplates, type Dialect } from '../render/templates/expand-templates.js';
+import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
 import { OldSiteLinks, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
@@ -264,7 +264,11 @@ export async function importSite(
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
-    const markdown = doc.html ? htmlToMarkdown(restored, { localImages: true }) : restored;
+    // The other generator's syntax was text on this site: so it stays, once sync reads the file.
+    const markdown = templatesAsText(
+      doc.html ? htmlToMarkdown(restored, { localImages: true }) : restored,
+      profile.dialect === 'hugo' ? 'liquid' : 'hugo',
+    );
     const unmatched: string[] = [];
     const body = rewriteUrls(markdown, {
       link: (url) => rewriteLink(url, entry, links, report, unmatched),

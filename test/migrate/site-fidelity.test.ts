@@ -142,3 +142,27 @@ describe('import: images where the themes keep them', () => {
     ]);
   });
 });
+
+describe("import: the other generator's template syntax was text, and stays text", () => {
+  it('Liquid in a Hugo post, a Hugo shortcode in a Jekyll post', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'content/posts/move.md':
+        '---\ntitle: Move\n---\nIn Jekyll I wrote {{ site.baseurl }} before links; `{{ .Title }}` in code.\n',
+    });
+    await project.site('j', {
+      '_config.yml': 'title: J\n',
+      '_posts/2020-01-01-hugo.md':
+        '---\ntitle: Hugo\n---\nHugo embeds with {{< youtube id >}}, in {{ page.title }}.\n',
+    });
+    expect((await runInProcess(project.dir, ['import', 'hugo', 'h'])).code).toBe(0);
+    expect((await runInProcess(project.dir, ['import', 'jekyll', 'j'])).code).toBe(0);
+    expect(await project.read('content/articles/move.md')).toContain(
+      'In Jekyll I wrote &#123;&#123; site.baseurl }} before links; `{{ .Title }}` in code.\n',
+    );
+    expect(await project.read('content/articles/hugo.md')).toContain(
+      'Hugo embeds with &#123;&#123;< youtube id >}}, in Hugo.\n',
+    );
+  });
+});

@@ -451,3 +451,53 @@ function lazyCodeRanges(source: string): { contains: (offset: number) => boolean
     },
   };
 }
+
+/**
+ * Marks template syntax that a body shows as text so that a sync shows it too rather than runs or
+ * erases it: an import's output, where the old site read only its own syntax (a Hugo post's
+ * `{{ site.baseurl }}` was text to Hugo; a Jekyll post's `{{< x >}}` was text to Jekyll). `syntax`
+ * is what is text. Outside code, the braces that open it become `&#123;`, which Markdown shows
+ * as `{` and no template reads (a lone `{% raw %}` too). Inside code, where a reference is not decoded, a
+ * Hugo shortcode takes the comment escape (`{{</* x *\/>}}`); Liquid there is left, as a sync
+ * leaves it.
+ */
+export function templatesAsText(source: string, syntax: 'hugo' | 'liquid' | 'both'): string {
+  const hugo = syntax !== 'liquid';
+  const liquid = syntax !== 'hugo';
+  if (!mayHoldTemplates(source, liquid ? 'auto' : 'hugo')) return source;
+  const code = lazyCodeRanges(source);
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  let shortcodeInCode = false;
+  for (const m of source.matchAll(/\{\{[<%]|\{\{|\{%/g)) {
+    const isHugo = m[0].length === 3;
+    if (isHugo ? !hugo : !liquid) continue;
+    if (!code.contains(m.index)) {
+      // Every brace of the opener: `{{%` less its first would still open a Liquid tag.
+      const braces = m[0].lastIndexOf('{') + 1;
+      edits.push({ start: m.index, end: m.index + braces, text: '&#123;'.repeat(braces) });
+    } else if (isHugo) shortcodeInCode = true;
+  }
+  if (shortcodeInCode) {
+    const walk = (nodes: TemplateNode[]): void => {
+      for (const node of nodes) {
+        if (node.kind !== 'tag') continue;
+        for (const token of [node.open, node.close]) {
+          if (!token || !code.contains(token.start)) continue;
+          edits.push({ start: token.start + 3, end: token.start + 3, text: '/*' });
+          edits.push({ start: token.end - 3, end: token.end - 3, text: '*/' });
+        }
+        walk(node.children);
+      }
+    };
+    walk(parseTemplates(source, { dialect: 'hugo', isCode: code.contains, maxDepth: 20 }).nodes);
+  }
+  if (edits.length === 0) return source;
+  const parts: string[] = [];
+  let at = 0;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    parts.push(source.slice(at, edit.start), edit.text);
+    at = edit.end;
+  }
+  parts.push(source.slice(at));
+  return parts.join('');
+}
