@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import matter from 'gray-matter';
@@ -9,6 +9,7 @@ import { RESOURCE_TABLE } from '../resources/table.js';
 import { fileNameProblem } from './slug.js';
 import { isInside } from '../source/content-paths.js';
 import { replaceFile } from '../replace-file.js';
+import { STARTER_CONTENT } from '../init/starter-content.js';
 
 /** A resource's folder under content/ (its entry in the resource table). */
 export type ContentFolder = string;
@@ -30,6 +31,17 @@ export function serializeDocument(frontMatter: Record<string, unknown>, body: st
   const document = matter.stringify(text, data, { lineWidth: -1 } as matter.GrayMatterOption<string, never>);
   // With no body, gray-matter still appends a newline after the closing `---`.
   return text === '' ? document.replace(/\n+$/, '\n') : document;
+}
+
+/** Whether `abs` is the starter file `init` writes at that place, byte for byte. */
+function isUntouchedSample(folder: ContentFolder, slug: string, abs: string): boolean {
+  const starter = STARTER_CONTENT[`content/${folder}/${slug}.md`];
+  if (starter === undefined) return false;
+  try {
+    return readFileSync(abs, 'utf8') === starter;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -132,10 +144,15 @@ export class ContentWriter {
     this.#noteRelations(folder, frontMatter, what);
     const abs = path.join(this.options.contentDir, folder, `${slug}.md`);
     const rel = path.relative(this.options.projectDir, abs).split(path.sep).join('/');
-    if (!this.options.force && this.options.exists(abs)) {
+    // `init`'s sample (`pages/about.md`, `articles/hello-world.md`), as init wrote it, is no one's
+    // work: the site's own page of that name takes its place.
+    const sample = !this.options.force && this.options.exists(abs) && isUntouchedSample(folder, slug, abs);
+    if (!this.options.force && this.options.exists(abs) && !sample) {
       report.existing.push(rel);
       return undefined;
     }
+    if (sample)
+      report.warnings.push(`${rel}: the sample \`cms-sync init\` wrote, unchanged, is replaced by ${what}`);
     const dir = path.dirname(abs);
     const refused = leavesContent(this.options.contentDir, abs, this.#judged);
     if (refused) {
@@ -146,7 +163,11 @@ export class ContentWriter {
       await mkdir(dir, { recursive: true });
       this.#folders.add(dir);
     }
-    const job: Promise<void> = writeInContent(abs, serializeDocument(frontMatter, body), this.options.force)
+    const job: Promise<void> = writeInContent(
+      abs,
+      serializeDocument(frontMatter, body),
+      this.options.force || sample,
+    )
       .then(
         () => report.wrote(folder),
         (error: NodeJS.ErrnoException) =>

@@ -166,3 +166,26 @@ describe("import: the other generator's template syntax was text, and stays text
     );
   });
 });
+
+describe('import after init', () => {
+  it("replaces init's untouched sample pages by the site's own, never one someone edited", async () => {
+    project = await projectWithSite('hugo');
+    expect((await runInProcess(project.dir, ['init'])).code).toBe(0);
+    const edited = (await project.read('content/articles/hello-world.md')).replace('Edit it', 'I edited it');
+    await project.site('.', { 'content/articles/hello-world.md': edited });
+    await project.site('s', {
+      'hugo.toml': 'baseURL = "https://s.example/"\n',
+      'content/about.md': '---\ntitle: About the site\n---\nOurs.\n',
+      'content/posts/hello-world.md': '---\ntitle: Hello\ncategories: [News]\n---\nOurs too.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 's']);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/pages/about.md')).toBe('---\ntitle: About the site\n---\n\nOurs.\n');
+    expect(await project.read('content/categories/news.md')).toBe('---\nname: News\n---\n');
+    expect(await project.read('content/articles/hello-world.md')).toBe(edited);
+    expect(run.stdout).toContain(
+      'Warning: content/pages/about.md: the sample `cms-sync init` wrote, unchanged, is replaced by s/content/about.md',
+    );
+    expect(run.stdout).toContain('content/articles/hello-world.md');
+  });
+});
