@@ -180,6 +180,10 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
     if (resources) ctx.report.skip('Markdown files inside page bundles (resources, not pages)', resources);
     return;
   }
+  for (const entry of entries) {
+    const format = entry.isFile() ? OTHER_FORMATS.exec(entry.name)?.[1] : undefined;
+    if (format) ctx.report.skip(`content files in .${format.toLowerCase()} (cms-sync imports Markdown)`);
+  }
   for (const entry of markdown) {
     const { name, lang = rootLang } = nameAndLanguage(entry.name, ctx);
     if (name === '_index') {
@@ -203,6 +207,9 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
       await walk(root, sub, rootLang, ctx);
   }
 }
+
+/** Content formats Hugo renders besides Markdown. */
+const OTHER_FORMATS = /\.(html?|adoc|asciidoc|org|rst|pandoc|pdc)$/i;
 
 const CONFIG_NAMES = [
   'hugo.toml',

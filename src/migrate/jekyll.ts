@@ -282,6 +282,10 @@ async function addPosts(
   }
 }
 
+/** Template languages Eleventy makes pages from besides Markdown. */
+const ELEVENTY_TEMPLATES =
+  /\.(njk|liquid|html|11ty\.js|11ty\.cjs|11ty\.mjs|webc|hbs|mustache|ejs|haml|pug)$/i;
+
 const POST_FOLDERS = new Set(['posts', 'post', 'blog', 'articles']);
 const ELEVENTY_SKIPPED = new Set([
   '_includes',
@@ -368,6 +372,8 @@ async function walkEleventy(
       await walkEleventy(inputDir, abs, posts && dir !== inputDir, documents, report);
       continue;
     }
+    const format = entry.isFile() ? ELEVENTY_TEMPLATES.exec(entry.name)?.[1] : undefined;
+    if (format) report.skip(`Eleventy templates in .${format.toLowerCase()} (cms-sync imports Markdown)`);
     if (!entry.isFile() || !isMarkdown(entry.name)) continue;
     const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
     const dated = dateFromFileName(stem);

@@ -189,3 +189,30 @@ describe('import after init', () => {
     expect(run.stdout).toContain('content/articles/hello-world.md');
   });
 });
+
+describe('import: content in other formats is counted, not passed over', () => {
+  it('Hugo .adoc, .org, .html content; Eleventy .njk and .html templates', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'content/posts/a.adoc': '---\ntitle: A\n---\n= A\n',
+      'content/posts/b.org': '#+TITLE: B\n',
+      'content/legacy.html': '---\ntitle: Legacy\n---\n<p>Old.</p>\n',
+      'content/posts/c.md': '---\ntitle: C\n---\nC.\n',
+    });
+    await project.site('e', {
+      '.eleventy.js': 'module.exports = () => ({ dir: { input: "src" } });\n',
+      'src/about.njk': '---\ntitle: About\n---\n<p>About.</p>\n',
+      'src/contact.html': '---\ntitle: Contact\n---\n<p>Write.</p>\n',
+      'src/_includes/base.njk': '{{ content | safe }}\n',
+      'src/posts/p.md': '---\ntitle: P\n---\nP.\n',
+    });
+    const hugo = await runInProcess(project.dir, ['import', 'hugo', 'h']);
+    expect(hugo.stdout).toContain('       1  content files in .adoc (cms-sync imports Markdown)');
+    expect(hugo.stdout).toContain('       1  content files in .org (cms-sync imports Markdown)');
+    expect(hugo.stdout).toContain('       1  content files in .html (cms-sync imports Markdown)');
+    const eleventy = await runInProcess(project.dir, ['import', 'jekyll', 'e']);
+    expect(eleventy.stdout).toContain('       1  Eleventy templates in .njk (cms-sync imports Markdown)');
+    expect(eleventy.stdout).toContain('       1  Eleventy templates in .html (cms-sync imports Markdown)');
+  });
+});
