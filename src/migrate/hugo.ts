@@ -5,6 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
 import { dateFromFileName } from '../records/parse-date.js';
+import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builtins.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
@@ -77,7 +78,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       mediaRoot: contentRoot,
       documents,
       // Hugo's `comment` (0.137): what it holds is never shown.
-      shortcodes: { comment: () => '' },
+      shortcodes: { comment: () => '', ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])) },
       silentKeys: new Set([
         'layout',
         'type',
@@ -95,6 +96,46 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
     },
     options,
   );
+}
+
+/**
+ * The boxes of the popular themes (Docsy's `alert`, Relearn's `notice`, Book's `hint`, Hextra's
+ * `callout`, LoveIt's `admonition`, and `note`/`tip`/`warning` of many): they all mean a titled
+ * aside, which the CMS's Markdown has as a blockquote.
+ */
+const ADMONITIONS = [
+  'notice',
+  'alert',
+  'hint',
+  'callout',
+  'admonition',
+  'note',
+  'tip',
+  'info',
+  'warning',
+  'caution',
+  'important',
+  'danger',
+];
+
+/** `{{% notice warning "Title" %}}…{{% /notice %}}` and its kin: `> **Title**` and the content, quoted. */
+function admonition(call: ShortcodeCall): string {
+  if (call.inner === undefined) {
+    throw new ShortcodeProblem(
+      `shortcode \`${call.name}\` holds no content here, so it is left as text: map it under ` +
+        '`markdown.shortcodes` in sync.config.ts if it means more',
+      'unhandled',
+    );
+  }
+  const { named, args } = call;
+  const kind = named.type ?? named.color ?? (call.name === 'callout' ? undefined : args[0]) ?? call.name;
+  const title = named.title ?? args[1] ?? kind.charAt(0).toUpperCase() + kind.slice(1);
+  const quoted = call.inner
+    .trim()
+    .split('\n')
+    .map((line) => (line.trim() === '' ? '>' : `> ${line}`))
+    .join('\n');
+  return `> **${title}**\n>\n${quoted}`;
 }
 
 /**

@@ -216,3 +216,63 @@ describe('import: content in other formats is counted, not passed over', () => {
     expect(eleventy.stdout).toContain('       1  Eleventy templates in .html (cms-sync imports Markdown)');
   });
 });
+
+describe("import: the themes' boxes", () => {
+  it('Docsy alert, Relearn notice, Book hint, Hextra callout, LoveIt admonition: titled blockquotes', async () => {
+    project = await projectWithSite('hugo');
+    const body = [
+      '{{% alert title="Back up first" color="warning" %}}',
+      'Copy your **data** before you start.',
+      '{{% /alert %}}',
+      '',
+      '{{% notice tip "A tip" %}}',
+      'Line one.',
+      '',
+      '- a list',
+      '{{% /notice %}}',
+      '',
+      '{{< hint danger >}}',
+      'Do not.',
+      '{{< /hint >}}',
+      '',
+      '{{< callout type="info" emoji="💡" >}}Short.{{< /callout >}}',
+      '',
+      '{{< admonition type=note title="Remember" open=true >}}',
+      'Text.',
+      '{{< /admonition >}}',
+    ].join('\n');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'content/posts/boxes.md': `---\ntitle: Boxes\n---\n${body}\n`,
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'h']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('Warning');
+    const written = await project.read('content/articles/boxes.md');
+    expect(written.slice(written.indexOf('\n---\n', 4) + 5).trim()).toBe(
+      [
+        '> **Back up first**',
+        '>',
+        '> Copy your **data** before you start.',
+        '',
+        '> **A tip**',
+        '>',
+        '> Line one.',
+        '>',
+        '> - a list',
+        '',
+        '> **Danger**',
+        '>',
+        '> Do not.',
+        '',
+        '> **Info**',
+        '>',
+        '> Short.',
+        '',
+        '> **Remember**',
+        '>',
+        '> Text.',
+      ].join('\n'),
+    );
+  });
+});
