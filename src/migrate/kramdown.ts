@@ -190,11 +190,14 @@ function withoutClosingHashes(line: string): string {
   return line.slice(0, end);
 }
 
-/** Where nothing is removed: code and HTML as Markdown reads them, and the templates' code blocks. */
-function protectedRanges(markdown: string, dialect: 'kramdown' | 'goldmark'): Ranges {
+/**
+ * Where nothing is removed: code (and HTML, with `html`) as Markdown reads them, and the
+ * templates' code blocks.
+ */
+function protectedRanges(markdown: string, dialect: 'kramdown' | 'goldmark', html = true): Ranges {
   const ranges: Array<[number, number]> = [];
   visit(parser.parse(markdown) as Root, (node) => {
-    if (node.type !== 'code' && node.type !== 'inlineCode' && node.type !== 'html') return;
+    if (node.type !== 'code' && node.type !== 'inlineCode' && !(html && node.type === 'html')) return;
     const start = node.position?.start.offset;
     const end = node.position?.end.offset;
     if (start !== undefined && end !== undefined) ranges.push([start, end]);
@@ -245,4 +248,59 @@ class Ranges {
     }
     return low > 0 && this.#ends[low - 1]! > start;
   }
+}
+
+/** An HTML element's opening tag alone on its line, with kramdown's `markdown="1"` (or `block`). */
+const MARKDOWN_IN_HTML =
+  /^([ \t]*<([a-z][a-z0-9-]*)\b[^>\n]*?)[ \t]+markdown[ \t]*=[ \t]*(["']?)(?:1|block)\3([^>\n]*>)[ \t]*$/gim;
+
+/**
+ * kramdown reads the content of an HTML element marked `markdown="1"` as Markdown (Minimal
+ * Mistakes' notices: `<div class="notice" markdown="1">`). CommonMark does so only after a blank
+ * line, else the content is raw HTML and its Markdown is published as typed: the attribute goes,
+ * and a blank line follows the opening tag and precedes the closing one (found by counting the
+ * element's own openings and closings, line by line). Not in code.
+ */
+export function markdownInHtml(markdown: string): string {
+  if (!/markdown[ \t]*=/i.test(markdown)) return markdown;
+  const matches = [...markdown.matchAll(MARKDOWN_IN_HTML)];
+  if (matches.length === 0) return markdown;
+  const code = protectedRanges(markdown, 'kramdown', false);
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  for (const m of matches) {
+    const end = m.index + m[0].length;
+    if (code.overlaps(m.index, end)) continue;
+    edits.push({ start: m.index, end, text: `${m[1]}${m[4]}\n` });
+    const close = closingLine(markdown, end, m[2]!);
+    if (
+      close !== undefined &&
+      markdown.slice(markdown.lastIndexOf('\n', close - 2) + 1, close - 1).trim() !== ''
+    )
+      edits.push({ start: close, end: close, text: '\n' });
+  }
+  const parts: string[] = [];
+  let at = 0;
+  for (const edit of edits.sort((a, b) => a.start - b.start)) {
+    if (edit.start < at) continue;
+    parts.push(markdown.slice(at, edit.start), edit.text);
+    at = edit.end;
+  }
+  parts.push(markdown.slice(at));
+  return parts.join('');
+}
+
+/** The offset of the line that closes the element `name` opened before `from`, if there is one. */
+function closingLine(markdown: string, from: number, name: string): number | undefined {
+  const opens = new RegExp(`<${name}\\b`, 'gi');
+  const closes = new RegExp(`</${name}[ \\t]*>`, 'gi');
+  const closing = new RegExp(`^[ \\t]*</${name}[ \\t]*>`, 'i');
+  let depth = 0;
+  for (let start = markdown.indexOf('\n', from) + 1; start > 0 && start < markdown.length;) {
+    const next = markdown.indexOf('\n', start);
+    const line = markdown.slice(start, next === -1 ? undefined : next);
+    if (depth === 0 && closing.test(line)) return start;
+    depth += (line.match(opens)?.length ?? 0) - (line.match(closes)?.length ?? 0);
+    start = next + 1;
+  }
+  return undefined;
 }

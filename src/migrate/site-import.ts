@@ -7,7 +7,7 @@ import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
-import { removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
+import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
@@ -265,10 +265,12 @@ export async function importSite(
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
     // The other generator's syntax was text on this site: so it stays, once sync reads the file.
-    const markdown = templatesAsText(
-      doc.html ? htmlToMarkdown(restored, { localImages: true }) : restored,
-      profile.dialect === 'hugo' ? 'liquid' : 'hugo',
-    );
+    const converted = doc.html
+      ? htmlToMarkdown(restored, { localImages: true })
+      : profile.kramdown
+        ? markdownInHtml(restored)
+        : restored;
+    const markdown = templatesAsText(converted, profile.dialect === 'hugo' ? 'liquid' : 'hugo');
     const unmatched: string[] = [];
     const body = rewriteUrls(markdown, {
       link: (url) => rewriteLink(url, entry, links, report, unmatched),

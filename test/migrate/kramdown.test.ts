@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { removeAttributeSyntax } from '../../src/migrate/kramdown.js';
+import { markdownInHtml, removeAttributeSyntax } from '../../src/migrate/kramdown.js';
+import { renderMarkdown } from '../../src/render/render-markdown.js';
 
 describe('removeAttributeSyntax', () => {
   it("removes kramdown's block and span attribute lists, its table of contents and extensions", () => {
@@ -125,5 +126,56 @@ describe('removeAttributeSyntax', () => {
     const lists = removeAttributeSyntax('{: .x}\n'.repeat(5_000), 'kramdown');
     expect(lists.text).toBe('');
     expect(lists.removed).toHaveLength(5_000);
+  });
+});
+
+describe('markdownInHtml', () => {
+  it('makes the content of an element marked markdown="1" Markdown to CommonMark, nested ones too', () => {
+    const source = [
+      '<div class="notice--info" markdown="1">',
+      '#### Heads up',
+      'Markdown **inside**, and <div>a nested div</div>',
+      '<div markdown="block">',
+      'Inner *too*.',
+      '</div>',
+      '</div>',
+      '',
+      '```html',
+      '<div markdown="1">',
+      'code',
+      '</div>',
+      '```',
+    ].join('\n');
+    const out = markdownInHtml(source);
+    expect(out).toBe(
+      [
+        '<div class="notice--info">',
+        '',
+        '#### Heads up',
+        'Markdown **inside**, and <div>a nested div</div>',
+        '<div>',
+        '',
+        'Inner *too*.',
+        '',
+        '</div>',
+        '',
+        '</div>',
+        '',
+        '```html',
+        '<div markdown="1">',
+        'code',
+        '</div>',
+        '```',
+      ].join('\n'),
+    );
+    const html = renderMarkdown(out, { defaultSize: 'medium' }).html;
+    expect(html).toContain('<h4>Heads up</h4>');
+    expect(html).toContain('<strong>inside</strong>');
+    expect(html).toContain('<em>too</em>');
+  });
+
+  it('returns text without the attribute as the same string', () => {
+    const text = '<div class="x">\nraw\n</div>\n';
+    expect(markdownInHtml(text)).toBe(text);
   });
 });

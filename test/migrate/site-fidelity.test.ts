@@ -276,3 +276,18 @@ describe("import: the themes' boxes", () => {
     );
   });
 });
+
+describe('import: kramdown Markdown inside HTML', () => {
+  it('a Minimal Mistakes notice marked markdown="1" keeps its Markdown', async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('j', {
+      '_config.yml': 'title: J\n',
+      '_posts/2020-01-01-notice.md':
+        '---\ntitle: Notice\n---\n<div class="notice--info" markdown="1">\n#### Heads up\nSome **bold**.\n</div>\n',
+    });
+    expect((await runInProcess(project.dir, ['import', 'jekyll', 'j'])).code).toBe(0);
+    expect(await project.read('content/articles/notice.md')).toContain(
+      '<div class="notice--info">\n\n#### Heads up\nSome **bold**.\n\n</div>\n',
+    );
+  });
+});
