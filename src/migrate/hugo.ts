@@ -92,6 +92,8 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       unpublished,
       addresses: hugoAddresses(config, defaultLanguage, timeZone),
       keysIgnoreCase: true,
+      // Hugo's default `frontmatter.date`: the first of these a page has.
+      dateKeys: ['date', 'publishDate', 'pubdate', 'published', 'lastmod', 'modified'],
       hidesFuture: config.buildFuture !== true,
     },
     options,

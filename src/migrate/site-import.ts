@@ -101,6 +101,8 @@ export interface SiteProfile {
   addresses: Addresses;
   /** The folder (a path on the site) a page's images are named in, from its front matter (Chirpy's `media_subpath`). */
   imageBase?: (data: Record<string, unknown>) => string | undefined;
+  /** Keys a page's date is read from, the first present: `date`, `publishDate` unless set. */
+  dateKeys?: readonly string[];
   /** Front matter keys are read in any case (Hugo's `Title`, `Draft`): known keys are matched so. */
   keysIgnoreCase?: boolean;
   /**
@@ -122,6 +124,8 @@ interface Entry {
   slug: string;
   lang: string | undefined;
   date: Date | undefined;
+  /** The key the date was read from. */
+  dateKey: string | undefined;
   draft: boolean;
   categories: string[];
   tags: string[];
@@ -132,6 +136,9 @@ interface Entry {
 
 /** Hugo's end of publication, under its names (Hugo's keys are read in any case). */
 const EXPIRY_KEYS = ['expiryDate', 'expirydate', 'unpublishdate', 'unpublishDate'];
+
+/** Where a page's date is, the first of these it has (a site may say otherwise: `dateKeys`). */
+const DATE_KEYS = ['date', 'publishDate'];
 
 /** Keys the mapping reads, per folder; any other key is reported as not imported. */
 const ARTICLE_KEYS = new Set([
@@ -144,6 +151,7 @@ const ARTICLE_KEYS = new Set([
   'categories',
   'category',
   'tags',
+  'tag',
   'author',
   'authors',
   'description',
@@ -357,7 +365,7 @@ export async function importSite(
     if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
     if (langKey) fm.lang = entry.lang;
     for (const key of Object.keys(entry.data)) {
-      if (used.has(key) || profile.silentKeys.has(key)) continue;
+      if (used.has(key) || profile.silentKeys.has(key) || key === entry.dateKey) continue;
       dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);
     }
     // The blank line after the front matter is the writer's to add.
@@ -416,7 +424,13 @@ function withKnownKeys<T extends { data: Record<string, unknown>; lines: Record<
   profile: SiteProfile,
 ): T {
   const known = new Map<string, string>();
-  for (const key of [...ARTICLE_KEYS, ...PAGE_KEYS, ...READ_KEYS, ...profile.silentKeys])
+  for (const key of [
+    ...ARTICLE_KEYS,
+    ...PAGE_KEYS,
+    ...READ_KEYS,
+    ...(profile.dateKeys ?? []),
+    ...profile.silentKeys,
+  ])
     if (!known.has(key.toLowerCase())) known.set(key.toLowerCase(), key);
   const data: Record<string, unknown> = {};
   const lines: Record<string, number> = {};
@@ -458,8 +472,9 @@ function mapEntry(
   }
 
   let date: Date | undefined;
-  const dateKey =
-    data.date !== undefined ? 'date' : data.publishDate !== undefined ? 'publishDate' : undefined;
+  const dateKey = (profile.dateKeys ?? DATE_KEYS).find(
+    (key) => data[key] !== undefined && typeof data[key] !== 'boolean',
+  );
   if (dateKey !== undefined && /^(?:git )?(?:last modified|created)$/i.test(String(data[dateKey]))) {
     // Eleventy's dates from the file system or git history: not known here.
     report.skip(
@@ -538,9 +553,12 @@ function mapEntry(
     slug,
     lang,
     date,
+    dateKey,
     draft,
     categories,
-    tags: unique(names(data.tags, split)).filter((tag) => !collection.has(tag)),
+    tags: unique([...names(data.tags, split), ...names(data.tag, split)]).filter(
+      (tag) => !collection.has(tag),
+    ),
     authors: unique([...people(data.author), ...people(data.authors)]),
     addresses,
   };

@@ -291,3 +291,27 @@ describe('import: kramdown Markdown inside HTML', () => {
     );
   });
 });
+
+describe('import: dates and tags under the other names the generators read', () => {
+  it("Hugo's pubdate, published and lastmod when there is no date; Jekyll's tag", async () => {
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'content/posts/pub.md': '---\ntitle: Pub\nPubDate: 2021-02-03\n---\nText.\n',
+      'content/posts/mod.md': '---\ntitle: Mod\nlastmod: 2022-03-04\n---\nText.\n',
+      'content/posts/both.md': '---\ntitle: Both\ndate: 2020-01-01\nlastmod: 2022-03-04\n---\nText.\n',
+    });
+    await project.site('j', {
+      '_config.yml': 'title: J\n',
+      '_posts/2020-01-01-tagged.md': '---\ntitle: Tagged\ntag: ruby rails\n---\nText.\n',
+    });
+    const hugo = await runInProcess(project.dir, ['import', 'hugo', 'h']);
+    expect(hugo.code).toBe(0);
+    expect(hugo.stdout).not.toContain('Warning');
+    expect(await project.read('content/articles/pub.md')).toContain('date: 2021-02-03T00:00:00.000Z\n');
+    expect(await project.read('content/articles/mod.md')).toContain('date: 2022-03-04T00:00:00.000Z\n');
+    expect(await project.read('content/articles/both.md')).toContain('date: 2020-01-01T00:00:00.000Z\n');
+    expect((await runInProcess(project.dir, ['import', 'jekyll', 'j'])).code).toBe(0);
+    expect(await project.read('content/articles/tagged.md')).toContain('tags:\n  - ruby\n  - rails\n');
+  });
+});
