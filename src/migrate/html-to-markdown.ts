@@ -280,6 +280,18 @@ function holdsTarget(node: Element, targets: ReadonlySet<string>): boolean {
 
 const FOOTNOTE = 'user-content-fn-';
 
+/** An inline element kept as raw HTML around its content, which stays Markdown: `<sub>2</sub>`. */
+const inlineHtml: Handle = (state, node: Element) => {
+  const tag = node.tagName;
+  return [
+    { type: 'html', value: `<${tag}>` },
+    ...(state.all(node) as PhrasingContent[]),
+    { type: 'html', value: `</${tag}>` },
+  ];
+};
+
+type Handle = NonNullable<RehypeRemarkOptions['handlers']>[string];
+
 /** hast -> mdast handlers for what rehype-remark does not know or would flatten. */
 const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
   [RAW](state, node: Element) {
@@ -298,17 +310,23 @@ const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
     return paragraph;
   },
   // remark-gfm's footnote reference: <sup><a href="#user-content-fn-x" data-footnote-ref>.
-  sup(state, node: Element) {
+  sup(state, node: Element, parent) {
     const only = node.children.length === 1 ? node.children[0] : undefined;
     const label =
       only?.type === 'element' && only.tagName === 'a' && only.properties.dataFootnoteRef !== undefined
         ? footnoteLabel(only.properties.href, `#${FOOTNOTE}`)
         : undefined;
-    if (label === undefined) return state.all(node);
+    if (label === undefined) return inlineHtml(state, node, parent);
     const reference: FootnoteReference = { type: 'footnoteReference', identifier: label, label };
     state.patch(node, reference);
     return reference;
   },
+  // Markdown has no form for these; dropped, H<sub>2</sub>O reads H2O and 10 m<sup>2</sup> 10 m2.
+  sub: inlineHtml,
+  u: inlineHtml,
+  mark: inlineHtml,
+  ins: inlineHtml,
+  kbd: inlineHtml,
   // remark-gfm's footnote section: each item back to a definition, without its back links.
   section(state, node: Element) {
     if (node.properties.dataFootnotes === undefined) return state.toFlow(state.all(node));
