@@ -24,7 +24,21 @@ export interface ShortcodeContext {
 const SHORTCODE =
   /\[(\[?)([A-Za-z][\w-]*)(?![\w-])([^\]/]*(?:\/(?!\])[^\]/]*)*?)(?:(\/)\]|\](?:([^[]*(?:\[(?!\/\2\])[^[]*)*)(\[\/\2\]))?)(\]?)/g;
 
+/** Code already in the post (`<pre>`, `<code>`, the block editor's code blocks): its brackets are code. */
+const CODE = /<(pre|code)\b[\s\S]*?<\/\1\s*>/gi;
+
 export function expandShortcodes(text: string, context: ShortcodeContext): string {
+  if (!/<(?:pre|code)\b/i.test(text)) return expandOutsideCode(text, context);
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(CODE)) {
+    out += expandOutsideCode(text.slice(at, m.index), context) + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + expandOutsideCode(text.slice(at), context);
+}
+
+function expandOutsideCode(text: string, context: ShortcodeContext): string {
   return text.replace(
     SHORTCODE,
     (
@@ -40,6 +54,8 @@ export function expandShortcodes(text: string, context: ShortcodeContext): strin
       if (open === '[' && closeEscape === ']') return whole.slice(1, -1);
       const attrs = parseAttributes(rawAttrs);
       const inner = content ?? '';
+      const language = codeLanguage(name.toLowerCase(), attrs);
+      if (language !== undefined && content !== undefined) return codeBlock(content, language);
       switch (name.toLowerCase()) {
         case 'caption':
         case 'wp_caption':
@@ -75,6 +91,48 @@ export function expandShortcodes(text: string, context: ShortcodeContext): strin
       }
     },
   );
+}
+
+/**
+ * Syntax-highlighting shortcodes (WordPress.com's and SyntaxHighlighter Evolved's `[sourcecode
+ * language="python"]`, `[code lang="js"]`, and `[python]`, `[php]`…): the language, `''` for none,
+ * or undefined for another shortcode.
+ */
+function codeLanguage(name: string, attrs: Record<string, string>): string | undefined {
+  if (name === 'sourcecode' || name === 'code')
+    return (attrs.language ?? attrs.lang ?? attrs['0'] ?? '').trim();
+  return CODE_LANGUAGES.has(name) ? name : undefined;
+}
+
+const CODE_LANGUAGES = new Set(
+  (
+    'as3 bash c cpp csharp css delphi diff erlang go groovy html java javascript js jscript json kotlin ' +
+    'perl php plain powershell py python rb ruby rust scala shell sql swift text vb xml yaml'
+  ).split(' '),
+);
+
+/**
+ * The code as it was typed, in a `<pre><code>` that becomes a fenced block: the editor stored it
+ * with `<`, `&` as typed or as entities; either way the reader saw the characters.
+ */
+function codeBlock(content: string, language: string): string {
+  const code = decodeEntities(content.replace(/^\r?\n/, '').replace(/\s+$/, ''));
+  const escaped = code.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const lang =
+    /^[\w+#.-]+$/.test(language) && !/^(?:plain|text)$/i.test(language)
+      ? ` class="language-${language}"`
+      : '';
+  return `\n\n<pre><code${lang}>${escaped}</code></pre>\n\n`;
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#0?39;|&#x27;|&apos;/g, "'")
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&');
 }
 
 /** `[caption]<a><img></a> Text[/caption]` -> the image, then its caption in italics. */

@@ -1,0 +1,90 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runInProcess } from './helpers.js';
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** A WXR export of one published post with this body. */
+function wxr(content: string): string {
+  return `<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
+<channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
+<item><title>Code</title><dc:creator>admin</dc:creator>
+<content:encoded><![CDATA[${content}]]></content:encoded>
+<wp:post_id>1</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt><wp:post_name>code</wp:post_name>
+<wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item>
+</channel></rss>`;
+}
+
+async function importBody(content: string): Promise<{ body: string; stdout: string }> {
+  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-code-'));
+  await writeFile(path.join(dir, 'export.xml'), wxr(content));
+  const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
+  expect(run.code).toBe(0);
+  const text = await readFile(path.join(dir, 'content/articles/code.md'), 'utf8');
+  return { body: text.slice(text.indexOf('\n---\n', 4) + 5).trim(), stdout: run.stdout };
+}
+
+describe('import wordpress: code in syntax-highlighting shortcodes', () => {
+  it('[sourcecode], [code] and [python] become fenced blocks, verbatim; wpautop leaves them alone', async () => {
+    const { body, stdout } = await importBody(
+      [
+        'Intro.',
+        '',
+        '[sourcecode language="python"]',
+        'def hello(name):',
+        '    if len(name) < 3:',
+        '        print("<b>%s</b>" % name)',
+        '',
+        '    return [i * i for i in range(3)]',
+        '[/sourcecode]',
+        '',
+        '[code lang="js"]const a = 1 &amp;&amp; b &lt; 2;[/code]',
+        '',
+        '[php]<?php echo "hi"; ?>[/php]',
+        '',
+        'Outro with [unknown thing].',
+      ].join('\n'),
+    );
+    expect(body).toBe(
+      [
+        'Intro.',
+        '',
+        '```python',
+        'def hello(name):',
+        '    if len(name) < 3:',
+        '        print("<b>%s</b>" % name)',
+        '',
+        '    return [i * i for i in range(3)]',
+        '```',
+        '',
+        '```js',
+        'const a = 1 && b < 2;',
+        '```',
+        '',
+        '```php',
+        '<?php echo "hi"; ?>',
+        '```',
+        '',
+        'Outro with \\[unknown thing].',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('[unknown] x1');
+    expect(stdout).not.toMatch(/\[(?:i|sourcecode|code|php)\] x/);
+  });
+
+  it('never reads brackets in the code of a block-editor code block as a shortcode', async () => {
+    const { body, stdout } = await importBody(
+      '<!-- wp:code --><pre class="wp-block-code"><code>squares = [i * i for i in range(3)]</code></pre>' +
+        '<!-- /wp:code -->',
+    );
+    expect(body).toBe('```\nsquares = [i * i for i in range(3)]\n```');
+    expect(stdout).not.toContain('shortcode');
+  });
+});
