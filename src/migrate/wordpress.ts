@@ -299,6 +299,13 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   const draft = DRAFT_STATUSES.has(item.status) || item.password !== '';
   if (item.status === 'private')
     report.warnings.push(`${label} is private on the old site; imported as a draft`);
+  else if (item.status === 'future') {
+    const due = item.date && !item.date.startsWith('0000') ? ` for ${item.date}` : '';
+    report.warnings.push(
+      `${label} is scheduled on the old site${due}; imported as a draft: publish it when it is due`,
+    );
+  } else if (item.status === 'pending')
+    report.warnings.push(`${label} is pending review on the old site; imported as a draft`);
   else if (item.password && !DRAFT_STATUSES.has(item.status))
     report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
 

@@ -31,6 +31,8 @@ describe('import wordpress', () => {
         'Kept verbatim: 1 unknown shortcode ([contact-form-7] x1)',
         'Embeds kept: 2 ({{< youtube >}} x1, <video> x1)',
         "Links to the old site's posts and pages: 1 rewritten to their new paths",
+        'Warning: post 23 "Scheduled: budget preview" is scheduled on the old site; imported as a draft: ' +
+          'publish it when it is due',
         'Next: `cms-sync plan` shows what apply would send.',
         '',
       ].join('\n'),

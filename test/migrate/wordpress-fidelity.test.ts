@@ -10,21 +10,21 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** A WXR export of one published post with this body. */
-function wxr(content: string): string {
+/** A WXR export of one post with this body (published unless `status` says). */
+function wxr(content: string, status = 'publish'): string {
   return `<?xml version="1.0" encoding="UTF-8" ?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
 <channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
 <item><title>Code</title><dc:creator>admin</dc:creator>
 <content:encoded><![CDATA[${content}]]></content:encoded>
 <wp:post_id>1</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt><wp:post_name>code</wp:post_name>
-<wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item>
+<wp:post_date>2015-01-02 04:04:05</wp:post_date><wp:status>${status}</wp:status><wp:post_type>post</wp:post_type></item>
 </channel></rss>`;
 }
 
-async function importBody(content: string): Promise<{ body: string; stdout: string }> {
+async function importBody(content: string, status?: string): Promise<{ body: string; stdout: string }> {
   dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-code-'));
-  await writeFile(path.join(dir, 'export.xml'), wxr(content));
+  await writeFile(path.join(dir, 'export.xml'), wxr(content, status));
   const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
   expect(run.code).toBe(0);
   const text = await readFile(path.join(dir, 'content/articles/code.md'), 'utf8');
@@ -86,5 +86,17 @@ describe('import wordpress: code in syntax-highlighting shortcodes', () => {
     );
     expect(body).toBe('```\nsquares = [i * i for i in range(3)]\n```');
     expect(stdout).not.toContain('shortcode');
+  });
+});
+
+describe('import wordpress: posts the old site did not show', () => {
+  it('a scheduled post and one pending review are drafts, each with a report line', async () => {
+    const scheduled = await importBody('Soon.', 'future');
+    expect(scheduled.stdout).toContain(
+      'is scheduled on the old site for 2015-01-02 04:04:05; imported as a draft: publish it when it is due',
+    );
+    await rm(dir!, { recursive: true, force: true });
+    const pending = await importBody('Check me.', 'pending');
+    expect(pending.stdout).toContain('is pending review on the old site; imported as a draft');
   });
 });
