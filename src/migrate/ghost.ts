@@ -23,6 +23,17 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 }
 
+/**
+ * A Ghost date: ISO text, or milliseconds since 1970 (Ghost 0.x exports, as a number or text).
+ * Undefined when there is none or it cannot be read.
+ */
+function dateOf(value: unknown): Date | undefined {
+  const text = str(value).trim();
+  if (text === '') return undefined;
+  const date = /^\d{9,}$/.test(text) ? new Date(Number(text)) : new Date(text);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
 /** Post visibilities that keep the post from the public (members, paying members, some tiers). */
 const RESTRICTED = new Set(['members', 'paid', 'tiers', 'specific']);
 
@@ -226,6 +237,16 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
       `${ctx.label} is for ${visibility === 'members' ? 'members' : 'paying members'} only on the old site ` +
         `(visibility: ${visibility}); imported as a draft`,
     );
+  else if (str(post.status) === 'scheduled') {
+    const due = dateOf(post.published_at);
+    ctx.report.warnings.push(
+      `${ctx.label} is scheduled on the old site${due ? ` for ${due.toISOString()}` : ''}; imported as a ` +
+        'draft: publish it when it is due',
+    );
+  } else if (str(post.status) === 'sent')
+    ctx.report.warnings.push(
+      `${ctx.label} was sent as an email only, never shown on the site; imported as a draft`,
+    );
   const featured = post.featured === true || post.featured === 1;
   for (const field of ['codeinjection_head', 'codeinjection_foot'])
     if (str(post[field]).trim()) ctx.report.drop(`per-post code injection (${field})`, ctx.label);
@@ -246,11 +267,9 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
     .map((t) => ctx.tagsById.get(str(t.tag_id))?.slug)
     .filter((s): s is string => typeof s === 'string');
   const [category, ...tags] = tagSlugs;
-  const published = str(post.published_at) || str(post.created_at);
-  const date = published ? new Date(published) : undefined;
   const fm: Record<string, unknown> = {
     title: title || slug,
-    date: date && !Number.isNaN(date.getTime()) ? date : undefined,
+    date: dateOf(post.published_at) ?? dateOf(post.created_at),
   };
   if (draft) fm.draft = true;
   if (featured) fm.featured = true;
@@ -264,11 +283,16 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
     const alt = str(post.feature_image_alt) || str(ctx.meta.feature_image_alt);
     if (alt) fm.featured_image_alt = alt;
   }
-  const author = [...ctx.authors].sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))[0];
-  const authorSlug = author
-    ? ctx.usersById.get(str(author.author_id))
-    : ctx.usersById.get(str(post.author_id));
-  if (authorSlug) fm.author = authorSlug;
+  // Every author, in the post's order (Ghost 0.x has one, `author_id`).
+  const authors = (
+    ctx.authors.length
+      ? [...ctx.authors]
+          .sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))
+          .map((a) => ctx.usersById.get(str(a.author_id)))
+      : [ctx.usersById.get(str(post.author_id))]
+  ).filter((s): s is string => s !== undefined);
+  if (authors.length === 1) fm.author = authors[0];
+  else if (authors.length > 1) fm.authors = [...new Set(authors)];
   await ctx.writer.write('articles', slug, fm, body, ctx.label);
 }
 

@@ -1,0 +1,71 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runInProcess } from './helpers.js';
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+const post = (id: string, slug: string, more: Record<string, unknown>) => ({
+  id,
+  title: slug,
+  slug,
+  html: '<p>Text.</p>',
+  status: 'published',
+  visibility: 'public',
+  type: 'post',
+  created_at: '2020-01-01T00:00:00.000Z',
+  ...more,
+});
+
+async function importGhost(
+  data: Record<string, unknown>,
+): Promise<{ stdout: string; read: (f: string) => Promise<string> }> {
+  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-ghost-'));
+  const exported = { db: [{ meta: { exported_on: 1709280000000, version: '5.80.0' }, data }] };
+  await writeFile(path.join(dir, 'ghost.json'), JSON.stringify(exported));
+  const run = await runInProcess(dir, [
+    'import',
+    'ghost',
+    'ghost.json',
+    '--ghost-url',
+    'https://old.example',
+  ]);
+  expect(run.code).toBe(0);
+  return { stdout: run.stdout, read: (f) => readFile(path.join(dir!, f), 'utf8') };
+}
+
+describe('import ghost: what real exports hold', () => {
+  it('writes every author in order, reads 0.x millisecond dates, reports scheduled and email-only posts', async () => {
+    const { stdout, read } = await importGhost({
+      posts: [
+        post('p1', 'two-authors', { published_at: '2024-03-01T09:00:00.000Z' }),
+        post('p2', 'old-dates', { published_at: 1388318310782, created_at: 1388318310000 }),
+        post('p3', 'later', { status: 'scheduled', published_at: '2031-01-01T08:00:00.000Z' }),
+        post('p4', 'newsletter', { status: 'sent', published_at: '2024-02-01T08:00:00.000Z' }),
+      ],
+      users: [
+        { id: 'u1', slug: 'ben', name: 'Ben' },
+        { id: 'u2', slug: 'ann', name: 'Ann' },
+      ],
+      posts_authors: [
+        { post_id: 'p1', author_id: 'u2', sort_order: 1 },
+        { post_id: 'p1', author_id: 'u1', sort_order: 0 },
+        { post_id: 'p2', author_id: 'u2', sort_order: 0 },
+      ],
+    });
+    expect(await read('content/articles/two-authors.md')).toContain('authors:\n  - ben\n  - ann\n');
+    expect(await read('content/articles/old-dates.md')).toContain('date: 2013-12-29T11:58:30.782Z\n');
+    expect(await read('content/articles/old-dates.md')).toContain('author: ann\n');
+    expect(await read('content/articles/later.md')).toContain('draft: true\n');
+    expect(await read('content/articles/newsletter.md')).toContain('draft: true\n');
+    expect(stdout).toContain(
+      'is scheduled on the old site for 2031-01-01T08:00:00.000Z; imported as a draft: publish it when it is due',
+    );
+    expect(stdout).toContain('was sent as an email only, never shown on the site; imported as a draft');
+  });
+});
