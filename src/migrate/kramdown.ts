@@ -3,6 +3,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
 import { parseTemplates, type TemplateNode } from '../render/templates/parse-templates.js';
+import { applyEdits, type TextEdit } from '../text-edits.js';
 
 const parser = unified().use(remarkParse).freeze();
 
@@ -266,7 +267,7 @@ export function markdownInHtml(markdown: string): string {
   const matches = [...markdown.matchAll(MARKDOWN_IN_HTML)];
   if (matches.length === 0) return markdown;
   const code = protectedRanges(markdown, 'kramdown', false);
-  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const edits: TextEdit[] = [];
   for (const m of matches) {
     const end = m.index + m[0].length;
     if (code.overlaps(m.index, end)) continue;
@@ -278,15 +279,7 @@ export function markdownInHtml(markdown: string): string {
     )
       edits.push({ start: close, end: close, text: '\n' });
   }
-  const parts: string[] = [];
-  let at = 0;
-  for (const edit of edits.sort((a, b) => a.start - b.start)) {
-    if (edit.start < at) continue;
-    parts.push(markdown.slice(at, edit.start), edit.text);
-    at = edit.end;
-  }
-  parts.push(markdown.slice(at));
-  return parts.join('');
+  return applyEdits(markdown, edits);
 }
 
 /** The offset of the line that closes the element `name` opened before `from`, if there is one. */

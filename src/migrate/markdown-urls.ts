@@ -2,6 +2,7 @@ import type { Definition, Html, Image, ImageReference, Link, LinkReference, Root
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
+import { applyEdits, type TextEdit } from '../text-edits.js';
 
 const parser = unified().use(remarkParse).freeze();
 
@@ -19,12 +20,6 @@ export interface UrlRewrites {
   link?: ReplaceUrl;
 }
 
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
 /**
  * Rewrites the image and link URLs of a Markdown body for which the given function returns a new
  * URL; the rest of the text is left byte for byte as it was. Code (fenced, indented, inline) is
@@ -37,7 +32,7 @@ export function rewriteUrls(markdown: string, rewrites: UrlRewrites): string {
     link !== undefined && (/\]\s*[(:]/.test(markdown) || /<a\b/i.test(markdown) || markdown.includes('<'));
   if (!maybeImages && !maybeLinks) return markdown;
   const tree = parser.parse(markdown) as Root;
-  const edits: Edit[] = [];
+  const edits: TextEdit[] = [];
   const used = { image: new Set<string>(), link: new Set<string>() };
   const definitions: Definition[] = [];
 
@@ -84,20 +79,12 @@ export function rewriteUrls(markdown: string, rewrites: UrlRewrites): string {
     if (at && url !== undefined) edits.push({ ...at, text: markdownUrl(url) });
   }
 
-  // One pass over the text: edits never overlap, and a body may have thousands.
-  const parts: string[] = [];
-  let at = 0;
-  for (const edit of edits.sort((a, b) => a.start - b.start)) {
-    parts.push(markdown.slice(at, edit.start), edit.text);
-    at = edit.end;
-  }
-  parts.push(markdown.slice(at));
-  return parts.join('');
+  return applyEdits(markdown, edits);
 }
 
 /** Edits of one attribute (`src`, `href`) in a raw HTML node that starts at `start`. */
-function attributeEdits(html: string, start: number, pattern: RegExp, replace: ReplaceUrl): Edit[] {
-  const edits: Edit[] = [];
+function attributeEdits(html: string, start: number, pattern: RegExp, replace: ReplaceUrl): TextEdit[] {
+  const edits: TextEdit[] = [];
   for (const match of html.matchAll(pattern)) {
     const value = match[1] ?? match[2] ?? match[3] ?? '';
     const url = replace(decodeAttribute(value));

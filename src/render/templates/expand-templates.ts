@@ -2,6 +2,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
 import type { FileProblem } from '../../errors.js';
+import { applyEdits, type TextEdit } from '../../text-edits.js';
 import {
   HUGO_BUILTINS,
   LIQUID_BUILTINS,
@@ -466,7 +467,7 @@ export function templatesAsText(source: string, syntax: 'hugo' | 'liquid' | 'bot
   const liquid = syntax !== 'hugo';
   if (!mayHoldTemplates(source, liquid ? 'auto' : 'hugo')) return source;
   const code = lazyCodeRanges(source);
-  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const edits: TextEdit[] = [];
   let shortcodeInCode = false;
   for (const m of source.matchAll(/\{\{[<%]|\{\{|\{%/g)) {
     const isHugo = m[0].length === 3;
@@ -491,13 +492,5 @@ export function templatesAsText(source: string, syntax: 'hugo' | 'liquid' | 'bot
     };
     walk(parseTemplates(source, { dialect: 'hugo', isCode: code.contains, maxDepth: 20 }).nodes);
   }
-  if (edits.length === 0) return source;
-  const parts: string[] = [];
-  let at = 0;
-  for (const edit of edits.sort((a, b) => a.start - b.start)) {
-    parts.push(source.slice(at, edit.start), edit.text);
-    at = edit.end;
-  }
-  parts.push(source.slice(at));
-  return parts.join('');
+  return applyEdits(source, edits);
 }
