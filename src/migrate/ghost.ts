@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { SyncError } from '../errors.js';
 import { protectEmbeds } from './embeds.js';
+import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { jsonErrorPosition } from './json-position.js';
 import type { MigrationReport } from './report.js';
@@ -315,7 +316,9 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
       onRelativeImage: (src) =>
         report.warnings.push(`${label}: image \`${src}\` has no absolute URL; written as a link`),
     });
-    return embeds.restore(markdown);
+    // Template syntax in the post was text on the old site: so it stays once sync reads the file
+    // (the players put back after it are the importer's own, and run).
+    return embeds.restore(templatesAsText(markdown, 'both'));
   }
   const editor = str(post.lexical) ? 'lexical' : str(post.mobiledoc) ? 'mobiledoc' : undefined;
   if (!editor) return '';

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { detach } from './detach.js';
 import { protectEmbeds } from './embeds.js';
+import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
@@ -398,7 +399,9 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
         detach(`${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`),
       ),
   });
-  return embeds.restore(markdown);
+  // Template syntax in the post was text on the old site: so it stays once sync reads the file
+  // (the players put back after it are the importer's own, and run).
+  return embeds.restore(templatesAsText(markdown, 'both'));
 }
 
 /**

@@ -68,4 +68,13 @@ describe('import ghost: what real exports hold', () => {
     );
     expect(stdout).toContain('was sent as an email only, never shown on the site; imported as a draft');
   });
+
+  it('keeps template syntax a post shows as text for sync', async () => {
+    const { read } = await importGhost({
+      posts: [post('p1', 'liquid', { html: '<p>Prefix links with {{ site.baseurl }} in Jekyll.</p>' })],
+    });
+    expect(await read('content/articles/liquid.md')).toContain(
+      'Prefix links with &#123;&#123; site.baseurl }} in Jekyll.\n',
+    );
+  });
 });

@@ -100,3 +100,22 @@ describe('import wordpress: posts the old site did not show', () => {
     expect(pending.stdout).toContain('is pending review on the old site; imported as a draft');
   });
 });
+
+describe('import wordpress: template syntax in a post is text', () => {
+  it('Liquid and Hugo syntax the post shows stay text for sync; the players the importer makes still run', async () => {
+    const { body } = await importBody(
+      [
+        '<p>In Jekyll, write {{ site.baseurl }} before links; in Hugo, {{< youtube id >}} embeds.</p>',
+        '',
+        'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+      ].join('\n'),
+    );
+    expect(body).toBe(
+      [
+        'In Jekyll, write &#123;&#123; site.baseurl }} before links; in Hugo, &#123;&#123;< youtube id >}} embeds.',
+        '',
+        '{{< youtube dQw4w9WgXcQ >}}',
+      ].join('\n'),
+    );
+  });
+});
