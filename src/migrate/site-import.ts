@@ -201,6 +201,7 @@ export async function importSite(
     path.join(options.file, path.relative(profile.siteDir, abs)).split(path.sep).join('/');
 
   const entries: Entry[] = [];
+  const known = profile.keysIgnoreCase ? knownKeys(profile) : undefined;
   for (const doc of profile.documents) {
     const file = shown(doc.absPath);
     const text = (await readFile(doc.absPath, 'utf8')).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
@@ -209,7 +210,7 @@ export async function importSite(
       report.failures.push(`${file}:${parsed.line}:${parsed.column}: ${parsed.message}; not imported`);
       continue;
     }
-    const read = profile.keysIgnoreCase ? withKnownKeys(parsed, profile) : parsed;
+    const read = known ? withKnownKeys(parsed, known) : parsed;
     const unpublished = profile.unpublished?.(read.data);
     if (unpublished) {
       report.skip(unpublished);
@@ -272,12 +273,12 @@ export async function importSite(
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
-    // The other generator's syntax was text on this site: so it stays, once sync reads the file.
     const converted = doc.html
       ? htmlToMarkdown(restored, { localImages: true })
       : profile.kramdown
         ? markdownInHtml(restored)
         : restored;
+    // The other generator's syntax was text on this site: so it stays, once sync reads the file.
     const markdown = templatesAsText(converted, profile.dialect === 'hugo' ? 'liquid' : 'hugo');
     const unmatched: string[] = [];
     const body = rewriteUrls(markdown, {
@@ -415,14 +416,8 @@ const ATTRIBUTES_REMOVED: Record<AttributeSyntax, string> = {
 /** Keys the importers read, besides the mapping's: how a site says a page is not its own. */
 const READ_KEYS = ['headless', 'build', '_build', 'url', 'aliases', 'permalink'];
 
-/**
- * Front matter whose keys the site reads in any case: each key that is a known one but for case
- * (`Title`, `Draft`, `PublishDate`) takes the known one's name, unless the file also has that.
- */
-function withKnownKeys<T extends { data: Record<string, unknown>; lines: Record<string, number> }>(
-  parsed: T,
-  profile: SiteProfile,
-): T {
+/** The keys the import reads, by their lower case. */
+function knownKeys(profile: SiteProfile): Map<string, string> {
   const known = new Map<string, string>();
   for (const key of [
     ...ARTICLE_KEYS,
@@ -432,8 +427,20 @@ function withKnownKeys<T extends { data: Record<string, unknown>; lines: Record<
     ...profile.silentKeys,
   ])
     if (!known.has(key.toLowerCase())) known.set(key.toLowerCase(), key);
-  const data: Record<string, unknown> = {};
-  const lines: Record<string, number> = {};
+  return known;
+}
+
+/**
+ * Front matter whose keys the site reads in any case: each key that is a known one but for case
+ * (`Title`, `Draft`, `PublishDate`) takes the known one's name, unless the file also has that.
+ */
+function withKnownKeys<T extends { data: Record<string, unknown>; lines: Record<string, number> }>(
+  parsed: T,
+  known: ReadonlyMap<string, string>,
+): T {
+  // No prototype: a key `__proto__` is a key like any other, not the object's parent.
+  const data = Object.create(null) as Record<string, unknown>;
+  const lines = Object.create(null) as Record<string, number>;
   for (const [key, value] of Object.entries(parsed.data)) {
     const name = known.get(key.toLowerCase()) ?? key;
     const to = name !== key && Object.hasOwn(parsed.data, name) ? key : name;
