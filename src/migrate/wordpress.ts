@@ -33,7 +33,7 @@ const SKIPPED_TYPES: Record<string, string> = {
   attachment: 'attachments (media stay at their URLs; cms-sync uploads the ones posts use)',
   nav_menu_item: 'menu items (menus are not content records)',
   revision: 'revisions (only the current version is imported)',
-  wp_block: 'reusable blocks',
+  wp_block: 'reusable blocks as items (their content is put in the posts that use them)',
   wp_template: 'theme templates',
   wp_template_part: 'theme template parts',
   wp_global_styles: 'global styles',
@@ -108,6 +108,8 @@ interface ItemContext {
   links: OldSiteLinks;
   /** Category slugs with a file; a post's category missing from the channel gets one too. */
   knownCategories: Set<string>;
+  /** Reusable blocks (synced patterns) by id: their content, put in each post that uses one. */
+  reusableBlocks: Map<string, string>;
 }
 
 /**
@@ -135,6 +137,7 @@ async function indexExport(
   const attachments = new Map<string, string>();
   const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
+  const reusableBlocks = new Map<string, string>();
   const records: Records = { position: [], folder: [], slug: [] };
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
   // the links being rewritten.
@@ -149,6 +152,11 @@ async function indexExport(
     if (type === 'post' || type === 'page') {
       const head = parseItemHead(item.text);
       if (!NOT_IMPORTED.has(head.status)) addRecord(records, links, total, head);
+      continue;
+    }
+    if (type === 'wp_block') {
+      const block = parseItem(item.text);
+      reusableBlocks.set(detach(block.id), detach(block.content));
       continue;
     }
     if (type !== 'attachment') continue;
@@ -202,6 +210,7 @@ async function indexExport(
     resolveUrl,
     links,
     knownCategories,
+    reusableBlocks,
   };
 }
 
@@ -374,7 +383,8 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   const { report } = ctx;
   const block = isBlockContent(item.content);
   // WordPress's order: embeds of URLs on their own line, shortcodes, then paragraphs.
-  let html = autoEmbed(block ? stripBlockComments(item.content) : item.content);
+  const content = block ? withReusableBlocks(item.content, label, ctx) : item.content;
+  let html = autoEmbed(block ? stripBlockComments(content) : content);
   html = withAltText(html, ctx.attachmentAlt);
   html = expandShortcodes(html, {
     attachmentUrl: (id) => ctx.attachments.get(id),
@@ -402,6 +412,41 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   // Template syntax in the post was text on the old site: so it stays once sync reads the file
   // (the players put back after it are the importer's own, and run).
   return embeds.restore(templatesAsText(markdown, 'both'));
+}
+
+/**
+ * A reusable block (`<!-- wp:block {"ref":55} /-->`, a "synced pattern") is a reference to a
+ * `wp_block` item of the export: its content is put in its place, as the old site showed it (one
+ * inside another too, a few deep). One not in the export, and a theme's pattern
+ * (`wp:pattern {"slug":…}`, which no export holds), are reported for the post.
+ */
+function withReusableBlocks(html: string, label: string, ctx: ItemContext, depth = 0): string {
+  if (!/<!--\s*wp:(?:block|pattern)\s/.test(html)) return html;
+  return html.replace(
+    /<!--\s*wp:(block|pattern)\s+(\{[^>]*?\})\s*\/-->/g,
+    (whole, kind: string, json: string) => {
+      let attrs: Record<string, unknown>;
+      try {
+        attrs = JSON.parse(json) as Record<string, unknown>;
+      } catch {
+        return whole;
+      }
+      if (kind === 'pattern') {
+        ctx.report.warnings.push(
+          detach(`${label}: the theme's pattern \`${String(attrs.slug)}\` is not in the export; left out`),
+        );
+        return '';
+      }
+      const content = ctx.reusableBlocks.get(String(attrs.ref));
+      if (content === undefined || depth >= 5) {
+        ctx.report.warnings.push(
+          detach(`${label}: reusable block ${String(attrs.ref)} is not in the export; left out`),
+        );
+        return '';
+      }
+      return withReusableBlocks(content, label, ctx, depth + 1);
+    },
+  );
 }
 
 /**

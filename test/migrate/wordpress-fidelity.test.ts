@@ -10,21 +10,26 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** A WXR export of one post with this body (published unless `status` says). */
-function wxr(content: string, status = 'publish'): string {
+/** A WXR export of one post with this body (published unless `status` says), then `more` items. */
+function wxr(content: string, status = 'publish', more = ''): string {
   return `<?xml version="1.0" encoding="UTF-8" ?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
 <channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
 <item><title>Code</title><dc:creator>admin</dc:creator>
 <content:encoded><![CDATA[${content}]]></content:encoded>
 <wp:post_id>1</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt><wp:post_name>code</wp:post_name>
-<wp:post_date>2015-01-02 04:04:05</wp:post_date><wp:status>${status}</wp:status><wp:post_type>post</wp:post_type></item>
+<wp:post_date>2015-01-02 04:04:05</wp:post_date><wp:status>${status}</wp:status>
+<wp:post_type>post</wp:post_type></item>${more}
 </channel></rss>`;
 }
 
-async function importBody(content: string, status?: string): Promise<{ body: string; stdout: string }> {
+async function importBody(
+  content: string,
+  status?: string,
+  more?: string,
+): Promise<{ body: string; stdout: string }> {
   dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-code-'));
-  await writeFile(path.join(dir, 'export.xml'), wxr(content, status));
+  await writeFile(path.join(dir, 'export.xml'), wxr(content, status, more));
   const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
   expect(run.code).toBe(0);
   const text = await readFile(path.join(dir, 'content/articles/code.md'), 'utf8');
@@ -117,5 +122,41 @@ describe('import wordpress: template syntax in a post is text', () => {
         '{{< youtube dQw4w9WgXcQ >}}',
       ].join('\n'),
     );
+  });
+});
+
+describe('import wordpress: reusable blocks', () => {
+  it("puts a reusable block's content where a post uses it, though the block comes later in the export", async () => {
+    const block = (id: string, content: string) =>
+      `<item><title>Block ${id}</title><content:encoded><![CDATA[${content}]]></content:encoded>` +
+      `<wp:post_id>${id}</wp:post_id><wp:status>publish</wp:status><wp:post_type>wp_block</wp:post_type></item>`;
+    const { body, stdout } = await importBody(
+      [
+        '<!-- wp:paragraph --><p>Article text.</p><!-- /wp:paragraph -->',
+        '<!-- wp:block {"ref":55} /-->',
+        '<!-- wp:block {"ref":99} /-->',
+        '<!-- wp:pattern {"slug":"theme/footer"} /-->',
+      ].join('\n'),
+      'publish',
+      block(
+        '55',
+        '<!-- wp:heading --><h2>Join our newsletter</h2><!-- /wp:heading -->\n' +
+          '<!-- wp:paragraph --><p>Get weekly updates.</p><!-- /wp:paragraph -->\n<!-- wp:block {"ref":56} /-->',
+      ) + block('56', '<!-- wp:paragraph --><p>Unsubscribe any time.</p><!-- /wp:paragraph -->'),
+    );
+    expect(body).toBe(
+      [
+        'Article text.',
+        '',
+        '## Join our newsletter',
+        '',
+        'Get weekly updates.',
+        '',
+        'Unsubscribe any time.',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('reusable block 99 is not in the export; left out');
+    expect(stdout).toContain("the theme's pattern `theme/footer` is not in the export; left out");
+    expect(stdout).toContain('2  reusable blocks as items (their content is put in the posts that use them)');
   });
 });
