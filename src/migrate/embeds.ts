@@ -77,12 +77,12 @@ function toHtml(nodes: RootContent[]): string {
   return printer.stringify({ type: 'root', children: nodes } satisfies Root);
 }
 
-function classesOf(node: Element): string[] {
+export function classesOf(node: Element): string[] {
   const value = node.properties.className;
   return Array.isArray(value) ? value.map(String) : [];
 }
 
-function* elements(node: Element | Root): Generator<Element> {
+export function* elements(node: Element | Root): Generator<Element> {
   for (const child of node.children) {
     if (child.type !== 'element') continue;
     yield child;
@@ -90,7 +90,7 @@ function* elements(node: Element | Root): Generator<Element> {
   }
 }
 
-function textOf(node: Element | Root): string {
+export function textOf(node: Element | Root): string {
   let text = '';
   for (const child of node.children) {
     if (child.type === 'text') text += child.value;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { SyncError } from '../errors.js';
 import { protectEmbeds } from './embeds.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
+import { ghostCards } from './ghost-cards.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { jsonErrorPosition } from './json-position.js';
 import type { MigrationReport } from './report.js';
@@ -306,7 +307,7 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
   const html = str(post.html);
   if (html.trim()) {
     const { report, label } = ctx;
-    const embeds = protectEmbeds(ctx.resolve(html), {
+    const embeds = protectEmbeds(ghostCards(ctx.resolve(html)), {
       kept: (kind) => report.embed(kind),
       dropped: (kind) => report.drop(kind, label),
       resolveUrl: ctx.resolveUrl,

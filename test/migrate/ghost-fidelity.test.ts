@@ -77,4 +77,45 @@ describe('import ghost: what real exports hold', () => {
       'Prefix links with &#123;&#123; site.baseurl }} in Jekyll.\n',
     );
   });
+
+  it('makes bookmark, toggle and file cards what a reader took from them, with no icons or thumbnails', async () => {
+    const html =
+      '<p>Read this:</p><figure class="kg-card kg-bookmark-card kg-card-hascaption"><a class="kg-bookmark-container" ' +
+      'href="https://ghost.org/docs/"><div class="kg-bookmark-content"><div class="kg-bookmark-title">Ghost Docs</div>' +
+      '<div class="kg-bookmark-description">Everything you need to know.</div><div class="kg-bookmark-metadata">' +
+      '<img class="kg-bookmark-icon" src="https://ghost.org/favicon.ico" alt=""><span class="kg-bookmark-author">Ghost' +
+      '</span></div></div><div class="kg-bookmark-thumbnail"><img src="https://ghost.org/thumb.png" alt=""></div></a>' +
+      '<figcaption>Our docs</figcaption></figure>' +
+      '<div class="kg-card kg-toggle-card" data-kg-toggle-state="close"><div class="kg-toggle-heading">' +
+      '<h4 class="kg-toggle-heading-text"><span>What is a toggle?</span></h4><button class="kg-toggle-card-icon">' +
+      '<svg viewBox="0 0 24 24"><path d="M23"></path></svg></button></div><div class="kg-toggle-content">' +
+      '<p>The <em>answer</em>.</p></div></div>' +
+      '<div class="kg-card kg-file-card"><a class="kg-file-card-container" href="https://old.example/content/files/r.pdf" ' +
+      'download><div class="kg-file-card-contents"><div class="kg-file-card-title">Annual report</div>' +
+      '<div class="kg-file-card-caption">The 2023 report</div><div class="kg-file-card-metadata">' +
+      '<div class="kg-file-card-filename">r.pdf</div><div class="kg-file-card-filesize">12 KB</div></div></div>' +
+      '<div class="kg-file-card-icon"><svg viewBox="0 0 24 24"><title>download</title></svg></div></a></div>';
+    const { read, stdout } = await importGhost({ posts: [post('p1', 'cards', { html })] });
+    const text = await read('content/articles/cards.md');
+    expect(text.slice(text.indexOf('\n---\n', 4) + 5).trim()).toBe(
+      [
+        'Read this:',
+        '',
+        '[**Ghost Docs**](https://ghost.org/docs/)',
+        '',
+        'Everything you need to know.',
+        '',
+        '_Our docs_',
+        '',
+        '**What is a toggle?**',
+        '',
+        'The _answer_.',
+        '',
+        '[Annual report](https://old.example/content/files/r.pdf)',
+        '',
+        '_The 2023 report_',
+      ].join('\n'),
+    );
+    expect(stdout).not.toContain('svg');
+  });
 });

@@ -1,0 +1,97 @@
+import type { Element, ElementContent, Root } from 'hast';
+import { fromHtml } from 'hast-util-from-html';
+import { toHtml } from 'hast-util-to-html';
+import { classesOf, elements, textOf } from './embeds.js';
+
+/**
+ * Ghost's cards whose markup is a widget, not content: a bookmark (a link to another page, shown
+ * with its title, description, favicon and thumbnail), a toggle (a question that opens on a click,
+ * with a chevron icon) and a file (a download, with its size and an icon). Converted as they are,
+ * they gave a link made of a favicon and text run together, images to upload that belong to other
+ * sites (an unreachable thumbnail then failed the post at sync), and icons as embeds. Each becomes
+ * what a reader took from it: the link with its title in bold and its description; the question
+ * in bold and its answer; the download's link and caption.
+ */
+export function ghostCards(html: string): string {
+  if (!/kg-(?:bookmark|toggle|file)-card/.test(html)) return html;
+  const tree: Root = fromHtml(html, { fragment: true });
+  replaceCards(tree);
+  return toHtml(tree);
+}
+
+function replaceCards(parent: Root | Element): void {
+  parent.children = parent.children.flatMap((child): ElementContent[] => {
+    if (child.type !== 'element') return [child as ElementContent];
+    const classes = classesOf(child);
+    if (classes.includes('kg-bookmark-card')) return bookmark(child);
+    if (classes.includes('kg-toggle-card')) return toggle(child);
+    if (classes.includes('kg-file-card')) return file(child);
+    replaceCards(child);
+    return [child];
+  });
+}
+
+function bookmark(card: Element): ElementContent[] {
+  const href = hrefOf(card, 'kg-bookmark-container');
+  const title = textIn(card, 'kg-bookmark-title') || href;
+  if (!href) return [];
+  return [
+    paragraph([link(href, [strong(title)])]),
+    ...optional(textIn(card, 'kg-bookmark-description'), (text) =>
+      paragraph([{ type: 'text', value: text }]),
+    ),
+    ...caption(card),
+  ];
+}
+
+function toggle(card: Element): ElementContent[] {
+  const heading = textIn(card, 'kg-toggle-heading-text');
+  const content = [...elements(card)].find((e) => classesOf(e).includes('kg-toggle-content'));
+  if (content) replaceCards(content);
+  return [...optional(heading, (text) => paragraph([strong(text)])), ...(content?.children ?? [])];
+}
+
+function file(card: Element): ElementContent[] {
+  const href = hrefOf(card, 'kg-file-card-container');
+  if (!href) return [];
+  const title = textIn(card, 'kg-file-card-title') || textIn(card, 'kg-file-card-filename') || href;
+  return [
+    paragraph([link(href, [{ type: 'text', value: title }])]),
+    ...optional(textIn(card, 'kg-file-card-caption'), (text) =>
+      paragraph([
+        { type: 'element', tagName: 'em', properties: {}, children: [{ type: 'text', value: text }] },
+      ]),
+    ),
+  ];
+}
+
+function hrefOf(card: Element, className: string): string {
+  const a = [card, ...elements(card)].find((e) => e.tagName === 'a' && classesOf(e).includes(className));
+  return typeof a?.properties.href === 'string' ? a.properties.href : '';
+}
+
+function textIn(card: Element, className: string): string {
+  const found = [...elements(card)].find((e) => classesOf(e).includes(className));
+  return found ? textOf(found).replace(/\s+/g, ' ').trim() : '';
+}
+
+/** The card's own caption, kept as the converter keeps any figure's (a figcaption). */
+function caption(card: Element): ElementContent[] {
+  return [...elements(card)].filter((e) => e.tagName === 'figcaption');
+}
+
+function optional(text: string, make: (text: string) => ElementContent): ElementContent[] {
+  return text ? [make(text)] : [];
+}
+
+function paragraph(children: ElementContent[]): Element {
+  return { type: 'element', tagName: 'p', properties: {}, children };
+}
+
+function link(href: string, children: ElementContent[]): Element {
+  return { type: 'element', tagName: 'a', properties: { href }, children };
+}
+
+function strong(text: string): Element {
+  return { type: 'element', tagName: 'strong', properties: {}, children: [{ type: 'text', value: text }] };
+}
