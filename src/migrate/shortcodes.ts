@@ -85,6 +85,7 @@ function expandOutsideCode(text: string, context: ShortcodeContext): string {
           return whole;
         }
         default:
+          if (PAGE_BUILDER.test(name)) return pageBuilder(name.toLowerCase(), attrs, content, context);
           context.onUnknown(name);
           // The content may hold known shortcodes (and HTML) of its own.
           return content === undefined ? whole : whole.replace(content, expandShortcodes(content, context));
@@ -133,6 +134,35 @@ function decodeEntities(text: string): string {
     .replace(/&#0?39;|&#x27;|&apos;/g, "'")
     .replace(/&nbsp;/g, ' ')
     .replace(/&amp;/g, '&');
+}
+
+/** Shortcodes of the page builders (WPBakery `vc_`, Divi `et_pb_`, Avada `fusion_`, Enfold `av_`). */
+const PAGE_BUILDER = /^(?:vc|et_pb|fusion|av)_/i;
+
+/**
+ * A page builder's shortcode: its rows, columns and text boxes are layout around the post's text
+ * and images, which are kept (an image by its attachment id, `[vc_single_image image="88"]`, or
+ * its URL, `[et_pb_image src="…"]`); the layout, and spacers and dividers, go, counted.
+ */
+function pageBuilder(
+  name: string,
+  attrs: Record<string, string>,
+  content: string | undefined,
+  context: ShortcodeContext,
+): string {
+  context.onDropped(
+    `page-builder layout [${name}]`,
+    'page-builder layout shortcodes (WPBakery, Divi, Avada, Enfold): removed, their text and images kept',
+  );
+  const id = attrs.image ?? attrs.attachment_id;
+  const src = (id && context.attachmentUrl(id)) || attrs.src || attrs.image_url;
+  const alt = attrs.alt ?? (id ? context.attachmentAlt?.(id) : undefined) ?? '';
+  const image =
+    /(?:^|_)image$/.test(name) && src
+      ? `\n\n<p><img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"></p>\n\n`
+      : '';
+  const inner = content === undefined ? '' : `\n\n${expandShortcodes(content, context)}\n\n`;
+  return image + inner;
 }
 
 /** `[caption]<a><img></a> Text[/caption]` -> the image, then its caption in italics. */

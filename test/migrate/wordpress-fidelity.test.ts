@@ -160,3 +160,39 @@ describe('import wordpress: reusable blocks', () => {
     expect(stdout).toContain('2  reusable blocks as items (their content is put in the posts that use them)');
   });
 });
+
+describe('import wordpress: page builders', () => {
+  it("keeps the text and images of WPBakery and Divi layouts, without the layout's shortcodes", async () => {
+    const attachment =
+      '<item><title>photo</title><wp:post_id>88</wp:post_id><wp:status>inherit</wp:status>' +
+      '<wp:post_type>attachment</wp:post_type><wp:attachment_url>https://blog.example.org/files/photo.jpg' +
+      '</wp:attachment_url><wp:postmeta><wp:meta_key>_wp_attachment_image_alt</wp:meta_key>' +
+      '<wp:meta_value>The harbour</wp:meta_value></wp:postmeta></item>';
+    const { body, stdout } = await importBody(
+      [
+        '[vc_row][vc_column width="1/2"][vc_column_text]',
+        'First <strong>column</strong> text.',
+        '[/vc_column_text][/vc_column][vc_column width="1/2"][vc_single_image image="88" img_size="large"]',
+        '[vc_empty_space][/vc_column][/vc_row]',
+        '[et_pb_section][et_pb_row][et_pb_column type="4_4"][et_pb_text]Divi text.[/et_pb_text]',
+        '[et_pb_image src="https://blog.example.org/files/divi.png" alt="Divi"][/et_pb_image]',
+        '[/et_pb_column][/et_pb_row][/et_pb_section]',
+      ].join('\n'),
+      'publish',
+      attachment,
+    );
+    expect(body).toBe(
+      [
+        'First **column** text.',
+        '',
+        '![The harbour](https://blog.example.org/files/photo.jpg)',
+        '',
+        'Divi text.',
+        '',
+        '![Divi](https://blog.example.org/files/divi.png)',
+      ].join('\n'),
+    );
+    expect(stdout).not.toContain('unknown shortcode');
+    expect(stdout).toContain('page-builder layout shortcodes (WPBakery, Divi, Avada, Enfold)');
+  });
+});
