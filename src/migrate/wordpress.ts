@@ -383,7 +383,7 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   const { report } = ctx;
   const block = isBlockContent(item.content);
   // WordPress's order: embeds of URLs on their own line, shortcodes, then paragraphs.
-  const content = block ? withReusableBlocks(item.content, label, ctx) : item.content;
+  const content = withFootnotes(block ? withReusableBlocks(item.content, label, ctx) : item.content, item);
   let html = autoEmbed(block ? stripBlockComments(content) : content);
   html = withAltText(html, ctx.attachmentAlt);
   html = expandShortcodes(html, {
@@ -412,6 +412,36 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   // Template syntax in the post was text on the old site: so it stays once sync reads the file
   // (the players put back after it are the importer's own, and run).
   return embeds.restore(templatesAsText(markdown, 'both'));
+}
+
+/**
+ * WordPress 6.3's footnotes: the post holds only the numbered references
+ * (`<sup data-fn="id"><a href="#id">1</a></sup>`); their text is in the post's meta `footnotes`
+ * (`[{"id", "content"}]`), and the block `wp:footnotes` lists them on the page. Both become the
+ * footnotes the converter knows (remark-gfm's), so that the post's Markdown has `[^1]` and its
+ * note. A reference without a note is left as it is.
+ */
+function withFootnotes(html: string, item: WxrItem): string {
+  const meta = item.meta.footnotes;
+  if (!meta || !html.includes('data-fn=')) return html;
+  let notes: Array<{ id?: unknown; content?: unknown }>;
+  try {
+    notes = JSON.parse(meta) as typeof notes;
+  } catch {
+    return html;
+  }
+  if (!Array.isArray(notes)) return html;
+  const text = new Map(notes.map((n) => [String(n.id), typeof n.content === 'string' ? n.content : '']));
+  const used: string[] = [];
+  const body = html.replace(/<sup\b[^>]*\bdata-fn="([^"]+)"[^>]*>[\s\S]*?<\/sup>/g, (whole, id: string) => {
+    if (!text.has(id)) return whole;
+    if (!used.includes(id)) used.push(id);
+    const n = used.indexOf(id) + 1;
+    return `<sup><a href="#user-content-fn-${n}" data-footnote-ref>${n}</a></sup>`;
+  });
+  if (used.length === 0) return html;
+  const items = used.map((id, i) => `<li id="user-content-fn-${i + 1}"><p>${text.get(id)}</p></li>`);
+  return `${body}\n<section data-footnotes><ol>${items.join('')}</ol></section>`;
 }
 
 /**

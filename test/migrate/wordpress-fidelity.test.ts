@@ -10,8 +10,11 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** A WXR export of one post with this body (published unless `status` says), then `more` items. */
-function wxr(content: string, status = 'publish', more = ''): string {
+/**
+ * A WXR export of one post with this body (published unless `status` says) and postmeta `meta`,
+ * then `more` items.
+ */
+function wxr(content: string, status = 'publish', more = '', meta = ''): string {
   return `<?xml version="1.0" encoding="UTF-8" ?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
 <channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
@@ -19,7 +22,7 @@ function wxr(content: string, status = 'publish', more = ''): string {
 <content:encoded><![CDATA[${content}]]></content:encoded>
 <wp:post_id>1</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt><wp:post_name>code</wp:post_name>
 <wp:post_date>2015-01-02 04:04:05</wp:post_date><wp:status>${status}</wp:status>
-<wp:post_type>post</wp:post_type></item>${more}
+<wp:post_type>post</wp:post_type>${meta}</item>${more}
 </channel></rss>`;
 }
 
@@ -27,9 +30,10 @@ async function importBody(
   content: string,
   status?: string,
   more?: string,
+  meta?: string,
 ): Promise<{ body: string; stdout: string }> {
   dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-code-'));
-  await writeFile(path.join(dir, 'export.xml'), wxr(content, status, more));
+  await writeFile(path.join(dir, 'export.xml'), wxr(content, status, more, meta));
   const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
   expect(run.code).toBe(0);
   const text = await readFile(path.join(dir, 'content/articles/code.md'), 'utf8');
@@ -194,5 +198,23 @@ describe('import wordpress: page builders', () => {
     );
     expect(stdout).not.toContain('unknown shortcode');
     expect(stdout).toContain('page-builder layout shortcodes (WPBakery, Divi, Avada, Enfold)');
+  });
+});
+
+describe('import wordpress: footnotes of the block editor', () => {
+  it('makes the notes kept in the post meta Markdown footnotes, numbered as the post shows them', async () => {
+    const { body } = await importBody(
+      [
+        '<!-- wp:paragraph --><p>A claim.<sup data-fn="4f2e-a1" class="fn"><a href="#4f2e-a1" id="4f2e-a1-link">1</a>',
+        '</sup> Another.<sup data-fn="b7" class="fn"><a href="#b7" id="b7-link">2</a></sup></p><!-- /wp:paragraph -->',
+        '<!-- wp:footnotes /-->',
+      ].join(''),
+      'publish',
+      '',
+      '<wp:postmeta><wp:meta_key>footnotes</wp:meta_key><wp:meta_value><![CDATA[' +
+        '[{"content":"Smith, <em>Sources</em>, 2021.","id":"4f2e-a1"},{"content":"Jones.","id":"b7"}]' +
+        ']]></wp:meta_value></wp:postmeta>',
+    );
+    expect(body).toBe('A claim.[^1] Another.[^2]\n\n[^1]: Smith, _Sources_, 2021.\n\n[^2]: Jones.');
   });
 });
