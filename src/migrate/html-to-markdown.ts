@@ -231,6 +231,9 @@ function rehypePrepare() {
       }
       const src = resolve(raw);
       node.properties.src = src;
+      // An <img>'s title was a tooltip on the old site (WordPress before 3.5 filled it with the file
+      // name: `DSC_0042`); in Markdown the title of an image alone in its paragraph is its caption.
+      if (!options.faithful) delete node.properties.title;
       const classes = Array.isArray(node.properties.className) ? node.properties.className.map(String) : [];
       const size = classes.map((c) => WP_SIZES[c]).find(Boolean);
       if (size && node.properties.title === undefined) node.properties.title = size;

@@ -18,3 +18,14 @@ describe('htmlToMarkdown: inline elements Markdown has no form for', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: an image title was a tooltip', () => {
+  it('is not written as the Markdown title, which would publish it as a caption; a size class still is', () => {
+    expect(htmlToMarkdown('<p><img src="https://x.test/DSC_0042.jpg" alt="Boat" title="DSC_0042"></p>')).toBe(
+      '![Boat](https://x.test/DSC_0042.jpg)\n',
+    );
+    expect(
+      htmlToMarkdown('<p><img class="size-large" src="https://x.test/a.jpg" alt="A" title="DSC_0043"></p>'),
+    ).toBe('![A](https://x.test/a.jpg "large")\n');
+  });
+});
