@@ -110,6 +110,8 @@ interface ItemContext {
   knownCategories: Set<string>;
   /** Reusable blocks (synced patterns) by id: their content, put in each post that uses one. */
   reusableBlocks: Map<string, string>;
+  /** Category slugs by term id. */
+  categoryById: Map<string, string>;
 }
 
 /**
@@ -211,6 +213,7 @@ async function indexExport(
     links,
     knownCategories,
     reusableBlocks,
+    categoryById: new Map(channel.categories.map((c) => [detach(c.id), detach(decodeSlug(c.slug))])),
   };
 }
 
@@ -326,15 +329,23 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     return;
   }
 
-  const categories = item.terms.filter((t) => t.domain === 'category').map((t) => decodeSlug(t.slug));
+  // The post's primary category (Yoast SEO, Rank Math) is the one the site showed: it goes first.
+  const primaryId = item.meta._yoast_wpseo_primary_category ?? item.meta.rank_math_primary_category;
+  const primary = primaryId ? ctx.categoryById.get(primaryId) : undefined;
+  const categories = item.terms
+    .filter((t) => t.domain === 'category')
+    .map((t) => decodeSlug(t.slug))
+    .sort((a, b) => Number(b === primary) - Number(a === primary));
   const tags = item.terms.filter((t) => t.domain === 'post_tag').map((t) => decodeSlug(t.slug));
-  const others = item.terms.filter((t) => t.domain !== 'category' && t.domain !== 'post_tag').length;
+  // Co-Authors Plus keeps a post's authors as terms of its `author` taxonomy, in their order.
+  const coAuthors = [...new Set(item.terms.filter((t) => t.domain === 'author').map((t) => t.name.trim()))];
+  const others = item.terms.filter((t) => !['category', 'post_tag', 'author'].includes(t.domain)).length;
   if (others) report.skip('post terms of other taxonomies (post formats, custom taxonomies)', others);
   const [firstCategory, ...otherCategories] = categories;
   // Kept in the writer's indexes after this item is done: not a view into the item's text.
   const category = firstCategory && detach(firstCategory);
   // A partial export may omit the channel's category list: `plan` needs the category's file.
-  const first = item.terms.find((t) => t.domain === 'category');
+  const first = item.terms.find((t) => t.domain === 'category' && decodeSlug(t.slug) === firstCategory);
   if (category && first && !ctx.knownCategories.has(category)) {
     ctx.knownCategories.add(category);
     await ctx.writer.write(
@@ -365,7 +376,11 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
         detach(`${label}: featured image ${thumbnail} is not an attachment in the export; left out`),
       );
   }
-  if (item.creator) fm.author = detach(item.creator.normalize('NFC'));
+  const authors = (coAuthors.length ? coAuthors : [item.creator])
+    .filter((a) => a !== '')
+    .map((a) => detach(a.normalize('NFC')));
+  if (authors.length === 1) fm.author = authors[0];
+  else if (authors.length > 1) fm.authors = authors;
   await ctx.writer.write('articles', slug, fm, body, label);
 }
 

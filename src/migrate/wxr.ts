@@ -41,6 +41,8 @@ export interface WxrCategory {
   name: string;
   parent: string;
   description: string;
+  /** `wp:term_id`: what post meta names a category by (Yoast's primary category). */
+  id: string;
 }
 
 export interface WxrChannel {
@@ -168,6 +170,7 @@ export function parseChannel(skeleton: string): WxrChannel {
       name: text(c['wp:cat_name']),
       parent: text(c['wp:category_parent']),
       description: text(c['wp:category_description']),
+      id: text(c['wp:term_id']),
     })),
   };
 }

@@ -218,3 +218,29 @@ describe('import wordpress: footnotes of the block editor', () => {
     expect(body).toBe('A claim.[^1] Another.[^2]\n\n[^1]: Smith, _Sources_, 2021.\n\n[^2]: Jones.');
   });
 });
+
+describe('import wordpress: co-authors and the primary category', () => {
+  it("writes Co-Authors Plus's authors in order, and Yoast's primary category as the category", async () => {
+    const category = (id: string, slug: string, name: string) =>
+      `<wp:category><wp:term_id>${id}</wp:term_id><wp:category_nicename>${slug}</wp:category_nicename>` +
+      `<wp:category_parent></wp:category_parent><wp:cat_name>${name}</wp:cat_name></wp:category>`;
+    dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-authors-'));
+    const terms =
+      '<category domain="category" nicename="local">Local</category>' +
+      '<category domain="category" nicename="news">News</category>' +
+      '<category domain="author" nicename="cap-bob">bob</category>' +
+      '<category domain="author" nicename="cap-admin">admin</category>' +
+      '<wp:postmeta><wp:meta_key>_yoast_wpseo_primary_category</wp:meta_key><wp:meta_value>2</wp:meta_value>' +
+      '</wp:postmeta>';
+    await writeFile(
+      path.join(dir, 'export.xml'),
+      wxr('<p>Text.</p>', 'publish', category('2', 'news', 'News') + category('3', 'local', 'Local'), terms),
+    );
+    const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
+    expect(run.code).toBe(0);
+    const text = await readFile(path.join(dir, 'content/articles/code.md'), 'utf8');
+    expect(text).toContain('category: news\ntags:\n  - local\n');
+    expect(text).toContain('authors:\n  - bob\n  - admin\n');
+    expect(run.stdout).not.toContain('other taxonomies');
+  });
+});
