@@ -191,6 +191,11 @@ function rehypePrepare() {
     const targets = linkedIds(tree);
     visit(tree, 'element', (node, index, parent) => {
       if (!parent || index === undefined) return undefined;
+      if (!options.faithful && isGallery(node)) {
+        parent.children.splice(index, 1, ...galleryParts(node));
+        // Its images and caption, in its place, are looked at next.
+        return [CONTINUE, index];
+      }
       if (NO_MARKDOWN_FORM.has(node.tagName) || (node.tagName === 'figure' && !isImageFigure(node))) {
         keepRaw(node, index, parent);
         return SKIP;
@@ -255,6 +260,32 @@ function rehypePrepare() {
 }
 
 /** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */
+/** The block editor's gallery (`<figure class="wp-block-gallery">`), of WordPress 5.0 on. */
+function isGallery(node: Element): boolean {
+  const classes = node.properties.className;
+  return node.tagName === 'figure' && Array.isArray(classes) && classes.includes('wp-block-gallery');
+}
+
+/**
+ * A gallery as what it shows: each image with its own caption (a figure of one image, 5.9 on; an
+ * item of a list, before), then the gallery's caption.
+ */
+function galleryParts(gallery: Element): ElementContent[] {
+  const parts: ElementContent[] = [];
+  const captions: ElementContent[] = [];
+  for (const child of gallery.children) {
+    if (child.type !== 'element') continue;
+    if (child.tagName === 'figcaption') captions.push(child);
+    else
+      visit(child, 'element', (node) => {
+        if (node.tagName !== 'figure' && node.tagName !== 'img') return undefined;
+        parts.push(node);
+        return SKIP;
+      });
+  }
+  return [...parts, ...captions];
+}
+
 function isImageFigure(figure: Element): boolean {
   let images = 0;
   let other = false;

@@ -29,3 +29,30 @@ describe('htmlToMarkdown: an image title was a tooltip', () => {
     ).toBe('![A](https://x.test/a.jpg "large")\n');
   });
 });
+
+describe('htmlToMarkdown: block-editor galleries', () => {
+  it('become their images, each with its caption, then the gallery caption (both forms of the block)', () => {
+    const old =
+      '<figure class="wp-block-gallery columns-2"><ul class="blocks-gallery-grid"><li class="blocks-gallery-item">' +
+      '<figure><img src="https://x.test/a.jpg" alt="Harbour"><figcaption>The harbour</figcaption></figure></li>' +
+      '<li class="blocks-gallery-item"><figure><img src="https://x.test/b.jpg" alt="Boats"></figure></li></ul>' +
+      '<figcaption class="blocks-gallery-caption">Day trip</figcaption></figure>';
+    const nested =
+      '<figure class="wp-block-gallery has-nested-images">\n<figure class="wp-block-image size-large">' +
+      '<img src="https://x.test/a.jpg" alt="Harbour"><figcaption>The harbour</figcaption></figure>\n\n' +
+      '<figure class="wp-block-image size-large"><img src="https://x.test/b.jpg" alt="Boats"></figure>\n' +
+      '<figcaption class="blocks-gallery-caption wp-element-caption">Day trip</figcaption></figure>';
+    const expected = [
+      '![Harbour](https://x.test/a.jpg)',
+      '',
+      '_The harbour_',
+      '',
+      '![Boats](https://x.test/b.jpg)',
+      '',
+      '_Day trip_',
+      '',
+    ].join('\n');
+    expect(htmlToMarkdown(old)).toBe(expected);
+    expect(htmlToMarkdown(nested)).toBe(expected);
+  });
+});
