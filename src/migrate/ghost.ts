@@ -27,17 +27,41 @@ function str(value: unknown): string {
 
 /**
  * A Ghost date: ISO text, or milliseconds since 1970 (Ghost 0.x exports, as a number or text).
- * Undefined when there is none or it cannot be read.
+ * Ghost keeps dates in UTC, and some exports write them without a zone (`2017-09-08 11:08:12`),
+ * which JavaScript would read as this machine's local time. Undefined when there is none or it
+ * cannot be read.
  */
+const NO_ZONE = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?$/;
+
 function dateOf(value: unknown): Date | undefined {
   const text = str(value).trim();
   if (text === '') return undefined;
-  const date = /^\d{9,}$/.test(text) ? new Date(Number(text)) : new Date(text);
+  const date = /^\d{9,}$/.test(text)
+    ? new Date(Number(text))
+    : new Date(NO_ZONE.test(text) ? `${text.replace(' ', 'T')}Z` : text);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** Post visibilities that keep the post from the public (members, paying members, some tiers). */
-const RESTRICTED = new Set(['members', 'paid', 'tiers', 'specific']);
+/** Post visibilities that keep the post from the public, and who could read it. */
+const AUDIENCE = new Map([
+  ['members', 'members'],
+  ['paid', 'paying members'],
+  ['tiers', 'members of some tiers'],
+  ['specific', 'members of some tiers'],
+]);
+
+/** A post's fields for search engines and social cards, which no record field holds. */
+const SEARCH_AND_SOCIAL = [
+  'meta_title',
+  'meta_description',
+  'canonical_url',
+  'og_image',
+  'og_title',
+  'og_description',
+  'twitter_image',
+  'twitter_title',
+  'twitter_description',
+];
 
 /**
  * A Ghost export (Settings > Labs > Export) -> content/ files:
@@ -45,7 +69,9 @@ const RESTRICTED = new Set(['members', 'paid', 'tiers', 'specific']);
  * - post -> articles/<slug>.md: title, date (published_at, else created_at), `draft: true` unless
  *   published and public (members-only and paid posts too), category (the first tag), tags*,
  *   excerpt*, featured*, featured_image* (`feature_image`, or `image` in Ghost 0.x and 1.x
- *   exports) and featured_image_alt*, author*.
+ *   exports), featured_image_alt* and featured_image_caption*, author* (or authors*, in order).
+ * - Search and social fields (meta_description, og_*, twitter_*...) and code injection are
+ *   reported as left out.
  * - page -> pages/<slug>.md: title, `draft: true` as for posts, featured*.
  * - tag -> categories/<slug>.md: name, description, parent* (Ghost's admin never sets a tag's
  *   `parent_id`, but the column exists and is kept when an export has it).
@@ -231,27 +257,32 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
   const body = bodyOf(post, ctx);
   if (body === undefined) return;
   const visibility = str(post.visibility) || 'public';
-  const restricted = RESTRICTED.has(visibility);
-  // Members-only and paid posts must not become public by being imported.
-  const draft = str(post.status) !== 'published' || restricted;
-  if (restricted && str(post.status) === 'published')
+  const status = str(post.status);
+  const audience = AUDIENCE.get(visibility);
+  // Members-only and paid posts must not become public by being imported. One that is also
+  // scheduled or sent gets both lines: publishing it when due must not make it public.
+  const draft = status !== 'published' || audience !== undefined;
+  if (audience && status !== 'draft')
     ctx.report.warnings.push(
-      `${ctx.label} is for ${visibility === 'members' ? 'members' : 'paying members'} only on the old site ` +
-        `(visibility: ${visibility}); imported as a draft`,
+      `${ctx.label} is for ${audience} only on the old site (visibility: ${visibility}); imported as a draft`,
     );
-  else if (str(post.status) === 'scheduled') {
+  if (status === 'scheduled') {
     const due = dateOf(post.published_at);
     ctx.report.warnings.push(
       `${ctx.label} is scheduled on the old site${due ? ` for ${due.toISOString()}` : ''}; imported as a ` +
         'draft: publish it when it is due',
     );
-  } else if (str(post.status) === 'sent')
+  } else if (status === 'sent')
     ctx.report.warnings.push(
       `${ctx.label} was sent as an email only, never shown on the site; imported as a draft`,
     );
   const featured = post.featured === true || post.featured === 1;
   for (const field of ['codeinjection_head', 'codeinjection_foot'])
     if (str(post[field]).trim()) ctx.report.drop(`per-post code injection (${field})`, ctx.label);
+  // Ghost 4+ keeps these in `posts_meta`, earlier versions on the post.
+  for (const field of SEARCH_AND_SOCIAL)
+    if ((str(post[field]) || str(ctx.meta[field])).trim())
+      ctx.report.drop(`search and social fields (${field})`, ctx.label);
 
   if (type === 'page') {
     const fm: Record<string, unknown> = { title: title || slug };
@@ -269,10 +300,7 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
     .map((t) => ctx.tagsById.get(str(t.tag_id))?.slug)
     .filter((s): s is string => typeof s === 'string');
   const [category, ...tags] = tagSlugs;
-  const fm: Record<string, unknown> = {
-    title: title || slug,
-    date: dateOf(post.published_at) ?? dateOf(post.created_at),
-  };
+  const fm: Record<string, unknown> = { title: title || slug, date: dateAndWarn(post, ctx) };
   if (draft) fm.draft = true;
   if (featured) fm.featured = true;
   if (category) fm.category = category;
@@ -284,18 +312,38 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
     fm.featured_image = ctx.resolveUrl(ctx.resolve(image));
     const alt = str(post.feature_image_alt) || str(ctx.meta.feature_image_alt);
     if (alt) fm.featured_image_alt = alt;
+    // HTML in Ghost (an Unsplash credit is a pair of links): Markdown here, so the credit's links stay.
+    const caption = str(post.feature_image_caption) || str(ctx.meta.feature_image_caption);
+    if (caption.trim()) fm.featured_image_caption = toMarkdown(caption, ctx).trim();
   }
   // Every author, in the post's order (Ghost 0.x has one, `author_id`).
-  const authors = (
-    ctx.authors.length
-      ? [...ctx.authors]
-          .sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))
-          .map((a) => ctx.usersById.get(str(a.author_id)))
-      : [ctx.usersById.get(str(post.author_id))]
-  ).filter((s): s is string => s !== undefined);
+  const authorIds = ctx.authors.length
+    ? [...ctx.authors]
+        .sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0))
+        .map((a) => str(a.author_id))
+    : [str(post.author_id)].filter((id) => id !== '');
+  const authors = [...new Set(authorIds)].flatMap((id) => {
+    const user = ctx.usersById.get(id);
+    if (!user)
+      ctx.report.warnings.push(`${ctx.label}: author \`${id}\` is not among the export's users; left out`);
+    return user ? [user] : [];
+  });
   if (authors.length === 1) fm.author = authors[0];
-  else if (authors.length > 1) fm.authors = [...new Set(authors)];
+  else if (authors.length > 1) fm.authors = authors;
   await ctx.writer.write('articles', slug, fm, body, ctx.label);
+}
+
+/** When the post was published, else created; a date that cannot be read is reported, not lost. */
+function dateAndWarn(post: Row, ctx: PostContext): Date | undefined {
+  const published = dateOf(post.published_at);
+  const created = dateOf(post.created_at);
+  const warn = (field: string, then: string) =>
+    ctx.report.warnings.push(`${ctx.label}: ${field} \`${str(post[field])}\` is not a date; ${then}`);
+  if (!published && str(post.published_at).trim())
+    warn('published_at', created ? 'dated by created_at' : 'written without a date');
+  else if (!published && !created && str(post.created_at).trim())
+    warn('created_at', 'written without a date');
+  return published ?? created;
 }
 
 /**
@@ -312,11 +360,7 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
       dropped: (kind) => report.drop(kind, label),
       resolveUrl: ctx.resolveUrl,
     });
-    const markdown = htmlToMarkdown(embeds.html, {
-      resolveUrl: (url) => rewriteLink(ctx.resolveUrl(url), label, ctx.links, report),
-      onRelativeImage: (src) =>
-        report.warnings.push(`${label}: image \`${src}\` has no absolute URL; written as a link`),
-    });
+    const markdown = toMarkdown(embeds.html, ctx);
     // Template syntax in the post was text on the old site: so it stays once sync reads the file
     // (the players put back after it are the importer's own, and run).
     return embeds.restore(templatesAsText(markdown, 'both'));
@@ -335,6 +379,15 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
     `posts with ${editor} content and neither html nor plaintext (export again from Ghost 4 or later)`,
   );
   return undefined;
+}
+
+/** Ghost's HTML as Markdown: `__GHOST_URL__` resolved, links to imported posts rewritten. */
+function toMarkdown(html: string, { report, label, links, resolve, resolveUrl }: PostContext): string {
+  return htmlToMarkdown(resolve(html), {
+    resolveUrl: (url) => rewriteLink(resolveUrl(url), label, links, report),
+    onRelativeImage: (src) =>
+      report.warnings.push(`${label}: image \`${src}\` has no absolute URL; written as a link`),
+  });
 }
 
 function exportData(json: unknown): Row | undefined {

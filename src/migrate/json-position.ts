@@ -13,7 +13,7 @@ export function jsonErrorPosition(text: string): { line: number; column: number;
   };
   const literal = (word: string) => {
     if (text.startsWith(word, i)) i += word.length;
-    else fail(`unexpected ${describe(text[i])}`);
+    else fail(unexpected(text[i]));
   };
   const string = () => {
     i++;
@@ -27,7 +27,7 @@ export function jsonErrorPosition(text: string): { line: number; column: number;
   };
   const number = () => {
     const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!m) fail(`unexpected ${describe(text[i])}`);
+    if (!m) fail(unexpected(text[i]));
     i += m![0].length;
   };
   const value = (): void => {
@@ -92,6 +92,11 @@ class PositionedError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A download cut short is the usual broken export: say so rather than "unexpected end". */
+function unexpected(c: string | undefined): string {
+  return c === undefined ? 'the file ends inside a value (was it cut short?)' : `unexpected ${describe(c)}`;
 }
 
 function describe(c: string | undefined): string {

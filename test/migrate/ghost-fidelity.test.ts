@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { runInProcess } from './helpers.js';
 
 let dir: string | undefined;
@@ -22,6 +22,9 @@ const post = (id: string, slug: string, more: Record<string, unknown>) => ({
   ...more,
 });
 
+/** A written file's Markdown, after its front matter. */
+const bodyOf = (text: string) => text.slice(text.indexOf('\n---\n', 4) + 5).replace(/^\n/, '');
+
 async function importGhost(
   data: Record<string, unknown>,
 ): Promise<{ stdout: string; read: (f: string) => Promise<string> }> {
@@ -40,14 +43,9 @@ async function importGhost(
 }
 
 describe('import ghost: what real exports hold', () => {
-  it('writes every author in order, reads 0.x millisecond dates, reports scheduled and email-only posts', async () => {
-    const { stdout, read } = await importGhost({
-      posts: [
-        post('p1', 'two-authors', { published_at: '2024-03-01T09:00:00.000Z' }),
-        post('p2', 'old-dates', { published_at: 1388318310782, created_at: 1388318310000 }),
-        post('p3', 'later', { status: 'scheduled', published_at: '2031-01-01T08:00:00.000Z' }),
-        post('p4', 'newsletter', { status: 'sent', published_at: '2024-02-01T08:00:00.000Z' }),
-      ],
+  it('writes every author of a post, in its order, as `authors`; one author stays `author`', async () => {
+    const { read } = await importGhost({
+      posts: [post('p1', 'two-authors', {}), post('p2', 'one-author', {})],
       users: [
         { id: 'u1', slug: 'ben', name: 'Ben' },
         { id: 'u2', slug: 'ann', name: 'Ann' },
@@ -58,15 +56,79 @@ describe('import ghost: what real exports hold', () => {
         { post_id: 'p2', author_id: 'u2', sort_order: 0 },
       ],
     });
-    expect(await read('content/articles/two-authors.md')).toContain('authors:\n  - ben\n  - ann\n');
-    expect(await read('content/articles/old-dates.md')).toContain('date: 2013-12-29T11:58:30.782Z\n');
-    expect(await read('content/articles/old-dates.md')).toContain('author: ann\n');
+    expect(await read('content/articles/two-authors.md')).toContain('authors:\n  - ben\n  - ann\n---\n');
+    expect(await read('content/articles/one-author.md')).toContain('author: ann\n---\n');
+  });
+
+  it('reports an author the export has no user for, instead of losing it silently', async () => {
+    const { stdout, read } = await importGhost({
+      posts: [post('p1', 'gone', {})],
+      users: [{ id: 'u1', slug: 'ben', name: 'Ben' }],
+      posts_authors: [
+        { post_id: 'p1', author_id: 'u1', sort_order: 0 },
+        { post_id: 'p1', author_id: 'u9', sort_order: 1 },
+      ],
+    });
+    expect(await read('content/articles/gone.md')).toContain('author: ben\n');
+    expect(stdout).toContain(
+      'Warning: post p1 "gone": author `u9` is not among the export\'s users; left out\n',
+    );
+  });
+
+  it('reports each scheduled post with its date and each email-only (sent) post, both written as drafts', async () => {
+    const { stdout, read } = await importGhost({
+      posts: [
+        post('p3', 'later', { status: 'scheduled', published_at: '2031-01-01T08:00:00.000Z' }),
+        post('p4', 'newsletter', { status: 'sent', published_at: '2024-02-01T08:00:00.000Z' }),
+        post('p5', 'paid-later', {
+          status: 'scheduled',
+          visibility: 'paid',
+          published_at: '2031-02-01T08:00:00.000Z',
+        }),
+      ],
+    });
     expect(await read('content/articles/later.md')).toContain('draft: true\n');
     expect(await read('content/articles/newsletter.md')).toContain('draft: true\n');
     expect(stdout).toContain(
-      'is scheduled on the old site for 2031-01-01T08:00:00.000Z; imported as a draft: publish it when it is due',
+      'Warning: post p3 "later" is scheduled on the old site for 2031-01-01T08:00:00.000Z; imported as a draft: ' +
+        'publish it when it is due\n',
     );
-    expect(stdout).toContain('was sent as an email only, never shown on the site; imported as a draft');
+    expect(stdout).toContain(
+      'Warning: post p4 "newsletter" was sent as an email only, never shown on the site; imported as a draft\n',
+    );
+    // Publishing it when due must not make a paid post public: both facts are reported.
+    expect(stdout).toContain(
+      'Warning: post p5 "paid-later" is for paying members only on the old site (visibility: paid); imported as ' +
+        'a draft\n',
+    );
+    expect(stdout).toContain(
+      'Warning: post p5 "paid-later" is scheduled on the old site for 2031-02-01T08:00:00.000Z',
+    );
+  });
+
+  it('reads Ghost 0.x dates in milliseconds, and zone-less dates as UTC; reports a date it cannot read', async () => {
+    // Zone-less text would be read in this machine's zone: make that one that is not UTC.
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    onTestFinished(() => {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    });
+    const { stdout, read } = await importGhost({
+      posts: [
+        post('p1', 'millis', { published_at: 1388318310782, created_at: 1388318310000 }),
+        post('p2', 'millis-text', { published_at: null, created_at: '1388318310782' }),
+        post('p3', 'no-zone', { published_at: '2017-09-08 11:08:12' }),
+        post('p4', 'garbled', { published_at: 'soon', created_at: 'never' }),
+      ],
+    });
+    expect(await read('content/articles/millis.md')).toContain('date: 2013-12-29T11:58:30.782Z\n');
+    expect(await read('content/articles/millis-text.md')).toContain('date: 2013-12-29T11:58:30.782Z\n');
+    expect(await read('content/articles/no-zone.md')).toContain('date: 2017-09-08T11:08:12.000Z\n');
+    expect(await read('content/articles/garbled.md')).not.toContain('date:');
+    expect(stdout).toContain(
+      'Warning: post p4 "garbled": published_at `soon` is not a date; written without a date\n',
+    );
   });
 
   it('keeps template syntax a post shows as text for sync', async () => {
@@ -78,26 +140,64 @@ describe('import ghost: what real exports hold', () => {
     );
   });
 
-  it('makes bookmark, toggle and file cards what a reader took from them, with no icons or thumbnails', async () => {
+  it('keeps the feature image caption as featured_image_caption (Markdown), from the post or posts_meta', async () => {
+    const credit =
+      'Photo by <a href="https://unsplash.com/@jo?utm_source=ghost">Jo</a> / <a href="https://unsplash.com">Unsplash</a>';
+    const { read } = await importGhost({
+      posts: [
+        post('p1', 'on-post', {
+          feature_image: '__GHOST_URL__/content/images/a.jpg',
+          feature_image_caption: credit,
+        }),
+        post('p2', 'in-meta', { feature_image: 'https://cdn.example/b.jpg' }),
+      ],
+      posts_meta: [
+        { post_id: 'p2', feature_image_alt: 'Boats', feature_image_caption: 'The <em>harbour</em>' },
+      ],
+    });
+    expect(await read('content/articles/on-post.md')).toContain(
+      "featured_image: 'https://old.example/content/images/a.jpg'\n" +
+        "featured_image_caption: 'Photo by [Jo](https://unsplash.com/@jo?utm_source=ghost) / " +
+        "[Unsplash](https://unsplash.com)'\n",
+    );
+    expect(await read('content/articles/in-meta.md')).toContain(
+      "featured_image: 'https://cdn.example/b.jpg'\nfeatured_image_alt: Boats\nfeatured_image_caption: The _harbour_\n",
+    );
+  });
+
+  it('reports the search and social fields it leaves out, from the post or posts_meta', async () => {
+    const { stdout } = await importGhost({
+      posts: [
+        post('p1', 'old-seo', { meta_description: 'For search engines', og_description: null }),
+        post('p2', 'new-seo', {}),
+        { ...post('p3', 'team', {}), type: 'page' },
+      ],
+      posts_meta: [
+        { post_id: 'p2', og_description: 'For cards', meta_description: null },
+        { post_id: 'p3', meta_title: 'Our team' },
+      ],
+    });
+    expect(stdout).toContain(
+      [
+        'Left out (no place for them in Markdown or the CMS):',
+        '       1  search and social fields (meta_description): post p1 "old-seo"',
+        '       1  search and social fields (og_description): post p2 "new-seo"',
+        '       1  search and social fields (meta_title): page p3 "team"',
+      ].join('\n'),
+    );
+  });
+
+  it('makes a bookmark card a link with its title, then its description; no favicon, no thumbnail', async () => {
     const html =
       '<p>Read this:</p><figure class="kg-card kg-bookmark-card kg-card-hascaption"><a class="kg-bookmark-container" ' +
       'href="https://ghost.org/docs/"><div class="kg-bookmark-content"><div class="kg-bookmark-title">Ghost Docs</div>' +
       '<div class="kg-bookmark-description">Everything you need to know.</div><div class="kg-bookmark-metadata">' +
       '<img class="kg-bookmark-icon" src="https://ghost.org/favicon.ico" alt=""><span class="kg-bookmark-author">Ghost' +
-      '</span></div></div><div class="kg-bookmark-thumbnail"><img src="https://ghost.org/thumb.png" alt=""></div></a>' +
-      '<figcaption>Our docs</figcaption></figure>' +
-      '<div class="kg-card kg-toggle-card" data-kg-toggle-state="close"><div class="kg-toggle-heading">' +
-      '<h4 class="kg-toggle-heading-text"><span>What is a toggle?</span></h4><button class="kg-toggle-card-icon">' +
-      '<svg viewBox="0 0 24 24"><path d="M23"></path></svg></button></div><div class="kg-toggle-content">' +
-      '<p>The <em>answer</em>.</p></div></div>' +
-      '<div class="kg-card kg-file-card"><a class="kg-file-card-container" href="https://old.example/content/files/r.pdf" ' +
-      'download><div class="kg-file-card-contents"><div class="kg-file-card-title">Annual report</div>' +
-      '<div class="kg-file-card-caption">The 2023 report</div><div class="kg-file-card-metadata">' +
-      '<div class="kg-file-card-filename">r.pdf</div><div class="kg-file-card-filesize">12 KB</div></div></div>' +
-      '<div class="kg-file-card-icon"><svg viewBox="0 0 24 24"><title>download</title></svg></div></a></div>';
-    const { read, stdout } = await importGhost({ posts: [post('p1', 'cards', { html })] });
-    const text = await read('content/articles/cards.md');
-    expect(text.slice(text.indexOf('\n---\n', 4) + 5).trim()).toBe(
+      '</span><span class="kg-bookmark-publisher">Ghost Foundation</span></div></div>' +
+      '<div class="kg-bookmark-thumbnail"><img src="https://ghost.org/thumb.png" alt=""></div></a>' +
+      '<figcaption>Our docs</figcaption></figure>';
+    const { read } = await importGhost({ posts: [post('p1', 'bookmark', { html })] });
+    expect(bodyOf(await read('content/articles/bookmark.md'))).toBe(
       [
         'Read this:',
         '',
@@ -107,6 +207,28 @@ describe('import ghost: what real exports hold', () => {
         '',
         '_Our docs_',
         '',
+      ].join('\n'),
+    );
+  });
+
+  it('makes a toggle card its heading in bold then its content, a file card one link and its caption', async () => {
+    const file = (title: string) =>
+      '<div class="kg-card kg-file-card"><a class="kg-file-card-container" ' +
+      'href="https://old.example/content/files/r.pdf" download><div class="kg-file-card-contents">' +
+      `<div class="kg-file-card-title">${title}</div><div class="kg-file-card-caption">The 2023 report</div>` +
+      '<div class="kg-file-card-metadata"><div class="kg-file-card-filename">r.pdf</div>' +
+      '<div class="kg-file-card-filesize">12 KB</div></div></div><div class="kg-file-card-icon">' +
+      '<svg viewBox="0 0 24 24"><title>download</title></svg></div></a></div>';
+    const html =
+      '<div class="kg-card kg-toggle-card" data-kg-toggle-state="close"><div class="kg-toggle-heading">' +
+      '<h4 class="kg-toggle-heading-text"><span>What is a toggle?</span></h4><button class="kg-toggle-card-icon">' +
+      '<svg viewBox="0 0 24 24"><path d="M23"></path></svg></button></div><div class="kg-toggle-content">' +
+      '<p>The <em>answer</em>.</p></div></div>' +
+      file('Annual report') +
+      file('');
+    const { read, stdout } = await importGhost({ posts: [post('p1', 'cards', { html })] });
+    expect(bodyOf(await read('content/articles/cards.md'))).toBe(
+      [
         '**What is a toggle?**',
         '',
         'The _answer_.',
@@ -114,8 +236,14 @@ describe('import ghost: what real exports hold', () => {
         '[Annual report](https://old.example/content/files/r.pdf)',
         '',
         '_The 2023 report_',
+        '',
+        '[r.pdf](https://old.example/content/files/r.pdf)',
+        '',
+        '_The 2023 report_',
+        '',
       ].join('\n'),
     );
     expect(stdout).not.toContain('svg');
+    expect(stdout).not.toContain('Embeds kept');
   });
 });

@@ -109,6 +109,17 @@ describe('import ghost', () => {
     expect(await readdir(project.dir)).toEqual(['ghost.json']);
   });
 
+  it('says an export that ends inside a value was cut short', async () => {
+    project = await projectWith('ghost/export.json', 'ghost.json');
+    await writeFile(path.join(project.dir, 'ghost.json'), '{"db":[{"data":{"posts":[{"id":');
+    const run = await runInProcess(project.dir, ['import', 'ghost', 'ghost.json']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'ghost.json:1:32: the file ends inside a value (was it cut short?) (the export is not valid JSON; nothing ' +
+        'was written)\n',
+    );
+  });
+
   it('refuses an unknown export type', async () => {
     project = await projectWith('ghost/export.json', 'ghost.json');
     const run = await runInProcess(project.dir, ['import', 'drupal', 'ghost.json']);
