@@ -46,7 +46,11 @@ export interface FileProblem {
 }
 
 export function formatProblem(p: FileProblem): string {
-  return `${p.file}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`;
+  // A file name may hold a line break, and what follows it would start a line of its own: in a
+  // CI log, `::error …` or `::add-mask::` there is a command to the runner. Shown as `^J`, as the
+  // terminal shows other control characters.
+  const file = p.file.replace(/[\r\n]/g, (c) => (c === '\n' ? '^J' : '^M'));
+  return `${file}:${p.line}:${p.column}: ${p.severity === 'warning' ? 'warning: ' : ''}${p.message}`;
 }
 
 /** Removes every occurrence of a secret from a text, for any message that may quote input. */
