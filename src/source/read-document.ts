@@ -225,6 +225,20 @@ export function parseDocument(
       `\`slug\` must be a string, got ${got}; quote it: slug: "${String(declared)}"`,
     );
   }
+  // A line break in a name would start a line of its own wherever the file is named (a plan, a CI
+  // log, where a line starting `::` is a command to the runner): the file is refused, named safely.
+  const control = /\p{Cc}/u.exec(file.file);
+  if (control) {
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    return failure(
+      file,
+      resource,
+      [],
+      1,
+      1,
+      `the file name contains the control character U+${code}: rename the file`,
+    );
+  }
   const language = languageOf(parsed.data, file, languages);
   if ('message' in language) {
     const hints = typeof declared === 'string' ? [declared] : [];

@@ -30,6 +30,27 @@ describe('readDocument', () => {
     });
   });
 
+  it('refuses a file whose name holds a line break, even with a slug of its own', async () => {
+    const name = 'articles/z\n::error::injected.md';
+    const project = await makeProject({ [`content/${name}`]: '---\ntitle: Z\nslug: zed\n---\nBody\n' });
+    cleanups.push(project.cleanup);
+    const result = await readDocument(path.join(project.contentDir, name), {
+      projectDir: project.dir,
+      resource: 'article',
+    });
+    expect(result).toMatchObject({
+      problems: [
+        {
+          file: 'content/articles/z\n::error::injected.md',
+          line: 1,
+          message: 'the file name contains the control character U+000A: rename the file',
+          severity: 'error',
+        },
+      ],
+    });
+    expect(result).not.toHaveProperty('key');
+  });
+
   it('turns a file that cannot be read into a positioned problem that still claims its key', async () => {
     const project = await makeProject({});
     cleanups.push(project.cleanup);
