@@ -278,9 +278,8 @@ describe('the generated workflow, its steps run by bash as the runner would', ()
     expect(log).not.toContain('\u001b');
     expect(log).not.toContain(SECRET_TOKEN);
     expect(commandLines(log)).toEqual([
-      '::error file=content/articles/a%0A%3A%3Awarning%3A%3Ab.md,line=1,col=1,title=cms-sync::the slug from the ' +
-        'file name contains the control character U+000A; a slug needs at least one visible character, no "/" and ' +
-        'no control characters, and cannot be "." or ".."',
+      '::error file=content/articles/a%0A%3A%3Awarning%3A%3Ab.md,line=1,col=1,title=cms-sync::the file name ' +
+        'contains the control character U+000A: rename the file',
       '::error file=content/articles/bad##[error]red.md,line=2,col=13,title=cms-sync::' +
         'front matter is not valid YAML: ' +
         'Flow sequence in block collection must be sufficiently indented and end with a ]',
