@@ -1,5 +1,6 @@
 import { oembedMarker } from './embeds.js';
 import { isOEmbedUrl } from './oembed.js';
+import { decodeEntities } from './text.js';
 
 /**
  * WordPress shortcodes. The ones with a Markdown meaning become HTML that converts to it; any
@@ -24,18 +25,94 @@ export interface ShortcodeContext {
 const SHORTCODE =
   /\[(\[?)([A-Za-z][\w-]*)(?![\w-])([^\]/]*(?:\/(?!\])[^\]/]*)*?)(?:(\/)\]|\](?:([^[]*(?:\[(?!\/\2\])[^[]*)*)(\[\/\2\]))?)(\]?)/g;
 
-/** Code already in the post (`<pre>`, `<code>`, the block editor's code blocks): its brackets are code. */
-const CODE = /<(pre|code)\b[\s\S]*?<\/\1\s*>/gi;
+/** The languages SyntaxHighlighter Evolved gives a shortcode of their own (`[php]…[/php]`). */
+const CODE_LANGUAGES = (
+  'as3 bash c cpp csharp css delphi diff erlang go groovy html java javascript js jscript json kotlin ' +
+  'perl php plain powershell py python rb ruby rust scala shell sql swift text vb xml yaml'
+).split(' ');
+
+/**
+ * Where code opens, whichever comes first: an element (`<pre>`, `<code>`, the block editor's code
+ * and preformatted blocks), whose brackets are code and not shortcodes, or a syntax-highlighting
+ * shortcode (WordPress.com's and SyntaxHighlighter Evolved's `[sourcecode language="python"]`,
+ * `[code lang="js"]`, `[python]`, `[php]`…), whose `<pre>` or URL is code too. `open` is the
+ * first bracket of a `[[…]]` escape.
+ */
+const CODE_OPENER = new RegExp(
+  `<(?<tag>pre|code)\\b|(?<open>\\[?)\\[(?<name>sourcecode|code|${CODE_LANGUAGES.join('|')})(?![\\w-])` +
+    '(?<attrs>[^\\]]{0,2000})\\]',
+  'gi',
+);
+
+interface CodeSpan {
+  start: number;
+  end: number;
+  /** For a shortcode: its name, attributes, code, and whether it is escaped (`[[php]…[/php]]`). */
+  shortcode?: { name: string; attrs: string; code: string; escaped: boolean };
+}
+
+/**
+ * The code spans of `text`, in order. Each opener's closing tag is searched for once: where a
+ * search fails, no later one for that tag is made, so a post of many unclosed openers (a hostile
+ * export) costs linear time.
+ */
+function* codeSpans(text: string): Generator<CodeSpan> {
+  const noCloseFrom = new Map<string, number>();
+  const opener = new RegExp(CODE_OPENER.source, CODE_OPENER.flags);
+  for (let m = opener.exec(text); m; m = opener.exec(text)) {
+    const { tag, open = '', name, attrs = '' } = m.groups as Partial<Record<string, string>>;
+    const after = m.index + m[0].length;
+    const closer = tag ? `</${tag.toLowerCase()}` : `[/${name!.toLowerCase()}]`;
+    if (after >= (noCloseFrom.get(closer) ?? Infinity)) continue;
+    const close = new RegExp(tag ? `<\\/${tag}\\s*>` : `\\[\\/${name}\\]`, 'gi');
+    close.lastIndex = after;
+    const found = close.exec(text);
+    if (!found) {
+      noCloseFrom.set(closer, after);
+      continue;
+    }
+    let end = found.index + found[0].length;
+    if (tag) {
+      yield { start: m.index, end };
+    } else {
+      const escaped = open === '[' && text[end] === ']';
+      if (escaped) end++;
+      const start = m.index + (open === '[' && !escaped ? 1 : 0);
+      const code = text.slice(after, found.index);
+      yield { start, end, shortcode: { name: name!, attrs, code, escaped } };
+    }
+    opener.lastIndex = end;
+  }
+}
+
+/** The text with each syntax-highlighting shortcode a code block; code already in it left alone. */
+export function codeShortcodes(text: string): string {
+  return outsideCode(text, (part) => part, false);
+}
 
 export function expandShortcodes(text: string, context: ShortcodeContext): string {
-  if (!/<(?:pre|code)\b/i.test(text)) return expandOutsideCode(text, context);
+  return outsideCode(text, (part) => expandOutsideCode(part, context), true);
+}
+
+/**
+ * `text` with `convert` applied to what is not code, and syntax-highlighting shortcodes made code
+ * blocks. An escaped one (`[[php]…[/php]]`) is text: `unescape` shows it as `[php]…[/php]`, on
+ * the last pass only, so that no later pass reads it as code.
+ */
+function outsideCode(text: string, convert: (part: string) => string, unescape: boolean): string {
   let out = '';
   let at = 0;
-  for (const m of text.matchAll(CODE)) {
-    out += expandOutsideCode(text.slice(at, m.index), context) + m[0];
-    at = m.index + m[0].length;
+  for (const span of codeSpans(text)) {
+    const whole = text.slice(span.start, span.end);
+    const { shortcode } = span;
+    let kept = whole;
+    if (shortcode?.escaped) kept = unescape ? whole.slice(1, -1) : whole;
+    else if (shortcode)
+      kept = codeBlock(shortcode.code, codeLanguage(shortcode.name, parseAttributes(shortcode.attrs)));
+    out += convert(text.slice(at, span.start)) + kept;
+    at = span.end;
   }
-  return out + expandOutsideCode(text.slice(at), context);
+  return out + convert(text.slice(at));
 }
 
 function expandOutsideCode(text: string, context: ShortcodeContext): string {
@@ -54,8 +131,6 @@ function expandOutsideCode(text: string, context: ShortcodeContext): string {
       if (open === '[' && closeEscape === ']') return whole.slice(1, -1);
       const attrs = parseAttributes(rawAttrs);
       const inner = content ?? '';
-      const language = codeLanguage(name.toLowerCase(), attrs);
-      if (language !== undefined && content !== undefined) return codeBlock(content, language);
       switch (name.toLowerCase()) {
         case 'caption':
         case 'wp_caption':
@@ -94,30 +169,26 @@ function expandOutsideCode(text: string, context: ShortcodeContext): string {
   );
 }
 
-/**
- * Syntax-highlighting shortcodes (WordPress.com's and SyntaxHighlighter Evolved's `[sourcecode
- * language="python"]`, `[code lang="js"]`, and `[python]`, `[php]`…): the language, `''` for none,
- * or undefined for another shortcode.
- */
-function codeLanguage(name: string, attrs: Record<string, string>): string | undefined {
-  if (name === 'sourcecode' || name === 'code')
+/** A syntax-highlighting shortcode's language (`[sourcecode language="python"]`, `[php]`), `''` for none. */
+function codeLanguage(name: string, attrs: Record<string, string>): string {
+  const lower = name.toLowerCase();
+  if (lower === 'sourcecode' || lower === 'code')
     return (attrs.language ?? attrs.lang ?? attrs['0'] ?? '').trim();
-  return CODE_LANGUAGES.has(name) ? name : undefined;
+  return lower;
 }
-
-const CODE_LANGUAGES = new Set(
-  (
-    'as3 bash c cpp csharp css delphi diff erlang go groovy html java javascript js jscript json kotlin ' +
-    'perl php plain powershell py python rb ruby rust scala shell sql swift text vb xml yaml'
-  ).split(' '),
-);
 
 /**
  * The code as it was typed, in a `<pre><code>` that becomes a fenced block: the editor stored it
  * with `<`, `&` as typed or as entities; either way the reader saw the characters.
  */
 function codeBlock(content: string, language: string): string {
-  const code = decodeEntities(content.replace(/^\r?\n/, '').replace(/\s+$/, ''));
+  // The visual editor keeps a run of spaces as `&nbsp;`: in code, they are spaces.
+  const code = decodeEntities(
+    content
+      .replace(/^\r?\n/, '')
+      .replace(/\s+$/, '')
+      .replace(/&nbsp;/gi, ' '),
+  );
   const escaped = code.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const lang =
     /^[\w+#.-]+$/.test(language) && !/^(?:plain|text)$/i.test(language)
@@ -126,23 +197,18 @@ function codeBlock(content: string, language: string): string {
   return `\n\n<pre><code${lang}>${escaped}</code></pre>\n\n`;
 }
 
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#0?39;|&#x27;|&apos;/g, "'")
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&');
-}
-
 /** Shortcodes of the page builders (WPBakery `vc_`, Divi `et_pb_`, Avada `fusion_`, Enfold `av_`). */
 const PAGE_BUILDER = /^(?:vc|et_pb|fusion|av)_/i;
+
+/** Page-builder elements that only space or divide the layout: nothing of the post is in them. */
+const PAGE_BUILDER_DECORATION = /_(?:empty_space|separator|divider|spacer|hr)$/i;
 
 /**
  * A page builder's shortcode: its rows, columns and text boxes are layout around the post's text
  * and images, which are kept (an image by its attachment id, `[vc_single_image image="88"]`, or
- * its URL, `[et_pb_image src="…"]`); the layout, and spacers and dividers, go, counted.
+ * its URL, `[et_pb_image src="…"]`), as are headings and buttons, whose text is in their
+ * attributes, and WPBakery's raw HTML; the layout, and spacers and dividers, go, counted. Any
+ * other element without content (a slider, a map, a counter) is left out, counted by name.
  */
 function pageBuilder(
   name: string,
@@ -150,19 +216,88 @@ function pageBuilder(
   content: string | undefined,
   context: ShortcodeContext,
 ): string {
+  const element = pageBuilderElement(name, attrs, content, context);
+  if (element !== undefined) return `\n\n${element}\n\n`;
+  // WPBakery's raw JavaScript is base64, not text of the post.
+  if ((content === undefined && !PAGE_BUILDER_DECORATION.test(name)) || name === 'vc_raw_js') {
+    context.onDropped(
+      `page-builder element [${name}]`,
+      `page-builder [${name}] elements, which have no form here`,
+    );
+    return '';
+  }
   context.onDropped(
     `page-builder layout [${name}]`,
     'page-builder layout shortcodes (WPBakery, Divi, Avada, Enfold): removed, their text and images kept',
   );
-  const id = attrs.image ?? attrs.attachment_id;
-  const src = (id && context.attachmentUrl(id)) || attrs.src || attrs.image_url;
-  const alt = attrs.alt ?? (id ? context.attachmentAlt?.(id) : undefined) ?? '';
-  const image =
-    /(?:^|_)image$/.test(name) && src
-      ? `\n\n<p><img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"></p>\n\n`
-      : '';
-  const inner = content === undefined ? '' : `\n\n${expandShortcodes(content, context)}\n\n`;
-  return image + inner;
+  return content === undefined ? '' : `\n\n${expandShortcodes(content, context)}\n\n`;
+}
+
+/** The HTML of a page builder's image, heading, button or raw HTML; undefined for another shortcode. */
+function pageBuilderElement(
+  name: string,
+  attrs: Record<string, string>,
+  content: string | undefined,
+  context: ShortcodeContext,
+): string | undefined {
+  if (/(?:^|_)image$/.test(name)) {
+    const id = attrs.image ?? attrs.attachment_id;
+    const src = (id && context.attachmentUrl(id)) || attrs.src || attrs.image_url;
+    if (!src) {
+      context.onDropped(
+        `page-builder image ${id ?? ''} (no attachment with that id in the export)`,
+        'page-builder images whose attachment is not in the export',
+      );
+      return '';
+    }
+    const alt = attrs.alt ?? (id ? context.attachmentAlt?.(id) : undefined) ?? '';
+    return `<p><img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"></p>`;
+  }
+  if (name === 'vc_raw_html' && content !== undefined) return rawHtml(content);
+  // WPBakery's heading keeps its level in `font_container="tag:h3|…"`, Enfold's in `tag`.
+  const heading =
+    name === 'vc_custom_heading' ? attrs.text : name === 'av_heading' ? attrs.heading : undefined;
+  if (heading) {
+    const tag = /\bh[1-6]\b/i.exec(attrs.font_container ?? attrs.tag ?? '')?.[0].toLowerCase() ?? 'h2';
+    return `<${tag}>${heading}</${tag}>`;
+  }
+  const button = BUTTONS[name];
+  if (button) {
+    const text = attrs[button.text] ?? '';
+    const href = button.link(attrs[button.href] ?? '');
+    if (!text.trim()) return '';
+    return href ? `<p><a href="${escapeAttribute(href)}">${text}</a></p>` : `<p>${text}</p>`;
+  }
+  return undefined;
+}
+
+/** Where each builder's button keeps its text and its link, and how the link is written. */
+const BUTTONS: Record<string, { text: string; href: string; link: (value: string) => string }> = {
+  // `link="url:https%3A%2F%2F…|title:…|target:_blank"`
+  vc_btn: { text: 'title', href: 'link', link: vcLink },
+  vc_button2: { text: 'title', href: 'link', link: vcLink },
+  et_pb_button: { text: 'button_text', href: 'button_url', link: (value) => value },
+  // `link="manually,https://…"`
+  av_button: { text: 'label', href: 'link', link: (value) => value.replace(/^manually,/, '') },
+};
+
+function vcLink(value: string): string {
+  const url = /(?:^|\|)url:([^|]*)/.exec(value)?.[1] ?? '';
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
+
+/** WPBakery keeps a raw HTML element's HTML URL-encoded, then in base64. */
+function rawHtml(content: string): string {
+  if (!/^[A-Za-z0-9+/=\s]*$/.test(content)) return content;
+  try {
+    return decodeURIComponent(Buffer.from(content.trim(), 'base64').toString('utf8'));
+  } catch {
+    return content;
+  }
 }
 
 /** `[caption]<a><img></a> Text[/caption]` -> the image, then its caption in italics. */

@@ -5,7 +5,7 @@ import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
-import { expandShortcodes } from './shortcodes.js';
+import { codeShortcodes, expandShortcodes } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
 import { assignSlugs, reportRenamed } from './unique-slugs.js';
@@ -319,7 +319,8 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     );
   } else if (item.status === 'pending')
     report.warnings.push(`${label} is pending review on the old site; imported as a draft`);
-  else if (item.password && !DRAFT_STATUSES.has(item.status))
+  // Whatever the status: published as it is, the post would be open to all.
+  if (item.password)
     report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
 
   if (item.type === 'page') {
@@ -397,9 +398,17 @@ function dateOf(item: WxrItem): Date | undefined {
 function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   const { report } = ctx;
   const block = isBlockContent(item.content);
-  // WordPress's order: embeds of URLs on their own line, shortcodes, then paragraphs.
-  const content = withFootnotes(block ? withReusableBlocks(item.content, label, ctx) : item.content, item);
-  let html = autoEmbed(block ? stripBlockComments(content) : content);
+  // WordPress's order: code of the syntax highlighters (which claim it before anything else reads
+  // it), embeds of URLs on their own line, shortcodes, then paragraphs.
+  const content = withFootnotes(
+    block ? withReusableBlocks(item.content, label, ctx) : item.content,
+    item,
+    label,
+    report,
+  );
+  const code = codeShortcodes(content);
+  if (block) reportDynamicBlocks(code, label, report);
+  let html = autoEmbed(block ? stripBlockComments(code) : code);
   html = withAltText(html, ctx.attachmentAlt);
   html = expandShortcodes(html, {
     attachmentUrl: (id) => ctx.attachments.get(id),
@@ -434,38 +443,67 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
  * (`<sup data-fn="id"><a href="#id">1</a></sup>`); their text is in the post's meta `footnotes`
  * (`[{"id", "content"}]`), and the block `wp:footnotes` lists them on the page. Both become the
  * footnotes the converter knows (remark-gfm's), so that the post's Markdown has `[^1]` and its
- * note. A reference without a note is left as it is.
+ * note. A reference whose note the export lacks keeps its number, without the link that would
+ * lead nowhere, and is reported.
  */
-function withFootnotes(html: string, item: WxrItem): string {
-  const meta = item.meta.footnotes;
-  if (!meta || !html.includes('data-fn=')) return html;
-  let notes: Array<{ id?: unknown; content?: unknown }>;
+function withFootnotes(html: string, item: WxrItem, label: string, report: MigrationReport): string {
+  if (!html.includes('data-fn=')) return html;
+  const text = new Map<string, string>();
   try {
-    notes = JSON.parse(meta) as typeof notes;
+    const notes = JSON.parse(item.meta.footnotes ?? '[]') as unknown;
+    if (Array.isArray(notes))
+      for (const note of notes as Array<{ id?: unknown; content?: unknown }>)
+        text.set(String(note.id), typeof note.content === 'string' ? note.content : '');
   } catch {
-    return html;
+    // Read as no notes: each reference is reported below.
   }
-  if (!Array.isArray(notes)) return html;
-  const text = new Map(notes.map((n) => [String(n.id), typeof n.content === 'string' ? n.content : '']));
   const used: string[] = [];
-  const body = html.replace(/<sup\b[^>]*\bdata-fn="([^"]+)"[^>]*>[\s\S]*?<\/sup>/g, (whole, id: string) => {
-    if (!text.has(id)) return whole;
-    if (!used.includes(id)) used.push(id);
-    const n = used.indexOf(id) + 1;
-    return `<sup><a href="#user-content-fn-${n}" data-footnote-ref>${n}</a></sup>`;
-  });
-  if (used.length === 0) return html;
+  let missing = 0;
+  const body = html.replace(
+    /<sup\b[^>]*\bdata-fn="([^"]+)"[^>]*>([\s\S]*?)<\/sup>/g,
+    (_whole, id: string, inner: string) => {
+      if (!text.has(id)) {
+        missing++;
+        return `<sup>${inner.replace(/<[^>]*>/g, '').trim()}</sup>`;
+      }
+      if (!used.includes(id)) used.push(id);
+      const n = used.indexOf(id) + 1;
+      return `<sup><a href="#user-content-fn-${n}" data-footnote-ref>${n}</a></sup>`;
+    },
+  );
+  if (missing)
+    report.warnings.push(
+      detach(
+        `${label}: the export has no text for ${missing} footnote(s) (post meta \`footnotes\`); numbers kept`,
+      ),
+    );
+  if (used.length === 0) return body;
   const items = used.map((id, i) => `<li id="user-content-fn-${i + 1}"><p>${text.get(id)}</p></li>`);
   return `${body}\n<section data-footnotes><ol>${items.join('')}</ol></section>`;
 }
 
 /**
+ * A block saved as its comment alone (`<!-- wp:latest-posts {"postsToShow":3} /-->`) was built by
+ * the old site each time the page was shown: the export holds nothing of it to convert.
+ */
+function reportDynamicBlocks(html: string, label: string, report: MigrationReport): void {
+  for (const m of html.matchAll(/<!--\s*wp:([a-z][\w/-]*)\s[^>]*?\/-->/g)) {
+    const name = m[1]!;
+    // Footnotes are written from the post's meta; reusable blocks and patterns are already in place or reported.
+    if (name === 'footnotes' || name === 'block' || name === 'pattern') continue;
+    report.drop(detach(`blocks the old site built as it showed the page: wp:${name}`), label);
+  }
+}
+
+const MAX_BLOCK_DEPTH = 10;
+
+/**
  * A reusable block (`<!-- wp:block {"ref":55} /-->`, a "synced pattern") is a reference to a
  * `wp_block` item of the export: its content is put in its place, as the old site showed it (one
- * inside another too, a few deep). One not in the export, and a theme's pattern
+ * inside another too, but not inside itself). One not in the export, and a theme's pattern
  * (`wp:pattern {"slug":…}`, which no export holds), are reported for the post.
  */
-function withReusableBlocks(html: string, label: string, ctx: ItemContext, depth = 0): string {
+function withReusableBlocks(html: string, label: string, ctx: ItemContext, within: string[] = []): string {
   if (!/<!--\s*wp:(?:block|pattern)\s/.test(html)) return html;
   return html.replace(
     /<!--\s*wp:(block|pattern)\s+(\{[^>]*?\})\s*\/-->/g,
@@ -482,14 +520,20 @@ function withReusableBlocks(html: string, label: string, ctx: ItemContext, depth
         );
         return '';
       }
-      const content = ctx.reusableBlocks.get(String(attrs.ref));
-      if (content === undefined || depth >= 5) {
-        ctx.report.warnings.push(
-          detach(`${label}: reusable block ${String(attrs.ref)} is not in the export; left out`),
-        );
+      const ref = String(attrs.ref);
+      const content = ctx.reusableBlocks.get(ref);
+      // A bound on the depth too: blocks that each hold the next twice would grow without one.
+      if (content === undefined || within.includes(ref) || within.length >= MAX_BLOCK_DEPTH) {
+        const why =
+          content === undefined
+            ? 'is not in the export'
+            : within.includes(ref)
+              ? 'is inside itself (WordPress showed it once)'
+              : `is nested more than ${MAX_BLOCK_DEPTH} deep`;
+        ctx.report.warnings.push(detach(`${label}: reusable block ${ref} ${why}; left out`));
         return '';
       }
-      return withReusableBlocks(content, label, ctx, depth + 1);
+      return withReusableBlocks(content, label, ctx, [...within, ref]);
     },
   );
 }

@@ -88,6 +88,39 @@ describe('import wordpress: code in syntax-highlighting shortcodes', () => {
     expect(stdout).not.toMatch(/\[(?:i|sourcecode|code|php)\] x/);
   });
 
+  it("keeps a code shortcode's <pre>, player URL and entities as the code showed them", async () => {
+    const { body, stdout } = await importBody(
+      [
+        'HTML:',
+        '',
+        '[code lang="html"]<pre class="note">',
+        '  <b>[i]</b> &#91;gallery&#93; &#8220;q&#8221;',
+        '</pre>[/code]',
+        '',
+        '[sourcecode language="text"]',
+        'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+        '[/sourcecode]',
+      ].join('\n'),
+    );
+    expect(body).toBe(
+      [
+        'HTML:',
+        '',
+        '```html',
+        '<pre class="note">',
+        '  <b>[i]</b> [gallery] \u201cq\u201d',
+        '</pre>',
+        '```',
+        '',
+        '```',
+        'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+        '```',
+      ].join('\n'),
+    );
+    expect(stdout).not.toContain('shortcode');
+    expect(stdout).not.toContain('youtube');
+  });
+
   it('never reads brackets in the code of a block-editor code block as a shortcode', async () => {
     const { body, stdout } = await importBody(
       '<!-- wp:code --><pre class="wp-block-code"><code>squares = [i * i for i in range(3)]</code></pre>' +
@@ -107,6 +140,23 @@ describe('import wordpress: posts the old site did not show', () => {
     await rm(dir!, { recursive: true, force: true });
     const pending = await importBody('Check me.', 'pending');
     expect(pending.stdout).toContain('is pending review on the old site; imported as a draft');
+  });
+
+  it('a scheduled or private post with a password gets a line for each', async () => {
+    const password = '<wp:post_password>s3cret</wp:post_password>';
+    const scheduled = await importBody('Soon.', 'future', '', password);
+    expect(scheduled.stdout).toContain(
+      'is scheduled on the old site for 2015-01-02 04:04:05; imported as a draft',
+    );
+    expect(scheduled.stdout).toContain(
+      'post 1 "Code" is password-protected on the old site; imported as a draft',
+    );
+    await rm(dir!, { recursive: true, force: true });
+    const secret = await importBody('Hush.', 'private', '', password);
+    expect(secret.stdout).toContain('post 1 "Code" is private on the old site; imported as a draft');
+    expect(secret.stdout).toContain(
+      'post 1 "Code" is password-protected on the old site; imported as a draft',
+    );
   });
 });
 
@@ -163,6 +213,34 @@ describe('import wordpress: reusable blocks', () => {
     expect(stdout).toContain("the theme's pattern `theme/footer` is not in the export; left out");
     expect(stdout).toContain('2  reusable blocks as items (their content is put in the posts that use them)');
   });
+
+  it('shows a reusable block that holds itself once, as WordPress did, and says so', async () => {
+    const { body, stdout } = await importBody(
+      '<!-- wp:block {"ref":55} /-->',
+      'publish',
+      '<item><title>Loop</title><content:encoded><![CDATA[<!-- wp:paragraph --><p>Again.</p><!-- /wp:paragraph -->' +
+        '<!-- wp:block {"ref":55} /-->]]></content:encoded><wp:post_id>55</wp:post_id><wp:status>publish</wp:status>' +
+        '<wp:post_type>wp_block</wp:post_type></item>',
+    );
+    expect(body).toBe('Again.');
+    expect(stdout).toContain(
+      'post 1 "Code": reusable block 55 is inside itself (WordPress showed it once); left out',
+    );
+  });
+
+  it('reports a block the old site built as it showed the page, which the export holds nothing of', async () => {
+    const { body, stdout } = await importBody(
+      '<!-- wp:paragraph --><p>Text.</p><!-- /wp:paragraph -->\n<!-- wp:latest-posts {"postsToShow":3} /-->\n' +
+        '<!-- wp:archives /-->\n<!-- wp:latest-posts /-->',
+    );
+    expect(body).toBe('Text.');
+    expect(stdout).toContain(
+      '2  blocks the old site built as it showed the page: wp:latest-posts: post 1 "Code"',
+    );
+    expect(stdout).toContain(
+      '1  blocks the old site built as it showed the page: wp:archives: post 1 "Code"',
+    );
+  });
 });
 
 describe('import wordpress: page builders', () => {
@@ -199,6 +277,34 @@ describe('import wordpress: page builders', () => {
     expect(stdout).not.toContain('unknown shortcode');
     expect(stdout).toContain('page-builder layout shortcodes (WPBakery, Divi, Avada, Enfold)');
   });
+
+  it('keeps the headings, buttons and raw HTML of page builders, and reports what it cannot keep', async () => {
+    // WPBakery keeps raw HTML URL-encoded, in base64.
+    const raw = Buffer.from(encodeURIComponent('<p>Raw <em>HTML</em></p>')).toString('base64');
+    const { body, stdout } = await importBody(
+      [
+        '[vc_row][vc_column][vc_custom_heading text="Our team" font_container="tag:h3|text_align:left"]',
+        '[vc_btn title="Contact us" link="url:https%3A%2F%2Fblog.example.org%2Fcontact|title:Contact"]',
+        `[vc_raw_html]${raw}[/vc_raw_html][vc_single_image image="404"][vc_gmaps link="#E-8_x"]`,
+        '[vc_empty_space][/vc_column][/vc_row]',
+        '[et_pb_section][et_pb_row][et_pb_column][et_pb_button button_text="Buy" button_url="https://shop.example.org/"]',
+        '[/et_pb_column][/et_pb_row][/et_pb_section]',
+      ].join('\n'),
+    );
+    expect(body).toBe(
+      [
+        '### Our team',
+        '',
+        '[Contact us](https://blog.example.org/contact)',
+        '',
+        'Raw _HTML_',
+        '',
+        '[Buy](https://shop.example.org/)',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('1  page-builder images whose attachment is not in the export: post 1 "Code"');
+    expect(stdout).toContain('1  page-builder [vc_gmaps] elements, which have no form here: post 1 "Code"');
+  });
 });
 
 describe('import wordpress: footnotes of the block editor', () => {
@@ -216,6 +322,17 @@ describe('import wordpress: footnotes of the block editor', () => {
         ']]></wp:meta_value></wp:postmeta>',
     );
     expect(body).toBe('A claim.[^1] Another.[^2]\n\n[^1]: Smith, _Sources_, 2021.\n\n[^2]: Jones.');
+  });
+
+  it('keeps the number of a reference whose note the export lacks, without its dead link, and says so', async () => {
+    const { body, stdout } = await importBody(
+      '<!-- wp:paragraph --><p>A claim.<sup data-fn="4f2e-a1" class="fn"><a href="#4f2e-a1" id="4f2e-a1-link">1</a>' +
+        '</sup></p><!-- /wp:paragraph --><!-- wp:footnotes /-->',
+    );
+    expect(body).toBe('A claim.<sup>1</sup>');
+    expect(stdout).toContain(
+      'post 1 "Code": the export has no text for 1 footnote(s) (post meta `footnotes`); numbers kept',
+    );
   });
 });
 
@@ -242,5 +359,12 @@ describe('import wordpress: co-authors and the primary category', () => {
     expect(text).toContain('category: news\ntags:\n  - local\n');
     expect(text).toContain('authors:\n  - bob\n  - admin\n');
     expect(run.stdout).not.toContain('other taxonomies');
+  });
+});
+
+describe('import wordpress: an escaped code shortcode', () => {
+  it('is shown as the shortcode, not made code, through every pass', async () => {
+    const { body } = await importBody('<p>Write [[php]echo 1;[/php]] to show PHP.</p>');
+    expect(body).toBe('Write \\[php]echo 1;\\[/php] to show PHP.');
   });
 });
