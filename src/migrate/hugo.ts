@@ -10,11 +10,11 @@ import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { hugoAddresses } from './site-addresses.js';
+import { record, text } from './site-values.js';
 import {
   importSite,
   personOf,
   readSiteFile,
-  record,
   sitePath,
   type Person,
   type SiteDocument,
@@ -328,8 +328,4 @@ async function readPeople(siteDir: string, shownDir: string): Promise<Map<string
       people.set(key.toLowerCase(), personOf(value));
   }
   return people;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }

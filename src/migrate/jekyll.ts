@@ -18,11 +18,11 @@ import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
+import { record, text } from './site-values.js';
 import {
   importSite,
   personOf,
   readSiteFile,
-  record,
   sitePath,
   type Person,
   type SiteDocument,
@@ -485,8 +485,4 @@ async function readJson(siteDir: string, file: string, shown: string): Promise<R
 
 function isMarkdown(name: string): boolean {
   return /\.(?:md|markdown)$/i.test(name);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }

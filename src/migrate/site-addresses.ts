@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { wallClock } from '../records/parse-date.js';
 import { slugify } from './slug.js';
+import { record, text } from './site-values.js';
 
 /**
  * Where a static site served each page: the addresses a link from another page may use, so that
@@ -87,18 +88,8 @@ function dateValues(date: Date | undefined, timeZone: string): Record<string, st
   };
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
 function strings(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(text).filter((v): v is string => v !== undefined);
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }
 
 /** A path with `index.html` or a trailing slash: the same page either way. */

@@ -17,6 +17,7 @@ import { rewriteUrls } from './markdown-urls.js';
 import type { Addresses } from './site-addresses.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
+import { record } from './site-values.js';
 import { ContentWriter, leavesContent } from './write-content.js';
 
 /**
@@ -918,10 +919,4 @@ export function personOf(value: unknown): Person {
     ...(text(fields.email) ? { email: text(fields.email) } : {}),
     ...(text(fields.bio) ? { bio: text(fields.bio) } : {}),
   };
-}
-
-export function record(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

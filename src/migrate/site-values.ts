@@ -1,0 +1,13 @@
+/** Reading a static site's configuration and front matter, whose values may be of any type. */
+
+/** A string value, trimmed; undefined for anything else, and for a blank string. */
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A mapping (a table, an object); `{}` for anything else. */
+export function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
