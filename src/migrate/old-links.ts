@@ -83,6 +83,7 @@ export class OldSiteLinks {
    * read as it was on the page at `from`, a root-relative address.
    */
   rewrite(link: string, from?: string): { to: string } | { missing: true } | undefined {
+    if (from !== undefined && !URL.canParse(link, RELATIVE_BASE + from)) return undefined;
     const url = from === undefined ? link : new URL(link, RELATIVE_BASE + from).href;
     const key = this.#key(url, false);
     if (!key) return undefined;

@@ -806,7 +806,9 @@ function lookedIn(
 
 /** The path of a URL on the old site (`https://old.example/blog/x.png` -> `/blog/x.png`), else undefined. */
 function ownPath(url: string, site: SiteInfo): string | undefined {
-  const origins = [site.url, site.baseUrl].filter((v): v is string => !!v && /^https?:\/\//i.test(v));
+  const origins = [site.url, site.baseUrl].filter(
+    (v): v is string => !!v && /^https?:\/\//i.test(v) && URL.canParse(v),
+  );
   if (origins.length === 0 || !URL.canParse(url)) return undefined;
   const parsed = new URL(url);
   return origins.some((o) => new URL(o).host === parsed.host) ? parsed.pathname : undefined;
@@ -814,7 +816,7 @@ function ownPath(url: string, site: SiteInfo): string | undefined {
 
 function basePathOf(site: SiteInfo): string {
   let base = site.baseUrl ?? '';
-  if (/^https?:\/\//i.test(base)) base = new URL(base).pathname;
+  if (/^https?:\/\//i.test(base)) base = URL.canParse(base) ? new URL(base).pathname : '';
   return base.replace(/\/+$/, '').replace(/^(?=[^/])/, '/');
 }
 

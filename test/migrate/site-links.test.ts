@@ -244,6 +244,33 @@ describe('import: links to the old site become the new paths', () => {
     );
   });
 
+  it('a relative link the URL parser refuses is left as it was, and the import goes on', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('odd', {
+      'hugo.toml': 'baseURL = "https://o.example/"\n',
+      // Backslashes read as slashes: `\\[x` is a host named `[x`, which no URL may have.
+      'content/posts/p.md': '---\ntitle: P\n---\n<a href="\\\\[x">odd</a> and [next](/posts/q/).\n',
+      'content/posts/q.md': '---\ntitle: Q\n---\nQ.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'odd']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await body('content/articles/p.md')).toBe('<a href="\\\\[x">odd</a> and [next](/articles/q/).');
+  });
+
+  it('a site address that is not a URL is passed over, and the import goes on', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('badbase', {
+      'hugo.toml': 'baseURL = "https://bad host/blog/"\n',
+      'content/posts/p.md': '---\ntitle: P\n---\n[next](/posts/q/) ![x](https://bad host/x.png)\n',
+      'content/posts/q.md': '---\ntitle: Q\n---\nQ.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'badbase']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await body('content/articles/p.md')).toContain('[next](/articles/q/)');
+  });
+
   it('Jekyll: collections with output are pages at their permalink, `include`d folders are read', async () => {
     project = await projectWithSite('jekyll');
     await project.site('c', {
