@@ -36,11 +36,11 @@ Static sites: categories -> categories/, authors (with _data/authors.yml or data
 -> users/, images -> content/media/<path on the old site>; template syntax left as text is
 listed with its file and line (map it under markdown.shortcodes in sync.config.ts).
 
-Front matter kept beyond what cms-sync sends (excerpt, featured_image, featured_image_alt, tags,
-author, authors, parent, sticky, featured, description, lang): plan warns about these keys unless
-resources.<resource>.passThrough lists them. Embeds are kept as raw HTML (YouTube, Vimeo and X
-URLs as {{< youtube >}}-style shortcodes); links to imported posts and pages become
---link-path paths; the report lists what was left out.
+Front matter kept beyond what cms-sync sends (excerpt, featured_image, featured_image_alt,
+featured_image_caption, tags, author, authors, parent, sticky, featured, description, lang):
+plan warns about these keys unless resources.<resource>.passThrough lists them. Embeds are kept
+as raw HTML (YouTube, Vimeo and X URLs as {{< youtube >}}-style shortcodes); links to imported
+posts and pages become --link-path paths; the report lists what was left out.
 
 Examples:
   $ cms-sync import wordpress export.xml

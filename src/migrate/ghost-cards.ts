@@ -6,11 +6,11 @@ import { classesOf, elements, textOf } from './embeds.js';
 /**
  * Ghost's cards whose markup is a widget, not content: a bookmark (a link to another page, shown
  * with its title, description, favicon and thumbnail), a toggle (a question that opens on a click,
- * with a chevron icon) and a file (a download, with its size and an icon). Converted as they are,
- * they gave a link made of a favicon and text run together, images to upload that belong to other
- * sites (an unreachable thumbnail then failed the post at sync), and icons as embeds. Each becomes
- * what a reader took from it: the link with its title in bold and its description; the question
- * in bold and its answer; the download's link and caption.
+ * with a chevron icon) and a file (a download, with its size and an icon). Converted as markup,
+ * they would run a favicon into the link's text, upload other sites' thumbnails (one unreachable
+ * fails the post at sync) and keep icons as embeds. Each becomes what a reader takes from it: the
+ * link with its title in bold and its description; the question in bold and its answer; the
+ * download's link and caption.
  */
 export function ghostCards(html: string): string {
   if (!/kg-(?:bookmark|toggle|file)-card/.test(html)) return html;
