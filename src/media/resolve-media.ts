@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { sha256 } from '../sha256.js';
 import { isInside } from '../source/content-paths.js';
 import type { HashCache } from '../source/hash-cache.js';
+import { kindOf, openRegular } from '../source/open-regular.js';
 import { retryDue, type FailedMedia } from './failed-media.js';
 
 /** Where an image comes from; `identity` is what "upload once" is keyed by. */
@@ -71,7 +72,17 @@ export function createMediaResolver(options: {
       const file = toPosix(path.relative(options.projectDir, absPath));
       const cached = hashCache?.get(file, info);
       if (cached) return cached;
-      const sha = await readFile(real).then(sha256, () => undefined);
+      // Opened as a regular file, not a pipe or link put there since the stat.
+      const sha = await openRegular(real).then(
+        async ({ handle }) => {
+          try {
+            return sha256(await handle.readFile());
+          } finally {
+            await handle.close();
+          }
+        },
+        () => undefined,
+      );
       if (sha) hashCache?.set(file, info, sha);
       return sha;
     });
@@ -143,7 +154,15 @@ export function createMediaResolver(options: {
         };
       }
       const info = real === undefined ? undefined : await statOf(real);
-      if (!info?.isFile()) {
+      if (info && !info.isFile()) {
+        return {
+          ok: false,
+          message:
+            `image \`${trimmed}\` is ${kindOf(info)}, not a regular file: cms-sync uploads only regular files; ` +
+            'replace it with the image',
+        };
+      }
+      if (!info) {
         return {
           ok: false,
           missing: true,

@@ -1,10 +1,12 @@
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { realpath, type FileHandle } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { MEDIA_EXTENSIONS } from '../resources.js';
 import { mimeOfExtension } from '../server/media/mime.js';
 import { isInside } from '../source/content-paths.js';
+import { openRegular } from '../source/open-regular.js';
 
 /**
  * Serves the media files of content/ on loopback, so the local CMS can fetch them with
@@ -57,18 +59,17 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
   if (!isInside(root, real)) return answer(res, 403, 'outside content/');
 
   let handle: FileHandle;
+  let info: Stats;
   try {
-    handle = await open(real, 'r');
+    // Not through a link or into a pipe put there since the realpath (open-regular.ts).
+    ({ handle, stat: info } = await openRegular(real));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? answer(res, 404, 'not found') : answer(res, 403, 'not readable');
+    return code === 'ENOENT' || code === 'ENOTREG'
+      ? answer(res, 404, 'not found')
+      : answer(res, 403, 'not readable');
   }
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) {
-      await handle.close();
-      return answer(res, 404, 'not found');
-    }
     res.writeHead(200, {
       'content-type': mimeOfExtension(ext) ?? 'application/octet-stream',
       'content-length': info.size,

@@ -54,8 +54,20 @@ export function slugProblem(slug: string): string | undefined {
   if (slug.includes('/')) return 'contains "/"';
   if (slug === '.' || slug === '..') return `is "${slug}", which names a folder, not a record`;
   // A newline, NUL or escape in a slug ends up in URLs, file names and terminal output.
-  const control = /\p{Cc}/u.exec(slug);
-  if (control)
-    return `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-  return undefined;
+  const unsafe = unsafeCharacter(slug);
+  return unsafe && `contains ${unsafe}`;
+}
+
+/**
+ * The first character of a name that would change what is shown around it, in words
+ * ("the control character U+000A"), or undefined: a control character (a line break starts a
+ * line of its own in a plan or a CI log, where `::` begins a command to the runner), or a
+ * bidirectional control (U+202E shows `gpj.md` for `md.jpg`: a review reads another name than
+ * the one synced).
+ */
+export function unsafeCharacter(name: string): string | undefined {
+  const found = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u.exec(name);
+  if (!found) return undefined;
+  const code = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return /\p{Cc}/u.test(found[0]) ? `the control character ${code}` : `the bidirectional control ${code}`;
 }

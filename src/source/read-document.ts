@@ -1,15 +1,16 @@
-import { readFileSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import type { FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
 import { PackedText } from '../packed-text.js';
 import { ownCopy } from '../own-copy.js';
 import { sha256 } from '../sha256.js';
-import { documentStem, slugProblem, toPosixRelative } from './content-paths.js';
+import { documentStem, slugProblem, toPosixRelative, unsafeCharacter } from './content-paths.js';
 import { decodeText } from './decode-text.js';
 import type { HashCache } from './hash-cache.js';
 import { parseFrontMatter } from './front-matter.js';
 import { DEFAULT_LANGUAGES, isLanguageTag, translatedSlug, type Languages } from './languages.js';
 import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './limits.js';
+import { readRegularSync, unreadableReason } from './open-regular.js';
 
 export interface SourceDocument {
   /** `${resource}/${slug}` */
@@ -142,21 +143,15 @@ export function readDocument(
     const cached = hashCache?.get(file, stat);
     const unchanged = cached && known?.(file, cached);
     if (unchanged) return unparsed(unchanged, cached);
-    bytes = readFileSync(source);
+    // What is read is what was opened: a regular file, not a link or a pipe put there since.
+    const read = readRegularSync(source, limits.maxFileBytes);
     // It grew between the stat and the read.
-    if (bytes.length > limits.maxFileBytes)
-      return tooBig(pathOf(file, options), options.resource, bytes.length, limits);
-    if (hashCache) stashed = stat;
+    if (!read.bytes || read.bytes.length > limits.maxFileBytes)
+      return tooBig(pathOf(file, options), options.resource, read.bytes?.length ?? read.stat.size, limits);
+    bytes = read.bytes;
+    if (hashCache) stashed = read.stat;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return failure(
-      pathOf(file, options),
-      options.resource,
-      [],
-      1,
-      1,
-      `file could not be read (${code}); check that it exists and is readable`,
-    );
+    return failure(pathOf(file, options), options.resource, [], 1, 1, unreadableMessage(file, error));
   }
   const hash = sha256(bytes);
   if (stashed) hashCache!.set(file, stashed, hash);
@@ -225,20 +220,10 @@ export function parseDocument(
       `\`slug\` must be a string, got ${got}; quote it: slug: "${String(declared)}"`,
     );
   }
-  // A line break in a name would start a line of its own wherever the file is named (a plan, a CI
-  // log, where a line starting `::` is a command to the runner): the file is refused, named safely.
-  const control = /\p{Cc}/u.exec(file.file);
-  if (control) {
-    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-    return failure(
-      file,
-      resource,
-      [],
-      1,
-      1,
-      `the file name contains the control character U+${code}: rename the file`,
-    );
-  }
+  // A line break or a bidirectional control in a name changes what is shown wherever the file is
+  // named (see unsafeCharacter): the file is refused, named safely.
+  const unsafe = unsafeCharacter(file.file);
+  if (unsafe) return failure(file, resource, [], 1, 1, `the file name contains ${unsafe}: rename the file`);
   const language = languageOf(parsed.data, file, languages);
   if ('message' in language) {
     const hints = typeof declared === 'string' ? [declared] : [];
@@ -333,6 +318,21 @@ function languageOf(
         `remove \`lang\``,
     };
   return { lang };
+}
+
+/**
+ * Why `file` could not be read, and what to do. A name that is not valid UTF-8 is listed with
+ * U+FFFD in its place, under which no file exists: that, not a missing file, is the cause.
+ */
+function unreadableMessage(file: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' && file.includes('\uFFFD'))
+    return 'the file name is not valid UTF-8 (shown with \uFFFD where its bytes are): rename the file';
+  const reason = unreadableReason(error);
+  if (code === 'ENOTREG')
+    return `${reason}: cms-sync reads only regular files; replace it with one or remove it`;
+  if (code === 'ELOOP') return reason;
+  return `file ${reason}; check that it exists and is readable`;
 }
 
 function failure(

@@ -21,6 +21,7 @@ import {
 import { DEFAULT_LANGUAGES, translatedSlug, type Languages } from './languages.js';
 import { pathIdentity, sortBundles } from './layout.js';
 import type { ContentLimits } from './limits.js';
+import { kindOf } from './open-regular.js';
 import { FolderCache, type FolderListing } from './folder-cache.js';
 import { createPathFilter } from './glob.js';
 import type { HashCache } from './hash-cache.js';
@@ -367,6 +368,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
 
   documents.sort((a, b) => compare(a.key, b.key));
   unchanged.sort((a, b) => compare(a.key, b.key));
+  problems.push(...caseOnlyWarnings([documents, unchanged]));
   problems.sort((a, b) => compare(a.file, b.file) || a.line - b.line || a.column - b.column);
   return {
     documents,
@@ -447,19 +449,62 @@ function layoutProblems(
   return { records: records.map((p) => documents[at.get(p)!]!), problems };
 }
 
+/**
+ * Keys that differ only in case (`article/Case`, `article/case`): two records here, but on a
+ * checkout on macOS or Windows, whose file names ignore case, one file overwrites the other, and
+ * a CMS that ignores case in slugs sees one. A warning at each, not an error: both are synced.
+ * Only keys with a capital letter are kept to compare with, so most sites (none) cost a test each.
+ */
+function caseOnlyWarnings(lists: ReadonlyArray<ReadonlyArray<{ key: string; file: string }>>): FileProblem[] {
+  const capitals = /\p{Lu}/u;
+  const folded = new Map<string, Array<{ key: string; file: string }>>();
+  for (const list of lists)
+    for (const doc of list)
+      if (capitals.test(doc.key)) {
+        const lower = doc.key.toLowerCase();
+        folded.set(lower, [...(folded.get(lower) ?? []), doc]);
+      }
+  if (folded.size === 0) return [];
+  for (const list of lists)
+    for (const doc of list) if (!capitals.test(doc.key)) folded.get(doc.key)?.push(doc);
+  const warnings: FileProblem[] = [];
+  for (const alike of folded.values()) {
+    if (alike.length < 2) continue;
+    for (const doc of alike)
+      warnings.push({
+        file: doc.file,
+        line: 1,
+        column: 1,
+        severity: 'warning',
+        message:
+          `key "${doc.key}" differs only in case from ${alike
+            .filter((d) => d !== doc)
+            .map((d) => `"${d.key}" (${d.file})`)
+            .join(', ')}: on macOS and Windows one file overwrites the other, and a CMS that ignores ` +
+          'case in slugs sees one; rename one of them or give it another `slug`',
+      });
+  }
+  return warnings;
+}
+
 /** One of two or more files that claim one key (a file known unchanged has no front matter lines). */
 export function duplicateProblem<
   T extends { file: string; key: string; frontMatterLines?: Record<string, number> },
 >(doc: T, claimants: readonly T[]): FileProblem {
   const others = claimants.filter((d) => d !== doc).map((d) => d.file);
   const fromSlug = doc.frontMatterLines !== undefined && Object.hasOwn(doc.frontMatterLines, 'slug');
+  // Names that print alike: the same letters, one composed (é) and one decomposed (e + ´), as
+  // macOS writes them. Nothing on screen tells them apart, so the message says it.
+  const lookAlike = others.some((f) => f !== doc.file && f.normalize('NFC') === doc.file.normalize('NFC'))
+    ? ' (the two names are the same text in two Unicode forms, composed and decomposed: keep one file)'
+    : '';
   return {
     file: doc.file,
     line: fromSlug ? (doc.frontMatterLines?.['slug'] ?? 1) : 1,
     column: 1,
     message:
       `key "${doc.key}" is also claimed by ${others.join(', ')}; both files are skipped until one of them ` +
-      `changes its ${fromSlug ? '`slug`' : 'file name or sets a different `slug`'}`,
+      `changes its ${fromSlug ? '`slug`' : 'file name or sets a different `slug`'}${lookAlike}`,
     severity: 'error',
   };
 }
@@ -519,6 +564,8 @@ async function listContent(
   const mediaFiles: string[] = [];
   const problems: Listing['problems'] = [];
   const links: PendingLink[] = [];
+  /** Documents' names that are not regular files (a named pipe, a socket, a device). */
+  const specials: PendingLink[] = [];
   // Relative paths are built while walking, not computed per file with path.relative which is slow over many files.
   // One prefix string shared by every path, not a copy of "content/" in each of them.
   const prefix = contentPrefix(projectDir, contentDir);
@@ -581,7 +628,16 @@ async function listContent(
         }
         continue;
       }
-      if (!entry.isFile()) continue;
+      if (!entry.isFile()) {
+        // A named pipe, a socket or a device is never read (a pipe would block the read for
+        // good), but a document's name is refused aloud, so it is not taken as deleted; the folder
+        // is listed afresh each run (not kept), as one with a link is.
+        if (resource && isDocumentName(entry.name)) {
+          hasLink = true;
+          specials.push({ absPath: `${dir}${path.sep}${entry.name}`, inContent, chain: here });
+        }
+        continue;
+      }
       if (isMediaName(entry.name)) (mine?.media ?? mediaFiles).push(inProject(inContent));
       if (!resource || !isDocumentName(entry.name)) continue;
       if (isIndexFile(entry.name, inContent, languages)) {
@@ -672,7 +728,10 @@ async function listContent(
       await walk(link.absPath, `${link.inContent}/`, real, link.chain);
       continue;
     }
-    if (!info?.isFile()) continue;
+    if (!info?.isFile()) {
+      if (isDocument && info) refuse(link, 'error', notRegular(info));
+      continue;
+    }
     if (isMediaName(name)) mediaFiles.push(inProject(link.inContent));
     const resource = isDocument ? resourceOfPath(link.inContent) : undefined;
     if (resource) {
@@ -682,6 +741,8 @@ async function listContent(
       documents.push(file);
     }
   }
+  // Found by the folders' walks, those through links too.
+  for (const special of specials) refuse(special, 'error', notRegular(lstatOrNot(special.absPath)));
   // By name: in the order of their paths in content/, which all names start alike.
   // With no compare function, strings sort in code-unit order (as byCodeUnit), and faster.
   documents.sort();
@@ -739,6 +800,13 @@ async function listFiles(
 }
 
 /** The folder's lstat, or undefined: a folder that cannot be statted is read, and fails there as it must. */
+function notRegular(info: Stats | undefined): string {
+  return (
+    `is ${info ? kindOf(info) : 'a special file'}, not a regular file: cms-sync reads only regular files; ` +
+    'replace it with one or remove it'
+  );
+}
+
 function lstatOrNot(dir: string): Stats | undefined {
   try {
     return lstatSync(dir);

@@ -63,7 +63,8 @@ describe('readDocument', () => {
           file: 'content/articles/folder.md',
           line: 1,
           column: 1,
-          message: 'file could not be read (EISDIR); check that it exists and is readable',
+          message:
+            'is a folder, not a regular file: cms-sync reads only regular files; replace it with one or remove it',
           severity: 'error',
         },
       ],

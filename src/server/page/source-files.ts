@@ -1,5 +1,6 @@
 import { realpathSync, statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readRegularSync } from '../../source/open-regular.js';
 import { readStateAsIs, STATE_BASE_FILE, STATE_LOG_FILE } from '../../state/state-file.js';
 
 /** A record of a state as this page reads it: a state of any version, or a file that is only JSON. */
@@ -91,8 +92,9 @@ export function sourceFiles(project: SourceProject | undefined, serverUrl: () =>
       try {
         const real = realpathSync(path.resolve(project.dir, file));
         const root = realpathSync(project.contentDir);
-        if (!real.startsWith(root + path.sep) || statSync(real).size > MAX_SOURCE_BYTES) return undefined;
-        return { file, text: readFileSync(real, 'utf8') };
+        if (!real.startsWith(root + path.sep)) return undefined;
+        const { bytes } = readRegularSync(real, MAX_SOURCE_BYTES);
+        return bytes && { file, text: bytes.toString('utf8') };
       } catch {
         return undefined;
       }
