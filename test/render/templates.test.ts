@@ -103,7 +103,15 @@ describe('Hugo built-in shortcodes', () => {
       '{{< figure src="/img/a.png" alt="A \\"cat\\"" title="T" caption="Cap & co" width="300" height=200 >}}',
     );
     expect(out).toBe(
-      '<figure><img src="/img/a.png" alt="A &quot;cat&quot;" title="T"><figcaption>Cap &amp; co</figcaption></figure>',
+      '<figure><img src="/img/a.png" alt="A &quot;cat&quot;" title="T"><figcaption><strong>T</strong><br>Cap &amp; co' +
+        '</figcaption></figure>',
+    );
+  });
+
+  it('figure: a title and a caption are both shown, the title first in bold (Hugo: a heading over it)', () => {
+    expect(text('{{< figure src="a.png" title="Sunset <3" caption="Over *the* bay" >}}')).toBe(
+      '<figure><img src="a.png" alt="" title="Sunset &lt;3"><figcaption><strong>Sunset &lt;3</strong><br>Over ' +
+        '<em>the</em> bay</figcaption></figure>',
     );
   });
 

@@ -178,7 +178,14 @@ export function figure(call: ShortcodeCall): BuiltinResult {
     '{{< figure src="photo.jpg" alt="…" >}}',
   );
   const title = named['title'];
-  const caption = named['caption'] ?? title;
+  // Hugo shows a title as a heading over the caption. A heading cannot go where captions go (a
+  // paragraph, by default), so it is the caption's first line, in bold; alone, it is the caption.
+  const caption =
+    title && named['caption']
+      ? `<strong>${escapeText(title)}</strong><br>${markdownify(named['caption'])}`
+      : named['caption'] === undefined && title === undefined
+        ? undefined
+        : markdownify(named['caption'] ?? title ?? '');
   const img = `<img${attributes([
     ['src', src],
     ['alt', named['alt'] ?? ''],
@@ -191,7 +198,7 @@ export function figure(call: ShortcodeCall): BuiltinResult {
   ]);
   const linked = named['link'] ? `<a${anchor}>${img}</a>` : img;
   const parts: string[] = [];
-  if (caption) parts.push(markdownify(caption));
+  if (caption) parts.push(caption);
   if (named['attr']) {
     const attr = markdownify(named['attr']);
     parts.push(named['attrlink'] ? `<a${attributes([['href', named['attrlink']]])}>${attr}</a>` : attr);
