@@ -72,7 +72,9 @@ const SEARCH_AND_SOCIAL = [
  *   exports), featured_image_alt* and featured_image_caption*, author* (or authors*, in order).
  * - Search and social fields (meta_description, og_*, twitter_*...) and code injection are
  *   reported as left out.
- * - page -> pages/<slug>.md: title, `draft: true` as for posts, featured*.
+ * - page -> pages/<slug>.md: title, `draft: true` as for posts, featured*, and as posts have them
+ *   excerpt*, featured_image* (with alt and caption) and author* or authors*; its tags are listed
+ *   as not imported.
  * - tag -> categories/<slug>.md: name, description, parent* (Ghost's admin never sets a tag's
  *   `parent_id`, but the column exists and is kept when an export has it).
  * - A slug already taken by an earlier post (drafts slugged from their title) gets `-2`...
@@ -288,6 +290,10 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
     const fm: Record<string, unknown> = { title: title || slug };
     if (draft) fm.draft = true;
     if (featured) fm.featured = true;
+    Object.assign(fm, excerptImageAndAuthors(post, ctx));
+    // A page's tags choose its template on the old site (`#hash` internal tags) more than they
+    // file it; a page has no category here. Listed, not kept.
+    if (ctx.tags.length > 0) ctx.report.drop('tags of pages', ctx.label);
     await ctx.writer.write('pages', slug, fm, body, ctx.label);
     return;
   }
@@ -305,6 +311,16 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
   if (featured) fm.featured = true;
   if (category) fm.category = category;
   if (tags.length) fm.tags = tags;
+  Object.assign(fm, excerptImageAndAuthors(post, ctx));
+  await ctx.writer.write('articles', slug, fm, body, ctx.label);
+}
+
+/**
+ * What posts and pages both have: the custom excerpt, the feature image (with its alt and
+ * caption) and the authors.
+ */
+function excerptImageAndAuthors(post: Row, ctx: PostContext): Record<string, unknown> {
+  const fm: Record<string, unknown> = {};
   if (str(post.custom_excerpt)) fm.excerpt = str(post.custom_excerpt);
   // Ghost 0.x and 1.x exports call it `image`.
   const image = str(post.feature_image) || str(post.image);
@@ -330,7 +346,7 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
   });
   if (authors.length === 1) fm.author = authors[0];
   else if (authors.length > 1) fm.authors = authors;
-  await ctx.writer.write('articles', slug, fm, body, ctx.label);
+  return fm;
 }
 
 /** When the post was published, else created; a date that cannot be read is reported, not lost. */

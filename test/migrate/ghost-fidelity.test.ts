@@ -165,6 +165,40 @@ describe('import ghost: what real exports hold', () => {
     );
   });
 
+  it("keeps a page's excerpt, feature image and authors as a post's; lists its tags as not kept", async () => {
+    const { read, stdout } = await importGhost({
+      posts: [
+        {
+          ...post('p1', 'about', {
+            custom_excerpt: 'Who we are',
+            feature_image: '__GHOST_URL__/content/images/team.jpg',
+          }),
+          type: 'page',
+        },
+      ],
+      posts_meta: [{ post_id: 'p1', feature_image_alt: 'The team' }],
+      users: [{ id: 'u1', slug: 'ann', name: 'Ann' }],
+      posts_authors: [{ post_id: 'p1', author_id: 'u1', sort_order: 0 }],
+      tags: [{ id: 't1', slug: 'hash-wide', name: '#wide' }],
+      posts_tags: [{ post_id: 'p1', tag_id: 't1', sort_order: 0 }],
+    });
+    expect(await read('content/pages/about.md')).toBe(
+      [
+        '---',
+        'title: about',
+        'excerpt: Who we are',
+        "featured_image: 'https://old.example/content/images/team.jpg'",
+        'featured_image_alt: The team',
+        'author: ann',
+        '---',
+        '',
+        'Text.',
+        '',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('       1  tags of pages: page p1 "about"');
+  });
+
   it('reports the search and social fields it leaves out, from the post or posts_meta', async () => {
     const { stdout } = await importGhost({
       posts: [
