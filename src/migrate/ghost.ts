@@ -263,7 +263,10 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
   const audience = AUDIENCE.get(visibility);
   // Members-only and paid posts must not become public by being imported. One that is also
   // scheduled or sent gets both lines: publishing it when due must not make it public.
-  const draft = status !== 'published' || audience !== undefined;
+  // Email only: Ghost 5 says so by the status `sent`; a `posts_meta.email_only` flag on a
+  // published post (Ghost 4) means the same: it was never on the site.
+  const emailOnly = status === 'sent' || ctx.meta.email_only === true || ctx.meta.email_only === 1;
+  const draft = status !== 'published' || audience !== undefined || emailOnly;
   if (audience && status !== 'draft')
     ctx.report.warnings.push(
       `${ctx.label} is for ${audience} only on the old site (visibility: ${visibility}); imported as a draft`,
@@ -274,7 +277,7 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
       `${ctx.label} is scheduled on the old site${due ? ` for ${due.toISOString()}` : ''}; imported as a ` +
         'draft: publish it when it is due',
     );
-  } else if (status === 'sent')
+  } else if (emailOnly)
     ctx.report.warnings.push(
       `${ctx.label} was sent as an email only, never shown on the site; imported as a draft`,
     );

@@ -85,8 +85,15 @@ describe('import ghost: what real exports hold', () => {
           visibility: 'paid',
           published_at: '2031-02-01T08:00:00.000Z',
         }),
+        post('p6', 'ghost4-newsletter', { published_at: '2022-02-01T08:00:00.000Z' }),
       ],
+      posts_meta: [{ post_id: 'p6', email_only: true }],
     });
+    expect(await read('content/articles/ghost4-newsletter.md')).toContain('draft: true\n');
+    expect(stdout).toContain(
+      'Warning: post p6 "ghost4-newsletter" was sent as an email only, never shown on the site; imported as a ' +
+        'draft\n',
+    );
     expect(await read('content/articles/later.md')).toContain('draft: true\n');
     expect(await read('content/articles/newsletter.md')).toContain('draft: true\n');
     expect(stdout).toContain(
