@@ -34,9 +34,9 @@ function replaceCards(parent: Root | Element): void {
 function bookmark(card: Element): ElementContent[] {
   const href = hrefOf(card, 'kg-bookmark-container');
   const title = textIn(card, 'kg-bookmark-title') || href;
-  if (!href) return [];
+  // A card whose link was lost (edited HTML, an old export) still keeps what it said.
   return [
-    paragraph([link(href, [strong(title)])]),
+    ...optional(title, (text) => paragraph([linkOrText(href, [strong(text)])])),
     ...optional(textIn(card, 'kg-bookmark-description'), (text) =>
       paragraph([{ type: 'text', value: text }]),
     ),
@@ -53,10 +53,9 @@ function toggle(card: Element): ElementContent[] {
 
 function file(card: Element): ElementContent[] {
   const href = hrefOf(card, 'kg-file-card-container');
-  if (!href) return [];
   const title = textIn(card, 'kg-file-card-title') || textIn(card, 'kg-file-card-filename') || href;
   return [
-    paragraph([link(href, [{ type: 'text', value: title }])]),
+    ...optional(title, (text) => paragraph([linkOrText(href, [{ type: 'text', value: text }])])),
     ...optional(textIn(card, 'kg-file-card-caption'), (text) =>
       paragraph([
         { type: 'element', tagName: 'em', properties: {}, children: [{ type: 'text', value: text }] },
@@ -90,6 +89,10 @@ function paragraph(children: ElementContent[]): Element {
 
 function link(href: string, children: ElementContent[]): Element {
   return { type: 'element', tagName: 'a', properties: { href }, children };
+}
+
+function linkOrText(href: string, children: ElementContent[]): ElementContent {
+  return href ? link(href, children) : (children[0] as ElementContent);
 }
 
 function strong(text: string): Element {

@@ -287,4 +287,16 @@ describe('import ghost: what real exports hold', () => {
     expect(stdout).not.toContain('svg');
     expect(stdout).not.toContain('Embeds kept');
   });
+
+  it('keeps the title and description of a bookmark or file card whose link is gone', async () => {
+    const html =
+      '<figure class="kg-card kg-bookmark-card"><div class="kg-bookmark-content"><div class="kg-bookmark-title">' +
+      'Ghost Docs</div><div class="kg-bookmark-description">Everything you need.</div></div></figure>' +
+      '<div class="kg-card kg-file-card"><div class="kg-file-card-title">Report</div>' +
+      '<div class="kg-file-card-caption">For 2023</div></div>';
+    const { read } = await importGhost({ posts: [post('p1', 'no-links', { html })] });
+    expect(bodyOf(await read('content/articles/no-links.md'))).toBe(
+      ['**Ghost Docs**', '', 'Everything you need.', '', 'Report', '', '_For 2023_', ''].join('\n'),
+    );
+  });
 });
