@@ -10,9 +10,16 @@
  */
 export function terminalText(line: string): string {
   if (!CONTROL.test(line)) return line;
-  return line.replace(CONTROL_OR_COLOUR, (found) =>
-    found.length > 1 ? found : `^${String.fromCharCode(found.charCodeAt(0) ^ 0x40)}`,
-  );
+  return line.replace(CONTROL_OR_COLOUR, shown);
+}
+
+function shown(found: string): string {
+  if (found.length > 1) return found;
+  const code = found.charCodeAt(0);
+  if (code < 0x80) return `^${String.fromCharCode(code ^ 0x40)}`;
+  // C1: cat -v's `M-` then the C0 control it is with the high bit set (U+009B, CSI, is `M-^[`).
+  if (code <= 0x9f) return `M-^${String.fromCharCode((code - 0x80) ^ 0x40)}`;
+  return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
 }
 
 /** Writes one line of text output (see terminalText): the CLI's commands and the watch's passes. */
@@ -20,8 +27,13 @@ export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(terminalText(line) + '\n');
 }
 
-/** C0 controls but tab and line feed, and DEL. */
-const CONTROLS = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f]';
+/**
+ * C0 controls but tab and line feed, DEL, C1 controls (U+009B is an escape sequence's start to
+ * a terminal that reads 8-bit controls), and the bidirectional controls, which reorder what
+ * follows them on the line (a title that shows `delete` where it says `keep`).
+ */
+const CONTROLS =
+  '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]';
 const CONTROL = new RegExp(CONTROLS);
 
 /**

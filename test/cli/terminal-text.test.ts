@@ -19,6 +19,17 @@ describe('terminalText', () => {
     const plain = 'nothing to change';
     expect(terminalText(plain)).toBe(plain);
   });
+
+  it('shows C1 controls and bidirectional controls, which reorder what follows them on a line', () => {
+    // U+009B is CSI to a terminal that reads 8-bit controls: `2J` after it clears the screen.
+    expect(terminalText('a\u009b2Jb\u0085c')).toBe('aM-^[2JbM-^Ec');
+    // "keep 1 " + U+202E + "eteled" shows as "keep 1 deleted"; a right-to-left mark is shown too.
+    expect(terminalText('keep 1 \u202eeteled\u202c \u200f \u2067x\u2069')).toBe(
+      'keep 1 <U+202E>eteled<U+202C> <U+200F> <U+2067>x<U+2069>',
+    );
+    // Right-to-left text itself, and accented letters (U+00A0 on), are text.
+    expect(terminalText('שלום café \u00a0')).toBe('שלום café \u00a0');
+  });
 });
 
 let project: Project | undefined;
