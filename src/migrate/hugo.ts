@@ -9,6 +9,14 @@ import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builti
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
+import {
+  bundleFile,
+  featuredImages,
+  firstOfList,
+  hugoBloxImage,
+  imageKey,
+  type FeaturedImage,
+} from './featured-image.js';
 import { hugoAddresses } from './site-addresses.js';
 import { record, text } from './site-values.js';
 import {
@@ -31,7 +39,8 @@ import {
  *   are not records); `_index.md` (home, section and term lists) is not imported;
  * - files and bundles in a section folder (`content/posts/…`) are articles, those at the top of
  *   content/ are pages;
- * - images from the bundle, from static/ (served at `/`) and the site's own absolute URLs.
+ * - images from the bundle, from static/ (served at `/`) and the site's own absolute URLs;
+ * - a post's featured image from its theme's keys (see HUGO_FEATURED) or its bundle's `*featured*` file.
  */
 export async function importHugo(options: ImportOptions & OldSiteOptions): Promise<void> {
   const siteDir = options.absPath;
@@ -48,11 +57,18 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const isLanguage = (code: string) =>
     known.size > 0 ? known.has(code.toLowerCase()) : /^[a-z]{2,3}(?:-[a-z0-9]{2,8})?$/i.test(code);
   const documents: SiteDocument[] = [];
+  const bundleImages = new Map<string, string>();
   const roots = contentRoots(siteDir, contentRoot, config);
   const skip = new Set(roots.map((root) => root.dir));
   for (const root of roots) {
     if (!existsSync(root.dir)) continue;
-    await walk(root.dir, root.dir, root.lang, { isLanguage, documents, report: options.report, skip });
+    await walk(root.dir, root.dir, root.lang, {
+      isLanguage,
+      documents,
+      bundleImages,
+      report: options.report,
+      skip,
+    });
   }
   if (documents.length === 0 && !existsSync(contentRoot)) {
     throw new SyncError(
@@ -90,6 +106,8 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
         '_build',
       ]),
       unpublished,
+      featuredImages: (data, doc) => hugoFeatured(data, bundleImages.get(doc.absPath)),
+      featuredKeys: HUGO_FEATURED_KEYS,
       addresses: hugoAddresses(config, defaultLanguage, timeZone),
       keysIgnoreCase: true,
       // Hugo's default `frontmatter.date`: the first of these a page has.
@@ -99,6 +117,40 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
     options,
   );
 }
+
+/**
+ * Where Hugo's popular themes keep a post's image, best first: PaperMod's `cover` (`image`, `alt`,
+ * `caption`; `relative: true` names a file of the bundle, which is looked in first anyway),
+ * Ananke's `featured_image`, Clarity's `featureImage` (with `featureImageAlt`, `featureImageCap`),
+ * LoveIt's and DoIt's `featuredImage` (and `featuredImagePreview`, their lists'), Stack's and Hugo
+ * Blox's `image`, then `images`, whose first Hugo's own social-card templates use, then a bundle's
+ * `*featured*` image (`bundled`), which Hugo Blox shows without any key.
+ */
+function hugoFeatured(data: Record<string, unknown>, bundled: string | undefined): FeaturedImage[] {
+  return featuredImages(data, [
+    imageKey('cover'),
+    imageKey('featured_image'),
+    imageKey('featureImage', { alt: 'featureImageAlt', caption: 'featureImageCap' }),
+    imageKey('featuredImage'),
+    imageKey('featuredImagePreview'),
+    hugoBloxImage(bundled),
+    firstOfList('images'),
+    bundleFile(bundled),
+  ]);
+}
+
+/** The keys hugoFeatured reads. */
+const HUGO_FEATURED_KEYS = [
+  'cover',
+  'featured_image',
+  'featureImage',
+  'featureImageAlt',
+  'featureImageCap',
+  'featuredImage',
+  'featuredImagePreview',
+  'image',
+  'images',
+];
 
 /**
  * The boxes of the popular themes (Docsy's `alert`, Relearn's `notice`, Book's `hint`, Hextra's
@@ -157,6 +209,8 @@ function unpublished(data: Record<string, unknown>): string | undefined {
 interface Walk {
   isLanguage: (code: string) => boolean;
   documents: SiteDocument[];
+  /** A bundle's `*featured*` image (Hugo Blox's featured image), by the path of its index files. */
+  bundleImages: Map<string, string>;
   report: MigrationReport;
   /** The content folders: one inside another (content/en in content/) is walked as its own root only. */
   skip: ReadonlySet<string>;
@@ -207,7 +261,10 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
   if (bundleIndexes.length > 0 && !atTop) {
     const bundle = path.basename(dir);
     const dated = dateFromFileName(bundle);
+    // Hugo Blox's `GetMatch "*featured*"` among the bundle's images: the first by name.
+    const featured = entries.find((e) => e.isFile() && FEATURED_FILE.test(e.name))?.name;
     for (const index of bundleIndexes) {
+      if (featured !== undefined) ctx.bundleImages.set(path.join(dir, index.name), featured);
       const lang = nameAndLanguage(index.name, ctx).lang ?? rootLang;
       ctx.documents.push({
         absPath: path.join(dir, index.name),
@@ -250,6 +307,8 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
       await walk(root, sub, rootLang, ctx);
   }
 }
+
+const FEATURED_FILE = /featured[^/]*\.(?:png|jpe?g|gif|webp|avif|svg)$/i;
 
 /** Content formats Hugo renders besides Markdown. */
 const OTHER_FORMATS = /\.(html?|adoc|asciidoc|org|rst|pandoc|pdc)$/i;

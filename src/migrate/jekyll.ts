@@ -17,6 +17,7 @@ import { includeLeftAsText } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
+import { featuredImages, imageKey, minimalMistakesHeader } from './featured-image.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
 import { record, text } from './site-values.js';
 import {
@@ -121,8 +122,23 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     hidesFuture: config.future !== true,
     // Chirpy, a much used theme: images named relative to `media_subpath` (before 7.0, `img_path`).
     imageBase: (data) => text(data.media_subpath) ?? text(data.img_path),
+    featuredImages: (data) => featuredImages(data, JEKYLL_FEATURED),
+    featuredKeys: ['image', 'header', 'feature_image', 'thumbnail', 'cover'],
   };
 }
+
+/**
+ * Where Jekyll's themes keep a post's image, best first: `image` (jekyll-seo-tag's, a path or
+ * `{path, alt}`, and so Chirpy's, whose `media_subpath` applies), Minimal Mistakes' `header`, then
+ * `feature_image`, `thumbnail` and `cover` of other themes.
+ */
+const JEKYLL_FEATURED = [
+  imageKey('image'),
+  minimalMistakesHeader,
+  imageKey('feature_image'),
+  imageKey('thumbnail'),
+  imageKey('cover'),
+];
 
 /** Liquid that makes a page from the site's data rather than holding text: loops and branches. */
 const TEMPLATE_LOGIC = /\{%-?\s*(?:for|if|unless|case|paginate|tablerow|cycle)\b/;
@@ -340,6 +356,9 @@ async function eleventyProfile(
     collectionTags: new Set(['posts', 'post', 'all']),
     addresses: eleventyAddresses(),
     shortcodes: { image: eleventyImage },
+    // Eleventy has no key of its own: sites write `image` as Jekyll's themes do (a path or `{path, alt}`).
+    featuredImages: (data) => featuredImages(data, [imageKey('image')]),
+    featuredKeys: ['image'],
     // `permalink: false`: Eleventy writes no page for the file (data or a partial).
     unpublished: (data) =>
       data.permalink === false

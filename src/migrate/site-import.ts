@@ -6,6 +6,7 @@ import { parseDate } from '../records/parse-date.js';
 import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
+import type { FeaturedImage } from './featured-image.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
@@ -102,6 +103,13 @@ export interface SiteProfile {
   addresses: Addresses;
   /** The folder (a path on the site) a page's images are named in, from its front matter (Chirpy's `media_subpath`). */
   imageBase?: (data: Record<string, unknown>) => string | undefined;
+  /**
+   * The images a page's theme shows as its own (front matter, a bundle's file), best first: the
+   * first becomes `featured_image`.
+   */
+  featuredImages?: (data: Record<string, unknown>, doc: SiteDocument) => FeaturedImage[];
+  /** The front matter keys featuredImages reads: not reported as not imported. */
+  featuredKeys?: readonly string[];
   /** Keys a page's date is read from, the first present: `date`, `publishDate` unless set. */
   dateKeys?: readonly string[];
   /** Front matter keys are read in any case (Hugo's `Title`, `Draft`): known keys are matched so. */
@@ -186,8 +194,10 @@ const MEDIA_NAME = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
  *   else a leading `YYYY-MM-DD-` of the file or bundle name; read in the site's time zone),
  *   `draft: true` (draft, `published: false`, `_drafts/`), category (the first category's slug),
  *   tags* (other categories, then tags), author* or authors* (user slugs), description*,
- *   excerpt* (`excerpt` or Hugo's `summary`), lang*.
- * - pages/<slug>.md: title, slug (translations only), draft, description*, lang*.
+ *   excerpt* (`excerpt` or Hugo's `summary`), featured_image*, featured_image_alt* and
+ *   featured_image_caption* (the theme's image: see SiteProfile.featuredImages), lang*.
+ * - pages/<slug>.md: title, slug (translations only), draft, description*, featured_image* (with
+ *   its alt and caption), lang*.
  * - categories/<slug>.md: name; users/<slug>.md: name, email, bio (from the site's author data).
  *
  * A translation (a language in the file name, or a `lang` key other than the site's default) is
@@ -241,6 +251,9 @@ export async function importSite(
   const users = new Map<string, Person & { name: string }>();
 
   const attributes = new Map<AttributeSyntax, string[]>();
+  /** Where a post's featured image was hidden by its theme, and imported all the same. */
+  const hidden: string[] = [];
+  const imageKeys = new Set(profile.featuredKeys);
   let done = 0;
   for (const entry of entries) {
     done++;
@@ -282,40 +295,23 @@ export async function importSite(
     // The other generator's syntax was text on this site: so it stays, once sync reads the file.
     const markdown = templatesAsText(converted, profile.dialect === 'hugo' ? 'liquid' : 'hugo');
     const unmatched: string[] = [];
+    const placing: Placing = { profile, copies, contentDir: options.contentDir, written, shown, report };
     const body = rewriteUrls(markdown, {
       link: (url) => rewriteLink(url, entry, links, report, unmatched),
       image: (given) => {
         const where = `${file}:${lineOf(entry, given)}`;
-        const base = profile.imageBase?.(entry.data);
-        // A name alone is under the page's image folder, when the page names one.
-        const url =
-          base && !/^(?:[a-z][a-z0-9+.-]*:|\/)/i.test(given) ? `${base.replace(/\/+$/, '')}/${given}` : given;
-        const found = findLocal(url, doc, profile);
-        if (found === 'external') return undefined;
-        if (!found) {
-          const link = leadsOutside(url, doc, profile);
-          const why = link
-            ? `is ${shown(link)}, a link to a file outside the site; not copied,`
-            : `is not in the site (looked in ${lookedIn(url, doc, profile, shown)});`;
+        const placed = placeImage(given, entry, where, placing);
+        if ('to' in placed) return placed.to;
+        if ('missing' in placed)
           report.warnings.push(
-            `${where}: image \`${url}\` ${why} left as written: plan reports it until the file is added or ` +
-              'the reference removed',
+            `${where}: image \`${placed.url}\` ${placed.missing} left as written: plan reports it until the file ` +
+              'is added or the reference removed',
           );
-          return undefined;
-        }
-        if (!MEDIA_NAME.test(found)) {
-          report.warnings.push(`${where}: \`${url}\` is not a media file cms-sync uploads; left as written`);
-          return undefined;
-        }
-        const target = path.join(options.contentDir, MEDIA_FOLDER, servedPath(found, profile));
-        const other = copies.get(target);
-        if (other !== undefined && other !== found) {
+        if ('notMedia' in placed)
           report.warnings.push(
-            `${where}: \`${url}\` and ${shown(other)} would be one file under content/; kept the first`,
+            `${where}: \`${placed.url}\` is not a media file cms-sync uploads; left as written`,
           );
-        }
-        if (other === undefined) copies.set(target, found);
-        return path.relative(path.dirname(written), target).split(path.sep).join('/');
+        return undefined;
       },
     });
 
@@ -365,9 +361,12 @@ export async function importSite(
     if (description) fm.description = description;
     const excerpt = text(entry.data.excerpt) ?? text(entry.data.summary);
     if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
+    // A page has one too, as a Ghost page has (an About page's hero image).
+    Object.assign(fm, featured(profile.featuredImages?.(entry.data, doc) ?? [], entry, placing, hidden));
     if (langKey) fm.lang = entry.lang;
     for (const key of Object.keys(entry.data)) {
-      if (used.has(key) || profile.silentKeys.has(key) || key === entry.dateKey) continue;
+      if (used.has(key) || imageKeys.has(key) || profile.silentKeys.has(key) || key === entry.dateKey)
+        continue;
       dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);
     }
     // The blank line after the front matter is the writer's to add.
@@ -391,6 +390,12 @@ export async function importSite(
   }
   for (const [what, places] of attributes)
     report.warnings.push(`${ATTRIBUTES_REMOVED[what]} (${firstPlaces(places)})`);
+  if (hidden.length)
+    report.warnings.push(
+      `featured images the old site hid (PaperMod's \`cover.hidden\`, Hugo Blox's \`preview_only\`) are ` +
+        `imported all the same, since its social cards showed them; remove \`featured_image\` where the new ` +
+        `site should not show one (${hidden.length} file${hidden.length === 1 ? '' : 's'}): ${firstPlaces(hidden)}`,
+    );
   await copyMedia(copies, profile.siteDir, options, report, shown);
   await writer.flush();
 }
@@ -425,6 +430,7 @@ function knownKeys(profile: SiteProfile): Map<string, string> {
     ...PAGE_KEYS,
     ...READ_KEYS,
     ...(profile.dateKeys ?? []),
+    ...(profile.featuredKeys ?? []),
     ...profile.silentKeys,
   ])
     if (!known.has(key.toLowerCase())) known.set(key.toLowerCase(), key);
@@ -713,6 +719,111 @@ function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) =>
         : (byName.get(last) ?? byName.get(last.replace(/^\d{4}-\d{2}-\d{2}-/, '')));
     return to === undefined ? refPath(target) : `${to}${fragment}`;
   };
+}
+
+/** What placing a document's images needs: where copies go, and where the document is written. */
+interface Placing {
+  profile: SiteProfile;
+  /** Copies to make: target under content/media/ -> file in the site. */
+  copies: Map<string, string>;
+  contentDir: string;
+  /** The document's file under content/, which references are made relative to. */
+  written: string;
+  shown: (abs: string) => string;
+  report: MigrationReport;
+}
+
+/** Where an image reference leads: its copy (as named from the document), another site, or why it is not copied. */
+type Placed =
+  { to: string } | { external: true } | { url: string; missing: string } | { url: string; notMedia: true };
+
+/**
+ * An image a document names (in its body or its front matter) -> the path of its copy under
+ * content/media/, relative to the document's new file; the copy is noted in `copies`. A name
+ * alone is under the page's image folder, when the page names one (Chirpy's `media_subpath`).
+ */
+function placeImage(given: string, entry: Entry, where: string, ctx: Placing): Placed {
+  const { profile, report } = ctx;
+  const base = profile.imageBase?.(entry.data);
+  const url =
+    base && !/^(?:[a-z][a-z0-9+.-]*:|\/)/i.test(given) ? `${base.replace(/\/+$/, '')}/${given}` : given;
+  const found = findLocal(url, entry.doc, profile);
+  if (found === 'external') return { external: true };
+  if (!found) {
+    const link = leadsOutside(url, entry.doc, profile);
+    const missing = link
+      ? `is ${ctx.shown(link)}, a link to a file outside the site; not copied,`
+      : `is not in the site (looked in ${lookedIn(url, entry.doc, profile, ctx.shown)});`;
+    return { url, missing };
+  }
+  if (!MEDIA_NAME.test(found)) return { url, notMedia: true };
+  const target = path.join(ctx.contentDir, MEDIA_FOLDER, servedPath(found, profile));
+  const other = ctx.copies.get(target);
+  if (other !== undefined && other !== found) {
+    report.warnings.push(
+      `${where}: \`${url}\` and ${ctx.shown(other)} would be one file under content/; kept the first`,
+    );
+  }
+  if (other === undefined) ctx.copies.set(target, found);
+  return { to: path.relative(path.dirname(ctx.written), target).split(path.sep).join('/') };
+}
+
+/**
+ * The first of the images a page's theme declares, as front matter; the others (a social card, a
+ * list's teaser) are counted when they name another file: the CMS keeps one image a record.
+ */
+function featured(
+  images: FeaturedImage[],
+  entry: Entry,
+  ctx: Placing,
+  hidden: string[],
+): Record<string, unknown> {
+  const [image, ...others] = images;
+  if (image === undefined) return {};
+  if (image.hidden) hidden.push(placeOfImage(image, entry));
+  const more = others.filter((other) => other.src !== image.src).length;
+  if (more)
+    ctx.report.skip(
+      'images a post or page names besides its featured image (social cards, teasers): the CMS keeps one',
+      more,
+    );
+  return featuredFrontMatter(image, entry, ctx);
+}
+
+/** `file:line` of the key a featured image was read from (a bundle's file: the file). */
+function placeOfImage(image: FeaturedImage, entry: Entry): string {
+  const key = image.keys[0];
+  return `${entry.file}:${key === undefined ? 1 : (entry.lines[key] ?? 1)}`;
+}
+
+/**
+ * The featured image as front matter: its copy's path (or another site's URL), alt text
+ * and caption. Tried at each place the theme looks, in order (Hugo Blox's `assets/media/`); one
+ * not in the site is reported at its line and left out, as WordPress's missing attachment is:
+ * nothing would report a path in front matter that leads nowhere. Another site's URL is kept.
+ */
+function featuredFrontMatter(image: FeaturedImage, entry: Entry, ctx: Placing): Record<string, unknown> {
+  const key = image.keys[0];
+  const where = placeOfImage(image, entry);
+  // The first place that has it: only that one is copied.
+  let placed = placeImage(image.src, entry, where, ctx);
+  for (const src of image.alternatives ?? []) {
+    if ('to' in placed || 'external' in placed) break;
+    const next = placeImage(src, entry, where, ctx);
+    if ('to' in next) placed = next;
+  }
+  const named = `featured image \`${image.src}\`${key === undefined ? '' : ` (\`${key}\`)`}`;
+  const described = {
+    ...(image.alt ? { featured_image_alt: image.alt } : {}),
+    ...(image.caption ? { featured_image_caption: image.caption } : {}),
+  };
+  if ('to' in placed) return { featured_image: placed.to, ...described };
+  if ('external' in placed) return { featured_image: image.src, ...described };
+  // The old site's own URL, for a file the site's folder does not hold: it may still be served.
+  const url = /^https?:\/\//i.test(image.src);
+  const what = 'missing' in placed ? placed.missing : 'is not a media file cms-sync uploads;';
+  ctx.report.warnings.push(`${where}: ${named} ${what} ${url ? 'kept as its URL' : 'left out'}`);
+  return url ? { featured_image: image.src, ...described } : {};
 }
 
 /**

@@ -49,8 +49,9 @@ const SKIPPED_TYPES: Record<string, string> = {
  *   `draft: true` for draft/pending/private/future and password-protected posts (published
  *   posts get no key: the config's statusMap.published applies), category (the first
  *   category's slug), tags* (other categories, then tags, as slugs), excerpt*, sticky*,
+ *   description* (Yoast SEO's or Rank Math's meta description),
  *   featured_image* (the `_thumbnail_id` attachment's URL) and featured_image_alt*, author* (the login).
- * - page -> pages/<slug>.md: title, `draft: true` as for posts.
+ * - page -> pages/<slug>.md: title, `draft: true` as for posts, description*.
  * - A slug already taken by an earlier item of the same folder gets `-2`, `-3`... (reported).
  * - Embeds (players, gists, audio, video, auto-embedded URLs) are kept (embeds.ts); links to
  *   imported posts and pages are rewritten to their new paths (old-links.ts).
@@ -323,9 +324,12 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   if (item.password)
     report.warnings.push(`${label} is password-protected on the old site; imported as a draft`);
 
+  // As the static importers do, for posts and pages alike.
+  const description = seoDescription(item, label, report);
   if (item.type === 'page') {
     const fm: Record<string, unknown> = { title: title || slug };
     if (draft) fm.draft = true;
+    if (description) fm.description = description;
     await ctx.writer.write('pages', slug, fm, body, label);
     return;
   }
@@ -365,6 +369,7 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   if (allTags.length) fm.tags = allTags;
   const excerpt = plainText(item.excerpt);
   if (excerpt) fm.excerpt = excerpt;
+  if (description) fm.description = description;
   const thumbnail = item.meta._thumbnail_id;
   if (thumbnail) {
     const url = ctx.attachments.get(thumbnail);
@@ -383,6 +388,26 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   if (authors.length === 1) fm.author = authors[0];
   else if (authors.length > 1) fm.authors = authors;
   await ctx.writer.write('articles', slug, fm, body, label);
+}
+
+/**
+ * The description an SEO plugin keeps for the post (Yoast SEO's, else Rank Math's), which the
+ * export has as post meta: the text search engines and social cards showed. One that uses the
+ * plugin's variables (`%%title%%`, `%excerpt%`), which only WordPress fills, is left out and reported.
+ */
+function seoDescription(item: WxrItem, label: string, report: MigrationReport): string | undefined {
+  for (const key of ['_yoast_wpseo_metadesc', 'rank_math_description']) {
+    const value = decodeEntities(item.meta[key] ?? '').trim();
+    if (value === '') continue;
+    if (/%%[a-z_]+%%|%[a-z_]+(?:\([^)]*\))?%/i.test(value)) {
+      report.warnings.push(
+        detach(`${label}: its SEO description (\`${key}\`) uses the plugin's variables; left out`),
+      );
+      return undefined;
+    }
+    return detach(value);
+  }
+  return undefined;
 }
 
 /** `wp:post_date_gmt`, or for never-published drafts (0000-00-00) the site-local date. */
