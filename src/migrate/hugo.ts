@@ -18,7 +18,7 @@ import {
   type FeaturedImage,
 } from './featured-image.js';
 import { hugoAddresses } from './site-addresses.js';
-import { record, text } from './site-values.js';
+import { anyCase, record, text } from './site-values.js';
 import {
   importSite,
   personOf,
@@ -113,6 +113,15 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       // Hugo's default `frontmatter.date`: the first of these a page has.
       dateKeys: ['date', 'publishDate', 'pubdate', 'published', 'lastmod', 'modified'],
       hidesFuture: config.buildFuture !== true,
+      // Goldmark's definition lists are on unless turned off; emoji only with `enableEmoji`.
+      extras: {
+        definitionLists:
+          anyCase(
+            record(anyCase(record(anyCase(record(config.markup), 'goldmark')), 'extensions')),
+            'definitionList',
+          ) !== false,
+        emoji: anyCase(config, 'enableEmoji') === true,
+      },
     },
     options,
   );

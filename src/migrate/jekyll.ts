@@ -18,6 +18,7 @@ import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { featuredImages, imageKey, minimalMistakesHeader } from './featured-image.js';
+import type { MarkdownExtras } from './markdown-extras.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
 import { record, text } from './site-values.js';
 import {
@@ -94,16 +95,23 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
         `collections without \`output: true\` (\`_${name}/\`: Jekyll writes no pages for them)`,
       );
   }
+  // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
+  const kramdown = !['commonmark', 'commonmarkghpages'].includes(
+    text(config.markdown)?.toLowerCase() ?? 'kramdown',
+  );
   return {
     kind: 'Jekyll',
     siteDir,
     dialect: 'liquid',
     shortcodes: { gist: jekyllGist, include: jekyllInclude },
     frontMatterAs: 'page',
-    // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
-    kramdown: !['commonmark', 'commonmarkghpages'].includes(
-      text(config.markdown)?.toLowerCase() ?? 'kramdown',
-    ),
+    kramdown,
+    // kramdown has definition lists and abbreviations; jemoji makes `:smile:` an emoji.
+    extras: {
+      definitionLists: kramdown,
+      abbreviations: kramdown,
+      emoji: [...listed(config.plugins), ...listed(config.gems)].includes('jemoji'),
+    },
     site: {
       ...(text(config.url) ? { url: text(config.url) } : {}),
       ...(text(config.baseurl) ? { baseUrl: text(config.baseurl) } : {}),
@@ -356,6 +364,7 @@ async function eleventyProfile(
     collectionTags: new Set(['posts', 'post', 'all']),
     addresses: eleventyAddresses(),
     shortcodes: { image: eleventyImage },
+    extras: await markdownItPlugins(siteDir, source),
     // Eleventy has no key of its own: sites write `image` as Jekyll's themes do (a path or `{path, alt}`).
     featuredImages: (data) => featuredImages(data, [imageKey('image')]),
     featuredKeys: ['image'],
@@ -500,6 +509,25 @@ async function readJson(siteDir: string, file: string, shown: string): Promise<R
       cause: error,
     });
   }
+}
+
+/**
+ * The markdown-it plugins an Eleventy site uses for what CommonMark lacks: named in its config
+ * (imported there) or among its package's dependencies (imported by a file the config loads).
+ */
+async function markdownItPlugins(siteDir: string, configSource: string): Promise<MarkdownExtras> {
+  const file = path.join(siteDir, 'package.json');
+  // Only a hint: a package.json that cannot be read (or leads out of the site) counts as none.
+  const manifest: Record<string, unknown> = existsSync(file)
+    ? await readJson(siteDir, file, 'package.json').catch(() => ({}))
+    : {};
+  const dependencies = { ...record(manifest.dependencies), ...record(manifest.devDependencies) };
+  const uses = (name: string) => configSource.includes(name) || Object.hasOwn(dependencies, name);
+  return {
+    definitionLists: uses('markdown-it-deflist'),
+    emoji: uses('markdown-it-emoji'),
+    abbreviations: uses('markdown-it-abbr'),
+  };
 }
 
 function isMarkdown(name: string): boolean {

@@ -13,6 +13,8 @@ export class MigrationReport {
   /** Unknown shortcodes kept verbatim, by name. */
   readonly keptShortcodes = new Map<string, number>();
 
+  /** Syntax of the old site's renderer written as its equivalent (definition lists, emoji), by kind. */
+  readonly converted = new Map<string, number>();
   /** Embeds written into the Markdown (raw HTML or a shortcode), by kind. */
   readonly embeds = new Map<string, number>();
   /**
@@ -33,6 +35,10 @@ export class MigrationReport {
   oldLink(line: string, count = 1): void {
     this.oldLinks.push(line);
     this.oldLinkCount += count;
+  }
+
+  convert(kind: string, count = 1): void {
+    if (count > 0) this.converted.set(kind, (this.converted.get(kind) ?? 0) + count);
   }
 
   embed(kind: string): void {
@@ -98,6 +104,10 @@ export class MigrationReport {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([name, n]) => `[${name}] x${n}`);
       lines.push(`Kept verbatim: ${total} unknown shortcode${total === 1 ? '' : 's'} (${names.join(', ')})`);
+    }
+    if (this.converted.size) {
+      const kinds = [...this.converted].map(([kind, n]) => `${kind} x${n}`);
+      lines.push(`Converted from the old site's Markdown: ${kinds.join(', ')}`);
     }
     if (this.embeds.size) {
       const total = [...this.embeds.values()].reduce((a, b) => a + b, 0);

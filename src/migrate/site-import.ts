@@ -9,6 +9,7 @@ import { parseFrontMatter } from '../source/front-matter.js';
 import type { FeaturedImage } from './featured-image.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
+import { convertExtras, MAX_DEFINITION_LINES, type MarkdownExtras } from './markdown-extras.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
@@ -112,6 +113,8 @@ export interface SiteProfile {
   featuredKeys?: readonly string[];
   /** Keys a page's date is read from, the first present: `date`, `publishDate` unless set. */
   dateKeys?: readonly string[];
+  /** Markdown the site's renderer understood beyond CommonMark: converted to its equivalent. */
+  extras?: MarkdownExtras;
   /** Front matter keys are read in any case (Hugo's `Title`, `Draft`): known keys are matched so. */
   keysIgnoreCase?: boolean;
   /**
@@ -296,7 +299,7 @@ export async function importSite(
     const markdown = templatesAsText(converted, profile.dialect === 'hugo' ? 'liquid' : 'hugo');
     const unmatched: string[] = [];
     const placing: Placing = { profile, copies, contentDir: options.contentDir, written, shown, report };
-    const body = rewriteUrls(markdown, {
+    const rewritten = rewriteUrls(markdown, {
       link: (url) => rewriteLink(url, entry, links, report, unmatched),
       image: (given) => {
         const where = `${file}:${lineOf(entry, given)}`;
@@ -314,6 +317,7 @@ export async function importSite(
         return undefined;
       },
     });
+    const body = doc.html || !profile.extras ? rewritten : extrasOf(rewritten, profile.extras, file, report);
 
     // Each listed by its line, the first few of a file: finding a line reads the body.
     for (const url of unmatched.slice(0, LISTED_LINKS))
@@ -719,6 +723,20 @@ function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) =>
         : (byName.get(last) ?? byName.get(last.replace(/^\d{4}-\d{2}-\d{2}-/, '')));
     return to === undefined ? refPath(target) : `${to}${fragment}`;
   };
+}
+
+/** The body with the extras of the site's Markdown converted (markdown-extras.ts), counted. */
+function extrasOf(body: string, extras: MarkdownExtras, file: string, report: MigrationReport): string {
+  const converted = convertExtras(body, extras);
+  report.convert('definition lists', converted.definitionLists);
+  report.convert('emoji shortcodes', converted.emoji);
+  report.convert('abbreviations', converted.abbreviations);
+  if (converted.definitionListsLeft)
+    report.warnings.push(
+      `${file}: more definition-list lines than are converted in good time (over ` +
+        `${MAX_DEFINITION_LINES.toLocaleString('en')}); left as typed`,
+    );
+  return converted.text;
 }
 
 /** What placing a document's images needs: where copies go, and where the document is written. */

@@ -11,3 +11,11 @@ export function record(value: unknown): Record<string, unknown> {
     ? (value as Record<string, unknown>)
     : {};
 }
+
+/** The value of `key` in any case (Hugo reads its configuration so: `enableEmoji`, `enableemoji`). */
+export function anyCase(fields: Record<string, unknown>, key: string): unknown {
+  if (Object.hasOwn(fields, key)) return fields[key];
+  const lower = key.toLowerCase();
+  const found = Object.keys(fields).find((k) => k.toLowerCase() === lower);
+  return found === undefined ? undefined : fields[found];
+}

@@ -1,0 +1,229 @@
+import type { Element, Root as HastRoot } from 'hast';
+import { toHtml } from 'hast-util-to-html';
+import type { Paragraph, Root, Text } from 'mdast';
+import { defListFromMarkdown, defListHastHandlers } from 'mdast-util-definition-list';
+import { toHast } from 'mdast-util-to-hast';
+import { nameToEmoji } from 'gemoji';
+import { defList } from 'micromark-extension-definition-list';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import { unified, type Processor } from 'unified';
+import { visit } from 'unist-util-visit';
+import { applyEdits, type TextEdit } from '../text-edits.js';
+
+/**
+ * Markdown a static site's renderer understood and cms-sync's (CommonMark and GFM) does not:
+ * published as typed, a reader would see `:smile:`, a term followed by `: its definition`, and a
+ * line `*[HTML]: HyperText Markup Language`. Which of them a site had:
+ * - definition lists: Hugo (Goldmark, on unless turned off), kramdown (Jekyll's default),
+ *   markdown-it with markdown-it-deflist (Eleventy);
+ * - emoji shortcodes: Hugo with `enableEmoji`, Jekyll with jemoji, markdown-it-emoji. All use
+ *   GitHub's names, which the gemoji package lists;
+ * - abbreviations: kramdown, markdown-it-abbr.
+ */
+export interface MarkdownExtras {
+  definitionLists?: boolean;
+  emoji?: boolean;
+  abbreviations?: boolean;
+}
+
+export interface ExtrasResult {
+  text: string;
+  /** How many of each were converted, for the report. */
+  definitionLists: number;
+  emoji: number;
+  abbreviations: number;
+  /** Set when a document has more definition-list lines than are converted. */
+  definitionListsLeft?: boolean;
+}
+
+const ABBREVIATION_LINE = /^\*\[([^\]\n]+)\]:[ \t]*(.*)$/gm;
+const EMOJI = /:([a-z0-9_+-]+):/g;
+const MAX_ABBREVIATIONS = 500;
+export const MAX_DEFINITION_LINES = 1000;
+
+const withDefinitionLists: Processor<Root> = unified()
+  .use(remarkParse)
+  .use(remarkGfm)
+  .use(function definitionLists(this: Processor) {
+    const data = this.data();
+    (data.micromarkExtensions ??= []).push(defList);
+    (data.fromMarkdownExtensions ??= []).push(defListFromMarkdown);
+  })
+  .freeze() as unknown as Processor<Root>;
+const plain: Processor<Root> = unified()
+  .use(remarkParse)
+  .use(remarkGfm)
+  .freeze() as unknown as Processor<Root>;
+
+/**
+ * Each extra the site had, in its equivalent: a definition list becomes an HTML `<dl>`, an emoji
+ * shortcode the emoji, an abbreviation `<abbr title>` at each use (its definition line removed).
+ * Code (fenced, indented, inline) and HTML are left as they are, and so is any text the site's
+ * renderer would not have read (a shortcode not in the list, an abbreviation with no definition).
+ */
+export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasResult {
+  const result: ExtrasResult = { text: markdown, definitionLists: 0, emoji: 0, abbreviations: 0 };
+  const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
+  const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
+  if (emoji || abbreviations) {
+    const tree = plain.parse(markdown);
+    const edits: TextEdit[] = [];
+    const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
+    const abbreviation = abbreviationPattern(defined);
+    const removed = [...edits];
+    visit(tree, 'text', (node: Text) => {
+      const { start, end } = range(node);
+      if (start === undefined || end === undefined) return;
+      for (const found of textEdits(markdown.slice(start, end), emoji, abbreviation, defined)) {
+        const at = { start: start + found.start, end: start + found.end };
+        // Not in a definition line, which is removed.
+        if (overlaps(removed, at)) continue;
+        edits.push({ ...at, text: found.text });
+        result[found.kind === 'emoji' ? 'emoji' : 'abbreviations']++;
+      }
+    });
+    result.text = applyEdits(markdown, edits);
+  }
+  // Then the lists, which hold what the first pass made (an emoji, an `<abbr>`) as it is.
+  const text = result.text;
+  const definitionLines = extras.definitionLists === true ? (text.match(/^[ \t>]*:[ \t]/gm)?.length ?? 0) : 0;
+  // The parser's time grows with the square of a list's length: a list past the limit (no real
+  // one is) is left as typed, and the report says so.
+  if (definitionLines > MAX_DEFINITION_LINES) result.definitionListsLeft = true;
+  else if (definitionLines > 0) {
+    const edits: TextEdit[] = [];
+    visit(withDefinitionLists.parse(text), 'defList', (node) => {
+      // The list's own end can fall short when its items are apart (micromark-extension-
+      // definition-list 2.0.1); its last item's end does not.
+      const children = (node as unknown as Root).children;
+      const { start } = range(node);
+      const { end } = range(children.at(-1) ?? node);
+      if (start === undefined || end === undefined) return 'skip';
+      // Inside a block quote or a list item, each line of the block keeps the container's prefix.
+      const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+      const prefix = text.slice(lineStart, start).replace(/[^>]/g, ' ');
+      const html = definitionListHtml(node as unknown as Root).replaceAll('\n', `\n${prefix}`);
+      // The node's end can take in the blank lines after it, which must stay to end the block.
+      edits.push({ start, end: start + text.slice(start, end).trimEnd().length, text: html });
+      result.definitionLists++;
+      return 'skip';
+    });
+    result.text = applyEdits(text, edits);
+  }
+  return result;
+}
+
+/** Whether `at` overlaps one of `ranges`, which are in order and apart. */
+function overlaps(ranges: readonly TextEdit[], at: { start: number; end: number }): boolean {
+  let low = 0;
+  let high = ranges.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ranges[mid]!.end <= at.start) low = mid + 1;
+    else high = mid;
+  }
+  return low < ranges.length && ranges[low]!.start < at.end;
+}
+
+function range(node: { position?: { start: { offset?: number }; end: { offset?: number } } }) {
+  return { start: node.position?.start.offset, end: node.position?.end.offset };
+}
+
+/**
+ * kramdown's `*[HTML]: HyperText Markup Language` lines, in paragraphs only (never in code),
+ * each removed with its line break; the last definition of a name wins, as in kramdown.
+ */
+function abbreviationsOf(markdown: string, tree: Root, edits: TextEdit[]): Map<string, string> {
+  const defined = new Map<string, string>();
+  visit(tree, 'paragraph', (node: Paragraph) => {
+    const { start, end } = range(node);
+    if (start === undefined || end === undefined) return;
+    const source = markdown.slice(start, end);
+    for (const line of source.matchAll(ABBREVIATION_LINE)) {
+      defined.set(line[1]!.trim(), line[2]!.trim());
+      const from = start + line.index;
+      const to = markdown[from + line[0].length] === '\n' ? from + line[0].length + 1 : from + line[0].length;
+      edits.push({ start: from, end: to, text: '' });
+    }
+    return 'skip';
+  });
+  return defined;
+}
+
+/**
+ * One pattern for every name, longest first. A document that defines more than MAX_ABBREVIATIONS
+ * (no real one does) has its definitions removed and none applied: matching that many names at
+ * each position of its text would take time that grows with both.
+ */
+function abbreviationPattern(defined: Map<string, string>): RegExp | undefined {
+  if (defined.size === 0 || defined.size > MAX_ABBREVIATIONS) return undefined;
+  const names = [...defined.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // A whole word: not inside another (kramdown matches so too).
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${names.join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
+}
+
+interface Found {
+  start: number;
+  end: number;
+  text: string;
+  kind: 'emoji' | 'abbreviation';
+}
+
+/** Emoji and abbreviations in one text node's source, in order, none overlapping. */
+function textEdits(
+  source: string,
+  emoji: boolean,
+  abbreviation: RegExp | undefined,
+  defined: Map<string, string>,
+): Found[] {
+  const found: Found[] = [];
+  if (emoji)
+    for (const match of source.matchAll(EMOJI)) {
+      const char = nameToEmoji[match[1]!];
+      if (char)
+        found.push({ start: match.index, end: match.index + match[0].length, text: char, kind: 'emoji' });
+    }
+  if (abbreviation)
+    for (const match of source.matchAll(abbreviation)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (found.some((f) => f.start < end && start < f.end)) continue;
+      const title = defined.get(match[0]) ?? '';
+      found.push({
+        start,
+        end,
+        text: title
+          ? `<abbr title="${escapeAttribute(title)}">${match[0]}</abbr>`
+          : `<abbr>${match[0]}</abbr>`,
+        kind: 'abbreviation',
+      });
+    }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * A definition list as one HTML block. Blank lines inside it (in a code sample) would end the
+ * block for the Markdown that reads it next, so a line break before another becomes `&#10;`; an
+ * opening brace becomes `&#123;`, so that no template starts in text the site showed.
+ */
+function definitionListHtml(node: Root): string {
+  const hast = toHast(node, { handlers: defListHastHandlers, allowDangerousHtml: true }) as
+    HastRoot | Element;
+  // A size given as an image's title (`![](x.png "large")`) is `data-size` in HTML.
+  visit(hast, 'element', (element: Element) => {
+    const title = element.tagName === 'img' ? element.properties['title'] : undefined;
+    if (title === 'small' || title === 'medium' || title === 'large') {
+      delete element.properties['title'];
+      element.properties['dataSize'] = title;
+    }
+  });
+  const html = toHtml(hast, { allowDangerousHtml: true });
+  return html.replace(/\n(?=\n)/g, '&#10;').replaceAll('{', '&#123;');
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}

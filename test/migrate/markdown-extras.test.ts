@@ -1,0 +1,165 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { convertExtras } from '../../src/migrate/markdown-extras.js';
+import { renderMarkdown } from '../../src/render/render-markdown.js';
+import { runInProcess } from './helpers.js';
+import { projectWithSite } from './hugo-and-jekyll-helpers.js';
+
+let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** The body of a written file: what follows its front matter. */
+async function body(file: string): Promise<string> {
+  const text = await project!.read(file);
+  return text.slice(text.indexOf('\n---\n', 4) + 5).trim();
+}
+
+const ALL = { definitionLists: true, emoji: true, abbreviations: true };
+
+/** What sync publishes for an imported body. */
+function published(markdown: string): string {
+  return renderMarkdown(markdown, { defaultSize: 'medium' }).html;
+}
+
+describe('Markdown a site renderer had and CommonMark has not, converted on import', () => {
+  it('a definition list becomes a <dl>, its Markdown rendered, a blank line after it kept', () => {
+    const out = convertExtras(
+      'Apple\n: A fruit with *seeds*.\n: A company.\n\nOrange\n: Citrus :smile:\n\nAfter.\n',
+      ALL,
+    );
+    expect(out).toMatchObject({ definitionLists: 1, emoji: 1 });
+    expect(out.text).toBe(
+      '<dl>\n<dt>Apple</dt>\n<dd>A fruit with <em>seeds</em>.\n</dd>\n<dd>A company.\n</dd>\n' +
+        '<dt>Orange</dt>\n<dd>Citrus 😄\n</dd>\n</dl>\n\nAfter.\n',
+    );
+    expect(published(out.text)).toContain('<dt>Apple</dt>');
+    expect(published(out.text)).toContain('<p>After.</p>');
+  });
+
+  it('a list whose items are apart is one list, nothing after it repeated', () => {
+    expect(convertExtras('A\n: a\n\nB\n: b\n\nC\n: c\n\n  more\n\nEnd\n', ALL).text).toBe(
+      '<dl>\n<dt>A</dt>\n<dd>a\n</dd>\n<dt>B</dt>\n<dd>b\n</dd>\n<dt>C</dt>\n<dd>c\nmore\n</dd>\n</dl>\n\nEnd\n',
+    );
+  });
+
+  it('a document with more definition lines than the parser handles in good time is left as typed', () => {
+    const body = 'Term\n: def\n\n'.repeat(1001);
+    expect(convertExtras(body, ALL)).toMatchObject({
+      text: body,
+      definitionListsLeft: true,
+      definitionLists: 0,
+    });
+  });
+
+  it('a list in a block quote keeps the quote; a code sample with a blank line stays one block', () => {
+    expect(convertExtras('> Term\n> : def one\n\nText\n', ALL).text).toBe(
+      '> <dl>\n> <dt>Term</dt>\n> <dd>def one\n> </dd>\n> </dl>\n\nText\n',
+    );
+    const code = convertExtras('Term\n: ```\n  a\n\n  b\n  ```\n\nNext\n', ALL).text;
+    expect(published(code)).toContain('<pre><code>a\n\nb\n</code></pre>');
+    expect(published(code)).toContain('<p>Next</p>');
+  });
+
+  it('braces in a list stay text for sync, and an image keeps its size as data-size', () => {
+    const out = convertExtras('Term\n: {{< youtube x >}} ![pic](/media/x.png "large")\n', ALL).text;
+    expect(out).toContain('&#123;&#123;&#x3C; youtube x >}}');
+    expect(out).toContain('<img src="/media/x.png" alt="pic" data-size="large">');
+    expect(published(out)).toContain('data-type="media" data-size="large"');
+  });
+
+  it('emoji by their GitHub names, outside code and URLs; other colons stay', () => {
+    const out = convertExtras(
+      'At 10:30:45, :+1: :tada: :not_an_emoji: `:smile:` [a :smile:](https://x.example/:smile:)\n\n' +
+        '```\n:smile:\n```\n',
+      ALL,
+    );
+    expect(out.text).toBe(
+      'At 10:30:45, 👍 🎉 :not_an_emoji: `:smile:` [a 😄](https://x.example/:smile:)\n\n```\n:smile:\n```\n',
+    );
+    expect(out.emoji).toBe(3);
+  });
+
+  it('kramdown abbreviations: definitions removed, each whole-word use an <abbr>, code left', () => {
+    const out = convertExtras(
+      'The HTML spec, XHTML and HTML5; HTML!\n\n`HTML`\n\n*[HTML]: Hyper Text "Markup" Language\n' +
+        '*[W3C]:  World Wide Web Consortium\n',
+      ALL,
+    );
+    expect(out.text).toBe(
+      'The <abbr title="Hyper Text &quot;Markup&quot; Language">HTML</abbr> spec, XHTML and HTML5; ' +
+        '<abbr title="Hyper Text &quot;Markup&quot; Language">HTML</abbr>!\n\n`HTML`\n\n',
+    );
+    expect(out.abbreviations).toBe(2);
+    // In code, a definition is code.
+    expect(convertExtras('```\n*[HTML]: x\nHTML\n```\n', ALL).text).toBe('```\n*[HTML]: x\nHTML\n```\n');
+  });
+
+  it('only what the site had: each extra is off unless asked for', () => {
+    const body = 'Term\n: def :smile:\n\n*[HTML]: x\n';
+    expect(convertExtras(body, {}).text).toBe(body);
+    expect(convertExtras(body, { emoji: true }).text).toBe('Term\n: def 😄\n\n*[HTML]: x\n');
+  });
+});
+
+describe('import: each site converts what its renderer had', () => {
+  const post =
+    '---\ntitle: P\ndate: 2024-01-01\n---\nTerm\n: Its meaning :tada:\n\nHTML rocks.\n\n*[HTML]: HyperText\n';
+
+  it('Hugo: definition lists unless turned off, emoji only with enableEmoji, no abbreviations', async () => {
+    project = await projectWithSite('hugo');
+    await project.site('on', { 'hugo.toml': 'enableemoji = true\n', 'content/posts/p.md': post });
+    await project.site('off', {
+      'hugo.toml': '[markup.goldmark.extensions]\ndefinitionList = false\n',
+      'content/posts/p.md': post,
+    });
+    const on = await runInProcess(project.dir, ['import', 'hugo', 'on', '--out', 'a']);
+    expect(on.stdout).toContain(
+      "Converted from the old site's Markdown: definition lists x1, emoji shortcodes x1\n",
+    );
+    expect(await body('a/articles/p.md')).toBe(
+      '<dl>\n<dt>Term</dt>\n<dd>Its meaning 🎉\n</dd>\n</dl>\n\nHTML rocks.\n\n*[HTML]: HyperText',
+    );
+    const off = await runInProcess(project.dir, ['import', 'hugo', 'off', '--out', 'b']);
+    expect(off.stdout).not.toContain('Converted');
+    expect(await body('b/articles/p.md')).toBe(
+      'Term\n: Its meaning :tada:\n\nHTML rocks.\n\n*[HTML]: HyperText',
+    );
+  });
+
+  it('Jekyll: kramdown lists and abbreviations, jemoji emoji; CommonMark none of them', async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('k', { '_config.yml': 'plugins: [jemoji]\n', '_posts/2024-01-01-p.md': post });
+    await project.site('c', {
+      '_config.yml': 'markdown: CommonMarkGhPages\n',
+      '_posts/2024-01-01-p.md': post,
+    });
+    const k = await runInProcess(project.dir, ['import', 'jekyll', 'k', '--out', 'a']);
+    expect(k.stdout).toContain(
+      "Converted from the old site's Markdown: definition lists x1, emoji shortcodes x1, abbreviations x1\n",
+    );
+    expect(await body('a/articles/p.md')).toBe(
+      '<dl>\n<dt>Term</dt>\n<dd>Its meaning 🎉\n</dd>\n</dl>\n\n<abbr title="HyperText">HTML</abbr> rocks.',
+    );
+    await runInProcess(project.dir, ['import', 'jekyll', 'c', '--out', 'b']);
+    expect(await body('b/articles/p.md')).toBe(
+      'Term\n: Its meaning :tada:\n\nHTML rocks.\n\n*[HTML]: HyperText',
+    );
+  });
+
+  it('Eleventy: the markdown-it plugins its config or package uses', async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('e', {
+      'eleventy.config.js':
+        'import markdownItDeflist from "markdown-it-deflist";\nexport default function () {}\n',
+      'package.json': JSON.stringify({ devDependencies: { 'markdown-it-emoji': '^3.0.0' } }),
+      'posts/p.md': post,
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'e']);
+    expect(run.stdout).toContain(
+      "Converted from the old site's Markdown: definition lists x1, emoji shortcodes x1\n",
+    );
+    expect(await body('content/articles/p.md')).toContain('*[HTML]: HyperText');
+  });
+});
