@@ -53,7 +53,6 @@ const AUDIENCE = new Map([
 /** A post's fields for search engines and social cards, which no record field holds. */
 const SEARCH_AND_SOCIAL = [
   'meta_title',
-  'meta_description',
   'canonical_url',
   'og_image',
   'og_title',
@@ -68,9 +67,10 @@ const SEARCH_AND_SOCIAL = [
  *
  * - post -> articles/<slug>.md: title, date (published_at, else created_at), `draft: true` unless
  *   published and public (members-only and paid posts too), category (the first tag), tags*,
- *   excerpt*, featured*, featured_image* (`feature_image`, or `image` in Ghost 0.x and 1.x
- *   exports), featured_image_alt* and featured_image_caption*, author* (or authors*, in order).
- * - Search and social fields (meta_description, og_*, twitter_*...) and code injection are
+ *   excerpt*, description* (`meta_description`), featured*, featured_image* (`feature_image`, or
+ *   `image` in Ghost 0.x and 1.x exports), featured_image_alt* and featured_image_caption*,
+ *   author* (or authors*, in order).
+ * - Other search and social fields (meta_title, og_*, twitter_*...) and code injection are
  *   reported as left out.
  * - page -> pages/<slug>.md: title, `draft: true` as for posts, featured*, and as posts have them
  *   excerpt*, featured_image* (with alt and caption) and author* or authors*; its tags are listed
@@ -325,6 +325,9 @@ async function importPost(post: Row, assigned: string | undefined, ctx: PostCont
 function excerptImageAndAuthors(post: Row, ctx: PostContext): Record<string, unknown> {
   const fm: Record<string, unknown> = {};
   if (str(post.custom_excerpt)) fm.excerpt = str(post.custom_excerpt);
+  // The search engines' description, as WordPress's SEO plugins' and a static site's `description`.
+  const description = (str(post.meta_description) || str(ctx.meta.meta_description)).trim();
+  if (description) fm.description = description;
   // Ghost 0.x and 1.x exports call it `image`.
   const image = str(post.feature_image) || str(post.image);
   if (image) {

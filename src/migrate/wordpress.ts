@@ -330,6 +330,8 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     const fm: Record<string, unknown> = { title: title || slug };
     if (draft) fm.draft = true;
     if (description) fm.description = description;
+    // A page has a featured image too (a theme's header on an About page).
+    Object.assign(fm, featuredImage(item, label, ctx));
     await ctx.writer.write('pages', slug, fm, body, label);
     return;
   }
@@ -370,24 +372,28 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   const excerpt = plainText(item.excerpt);
   if (excerpt) fm.excerpt = excerpt;
   if (description) fm.description = description;
-  const thumbnail = item.meta._thumbnail_id;
-  if (thumbnail) {
-    const url = ctx.attachments.get(thumbnail);
-    if (url) {
-      fm.featured_image = ctx.resolveUrl(url) ?? url;
-      const alt = ctx.attachmentAlt.get(thumbnail);
-      if (alt) fm.featured_image_alt = alt;
-    } else
-      report.warnings.push(
-        detach(`${label}: featured image ${thumbnail} is not an attachment in the export; left out`),
-      );
-  }
+  Object.assign(fm, featuredImage(item, label, ctx));
   const authors = (coAuthors.length ? coAuthors : [item.creator])
     .filter((a) => a !== '')
     .map((a) => detach(a.normalize('NFC')));
   if (authors.length === 1) fm.author = authors[0];
   else if (authors.length > 1) fm.authors = authors;
   await ctx.writer.write('articles', slug, fm, body, label);
+}
+
+/** The item's featured image (`_thumbnail_id`, an attachment) as front matter: its URL and alt text. */
+function featuredImage(item: WxrItem, label: string, ctx: ItemContext): Record<string, unknown> {
+  const thumbnail = item.meta._thumbnail_id;
+  if (!thumbnail) return {};
+  const url = ctx.attachments.get(thumbnail);
+  if (!url) {
+    ctx.report.warnings.push(
+      detach(`${label}: featured image ${thumbnail} is not an attachment in the export; left out`),
+    );
+    return {};
+  }
+  const alt = ctx.attachmentAlt.get(thumbnail);
+  return { featured_image: ctx.resolveUrl(url) ?? url, ...(alt ? { featured_image_alt: alt } : {}) };
 }
 
 /**

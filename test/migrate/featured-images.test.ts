@@ -249,8 +249,8 @@ describe('import jekyll: the featured image of each theme', () => {
   });
 });
 
-/** A WXR export of a post and a page, each with this post meta. */
-function wxr(postMeta: string, pageMeta = ''): string {
+/** A WXR export of a post and a page, each with this post meta, and `more` items. */
+function wxr(postMeta: string, pageMeta = '', more = ''): string {
   const item = (id: number, type: string, meta: string) =>
     `<item><title>${type} ${id}</title><dc:creator>admin</dc:creator>
 <content:encoded><![CDATA[<p>Text.</p>]]></content:encoded><excerpt:encoded><![CDATA[The excerpt.]]></excerpt:encoded>
@@ -260,7 +260,7 @@ function wxr(postMeta: string, pageMeta = ''): string {
   return `<?xml version="1.0" encoding="UTF-8" ?>
 <rss version="2.0" xmlns:excerpt="http://wordpress.org/export/1.2/excerpt/" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
 <channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
-${item(1, 'post', postMeta)}${item(2, 'page', pageMeta)}
+${item(1, 'post', postMeta)}${item(2, 'page', pageMeta)}${more}
 </channel></rss>`;
 }
 
@@ -276,7 +276,7 @@ async function importWordPress(xml: string): Promise<{ post: string; page: strin
   return { post: await read('articles/post-1.md'), page: await read('pages/page-2.md'), stdout: run.stdout };
 }
 
-describe('import wordpress: the SEO plugins’ meta description', () => {
+describe('import wordpress: the SEO plugins’ meta description, a page’s featured image', () => {
   it("Yoast SEO's, else Rank Math's, becomes `description`; the excerpt stays as it was", async () => {
     const yoast = await importWordPress(
       wxr(
@@ -289,6 +289,22 @@ describe('import wordpress: the SEO plugins’ meta description', () => {
     expect(yoast.page).toContain('description: About the blog & us.\n');
     const none = await importWordPress(wxr(meta('_yoast_wpseo_metadesc', '  ')));
     expect(none.post).not.toContain('description');
+  });
+
+  it('a page keeps its featured image (`_thumbnail_id`) as a post does', async () => {
+    const attachment =
+      '<item><title>hero</title><wp:post_id>3</wp:post_id><wp:post_type>attachment</wp:post_type>' +
+      '<wp:status>inherit</wp:status><wp:attachment_url>https://blog.example.org/wp-content/uploads/hero.jpg' +
+      '</wp:attachment_url>' +
+      meta('_wp_attachment_image_alt', 'Our office') +
+      '</item>';
+    const run = await importWordPress(
+      wxr(meta('_thumbnail_id', '3'), meta('_thumbnail_id', '3'), attachment),
+    );
+    for (const file of [run.post, run.page])
+      expect(file).toContain(
+        "featured_image: 'https://blog.example.org/wp-content/uploads/hero.jpg'\nfeatured_image_alt: Our office\n",
+      );
   });
 
   it("one made of the plugin's variables, which only WordPress fills, is left out and reported", async () => {

@@ -206,26 +206,30 @@ describe('import ghost: what real exports hold', () => {
     expect(stdout).toContain('       1  tags of pages: page p1 "about"');
   });
 
-  it('reports the search and social fields it leaves out, from the post or posts_meta', async () => {
-    const { stdout } = await importGhost({
+  it('keeps meta_description as description; reports the other search and social fields', async () => {
+    const { stdout, read } = await importGhost({
       posts: [
         post('p1', 'old-seo', { meta_description: 'For search engines', og_description: null }),
         post('p2', 'new-seo', {}),
         { ...post('p3', 'team', {}), type: 'page' },
+        { ...post('p4', 'about-us', {}), type: 'page' },
       ],
       posts_meta: [
         { post_id: 'p2', og_description: 'For cards', meta_description: null },
         { post_id: 'p3', meta_title: 'Our team' },
+        { post_id: 'p4', meta_description: 'Who we are, for search' },
       ],
     });
     expect(stdout).toContain(
       [
         'Left out (no place for them in Markdown or the CMS):',
-        '       1  search and social fields (meta_description): post p1 "old-seo"',
         '       1  search and social fields (og_description): post p2 "new-seo"',
         '       1  search and social fields (meta_title): page p3 "team"',
       ].join('\n'),
     );
+    expect(stdout).not.toContain('(meta_description)');
+    expect(await read('content/articles/old-seo.md')).toContain('description: For search engines\n');
+    expect(await read('content/pages/about-us.md')).toContain("description: 'Who we are, for search'\n");
   });
 
   it('makes a bookmark card a link with its title, then its description; no favicon, no thumbnail', async () => {
