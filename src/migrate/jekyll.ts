@@ -19,6 +19,7 @@ import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { featuredImages, imageKey, minimalMistakesHeader } from './featured-image.js';
 import type { MarkdownExtras } from './markdown-extras.js';
+import { jekyllDefaults } from './jekyll-defaults.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
 import { record, text } from './site-values.js';
 import {
@@ -95,6 +96,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
         `collections without \`output: true\` (\`_${name}/\`: Jekyll writes no pages for them)`,
       );
   }
+  const defaults = jekyllDefaults(config);
   // Jekyll's Markdown unless the site names another (`markdown: CommonMark`).
   const kramdown = !['commonmark', 'commonmarkghpages'].includes(
     text(config.markdown)?.toLowerCase() ?? 'kramdown',
@@ -130,6 +132,14 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     hidesFuture: config.future !== true,
     // Chirpy, a much used theme: images named relative to `media_subpath` (before 7.0, `img_path`).
     imageBase: (data) => text(data.media_subpath) ?? text(data.img_path),
+    defaults: (doc) => defaults(sitePath(siteDir, doc.absPath), typeOf(doc)),
+    // Jekyll titles a document of a collection (posts too) by its name: `hello-world` is "Hello World".
+    defaultTitle: (doc) => (doc.folder === 'articles' || doc.collection ? titleize(doc.nameSlug) : undefined),
+    unpublished: (data, body, doc) =>
+      doc.folder === 'pages' && body.trim() === '' && builtByLayout(data.layout)
+        ? 'pages a theme builds from the site (an empty page with a layout such as `archives`, `categories`, ' +
+          '`tags`, `home`, `splash`): no text of their own'
+        : undefined,
     featuredImages: (data) => featuredImages(data, JEKYLL_FEATURED),
     featuredKeys: ['image', 'header', 'feature_image', 'thumbnail', 'cover'],
   };
@@ -147,6 +157,28 @@ const JEKYLL_FEATURED = [
   imageKey('thumbnail'),
   imageKey('cover'),
 ];
+
+/** The type a Jekyll default's scope names: `posts`, `drafts`, `pages`, or a collection's label. */
+function typeOf(doc: SiteDocument): string {
+  if (doc.collection) return doc.collection;
+  if (doc.folder === 'articles') return doc.draft ? 'drafts' : 'posts';
+  return 'pages';
+}
+
+/** Jekyll's `titleize_slug`: each word of the name capitalised. */
+function titleize(slug: string): string {
+  return slug
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join(' ');
+}
+
+/** Layouts that show a page's own text; an empty page with another is the theme's (an archive). */
+const TEXT_LAYOUTS = new Set(['default', 'page', 'post', 'single', 'wide', 'article', 'compress']);
+
+function builtByLayout(layout: unknown): boolean {
+  return typeof layout === 'string' && layout.trim() !== '' && !TEXT_LAYOUTS.has(layout.trim());
+}
 
 /** Liquid that makes a page from the site's data rather than holding text: loops and branches. */
 const TEMPLATE_LOGIC = /\{%-?\s*(?:for|if|unless|case|paginate|tablerow|cycle)\b/;

@@ -19,7 +19,7 @@ import { rewriteUrls } from './markdown-urls.js';
 import type { Addresses } from './site-addresses.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
-import { record } from './site-values.js';
+import { deepMerge, record } from './site-values.js';
 import { ContentWriter, leavesContent } from './write-content.js';
 
 /**
@@ -97,7 +97,11 @@ export interface SiteProfile {
    * Why a document the site never publishes as a page of its own is not imported (Hugo's headless
    * bundles, `build: { render: never }`), or undefined for one it does.
    */
-  unpublished?: (data: Record<string, unknown>) => string | undefined;
+  unpublished?: (data: Record<string, unknown>, body: string, doc: SiteDocument) => string | undefined;
+  /** Front matter a document has from the site's configuration unless it sets the key (Jekyll's `defaults`). */
+  defaults?: (doc: SiteDocument) => Record<string, unknown>;
+  /** The title the generator gives a document without one (Jekyll's, from its name); else the slug, with a warning. */
+  defaultTitle?: (doc: SiteDocument) => string | undefined;
   /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
   collectionTags?: ReadonlySet<string>;
   /** Where the site served a document (its permalink rules), so that links to it are rewritten. */
@@ -144,6 +148,8 @@ interface Entry {
   authors: string[];
   /** Its addresses on the old site, with the site's base path: the first is where it was. */
   addresses: string[];
+  /** Its own front matter (`data` has the site's defaults too). */
+  own: Record<string, unknown>;
 }
 
 /** Hugo's end of publication, under its names (Hugo's keys are read in any case). */
@@ -224,13 +230,16 @@ export async function importSite(
       report.failures.push(`${file}:${parsed.line}:${parsed.column}: ${parsed.message}; not imported`);
       continue;
     }
-    const read = known ? withKnownKeys(parsed, known) : parsed;
-    const unpublished = profile.unpublished?.(read.data);
+    const own = known ? withKnownKeys(parsed, known) : parsed;
+    // The site's defaults under the file's own keys; only the file's own are reported if unread.
+    const defaults = profile.defaults?.(doc);
+    const read = defaults ? { ...own, data: deepMerge(defaults, own.data) } : own;
+    const unpublished = profile.unpublished?.(read.data, read.body, doc);
     if (unpublished) {
       report.skip(unpublished);
       continue;
     }
-    entries.push(mapEntry(doc, file, read, profile, report));
+    entries.push({ ...mapEntry(doc, file, read, profile, report), own: own.data });
   }
   if (entries.some((e) => e.lang !== undefined) && profile.defaultLanguage !== 'en')
     report.warnings.push(
@@ -365,10 +374,11 @@ export async function importSite(
     if (description) fm.description = description;
     const excerpt = text(entry.data.excerpt) ?? text(entry.data.summary);
     if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
-    // A page has one too, as a Ghost page has (an About page's hero image).
-    Object.assign(fm, featured(profile.featuredImages?.(entry.data, doc) ?? [], entry, placing, hidden));
+    // A page has one too, as a Ghost page has (an About page's hero image). Its own: a default
+    // for every page (a site-wide social card) is the site's, not the page's.
+    Object.assign(fm, featured(profile.featuredImages?.(entry.own, doc) ?? [], entry, placing, hidden));
     if (langKey) fm.lang = entry.lang;
-    for (const key of Object.keys(entry.data)) {
+    for (const key of Object.keys(entry.own)) {
       if (used.has(key) || imageKeys.has(key) || profile.silentKeys.has(key) || key === entry.dateKey)
         continue;
       dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);
@@ -477,13 +487,13 @@ function mapEntry(
   parsed: { data: Record<string, unknown>; lines: Record<string, number>; body: string; bodyLine: number },
   profile: SiteProfile,
   report: MigrationReport,
-): Entry {
+): Omit<Entry, 'own'> {
   const { data } = parsed;
   const at = (key: string) => `${file}:${parsed.lines[key] ?? 1}`;
   const lang = doc.lang ?? text(data.lang) ?? text(data.language);
   const base = slugOf(text(data.slug)) ?? doc.nameSlug;
   const slug = lang !== undefined && lang !== profile.defaultLanguage ? `${base}-${slugify(lang)}` : base;
-  let title = text(data.title);
+  let title = text(data.title) ?? profile.defaultTitle?.(doc);
   if (title === undefined) {
     title = base;
     report.warnings.push(`${file}:1: no \`title\`: the slug \`${base}\` is its title`);

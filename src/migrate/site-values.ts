@@ -19,3 +19,26 @@ export function anyCase(fields: Record<string, unknown>, key: string): unknown {
   const found = Object.keys(fields).find((k) => k.toLowerCase() === lower);
   return found === undefined ? undefined : fields[found];
 }
+
+/** `over` merged into `under`, mappings key by key (as Jekyll merges defaults), anything else replaced. */
+export function deepMerge(
+  under: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...under };
+  for (const [key, value] of Object.entries(over)) {
+    const below = merged[key];
+    // Defined, not assigned: a key `__proto__` stays a key.
+    Object.defineProperty(merged, key, {
+      value: isMapping(below) && isMapping(value) ? deepMerge(below, value) : value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return merged;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
