@@ -110,7 +110,8 @@ interface ItemContext {
   /** Category slugs with a file; a post's category missing from the channel gets one too. */
   knownCategories: Set<string>;
   /** Reusable blocks (synced patterns) by id: their content, put in each post that uses one. */
-  reusableBlocks: Map<string, string>;
+  /** A reusable block's content by id, or why WordPress showed nothing for it. */
+  reusableBlocks: Map<string, string | { hidden: string }>;
   /** Category slugs by term id. */
   categoryById: Map<string, string>;
 }
@@ -140,7 +141,7 @@ async function indexExport(
   const attachments = new Map<string, string>();
   const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
-  const reusableBlocks = new Map<string, string>();
+  const reusableBlocks = new Map<string, string | { hidden: string }>();
   const records: Records = { position: [], folder: [], slug: [] };
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
   // the links being rewritten.
@@ -159,7 +160,14 @@ async function indexExport(
     }
     if (type === 'wp_block') {
       const block = parseItem(item.text);
-      reusableBlocks.set(detach(block.id), detach(block.content));
+      // WordPress shows a block only while it is published and has no password: else nothing.
+      const hidden =
+        block.status !== 'publish'
+          ? `is not published (status \`${block.status || 'none'}\`), so the old site showed nothing there`
+          : block.password
+            ? 'has a password, so the old site showed nothing there'
+            : undefined;
+      reusableBlocks.set(detach(block.id), hidden ? { hidden: detach(hidden) } : detach(block.content));
       continue;
     }
     if (type !== 'attachment') continue;
@@ -552,7 +560,12 @@ function withReusableBlocks(html: string, label: string, ctx: ItemContext, withi
         return '';
       }
       const ref = String(attrs.ref);
-      const content = ctx.reusableBlocks.get(ref);
+      const block = ctx.reusableBlocks.get(ref);
+      if (typeof block === 'object') {
+        ctx.report.warnings.push(detach(`${label}: reusable block ${ref} ${block.hidden}; left out`));
+        return '';
+      }
+      const content = block;
       // A bound on the depth too: blocks that each hold the next twice would grow without one.
       if (content === undefined || within.includes(ref) || within.length >= MAX_BLOCK_DEPTH) {
         const why =

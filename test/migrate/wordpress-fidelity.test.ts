@@ -228,6 +228,26 @@ describe('import wordpress: reusable blocks', () => {
     );
   });
 
+  it('leaves out a reusable block that is a draft or has a password, as WordPress showed nothing for it', async () => {
+    const block = (id: string, status: string, password = '') =>
+      `<item><title>Block ${id}</title><content:encoded><![CDATA[<p>Block ${id}.</p>]]></content:encoded>` +
+      `<wp:post_id>${id}</wp:post_id><wp:status>${status}</wp:status><wp:post_password>${password}` +
+      '</wp:post_password><wp:post_type>wp_block</wp:post_type></item>';
+    const { body, stdout } = await importBody(
+      '<!-- wp:block {"ref":61} /-->\n<!-- wp:block {"ref":62} /-->\n<!-- wp:block {"ref":63} /-->',
+      'publish',
+      block('61', 'draft') + block('62', 'publish', 'secret') + block('63', 'publish'),
+    );
+    expect(body).toBe('Block 63.');
+    expect(stdout).toContain(
+      'post 1 "Code": reusable block 61 is not published (status `draft`), so the old site showed nothing ' +
+        'there; left out',
+    );
+    expect(stdout).toContain(
+      'post 1 "Code": reusable block 62 has a password, so the old site showed nothing there; left out',
+    );
+  });
+
   it('reports a block the old site built as it showed the page, which the export holds nothing of', async () => {
     const { body, stdout } = await importBody(
       '<!-- wp:paragraph --><p>Text.</p><!-- /wp:paragraph -->\n<!-- wp:latest-posts {"postsToShow":3} /-->\n' +
