@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
+import { parseFrontMatter } from '../source/front-matter.js';
 import { dateFromFileName } from '../records/parse-date.js';
 import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builtins.js';
 import type { ImportOptions } from './import-options.js';
@@ -17,6 +18,7 @@ import {
   imageKey,
   type FeaturedImage,
 } from './featured-image.js';
+import { cascadeFor, cascadeOf, hugoPagePath, type CascadeEntry } from './hugo-cascade.js';
 import { hugoAddresses } from './site-addresses.js';
 import { anyCase, record, text } from './site-values.js';
 import {
@@ -58,6 +60,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
     known.size > 0 ? known.has(code.toLowerCase()) : /^[a-z]{2,3}(?:-[a-z0-9]{2,8})?$/i.test(code);
   const documents: SiteDocument[] = [];
   const bundleImages = new Map<string, string>();
+  const listPages: Walk['listPages'] = [];
   const roots = contentRoots(siteDir, contentRoot, config);
   const skip = new Set(roots.map((root) => root.dir));
   for (const root of roots) {
@@ -66,10 +69,13 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       isLanguage,
       documents,
       bundleImages,
+      listPages,
       report: options.report,
       skip,
     });
   }
+  const cascades = await readCascades(listPages, siteDir, options.file, defaultLanguage, options.report);
+  const siteCascade = cascadeOf(anyCase(config, 'cascade'));
   if (documents.length === 0 && !existsSync(contentRoot)) {
     throw new SyncError(
       'CMS_SYNC_INPUT',
@@ -106,6 +112,22 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
         '_build',
       ]),
       unpublished,
+      defaults: (doc) => {
+        const lang = doc.lang ?? defaultLanguage;
+        const root = doc.absPath.slice(0, doc.absPath.length - doc.place.length - 1);
+        // The site's, then each section's from the top down to the page's own.
+        const chain = [siteCascade];
+        let dir = root;
+        for (const part of path
+          .dirname(doc.place)
+          .split('/')
+          .filter((p) => p !== '.')) {
+          chain.push(cascades.get(`${dir}\0${lang}`) ?? []);
+          dir = path.join(dir, part);
+        }
+        chain.push(cascades.get(`${dir}\0${lang}`) ?? []);
+        return cascadeFor(chain, hugoPagePath(doc.place, doc.lang), lang);
+      },
       featuredImages: (data, doc) => hugoFeatured(data, bundleImages.get(doc.absPath)),
       featuredKeys: HUGO_FEATURED_KEYS,
       addresses: hugoAddresses(config, defaultLanguage, timeZone),
@@ -220,6 +242,8 @@ interface Walk {
   documents: SiteDocument[];
   /** A bundle's `*featured*` image (Hugo Blox's featured image), by the path of its index files. */
   bundleImages: Map<string, string>;
+  /** The list pages (`_index.md`), whose `cascade` their sections' pages take. */
+  listPages: Array<{ absPath: string; dir: string; lang: string | undefined }>;
   report: MigrationReport;
   /** The content folders: one inside another (content/en in content/) is walked as its own root only. */
   skip: ReadonlySet<string>;
@@ -297,6 +321,7 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
     const { name, lang = rootLang } = nameAndLanguage(entry.name, ctx);
     if (name === '_index') {
       ctx.report.skip('list pages (_index.md: the home page, sections, taxonomies)');
+      ctx.listPages.push({ absPath: path.join(dir, entry.name), dir, lang });
       continue;
     }
     const dated = dateFromFileName(name);
@@ -315,6 +340,39 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
     if (entry.isDirectory() && !entry.name.startsWith('.') && !ctx.skip.has(sub))
       await walk(root, sub, rootLang, ctx);
   }
+}
+
+/**
+ * The `cascade` of each list page, by its folder and language (`_index.md` is the default
+ * language's, `_index.es.md` Spanish's). One whose front matter cannot be read is reported.
+ */
+async function readCascades(
+  listPages: Walk['listPages'],
+  siteDir: string,
+  shownDir: string,
+  defaultLanguage: string,
+  report: MigrationReport,
+): Promise<Map<string, CascadeEntry[]>> {
+  const cascades = new Map<string, CascadeEntry[]>();
+  for (const page of listPages) {
+    const shown = path.join(shownDir, path.relative(siteDir, page.absPath)).split(path.sep).join('/');
+    let source: string;
+    try {
+      source = await readSiteFile(page.absPath, siteDir, shown);
+    } catch (error) {
+      report.warnings.push(`${(error as Error).message}; its \`cascade\` is not applied`);
+      continue;
+    }
+    if (!/^[ \t]*\W*cascade\b/im.test(source)) continue;
+    const parsed = parseFrontMatter(source.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+    if (!('data' in parsed)) {
+      report.warnings.push(`${shown}:${parsed.line}: ${parsed.message}; its \`cascade\` is not applied`);
+      continue;
+    }
+    const entries = cascadeOf(anyCase(parsed.data, 'cascade'));
+    if (entries.length > 0) cascades.set(`${page.dir}\0${page.lang ?? defaultLanguage}`, entries);
+  }
+  return cascades;
 }
 
 const FEATURED_FILE = /featured[^/]*\.(?:png|jpe?g|gif|webp|avif|svg)$/i;

@@ -232,7 +232,8 @@ export async function importSite(
     }
     const own = known ? withKnownKeys(parsed, known) : parsed;
     // The site's defaults under the file's own keys; only the file's own are reported if unread.
-    const defaults = profile.defaults?.(doc);
+    const given = profile.defaults?.(doc);
+    const defaults = given && known ? withKnownKeys({ data: given, lines: {} }, known).data : given;
     const read = defaults ? { ...own, data: deepMerge(defaults, own.data) } : own;
     const unpublished = profile.unpublished?.(read.data, read.body, doc);
     if (unpublished) {
