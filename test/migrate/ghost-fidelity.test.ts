@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { runInProcess } from './helpers.js';
+import { bodyOf, runInProcess } from './helpers.js';
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -21,9 +21,6 @@ const post = (id: string, slug: string, more: Record<string, unknown>) => ({
   created_at: '2020-01-01T00:00:00.000Z',
   ...more,
 });
-
-/** A written file's Markdown, after its front matter. */
-const bodyOf = (text: string) => text.slice(text.indexOf('\n---\n', 4) + 5).replace(/^\n/, '');
 
 async function importGhost(
   data: Record<string, unknown>,

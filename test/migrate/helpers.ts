@@ -7,6 +7,11 @@ import { main } from '../../src/cli/main.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/migrate/', import.meta.url));
 
+/** A written file's Markdown: what follows its front matter, without the blank line after it. */
+export function bodyOf(text: string): string {
+  return text.slice(text.indexOf('\n---\n', 4) + 5).replace(/^\n/, '');
+}
+
 export interface Run {
   code: number;
   stdout: string;

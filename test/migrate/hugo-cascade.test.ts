@@ -33,7 +33,7 @@ describe("Hugo's cascade", () => {
     expect(hugoPagePath('about.md', undefined)).toBe('/about');
   });
 
-  it('on import: values pass down to the pages of a section, which keep their own; hidden sections stay out', async () => {
+  it('on import: values pass down to the pages below, which keep their own; hidden sections stay out', async () => {
     project = await projectWithSite('hugo');
     await project.site('c', {
       'hugo.toml': [

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { convertExtras } from '../../src/migrate/markdown-extras.js';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
-import { runInProcess } from './helpers.js';
+import { bodyOf, runInProcess } from './helpers.js';
 import { projectWithSite } from './hugo-and-jekyll-helpers.js';
 
 let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
@@ -10,11 +10,8 @@ afterEach(async () => {
   project = undefined;
 });
 
-/** The body of a written file: what follows its front matter. */
-async function body(file: string): Promise<string> {
-  const text = await project!.read(file);
-  return text.slice(text.indexOf('\n---\n', 4) + 5).trim();
-}
+/** The body of a written file, trimmed. */
+const body = async (file: string) => bodyOf(await project!.read(file)).trim();
 
 const ALL = { definitionLists: true, emoji: true, abbreviations: true };
 

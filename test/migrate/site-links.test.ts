@@ -6,7 +6,7 @@ import {
   jekyllAddresses,
   type PageFacts,
 } from '../../src/migrate/site-addresses.js';
-import { runInProcess } from './helpers.js';
+import { bodyOf, runInProcess } from './helpers.js';
 import { projectWithSite } from './hugo-and-jekyll-helpers.js';
 
 let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
@@ -15,11 +15,8 @@ afterEach(async () => {
   project = undefined;
 });
 
-/** The body of a written file: what follows its front matter. */
-async function body(file: string): Promise<string> {
-  const text = await project!.read(file);
-  return text.slice(text.indexOf('\n---\n', 4) + 5).trim();
-}
+/** The body of a written file, trimmed. */
+const body = async (file: string) => bodyOf(await project!.read(file)).trim();
 
 function page(facts: Partial<PageFacts> & { place: string }): PageFacts {
   return {
