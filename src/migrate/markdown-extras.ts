@@ -25,6 +25,8 @@ export interface MarkdownExtras {
   definitionLists?: boolean;
   emoji?: boolean;
   abbreviations?: boolean;
+  /** WordPress's smilies (`:)`, `;-)`, `:mrgreen:`), on in every WordPress unless turned off. */
+  smilies?: boolean;
 }
 
 export interface ExtrasResult {
@@ -33,6 +35,7 @@ export interface ExtrasResult {
   definitionLists: number;
   emoji: number;
   abbreviations: number;
+  smilies: number;
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -63,10 +66,11 @@ const plain: Processor<Root> = unified()
  * renderer would not have read (a shortcode not in the list, an abbreviation with no definition).
  */
 export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasResult {
-  const result: ExtrasResult = { text: markdown, definitionLists: 0, emoji: 0, abbreviations: 0 };
+  const result: ExtrasResult = { text: markdown, definitionLists: 0, emoji: 0, abbreviations: 0, smilies: 0 };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
-  if (emoji || abbreviations) {
+  const smilies = extras.smilies === true && SMILEY_HINT.test(markdown);
+  if (emoji || abbreviations || smilies) {
     const tree = plain.parse(markdown);
     const edits: TextEdit[] = [];
     const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
@@ -75,12 +79,12 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     visit(tree, 'text', (node: Text) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
-      for (const found of textEdits(markdown.slice(start, end), emoji, abbreviation, defined)) {
+      for (const found of textEdits(markdown.slice(start, end), { emoji, smilies }, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
         // Not in a definition line, which is removed.
         if (overlaps(removed, at)) continue;
         edits.push({ ...at, text: found.text });
-        result[found.kind === 'emoji' ? 'emoji' : 'abbreviations']++;
+        result[found.kind]++;
       }
     });
     result.text = applyEdits(markdown, edits);
@@ -169,28 +173,35 @@ interface Found {
   start: number;
   end: number;
   text: string;
-  kind: 'emoji' | 'abbreviation';
+  kind: 'emoji' | 'abbreviations' | 'smilies';
 }
 
-/** Emoji and abbreviations in one text node's source, in order, none overlapping. */
+/** Emoji, smilies and abbreviations in one text node's source, in order, none overlapping. */
 function textEdits(
   source: string,
-  emoji: boolean,
+  wanted: { emoji: boolean; smilies: boolean },
   abbreviation: RegExp | undefined,
   defined: Map<string, string>,
 ): Found[] {
   const found: Found[] = [];
-  if (emoji)
+  const overlaps = (start: number, end: number) => found.some((f) => f.start < end && start < f.end);
+  if (wanted.emoji)
     for (const match of source.matchAll(EMOJI)) {
       const char = nameToEmoji[match[1]!];
       if (char)
         found.push({ start: match.index, end: match.index + match[0].length, text: char, kind: 'emoji' });
     }
+  if (wanted.smilies)
+    for (const match of source.matchAll(SMILEY)) {
+      const end = match.index + match[0].length;
+      if (!overlaps(match.index, end))
+        found.push({ start: match.index, end, text: SMILIES[match[0]]!, kind: 'smilies' });
+    }
   if (abbreviation)
     for (const match of source.matchAll(abbreviation)) {
       const start = match.index;
       const end = start + match[0].length;
-      if (found.some((f) => f.start < end && start < f.end)) continue;
+      if (overlaps(start, end)) continue;
       const title = defined.get(match[0]) ?? '';
       found.push({
         start,
@@ -198,7 +209,7 @@ function textEdits(
         text: title
           ? `<abbr title="${escapeAttribute(title)}">${match[0]}</abbr>`
           : `<abbr>${match[0]}</abbr>`,
-        kind: 'abbreviation',
+        kind: 'abbreviations',
       });
     }
   return found.sort((a, b) => a.start - b.start);
@@ -223,6 +234,70 @@ function definitionListHtml(node: Root): string {
   const html = toHtml(hast, { allowDangerousHtml: true });
   return html.replace(/\n(?=\n)/g, '&#10;').replaceAll('{', '&#123;');
 }
+
+/**
+ * WordPress's smilies and the emoji it shows for each (`smilies_init`, WordPress 4.2 and later;
+ * `:mrgreen:` is an image of its own and stays text).
+ */
+const SMILIES: Record<string, string> = {
+  ':neutral:': '😐',
+  ':twisted:': '😈',
+  ':arrow:': '➡',
+  ':shock:': '😯',
+  ':smile:': '🙂',
+  ':???:': '😕',
+  ':cool:': '😎',
+  ':evil:': '👿',
+  ':grin:': '😀',
+  ':idea:': '💡',
+  ':oops:': '😳',
+  ':razz:': '😛',
+  ':roll:': '🙄',
+  ':wink:': '😉',
+  ':cry:': '😥',
+  ':eek:': '😮',
+  ':lol:': '😆',
+  ':mad:': '😡',
+  ':sad:': '🙁',
+  '8-)': '😎',
+  '8-O': '😯',
+  ':-(': '🙁',
+  ':-)': '🙂',
+  ':-?': '😕',
+  ':-D': '😀',
+  ':-P': '😛',
+  ':-o': '😮',
+  ':-x': '😡',
+  ':-|': '😐',
+  ';-)': '😉',
+  '8O': '😯',
+  ':(': '🙁',
+  ':)': '🙂',
+  ':?': '😕',
+  ':D': '😀',
+  ':P': '😛',
+  ':o': '😮',
+  ':x': '😡',
+  ':|': '😐',
+  ';)': '😉',
+  ':!:': '❗',
+  ':?:': '❓',
+};
+
+/**
+ * A smiley as WordPress finds one: alone between spaces (a no-break space too) or the ends of
+ * its text, so `:)` ends a sentence but `f(:x)` and `10:30` are not smilies. Longest first.
+ */
+const SMILEY_ALTERNATIVES = Object.keys(SMILIES)
+  .sort((a, b) => b.length - a.length)
+  .map((smiley) => smiley.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  .join('|');
+const SMILEY = new RegExp(`(?<=^|[\\s\\u00a0])(?:${SMILEY_ALTERNATIVES})(?=$|[\\s\\u00a0])`, 'g');
+/**
+ * Whether a body may hold one, before it is parsed: next to no letter or digit (Markdown around
+ * it, `**Hi**:)`, ends a text of its own). Most posts have none, and are not parsed for them.
+ */
+const SMILEY_HINT = new RegExp(`(?<![\\p{L}\\p{N}])(?:${SMILEY_ALTERNATIVES})(?![\\p{L}\\p{N}])`, 'u');
 
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

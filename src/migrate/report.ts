@@ -107,7 +107,7 @@ export class MigrationReport {
     }
     if (this.converted.size) {
       const kinds = [...this.converted].map(([kind, n]) => `${kind} x${n}`);
-      lines.push(`Converted from the old site's Markdown: ${kinds.join(', ')}`);
+      lines.push(`Converted as the old site showed them: ${kinds.join(', ')}`);
     }
     if (this.embeds.size) {
       const total = [...this.embeds.values()].reduce((a, b) => a + b, 0);

@@ -3,6 +3,7 @@ import { detach } from './detach.js';
 import { protectEmbeds } from './embeds.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { convertExtras } from './markdown-extras.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { codeShortcodes, expandShortcodes } from './shortcodes.js';
@@ -473,8 +474,11 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
       ),
   });
   // Template syntax in the post was text on the old site: so it stays once sync reads the file
-  // (the players put back after it are the importer's own, and run).
-  return embeds.restore(templatesAsText(markdown, 'both'));
+  // (the players put back after it are the importer's own, and run). WordPress showed its
+  // smilies as emoji (`use_smilies`, on unless turned off, which the export does not say).
+  const smilies = convertExtras(templatesAsText(markdown, 'both'), { smilies: true });
+  report.convert('smilies', smilies.smilies);
+  return embeds.restore(smilies.text);
 }
 
 /**

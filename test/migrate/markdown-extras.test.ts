@@ -113,7 +113,7 @@ describe('import: each site converts what its renderer had', () => {
     });
     const on = await runInProcess(project.dir, ['import', 'hugo', 'on', '--out', 'a']);
     expect(on.stdout).toContain(
-      "Converted from the old site's Markdown: definition lists x1, emoji shortcodes x1\n",
+      'Converted as the old site showed them: definition lists x1, emoji shortcodes x1\n',
     );
     expect(await body('a/articles/p.md')).toBe(
       '<dl>\n<dt>Term</dt>\n<dd>Its meaning 🎉\n</dd>\n</dl>\n\nHTML rocks.\n\n*[HTML]: HyperText',
@@ -134,7 +134,7 @@ describe('import: each site converts what its renderer had', () => {
     });
     const k = await runInProcess(project.dir, ['import', 'jekyll', 'k', '--out', 'a']);
     expect(k.stdout).toContain(
-      "Converted from the old site's Markdown: definition lists x1, emoji shortcodes x1, abbreviations x1\n",
+      'Converted as the old site showed them: definition lists x1, emoji shortcodes x1, abbreviations x1\n',
     );
     expect(await body('a/articles/p.md')).toBe(
       '<dl>\n<dt>Term</dt>\n<dd>Its meaning 🎉\n</dd>\n</dl>\n\n<abbr title="HyperText">HTML</abbr> rocks.',
@@ -155,7 +155,7 @@ describe('import: each site converts what its renderer had', () => {
     });
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'e']);
     expect(run.stdout).toContain(
-      "Converted from the old site's Markdown: definition lists x1, emoji shortcodes x1\n",
+      'Converted as the old site showed them: definition lists x1, emoji shortcodes x1\n',
     );
     expect(await body('content/articles/p.md')).toContain('*[HTML]: HyperText');
   });

@@ -388,3 +388,33 @@ describe('import wordpress: an escaped code shortcode', () => {
     expect(body).toBe('Write \\[php]echo 1;\\[/php] to show PHP.');
   });
 });
+
+describe('import wordpress: smilies', () => {
+  it('become the emoji WordPress showed, only between spaces or at the ends of a text, never in code', async () => {
+    const { body, stdout } = await importBody(
+      [
+        'Thanks :) and ;-) and :mrgreen: and <strong>bold</strong>:D',
+        '',
+        'Not these: f(:x), 10:30, Hi!:) and <code>:)</code>',
+        '',
+        '<pre>x = y ? a :P</pre>',
+        '',
+        'Last one :idea:',
+      ].join('\n'),
+    );
+    expect(body).toBe(
+      [
+        'Thanks 🙂 and 😉 and :mrgreen: and **bold**😀',
+        '',
+        'Not these: f(:x), 10:30, Hi!:) and `:)`',
+        '',
+        '```',
+        'x = y ? a :P',
+        '```',
+        '',
+        'Last one 💡',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('Converted as the old site showed them: smilies x4');
+  });
+});
