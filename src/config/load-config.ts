@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { checkStateDir } from '../state/no-follow.js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { z } from 'zod';
@@ -202,11 +203,13 @@ export function resolveConfig(
       );
     }
   }
+  const stateDir = path.resolve(options.projectDir, user.stateDir ?? '.cms-sync');
+  checkStateDir(stateDir, options.projectDir);
   return {
     projectDir: options.projectDir,
     configFile: options.configFile,
     contentDir: path.resolve(options.projectDir, user.contentDir ?? 'content'),
-    stateDir: path.resolve(options.projectDir, user.stateDir ?? '.cms-sync'),
+    stateDir,
     target: {
       baseUrl: baseUrl?.replace(/\/+$/, ''),
       tokenEnv: user.target?.tokenEnv ?? 'CMS_API_TOKEN',

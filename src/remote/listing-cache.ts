@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -124,8 +125,9 @@ export function rowsOfIds(columns: CachedColumns, ids: { has(id: number): boolea
 export async function saveListingCache(file: string, cache: ListingCache): Promise<void> {
   try {
     await mkdir(path.dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify(cache));
+    // Created exclusively: a link planted at the temp's name is never written through.
+    const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temp, JSON.stringify(cache), { flag: 'wx' });
     await rename(temp, file);
   } catch {
     // A read-only checkout or a full disk: the run is as correct without the cache, only slower next time.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularSync } from './open-regular.js';
 import {
   CACHE_HEADER,
   cacheFormatOf,
@@ -29,7 +29,8 @@ export class CacheBytes {
   static read(file: string): CacheBytes {
     let bytes: Buffer;
     try {
-      bytes = readFileSync(file);
+      // A regular file, never through a link (a committed one could lead to /dev/zero).
+      bytes = readRegularSync(file).bytes ?? Buffer.alloc(0);
     } catch {
       bytes = Buffer.alloc(0);
     }

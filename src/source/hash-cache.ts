@@ -1,4 +1,7 @@
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import { APPEND_NO_FOLLOW } from '../state/no-follow.js';
+import { readRegularSync } from './open-regular.js';
 import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { ownCopy } from '../own-copy.js';
@@ -128,9 +131,12 @@ export function openHashCache(
     const current = format === 'lines' ? loadCacheLines(file).entries : new Map(entries);
     withPending(current);
     mkdirSync(stateDir, { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
+    // Created exclusively: a link planted at the temp's name is never written through (no-follow.ts).
+    const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const names = [...current.keys()].sort(byCodeUnit);
-    writeFileSync(temp, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
+    writeFileSync(temp, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''), {
+      flag: 'wx',
+    });
     renameSync(temp, file);
     format = 'lines';
     stale = 0;
@@ -141,7 +147,13 @@ export function openHashCache(
     if (broken || (pending.length === 0 && !compact)) return;
     try {
       if (format !== 'lines' || compact) return rewrite();
-      appendFileSync(file, pending.map(({ line }) => `\n${line}`).join(''));
+      // Never through a link put where the cache was (no-follow.ts).
+      const fd = openSync(file, APPEND_NO_FOLLOW, 0o644);
+      try {
+        writeSync(fd, pending.map(({ line }) => `\n${line}`).join(''));
+      } finally {
+        closeSync(fd);
+      }
       pending = [];
     } catch {
       // Read-only checkout, full disk: the run is as correct without the cache, only slower next time.
@@ -337,7 +349,8 @@ export interface CacheLines {
 export function loadCacheLines(file: string): CacheLines {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    // A regular file, never through a link (a committed one could lead to /dev/zero).
+    bytes = readRegularSync(file).bytes ?? Buffer.alloc(0);
   } catch {
     bytes = Buffer.alloc(0);
   }

@@ -1,4 +1,5 @@
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { readFile, rm, type FileHandle } from 'node:fs/promises';
+import { openForAppend } from './no-follow.js';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError } from '../errors.js';
@@ -194,7 +195,7 @@ export class StateStore {
     const lines = this.#pending.splice(0);
     if (!this.#handle) {
       await mkdir(this.stateDir, { recursive: true });
-      this.#handle = await open(path.join(this.stateDir, JOURNAL_FILE), 'a');
+      this.#handle = await openForAppend(path.join(this.stateDir, JOURNAL_FILE));
       // The header ties the journal to the state it extends (see readJournal).
       if ((await this.#handle.stat()).size === 0)
         lines.unshift(

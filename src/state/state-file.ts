@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SyncError, withoutCredentials } from '../errors.js';
@@ -22,6 +22,8 @@ import {
   type LineSource,
 } from './state-lines.js';
 import type { PlainState, State } from './state-types.js';
+import { openForAppend, refusedLink } from './no-follow.js';
+import { readRegularSync } from '../source/open-regular.js';
 import { stableJson } from '../stable-json.js';
 
 // The shapes live in their own file, which state-lines.ts reads too, so the two do not import each other.
@@ -260,26 +262,37 @@ function brokenState(where: string, what: string): SyncError {
   );
 }
 
+const READ_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** State files are read as regular files and never through a link (see no-follow.ts). */
 function openOrUndefined(file: string): number | undefined {
+  let fd: number | undefined;
   try {
-    return openSync(file, 'r');
+    fd = openSync(file, READ_NO_FOLLOW);
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    return fd;
   } catch (error) {
+    if (fd !== undefined) closeSync(fd);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw unreadable(file, error);
   }
 }
 
 function readOrUndefined(file: string): Buffer | undefined {
   try {
-    return readFileSync(file);
+    return readRegularSync(file).bytes;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw unreadable(file, error);
   }
+}
+
+function unreadable(file: string, error: unknown): unknown {
+  const refused = refusedLink(file, error);
+  if (refused !== error) return refused;
+  return new SyncError('CMS_SYNC_STATE', `${file} could not be read: ${(error as Error).message}`, {
+    cause: error,
+  });
 }
 
 /** A state.json of an earlier version, parsed whole. */
@@ -313,7 +326,7 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
     return compactState(stateDir, state);
   const logFile = path.join(stateDir, STATE_LOG_FILE);
   const created = files.logBytes === 0 && !(await exists(logFile));
-  const handle = await open(logFile, 'a');
+  const handle = await openForAppend(logFile);
   try {
     // A torn append of a run that died is cut off first, so that this commit does not take its lines in.
     await handle.truncate(files.logBytes);
@@ -338,7 +351,7 @@ export async function compactState(stateDir: string, state: State): Promise<void
   const baseFile = path.join(stateDir, STATE_BASE_FILE);
   const bytes = await writeLinesAtomic(baseFile, baseLines(state));
   const logFile = path.join(stateDir, STATE_LOG_FILE);
-  const handle = await open(logFile, 'a');
+  const handle = await openForAppend(logFile);
   try {
     await handle.truncate(0);
     await handle.datasync();
@@ -405,7 +418,7 @@ const WRITE_CHUNK = 64 * 1024;
 async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  const handle = await open(temp, 'w');
+  const handle = await open(temp, 'wx');
   let bytes = 0;
   try {
     let chunk: string[] = [];
@@ -517,7 +530,7 @@ function parseState(file: string, text: string): PlainState {
 export async function writeFileAtomic(file: string, text: string, mode?: number): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  const handle = await open(temp, 'w', mode);
+  const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(text, 'utf8');
     await handle.sync();
