@@ -345,6 +345,10 @@ export function computePlan(input: PlanInput): Plan {
     ...input,
     desiredKeys: stillHeld,
     isListed,
+    slugInCms: (resource, id) => {
+      const slug = remoteById.get(resource)!.get(id)?.[apiName('slug', input.resources[resource])];
+      return typeof slug === 'string' ? slug : undefined;
+    },
     emptyContent: nothingClaimed(input, input.desired.length),
   });
   changes.push(...removals.kept, ...removals.deletes);
@@ -406,6 +410,8 @@ function planRemovals(
     desiredKeys: ReadonlySet<string>;
     /** Whether the CMS's listing holds this record. */
     isListed: (resource: RecordResource, id: number) => boolean;
+    /** The slug the CMS's listing gives this record, when it gives one. */
+    slugInCms?: (resource: RecordResource, id: number) => string | undefined;
     emptyContent: boolean;
   },
 ): { kept: Change[]; deletes: Change[]; deletesHeld?: string } {
@@ -436,6 +442,11 @@ function planRemovals(
       kept.push({ action: 'forget', ...base });
       continue;
     }
+    const other = otherRecord(key, input.slugInCms?.(resource, entry.id));
+    if (other) {
+      kept.push({ action: 'keep', ...base, reason: other });
+      continue;
+    }
     if (input.emptyContent) {
       deletesHeld =
         'content/ has no records at all: cms-sync never deletes everything (check the content directory)';
@@ -457,6 +468,23 @@ function planRemovals(
     }
   }
   return deletesHeld === undefined ? { kept, deletes } : { kept, deletes, deletesHeld };
+}
+
+/**
+ * Why the CMS's record at a gone key's id is not the one the key names, or undefined when it is.
+ * The state is committed, so a pull request can add a line that maps a made-up key to the id of
+ * a record an editor wrote in the CMS: deleted by --prune, under a name nobody would miss. The
+ * CMS's slug must be the key's (as sent, or as a CMS that folds case and Unicode forms keeps it).
+ */
+function otherRecord(key: string, slugInCms: string | undefined): string | undefined {
+  if (slugInCms === undefined) return undefined;
+  const slug = key.slice(key.indexOf('/') + 1);
+  const fold = (text: string) => text.normalize('NFC').toLowerCase();
+  if (fold(slugInCms) === fold(slug)) return undefined;
+  return (
+    `the CMS's record with this id has the slug \`${slugInCms}\`, not \`${slug}\`: not deleted (the state may ` +
+    'have been edited, or someone renamed the record in the CMS); delete it in the CMS if it should go'
+  );
 }
 
 /**

@@ -299,3 +299,30 @@ describe('deletes after errors', () => {
     expect((await project.records('page')).map((p) => p.slug)).toEqual(['about']);
   });
 });
+
+describe('a forged state line', () => {
+  it("mapping a made-up key to the id of an editor's record does not get that record deleted", async () => {
+    project = await createProject(site());
+    await project.applyInProcess();
+    // An editor's article, written in the CMS by hand.
+    const made = await project.api({
+      resource: 'article',
+      action: 'add',
+      data: { title: 'Our investigation', slug: 'investigation', body: '<p>Months of work.</p>' },
+    });
+    const id = Number(made.data?.id ?? made.id);
+    // A pull request adds one line to the committed state: `old-typo` is that record.
+    const state = readState(project.dir);
+    state.records['article/old-typo'] = {
+      ...state.records['article/storm'],
+      id,
+      file: 'content/articles/old-typo.md',
+    };
+    await writeState(project.dir, state);
+    const apply = await project.run(['apply', '--prune']);
+    expect(apply.stdout).toContain(
+      "the CMS's record with this id has the slug `investigation`, not `old-typo`: not deleted",
+    );
+    expect(await bySlug(project, 'article', 'investigation')).toBeDefined();
+  });
+});
