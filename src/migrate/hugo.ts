@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { SyncError } from '../errors.js';
+import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
 import { dateFromFileName } from '../records/parse-date.js';
 import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builtins.js';
@@ -50,7 +51,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const languages = Object.keys(record(config.languages));
   const defaultLanguage = text(config.defaultContentLanguage) ?? languages[0] ?? 'en';
   const timeZone = text(config.timeZone) ?? text(config.timezone) ?? 'UTC';
-  const contentRoot = path.resolve(siteDir, text(config.contentDir) ?? 'content');
+  const contentRoot = insideSite(siteDir, text(config.contentDir) ?? 'content', 'contentDir', options.file);
   const staticDirs = (Array.isArray(config.staticDir) ? config.staticDir : [config.staticDir ?? 'static'])
     .filter((d): d is string => typeof d === 'string')
     .map((d) => path.join(siteDir, d));
@@ -61,7 +62,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const documents: SiteDocument[] = [];
   const bundleImages = new Map<string, string>();
   const listPages: Walk['listPages'] = [];
-  const roots = contentRoots(siteDir, contentRoot, config);
+  const roots = contentRoots(siteDir, contentRoot, config, options.file);
   const skip = new Set(roots.map((root) => root.dir));
   for (const root of roots) {
     if (!existsSync(root.dir)) continue;
@@ -259,18 +260,33 @@ function contentRoots(
   siteDir: string,
   contentRoot: string,
   config: Record<string, unknown>,
+  shownDir: string,
 ): Array<{ dir: string; lang?: string }> {
   const roots: Array<{ dir: string; lang?: string }> = [];
   let shared = false;
   const languages = Object.entries(record(config.languages));
   for (const [lang, settings] of languages) {
     const own = text(record(settings).contentDir);
-    const dir = own ? path.resolve(siteDir, own) : undefined;
+    const dir = own ? insideSite(siteDir, own, `languages.${lang}.contentDir`, shownDir) : undefined;
     if (!dir || dir === contentRoot) shared = true;
     else if (!roots.some((root) => root.dir === dir)) roots.push({ dir, lang });
   }
   if (shared || languages.length === 0) roots.unshift({ dir: contentRoot });
   return roots;
+}
+
+/**
+ * A folder the configuration names (`contentDir`), which must lie in the site: a site handed to
+ * you with `contentDir = "../../notes"` would otherwise import your own files.
+ */
+function insideSite(siteDir: string, given: string, key: string, shownDir: string): string {
+  const dir = path.resolve(siteDir, given);
+  if (!isInside(siteDir, dir))
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${shownDir}: \`${key}\` is \`${given}\`, outside the site: an import reads only the site's own folder`,
+    );
+  return dir;
 }
 
 /** Splits `name.es.md` into `name` and `es` when `es` is a language of the site. */

@@ -367,6 +367,13 @@ async function eleventyProfile(
     .map((m) => path.resolve(siteDir, m[1]!))
     .filter((dir) => isInside(siteDir, dir));
   const inputDir = path.resolve(siteDir, input);
+  // A config handed to you with `input: "../../notes"` would otherwise import your own files.
+  if (!isInside(siteDir, inputDir))
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${path.relative(siteDir, configFile)}: the input folder \`${input}\` is outside the site: an import reads ` +
+        "only the site's own folder",
+    );
   const dataDir = path.join(inputDir, /\bdata\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '_data');
   let metadata: Record<string, unknown> = {};
   for (const name of ['metadata.json', 'site.json']) {

@@ -224,7 +224,15 @@ export async function importSite(
   const known = profile.keysIgnoreCase ? knownKeys(profile) : undefined;
   for (const doc of profile.documents) {
     const file = shown(doc.absPath);
-    const text = (await readFile(doc.absPath, 'utf8')).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+    // Read only inside the site: a document reached through a link that leads out is refused.
+    let raw: string;
+    try {
+      raw = await readSiteFile(doc.absPath, profile.siteDir, file);
+    } catch (error) {
+      report.failures.push(`${(error as Error).message}; not imported`);
+      continue;
+    }
+    const text = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
     const parsed = parseFrontMatter(text);
     if (!('data' in parsed)) {
       report.failures.push(`${file}:${parsed.line}:${parsed.column}: ${parsed.message}; not imported`);
