@@ -206,10 +206,23 @@ export function annotations(doc: SyncJson): string[] {
   });
 }
 
-const cell = (s: string) =>
+/** One line of text in Markdown: no table cell break, no line break. */
+const oneLine = (s: string) =>
   plainText(s)
     .replace(/\|/g, '\\|')
     .replace(/\r\n|\r|\n/g, ' ');
+
+/**
+ * Text from the run (file names, keys, messages) in the comment's Markdown, as text: HTML in it
+ * (`<details><summary>`, which would fold away the rest of the comment) shows as typed, and an
+ * `@team` in it names no one (a zero-width space after the `@`: GitHub pings no mention there).
+ */
+const cell = (s: string) =>
+  oneLine(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@(?=[\w-])/g, '@\u200b');
 
 /** Backticks enough to open a code span or block that no run of backticks in `texts` closes. */
 function fenceFor(texts: string[], least: number): string {
@@ -219,7 +232,8 @@ function fenceFor(texts: string[], least: number): string {
 
 /** A Markdown code span that a backtick in the text cannot close early. */
 function code(s: string): string {
-  const text = cell(s);
+  // A code span shows HTML and `@` as typed already.
+  const text = oneLine(s);
   const fence = fenceFor([text], 1);
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${text}${pad}${fence}`;
@@ -338,7 +352,7 @@ function changeDiff(change: ReportChange): string[] {
 /** One change as the comment lists it: a line, and its diff (folded when long). */
 function changeBlock(change: ReportChange): string {
   const symbol = SYMBOLS[change.action] ?? '·';
-  const fields = change.fields?.length ? ` (${cell(change.fields.join(', '))})` : '';
+  const fields = change.fields?.length ? ` (${change.fields.map(code).join(', ')})` : '';
   const note =
     change.action === 'drift' || change.action === 'keep'
       ? ` — ${cell(change.message ?? change.reason ?? '')}`

@@ -18,9 +18,11 @@
  *   would be shown in the run's page.
  * - `apply` checks out the branch tip, not the pushed commit, so a queued run starts from the
  *   state the previous run committed.
- * - The CMS token is given only to the step that talks to the CMS. `npm ci` runs every
- *   dependency's install script, so it sees no secret; checkout keeps no credentials either, and
- *   the GitHub token that pushes the state is handed to that one step.
+ * - The CMS token is given only to the step that talks to the CMS. `npm ci` sees no secret and
+ *   runs no install script (`--ignore-scripts`): a dependency's script could otherwise rewrite
+ *   the installed cms-sync, which the next step runs with the token. cms-sync needs none.
+ *   Checkout keeps no credentials either, and the GitHub token that pushes the state is handed
+ *   to that one step.
  * - cms-sync's stderr goes to a file, not to the log: file names and slugs in it could form
  *   workflow commands (`::error::`, `::add-mask::`, ...). The report step prints it made safe,
  *   and runs also when the plan or apply failed, so the summary says why.
@@ -75,8 +77,9 @@ jobs:
         with:
           node-version: 24
           cache: npm
-      # No secret in this step: every dependency's install script runs here.
-      - run: npm ci
+      # No secret in this step, and no install script runs: one could rewrite the installed
+      # cms-sync, which the next steps run with the token.
+      - run: npm ci --ignore-scripts
       # The CMS's listing as the last apply left it (ids, slugs, change times; nothing secret), so
       # the plan reads only what changed since. Restored only: a pull request never writes it.
       - uses: actions/cache/restore@v4
@@ -134,8 +137,9 @@ jobs:
         with:
           node-version: 24
           cache: npm
-      # No secret in this step: every dependency's install script runs here.
-      - run: npm ci
+      # No secret in this step, and no install script runs: one could rewrite the installed
+      # cms-sync, which the next steps run with the token.
+      - run: npm ci --ignore-scripts
       # Saved after the apply under a new key each run; a missing or stale cache only costs a full listing.
       - uses: actions/cache@v4
         with:

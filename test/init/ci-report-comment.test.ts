@@ -72,7 +72,7 @@ describe('ci-report --pr-comment', () => {
     const body: string = first.received[1]!.body.body;
     expect(body.startsWith(`${COMMENT_MARKER}\n### cms-sync plan`)).toBe(true);
     expect(body).toContain('**1** update');
-    expect(body).toContain('- `~` update `article/storm` (body, title)');
+    expect(body).toContain('- `~` update `article/storm` (`body`, `title`)');
     expect(body).toContain('title: "Storm" → "Storm warning"');
     expect(body).toContain('+<p>Wind and heavy rain.</p>');
     expect(body).toContain('**1 file has problems**');
@@ -181,5 +181,42 @@ describe('annotations', () => {
     expect(summary).toContain('- `content/articles/bad-24.md`: 2:1: `title` is required');
     // Every problem stays in the summary's list.
     expect(summary.match(/^- `content\/articles\/bad-\d\d\.md:\d+:\d+`/gm)).toHaveLength(27);
+  });
+
+  it('shows HTML and mentions from field names and messages as text: nothing folds, no one is pinged', () => {
+    const doc: SyncJson = {
+      mode: 'plan',
+      plan: {
+        changes: [
+          {
+            action: 'update',
+            key: 'article/storm',
+            file: 'content/articles/storm.md',
+            fields: ['x<details><summary>typo fix only, reviewed by @acme/editors</summary>'],
+          },
+        ],
+        problems: [
+          {
+            file: 'content/articles/a.md',
+            line: 1,
+            column: 1,
+            severity: 'error',
+            message: 'see <details><summary>nothing</summary> and ask @acme/editors',
+          },
+        ],
+      },
+    };
+    const comment = commentMarkdown(doc, { summaryUrl: 'https://x.example/s' });
+    // A field name is a code span: GitHub shows it exactly as written, renders no HTML in it and
+    // pings no one from it.
+    expect(comment).toContain('(`x<details><summary>typo fix only, reviewed by @acme/editors</summary>`)');
+    // A message (in the job summary) is text: its HTML escaped, its mention broken by a
+    // zero-width space.
+    for (const text of [summaryMarkdown(doc)]) {
+      expect(text).toContain(
+        'see &lt;details&gt;&lt;summary&gt;nothing&lt;/summary&gt; and ask @\u200bacme/editors',
+      );
+      expect(text).not.toContain('<details><summary>nothing');
+    }
   });
 });

@@ -76,6 +76,8 @@ describe('the generated workflow', () => {
     const install = allSteps.filter((s) => /^\s*npm (ci|install|i)\b/m.test(s.run ?? ''));
     expect(install).toHaveLength(2);
     for (const step of install) expect(step.env).toBeUndefined();
+    // No install script runs: one could rewrite the cms-sync that the steps with the token run.
+    for (const step of install) expect(step.run).toBe('npm ci --ignore-scripts');
     for (const step of allSteps) {
       const text = JSON.stringify(step);
       if (text.includes('secrets.')) expect(step.run).toMatch(/cms-sync (plan|apply) --json/);
@@ -209,7 +211,7 @@ async function runJob(job: any, dir: string, values: Record<string, string>, env
   const runs: StepRun[] = [];
   let failed = false;
   for (const step of job.steps) {
-    if (step.uses || /^npm ci$/.test(step.run)) continue;
+    if (step.uses || /^npm ci --ignore-scripts$/.test(step.run)) continue;
     if (failed && step.if !== 'always()') continue;
     const stepEnv: NodeJS.ProcessEnv = { ...env };
     for (const [key, value] of Object.entries(step.env ?? {})) stepEnv[key] = fill(String(value));
