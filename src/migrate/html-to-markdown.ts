@@ -65,6 +65,50 @@ const NO_MARKDOWN_FORM = new Set([
 ]);
 /** Comments that only an editor needs (block-editor and Ghost card markers, WordPress's teaser break). */
 const EDITOR_MARKER = /^\s*(?:\/?wp:|kg-card-|more\b|nextpage\b|noteaser\b)/;
+/**
+ * Whether a table can be a GFM pipe table and show as it did: a header row of `<th>` first (a
+ * pipe table always has one: without, an empty one would be invented), one line of inline
+ * content per cell (a list, a paragraph break or a `<br>` in a cell would end the row, and the
+ * rest of the table would fall out below it), no cell spanning others. Any other table is kept
+ * as its HTML.
+ */
+function fitsPipeTable(table: Element): boolean {
+  const rows: Element[] = [];
+  const collect = (node: Element) => {
+    for (const child of node.children)
+      if (child.type === 'element') {
+        if (child.tagName === 'tr') rows.push(child);
+        else if (/^(?:thead|tbody|tfoot)$/.test(child.tagName)) collect(child);
+        else if (child.tagName !== 'caption' && child.tagName !== 'colgroup') return false;
+      }
+    return true;
+  };
+  if (!collect(table) || rows.length === 0) return false;
+  const cells = (row: Element) =>
+    row.children.filter((c): c is Element => c.type === 'element' && /^t[dh]$/.test(c.tagName));
+  if (!cells(rows[0]!).every((cell) => cell.tagName === 'th')) return false;
+  return rows.every((row) =>
+    cells(row).every(
+      (cell) =>
+        cell.properties.colSpan === undefined && cell.properties.rowSpan === undefined && inlineOnly(cell),
+    ),
+  );
+}
+
+const CELL_BLOCKS = /^(?:ul|ol|dl|pre|blockquote|table|h[1-6]|hr|br|div|figure|section)$/;
+
+function inlineOnly(cell: Element): boolean {
+  let paragraphs = 0;
+  let inline = true;
+  visit(cell, 'element', (node) => {
+    if (node === cell) return CONTINUE;
+    if (node.tagName === 'p' && ++paragraphs > 1) inline = false;
+    if (CELL_BLOCKS.test(node.tagName)) inline = false;
+    return inline ? CONTINUE : false;
+  });
+  return inline;
+}
+
 /** Where a raw element is the whole block it sits in, it must start its own line (CommonMark HTML blocks). */
 const PHRASING = new Set(
   (
@@ -205,6 +249,10 @@ function rehypePrepare() {
       const id = node.properties.id;
       if (typeof id === 'string' && targets.has(id) && !id.startsWith('user-content-')) {
         if (/^(?:li|dt|dd|tr|td|th|tbody|thead)$/.test(node.tagName)) return undefined;
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
+      if (node.tagName === 'table' && !fitsPipeTable(node)) {
         keepRaw(node, index, parent);
         return SKIP;
       }

@@ -139,3 +139,28 @@ describe('readXmlItems', () => {
     },
   );
 });
+
+describe('htmlToMarkdown: tables', () => {
+  const table = (head: string, body: string) =>
+    `<table><thead><tr>${head}</tr></thead><tbody><tr>${body}</tr></tbody></table>`;
+
+  it('a table with a header row and one line per cell becomes a pipe table', () => {
+    expect(
+      htmlToMarkdown(table('<th>Plan</th><th>Price</th>', '<td><strong>Basic</strong></td><td>$5</td>')),
+    ).toBe('| Plan      | Price |\n| --------- | ----- |\n| **Basic** | $5    |\n');
+  });
+
+  it('a list, a line break or a second paragraph in a cell, a span, or no header row: kept as HTML', () => {
+    for (const html of [
+      table('<th>Plan</th><th>Includes</th>', '<td>Basic</td><td><ul><li>5 GB</li><li>Email</li></ul></td>'),
+      table('<th>Plan</th><th>Includes</th>', '<td>Basic<br>for one</td><td>5 GB</td>'),
+      table('<th>Plan</th><th>Includes</th>', '<td><p>One.</p><p>Two.</p></td><td>5 GB</td>'),
+      table('<th colspan="2">Plans</th>', '<td>Basic</td><td>5 GB</td>'),
+      '<table><tr><td>Plan</td><td>Price</td></tr><tr><td>Basic</td><td>$5</td></tr></table>',
+    ]) {
+      const markdown = htmlToMarkdown(html);
+      expect(markdown).toMatch(/^<table>/);
+      expect(markdown).not.toContain('| ');
+    }
+  });
+});
