@@ -144,6 +144,8 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
             'definitionList',
           ) !== false,
         emoji: anyCase(config, 'enableEmoji') === true,
+        // Hugo 0.132 on hands `> [!NOTE]` to the theme's blockquote hook as an alert.
+        alerts: true,
       },
     },
     options,

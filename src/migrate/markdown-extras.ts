@@ -27,6 +27,8 @@ export interface MarkdownExtras {
   abbreviations?: boolean;
   /** WordPress's smilies (`:)`, `;-)`, `:mrgreen:`), on in every WordPress unless turned off. */
   smilies?: boolean;
+  /** GitHub-style alerts (`> [!WARNING]`), which Hugo (0.132 on) gives its themes as boxes. */
+  alerts?: boolean;
 }
 
 export interface ExtrasResult {
@@ -36,6 +38,7 @@ export interface ExtrasResult {
   emoji: number;
   abbreviations: number;
   smilies: number;
+  alerts: number;
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -66,22 +69,31 @@ const plain: Processor<Root> = unified()
  * renderer would not have read (a shortcode not in the list, an abbreviation with no definition).
  */
 export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasResult {
-  const result: ExtrasResult = { text: markdown, definitionLists: 0, emoji: 0, abbreviations: 0, smilies: 0 };
+  const result: ExtrasResult = {
+    text: markdown,
+    definitionLists: 0,
+    emoji: 0,
+    abbreviations: 0,
+    smilies: 0,
+    alerts: 0,
+  };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
   const smilies = extras.smilies === true && SMILEY_HINT.test(markdown);
-  if (emoji || abbreviations || smilies) {
+  const alerts = extras.alerts === true && ALERT_HINT.test(markdown);
+  if (emoji || abbreviations || smilies || alerts) {
     const tree = plain.parse(markdown);
     const edits: TextEdit[] = [];
+    if (alerts) result.alerts = alertEdits(markdown, tree, edits);
     const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
     const abbreviation = abbreviationPattern(defined);
-    const removed = [...edits];
+    const removed = [...edits].sort((a, b) => a.start - b.start);
     visit(tree, 'text', (node: Text) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
       for (const found of textEdits(markdown.slice(start, end), { emoji, smilies }, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
-        // Not in a definition line, which is removed.
+        // Not in what is rewritten already (an abbreviation's definition, an alert's marker).
         if (overlaps(removed, at)) continue;
         edits.push({ ...at, text: found.text });
         result[found.kind]++;
@@ -116,6 +128,31 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     result.text = applyEdits(text, edits);
   }
   return result;
+}
+
+const ALERT_HINT = /^[ \t>]*>[ \t]*\[![A-Za-z]+\]/m;
+const ALERT = /^\[!([A-Za-z]+)\][+-]?[ \t]*([^\n]*)/;
+
+/**
+ * `> [!WARNING]` (or `[!NOTE] A title of its own`) opening a block quote: Hugo gives it to the
+ * theme's blockquote hook as an alert, drawn as a box with the type or the title. Written as the
+ * boxes of theme shortcodes are: the title, else the type, in bold, heading the quote. Counted.
+ */
+function alertEdits(markdown: string, tree: Root, edits: TextEdit[]): number {
+  let count = 0;
+  visit(tree, 'blockquote', (quote) => {
+    const first = quote.children[0];
+    const text = first?.type === 'paragraph' ? first.children[0] : undefined;
+    const start = text?.type === 'text' ? text.position?.start.offset : undefined;
+    if (start === undefined) return;
+    const found = ALERT.exec(markdown.slice(start));
+    if (!found) return;
+    const kind = found[1]!.toLowerCase();
+    const title = found[2]!.trim() || kind.charAt(0).toUpperCase() + kind.slice(1);
+    edits.push({ start, end: start + found[0].length, text: `**${title.replace(/\*/g, '\\*')}**` });
+    count++;
+  });
+  return count;
 }
 
 /** Whether `at` overlaps one of `ranges`, which are in order and apart. */

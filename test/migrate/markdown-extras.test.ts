@@ -93,6 +93,46 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     expect(convertExtras('```\n*[HTML]: x\nHTML\n```\n', ALL).text).toBe('```\n*[HTML]: x\nHTML\n```\n');
   });
 
+  it('a GitHub-style alert heads its quote with its title, else its type, in bold', () => {
+    const out = convertExtras(
+      [
+        '> [!WARNING]',
+        '> Back up your data **first** :tada:.',
+        '',
+        '> [!note]+ Read *this*',
+        '> Folded.',
+        '',
+        '> [!TIP] :tada:',
+        '',
+        '> Not [!NOTE] an alert.',
+        '',
+        '```',
+        '> [!NOTE]',
+        '```',
+      ].join('\n'),
+      { alerts: true, emoji: true },
+    );
+    expect(out.text).toBe(
+      [
+        '> **Warning**',
+        '> Back up your data **first** 🎉.',
+        '',
+        '> **Read \\*this\\***',
+        '> Folded.',
+        '',
+        '> **:tada:**',
+        '',
+        '> Not [!NOTE] an alert.',
+        '',
+        '```',
+        '> [!NOTE]',
+        '```',
+      ].join('\n'),
+    );
+    expect(out.alerts).toBe(3);
+    expect(published(out.text)).toContain('<blockquote>\n<p><strong>Warning</strong>');
+  });
+
   it('only what the site had: each extra is off unless asked for', () => {
     const body = 'Term\n: def :smile:\n\n*[HTML]: x\n';
     expect(convertExtras(body, {}).text).toBe(body);
