@@ -138,14 +138,13 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       hidesFuture: config.buildFuture !== true,
       // Goldmark's definition lists are on unless turned off; emoji only with `enableEmoji`.
       extras: {
-        definitionLists:
-          anyCase(
-            record(anyCase(record(anyCase(record(config.markup), 'goldmark')), 'extensions')),
-            'definitionList',
-          ) !== false,
+        definitionLists: anyCase(goldmarkExtensions(config), 'definitionList') !== false,
         emoji: anyCase(config, 'enableEmoji') === true,
         // Hugo 0.132 on hands `> [!NOTE]` to the theme's blockquote hook as an alert.
         alerts: true,
+        typographer:
+          record(anyCase(goldmarkExtensions(config), 'typographer')).disable !== true &&
+          anyCase(goldmarkExtensions(config), 'typographer') !== false,
       },
     },
     options,
@@ -275,6 +274,11 @@ function contentRoots(
   }
   if (shared || languages.length === 0) roots.unshift({ dir: contentRoot });
   return roots;
+}
+
+/** Hugo's `markup.goldmark.extensions`, in any case. */
+function goldmarkExtensions(config: Record<string, unknown>): Record<string, unknown> {
+  return record(anyCase(record(anyCase(record(anyCase(config, 'markup')), 'goldmark')), 'extensions'));
 }
 
 /**

@@ -112,6 +112,8 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     extras: {
       definitionLists: kramdown,
       abbreviations: kramdown,
+      // kramdown's smart quotes and typographic symbols, on unless the site turns them off.
+      typographer: kramdown,
       emoji: [...listed(config.plugins), ...listed(config.gems)].includes('jemoji'),
     },
     site: {
@@ -566,6 +568,8 @@ async function markdownItPlugins(siteDir: string, configSource: string): Promise
     definitionLists: uses('markdown-it-deflist'),
     emoji: uses('markdown-it-emoji'),
     abbreviations: uses('markdown-it-abbr'),
+    // markdown-it's own, off unless the config turns it on.
+    typographer: /\btypographer\s*:\s*true\b/.test(configSource),
   };
 }
 

@@ -29,6 +29,11 @@ export interface MarkdownExtras {
   smilies?: boolean;
   /** GitHub-style alerts (`> [!WARNING]`), which Hugo (0.132 on) gives its themes as boxes. */
   alerts?: boolean;
+  /**
+   * Typographic punctuation: `--` an en dash, `---` an em dash, `...` an ellipsis, `<<` `>>`
+   * guillemets, straight quotes curly. Goldmark's typographer and kramdown's do it by default.
+   */
+  typographer?: boolean;
 }
 
 export interface ExtrasResult {
@@ -39,6 +44,7 @@ export interface ExtrasResult {
   abbreviations: number;
   smilies: number;
   alerts: number;
+  typographer: number;
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -76,12 +82,14 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     abbreviations: 0,
     smilies: 0,
     alerts: 0,
+    typographer: 0,
   };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
   const smilies = extras.smilies === true && SMILEY_HINT.test(markdown);
   const alerts = extras.alerts === true && ALERT_HINT.test(markdown);
-  if (emoji || abbreviations || smilies || alerts) {
+  const typographer = extras.typographer === true && TYPOGRAPHY_HINT.test(markdown);
+  if (emoji || abbreviations || smilies || alerts || typographer) {
     const tree = plain.parse(markdown);
     const edits: TextEdit[] = [];
     if (alerts) result.alerts = alertEdits(markdown, tree, edits);
@@ -91,7 +99,8 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     visit(tree, 'text', (node: Text) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
-      for (const found of textEdits(markdown.slice(start, end), { emoji, smilies }, abbreviation, defined)) {
+      const wanted = { emoji, smilies, typographer };
+      for (const found of textEdits(markdown, start, end, wanted, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
         // Not in what is rewritten already (an abbreviation's definition, an alert's marker).
         if (overlaps(removed, at)) continue;
@@ -128,6 +137,37 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     result.text = applyEdits(text, edits);
   }
   return result;
+}
+
+const TEMPLATE_TEXT = /\{\{.*?\}\}|\{%.*?%\}/gs;
+const TYPOGRAPHY_HINT = /--|\.\.\.|<<|>>|["']/;
+const TYPOGRAPHY = /---|--|\.\.\.|<<|>>|["']/g;
+
+/**
+ * What Goldmark's typographer (and kramdown's) shows for `mark`, between the characters `before`
+ * and `after` in the source: a quote opens after a space, an opening bracket or a dash (or at
+ * the start), else closes; a `'` between letters is an apostrophe.
+ */
+function typographic(
+  mark: string,
+  before: string | undefined,
+  after: string | undefined,
+): string | undefined {
+  const dashes: Record<string, string> = {
+    '---': '\u2014',
+    '--': '\u2013',
+    '...': '\u2026',
+    '<<': '\u00ab',
+    '>>': '\u00bb',
+  };
+  if (dashes[mark]) return dashes[mark];
+  const opens = before === undefined || /[\s([{\u2013\u2014-]/.test(before);
+  if (mark === "'") {
+    if (before !== undefined && /[\p{L}\p{N}]/u.test(before) && after !== undefined && /[\p{L}]/u.test(after))
+      return '\u2019';
+    return opens && after !== undefined && !/\s/.test(after) ? '\u2018' : '\u2019';
+  }
+  return opens && after !== undefined && !/\s/.test(after) ? '\u201c' : '\u201d';
 }
 
 const ALERT_HINT = /^[ \t>]*>[ \t]*\[![A-Za-z]+\]/m;
@@ -210,16 +250,22 @@ interface Found {
   start: number;
   end: number;
   text: string;
-  kind: 'emoji' | 'abbreviations' | 'smilies';
+  kind: 'emoji' | 'abbreviations' | 'smilies' | 'typographer';
 }
 
-/** Emoji, smilies and abbreviations in one text node's source, in order, none overlapping. */
+/**
+ * Emoji, smilies, typography and abbreviations in the source of one text node (`from` to `to`
+ * in `markdown`), in order, none overlapping; offsets are the node's.
+ */
 function textEdits(
-  source: string,
-  wanted: { emoji: boolean; smilies: boolean },
+  markdown: string,
+  from: number,
+  to: number,
+  wanted: { emoji: boolean; smilies: boolean; typographer: boolean },
   abbreviation: RegExp | undefined,
   defined: Map<string, string>,
 ): Found[] {
+  const source = markdown.slice(from, to);
   const found: Found[] = [];
   const overlaps = (start: number, end: number) => found.some((f) => f.start < end && start < f.end);
   if (wanted.emoji)
@@ -234,6 +280,19 @@ function textEdits(
       if (!overlaps(match.index, end))
         found.push({ start: match.index, end, text: SMILIES[match[0]]!, kind: 'smilies' });
     }
+  if (wanted.typographer) {
+    // Template syntax left as text (a shortcode for the user to map) keeps its straight quotes.
+    const templates = [...source.matchAll(TEMPLATE_TEXT)].map((m) => [m.index, m.index + m[0].length]);
+    for (const match of source.matchAll(TYPOGRAPHY)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (templates.some(([a, b]) => start >= a! && start < b!)) continue;
+      // An escaped character (`\"`, `\-`) stays as typed, as the typographers leave it.
+      if (markdown[from + start - 1] === '\\' || overlaps(start, end)) continue;
+      const text = typographic(match[0], markdown[from + start - 1], markdown[from + end]);
+      if (text) found.push({ start, end, text, kind: 'typographer' });
+    }
+  }
   if (abbreviation)
     for (const match of source.matchAll(abbreviation)) {
       const start = match.index;

@@ -751,6 +751,7 @@ function extrasOf(body: string, extras: MarkdownExtras, file: string, report: Mi
   report.convert('emoji shortcodes', converted.emoji);
   report.convert('abbreviations', converted.abbreviations);
   report.convert('alerts', converted.alerts);
+  report.convert('typographic punctuation', converted.typographer);
   if (converted.definitionListsLeft)
     report.warnings.push(
       `${file}: more definition-list lines than are converted in good time (over ` +

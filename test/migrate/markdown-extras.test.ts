@@ -133,6 +133,36 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     expect(published(out.text)).toContain('<blockquote>\n<p><strong>Warning</strong>');
   });
 
+  it('typographer: dashes, ellipsis, guillemets and curly quotes, as Goldmark and kramdown show them', () => {
+    const out = convertExtras(
+      [
+        'Open 9--5, Monday---Friday. She said "come in" and it\'s warm... << ok >>',
+        '',
+        "\"**Bold**\" and 'single' quotes, rock 'n' roll, the '90s.",
+        '',
+        'Kept: `"code" --x`, \\"escaped\\", {{< note title="Hi" >}} and [a "link"](https://x.example/a--b).',
+        '',
+        '```',
+        'echo "--flag"',
+        '```',
+      ].join('\n'),
+      { typographer: true },
+    );
+    expect(out.text).toBe(
+      [
+        'Open 9\u20135, Monday\u2014Friday. She said \u201ccome in\u201d and it\u2019s warm\u2026 \u00ab ok \u00bb',
+        '',
+        '\u201c**Bold**\u201d and \u2018single\u2019 quotes, rock \u2018n\u2019 roll, the \u201890s.',
+        '',
+        'Kept: `"code" --x`, \\"escaped\\", {{< note title="Hi" >}} and [a \u201clink\u201d](https://x.example/a--b).',
+        '',
+        '```',
+        'echo "--flag"',
+        '```',
+      ].join('\n'),
+    );
+  });
+
   it('only what the site had: each extra is off unless asked for', () => {
     const body = 'Term\n: def :smile:\n\n*[HTML]: x\n';
     expect(convertExtras(body, {}).text).toBe(body);
