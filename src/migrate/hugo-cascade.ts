@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { globToRegExp } from '../source/glob.js';
-import { anyCase, deepMerge, record, text } from './site-values.js';
+import { anyCase, deepMerge, record, stemOf, text } from './site-values.js';
 
 /**
  * Hugo's `cascade`: front matter a section's list page (`_index.md`), or the site's
@@ -72,10 +72,7 @@ function applies(entry: CascadeEntry, pagePath: string, lang: string): boolean {
  * (`posts/hello.es.md` is `/posts/hello`); a bundle's is its folder.
  */
 export function hugoPagePath(place: string, lang: string | undefined): string {
-  let name = place
-    .split(path.sep)
-    .join('/')
-    .replace(/\.(?:md|markdown)$/i, '');
+  let name = stemOf(place.split(path.sep).join('/'));
   if (lang !== undefined && name.toLowerCase().endsWith(`.${lang.toLowerCase()}`))
     name = name.slice(0, -lang.length - 1);
   name = name.replace(/(?:^|\/)index$/, '');

@@ -21,7 +21,7 @@ import {
 } from './featured-image.js';
 import { cascadeFor, cascadeOf, hugoPagePath, type CascadeEntry } from './hugo-cascade.js';
 import { hugoAddresses } from './site-addresses.js';
-import { anyCase, record, text } from './site-values.js';
+import { anyCase, MARKDOWN_NAME, record, stemOf, text } from './site-values.js';
 import {
   importSite,
   personOf,
@@ -297,7 +297,7 @@ function insideSite(siteDir: string, given: string, key: string, shownDir: strin
 
 /** Splits `name.es.md` into `name` and `es` when `es` is a language of the site. */
 function nameAndLanguage(file: string, walk: Walk): { name: string; lang?: string } {
-  const stem = file.replace(/\.(?:md|markdown)$/i, '');
+  const stem = stemOf(file);
   const dot = stem.lastIndexOf('.');
   if (dot > 0 && walk.isLanguage(stem.slice(dot + 1)))
     return { name: stem.slice(0, dot), lang: stem.slice(dot + 1) };
@@ -306,9 +306,7 @@ function nameAndLanguage(file: string, walk: Walk): { name: string; lang?: strin
 
 async function walk(root: string, dir: string, rootLang: string | undefined, ctx: Walk): Promise<void> {
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  const markdown = entries.filter(
-    (e) => e.isFile() && /\.(?:md|markdown)$/i.test(e.name) && !e.name.startsWith('.'),
-  );
+  const markdown = entries.filter((e) => e.isFile() && MARKDOWN_NAME.test(e.name) && !e.name.startsWith('.'));
   const atTop = dir === root;
   const folder = atTop ? 'pages' : 'articles';
 

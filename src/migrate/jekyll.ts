@@ -21,7 +21,7 @@ import { featuredImages, imageKey, minimalMistakesHeader } from './featured-imag
 import type { MarkdownExtras } from './markdown-extras.js';
 import { jekyllDefaults } from './jekyll-defaults.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
-import { record, text } from './site-values.js';
+import { MARKDOWN_NAME, record, stemOf, text } from './site-values.js';
 import {
   importSite,
   personOf,
@@ -228,7 +228,7 @@ async function addCollection(root: string, dir: string, collection: string, ctx:
     if (entry.name.startsWith('.')) continue;
     if (entry.isDirectory()) await addCollection(root, abs, collection, ctx);
     else if (entry.isFile() && isMarkdown(entry.name)) {
-      const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+      const stem = stemOf(entry.name);
       ctx.documents.push({
         absPath: abs,
         folder: 'pages',
@@ -277,7 +277,7 @@ async function walkJekyll(
     }
     // An HTML page that loops or branches (an archive, a tag list, the home page) is the site's
     // templates at work, not a page of text to keep.
-    const stem = entry.name.replace(/\.(?:md|markdown|html?)$/i, '');
+    const stem = stemOf(entry.name, true);
     if (html && (TEMPLATE_LOGIC.test(head) || (stem === 'index' && dir === siteDir) || stem === '404')) {
       ctx.report.skip("HTML pages the site's templates build (`{% for %}`, `{% if %}`, the home page, 404)");
       continue;
@@ -320,7 +320,7 @@ async function addPosts(
         ctx.report.skip(`posts in .${format.toLowerCase()} (cms-sync reads Markdown and HTML posts)`);
       continue;
     }
-    const stem = entry.name.replace(/\.(?:md|markdown|html?)$/i, '');
+    const stem = stemOf(entry.name, true);
     const dated = dateFromFileName(stem);
     if (!dated && !drafts) {
       ctx.report.skip('files in _posts/ without a YYYY-MM-DD- name (Jekyll does not publish them)');
@@ -444,7 +444,7 @@ async function walkEleventy(
     const format = entry.isFile() ? ELEVENTY_TEMPLATES.exec(entry.name)?.[1] : undefined;
     if (format) report.skip(`Eleventy templates in .${format.toLowerCase()} (cms-sync imports Markdown)`);
     if (!entry.isFile() || !isMarkdown(entry.name)) continue;
-    const stem = entry.name.replace(/\.(?:md|markdown)$/i, '');
+    const stem = stemOf(entry.name);
     const dated = dateFromFileName(stem);
     const folder = posts && dir !== inputDir ? 'articles' : 'pages';
     if (folder === 'pages' && stem === 'index' && dir === inputDir) {
@@ -574,5 +574,5 @@ async function markdownItPlugins(siteDir: string, configSource: string): Promise
 }
 
 function isMarkdown(name: string): boolean {
-  return /\.(?:md|markdown)$/i.test(name);
+  return MARKDOWN_NAME.test(name);
 }

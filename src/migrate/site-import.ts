@@ -19,7 +19,7 @@ import { rewriteUrls } from './markdown-urls.js';
 import type { Addresses } from './site-addresses.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
-import { deepMerge, record } from './site-values.js';
+import { deepMerge, MARKDOWN_NAME, record, stemOf } from './site-values.js';
 import { ContentWriter, leavesContent } from './write-content.js';
 
 /**
@@ -658,7 +658,7 @@ function oldSiteLinks(entries: Entry[], profile: SiteProfile, linkPath: string |
   return { links, bySource, made, roots: [profile.mediaRoot, profile.siteDir] };
 }
 
-const MARKDOWN_FILE = /\.(?:md|markdown)$/i;
+const MARKDOWN_FILE = MARKDOWN_NAME;
 
 /** Links into the old site that reach no imported page, listed per file; the rest are counted. */
 const LISTED_LINKS = 10;
@@ -725,7 +725,7 @@ function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) =>
   const byName = new Map<string, string>();
   for (const entry of entries) {
     if (entry.lang !== undefined && byName.has(entry.doc.nameSlug)) continue;
-    const stem = path.basename(entry.doc.absPath).replace(/\.(?:md|markdown)$/i, '');
+    const stem = stemOf(path.basename(entry.doc.absPath));
     for (const name of [entry.doc.nameSlug, stem, path.basename(entry.doc.baseDir)]) {
       if (!byName.has(name)) byName.set(name, links.pathOf(entry.doc.folder, entry.slug));
     }
@@ -734,7 +734,8 @@ function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) =>
     const hash = target.indexOf('#');
     const fragment = hash === -1 ? '' : target.slice(hash);
     const segments = (hash === -1 ? target : target.slice(0, hash)).split('/').filter((s) => s !== '');
-    let last = segments.pop()?.replace(/\.(?:md|markdown|html)$/i, '');
+    const named = segments.pop();
+    let last = named === undefined ? undefined : stemOf(named, true);
     if (last !== undefined && /^_?index(?:\.[\w-]+)?$/i.test(last)) last = segments.pop();
     const to =
       last === undefined

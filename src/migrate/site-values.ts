@@ -42,3 +42,14 @@ export function deepMerge(
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
+
+/**
+ * The names of Markdown files: Jekyll's default `markdown_ext` (`markdown,mkdown,mkdn,mkd,md`)
+ * and Hugo's Markdown suffixes (`md`, `mdown`, `markdown`). Older blogs used the long forms.
+ */
+export const MARKDOWN_NAME = /\.(?:md|markdown|mdown|mkdn|mkd|mkdown)$/i;
+
+/** A file name without its Markdown extension (and, with `html`, an HTML one). */
+export function stemOf(name: string, html = false): string {
+  return name.replace(html ? /\.(?:md|markdown|mdown|mkdn|mkd|mkdown|html?)$/i : MARKDOWN_NAME, '');
+}

@@ -315,3 +315,22 @@ describe('import: dates and tags under the other names the generators read', () 
     expect(await project.read('content/articles/tagged.md')).toContain('tags:\n  - ruby\n  - rails\n');
   });
 });
+
+describe('import: Markdown under its older names', () => {
+  it("Jekyll's default markdown_ext (.mkd, .mkdn, .mkdown) and Hugo's .mdown are posts like .md", async () => {
+    project = await projectWithSite('jekyll');
+    const post = (title: string) => `---\ntitle: ${title}\n---\nText.\n`;
+    await project.site('j', {
+      '_config.yml': 'title: J\n',
+      '_posts/2012-03-01-one.mkd': post('One'),
+      '_posts/2012-03-02-two.mkdn': post('Two'),
+      '_posts/2012-03-03-three.mkdown': post('Three'),
+      '_posts/2012-03-04-four.md': post('Four'),
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'j', '--out', 'a']);
+    expect(run.stdout).toContain('articles        4 written');
+    await project.site('h', { 'hugo.toml': 'title = "H"\n', 'content/posts/old.mdown': post('Old') });
+    await runInProcess(project.dir, ['import', 'hugo', 'h', '--out', 'b']);
+    expect(await project.files('b')).toEqual(['b/articles/old.md']);
+  });
+});
