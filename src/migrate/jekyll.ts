@@ -128,7 +128,9 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     mediaRoot: siteDir,
     documents,
     // The image folder is read (imageBase): its images are copied.
-    silentKeys: new Set(['layout', 'media_subpath', 'img_path']),
+    silentKeys: new Set(['layout', 'media_subpath', 'img_path', 'render_with_liquid']),
+    // Jekyll 4: a page that shows Liquid as text (a tutorial) turns Liquid off.
+    templatesOff: (data) => data.render_with_liquid === false,
     spaceSeparatedNames: true,
     addresses: jekyllAddresses(config, timeZone),
     hidesFuture: config.future !== true,
@@ -401,7 +403,21 @@ async function eleventyProfile(
     servedRoots: [inputDir, ...servedAtRoot, siteDir],
     mediaRoot: inputDir,
     documents,
-    silentKeys: new Set(['layout', 'eleventyNavigation', 'eleventyExcludeFromCollections']),
+    silentKeys: new Set([
+      'layout',
+      'eleventyNavigation',
+      'eleventyExcludeFromCollections',
+      'templateEngineOverride',
+    ]),
+    // Markdown run through no template engine: the site's (`markdownTemplateEngine: false`) or
+    // the page's (`templateEngineOverride: md`, an engine list without a template language).
+    templatesOff: (data) =>
+      /\bmarkdownTemplateEngine\s*:\s*false\b/.test(source) ||
+      (typeof data.templateEngineOverride === 'string' &&
+        data.templateEngineOverride
+          .split(',')
+          .map((engine) => engine.trim().toLowerCase())
+          .every((engine) => engine === 'md' || engine === 'markdown' || engine === 'html' || engine === '')),
     collectionTags: new Set(['posts', 'post', 'all']),
     addresses: eleventyAddresses(),
     shortcodes: { image: eleventyImage },

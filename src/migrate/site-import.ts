@@ -98,6 +98,8 @@ export interface SiteProfile {
    * bundles, `build: { render: never }`), or undefined for one it does.
    */
   unpublished?: (data: Record<string, unknown>, body: string, doc: SiteDocument) => string | undefined;
+  /** Whether a page turned its template engine off (Jekyll's `render_with_liquid: false`). */
+  templatesOff?: (data: Record<string, unknown>) => boolean;
   /** Front matter a document has from the site's configuration unless it sets the key (Jekyll's `defaults`). */
   defaults?: (doc: SiteDocument) => Record<string, unknown>;
   /** The title the generator gives a document without one (Jekyll's, from its name); else the slug, with a warning. */
@@ -289,18 +291,22 @@ export async function importSite(
       if (places.at(-1) !== place) places.push(place);
       attributes.set(what, places);
     }
-    const raw = profile.dialect === 'liquid' ? protectRaw(plain.text) : undefined;
-    const expanded = expandTemplates(raw?.text ?? plain.text, {
-      file,
-      bodyLine: entry.bodyLine,
-      site: profile.site,
-      dialect: profile.dialect,
-      resolveRef,
-      keepEscaped: true,
-      ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
-      ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
-      ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
-    });
+    // A page that turned its templates off showed them as typed (a tutorial's code): none runs.
+    const literal = profile.templatesOff?.(entry.data) === true;
+    const raw = !literal && profile.dialect === 'liquid' ? protectRaw(plain.text) : undefined;
+    const expanded = literal
+      ? { text: plain.text, problems: [] }
+      : expandTemplates(raw?.text ?? plain.text, {
+          file,
+          bodyLine: entry.bodyLine,
+          site: profile.site,
+          dialect: profile.dialect,
+          resolveRef,
+          keepEscaped: true,
+          ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
+          ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
+          ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
+        });
     for (const p of expanded.problems) {
       const inBody = p.line - entry.bodyLine;
       const line = entry.bodyLine + plain.bodyLine(raw ? raw.bodyLine(inBody) : inBody);
@@ -314,7 +320,10 @@ export async function importSite(
         ? markdownInHtml(restored)
         : restored;
     // The other generator's syntax was text on this site: so it stays, once sync reads the file.
-    const markdown = templatesAsText(converted, profile.dialect === 'hugo' ? 'liquid' : 'hugo');
+    const markdown = templatesAsText(
+      converted,
+      literal ? 'both' : profile.dialect === 'hugo' ? 'liquid' : 'hugo',
+    );
     const unmatched: string[] = [];
     const placing: Placing = { profile, copies, contentDir: options.contentDir, written, shown, report };
     const rewritten = rewriteUrls(markdown, {

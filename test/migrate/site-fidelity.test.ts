@@ -334,3 +334,35 @@ describe('import: Markdown under its older names', () => {
     expect(await project.files('b')).toEqual(['b/articles/old.md']);
   });
 });
+
+describe('import: a page that turned its templates off', () => {
+  it('Jekyll render_with_liquid: false, Eleventy templateEngineOverride: md or no template engine', async () => {
+    project = await projectWithSite('jekyll');
+    const tutorial = (key: string) =>
+      `---\ntitle: Tutorial\n${key}\n---\nWrite {{ title }} to print the title, {% raw %} to escape.\n`;
+    await project.site('j', {
+      '_config.yml': 'title: J\n',
+      '_posts/2024-01-01-t.md': tutorial('render_with_liquid: false'),
+    });
+    await project.site('e', {
+      'eleventy.config.js': 'export default function () {}\n',
+      'posts/t.md': tutorial('templateEngineOverride: md'),
+    });
+    await project.site('f', {
+      'eleventy.config.js': 'export default function () { return { markdownTemplateEngine: false }; }\n',
+      'posts/t.md': tutorial('tags: posts'),
+    });
+    const literal = 'Write &#123;&#123; title }} to print the title, &#123;% raw %} to escape.';
+    for (const [kind, site] of [
+      ['jekyll', 'j'],
+      ['jekyll', 'e'],
+      ['jekyll', 'f'],
+    ] as const) {
+      const run = await runInProcess(project.dir, ['import', kind, site, '--out', `out-${site}`]);
+      expect(run.stdout).not.toContain('not closed');
+      expect(run.stdout).not.toContain('is not imported');
+      const [file] = await project.files(`out-${site}`);
+      expect(await project.read(file!)).toContain(literal);
+    }
+  });
+});
