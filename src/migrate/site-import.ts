@@ -650,6 +650,11 @@ interface SiteLinks {
   made: Set<string>;
   /** Folders a root-relative link to a file (`/posts/b.md`) is looked up in. */
   roots: string[];
+  /**
+   * What the site put before its own links (`/blog`, `https://me.example/blog`): Jekyll's idiom
+   * `{{ site.baseurl }}{% post_url x %}` puts it before a path already made new.
+   */
+  prefixes: string[];
 }
 
 /** Every imported document's old addresses, each to become its new path (`--link-path`). */
@@ -664,7 +669,13 @@ function oldSiteLinks(entries: Entry[], profile: SiteProfile, linkPath: string |
     bySource.set(entry.doc.absPath, to);
     made.add(to);
   }
-  return { links, bySource, made, roots: [profile.mediaRoot, profile.siteDir] };
+  const base = basePathOf(profile.site);
+  const origin = profile.site.url?.replace(/\/+$/, '');
+  const prefixes = [
+    ...(origin && /^https?:\/\//i.test(origin) ? [`${origin}${base}`, origin] : []),
+    ...(base ? [base] : []),
+  ];
+  return { links, bySource, made, roots: [profile.mediaRoot, profile.siteDir], prefixes };
 }
 
 const MARKDOWN_FILE = MARKDOWN_NAME;
@@ -692,6 +703,16 @@ function rewriteLink(
   const hash = value.indexOf('#');
   const fragment = hash === -1 ? '' : value.slice(hash);
   if (site.made.has(value.slice(0, hash === -1 ? undefined : hash))) return undefined;
+  // A new path behind the site's base path or address (`{{ site.baseurl }}{% post_url x %}`).
+  for (const prefix of site.prefixes) {
+    if (!value.startsWith(`${prefix}/`)) continue;
+    const rest = value.slice(prefix.length);
+    const restHash = rest.indexOf('#');
+    if (site.made.has(rest.slice(0, restHash === -1 ? undefined : restHash))) {
+      report.rewrittenLinks++;
+      return rest;
+    }
+  }
   const filePart = decodePath(value.replace(/[?#].*$/, ''));
   if (!scheme && MARKDOWN_FILE.test(filePart)) {
     const candidates = filePart.startsWith('/')

@@ -303,3 +303,26 @@ describe('import: links to the old site become the new paths', () => {
     );
   });
 });
+
+describe('import: the base path before a link already made new', () => {
+  it("Jekyll's {{ site.baseurl }}{% post_url %} and {% link %}, also after the site's url", async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('b', {
+      '_config.yml': 'baseurl: /blog\nurl: https://me.example\n',
+      '_posts/2024-01-01-world.md': '---\ntitle: World\n---\nW.\n',
+      'about.md': '---\ntitle: About\n---\nA.\n',
+      '_posts/2024-01-02-hello.md': [
+        '---',
+        'title: Hello',
+        '---',
+        '[next]({{ site.baseurl }}{% post_url 2024-01-01-world %}), [about]({{ site.baseurl }}{% link about.md %}),',
+        '[full]({{ site.url }}{{ site.baseurl }}{% post_url 2024-01-01-world %}#top).',
+      ].join('\n'),
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'b']);
+    expect(await body('content/articles/hello.md')).toBe(
+      '[next](/articles/world/), [about](/pages/about/),\n[full](/articles/world/#top).',
+    );
+    expect(run.stdout).not.toContain('left as they were');
+  });
+});
