@@ -260,6 +260,16 @@ function rehypePrepare() {
         keepRaw(node, index, parent);
         return SKIP;
       }
+      // An old-style anchor (`<a name="faq"></a>`), a jump target the post's own links use:
+      // Markdown has no form for it, and as a link it would be an empty one.
+      if (
+        node.tagName === 'a' &&
+        node.properties.href === undefined &&
+        typeof node.properties.name === 'string'
+      ) {
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
       if (node.tagName === 'a' && typeof node.properties.href === 'string') {
         node.properties.href = resolve(node.properties.href);
         const only = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));

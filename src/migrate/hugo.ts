@@ -314,7 +314,7 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
   if (bundleIndexes.length > 0 && !atTop) {
     const bundle = path.basename(dir);
     const dated = dateFromFileName(bundle);
-    // Hugo Blox's `GetMatch "*featured*"` among the bundle's images: the first by name.
+    // The theme's `GetMatch "*featured*"` (Hugo Blox) or `"feature*"` (Blowfish, Congo): the first by name.
     const featured = entries.find((e) => e.isFile() && FEATURED_FILE.test(e.name))?.name;
     for (const index of bundleIndexes) {
       if (featured !== undefined) ctx.bundleImages.set(path.join(dir, index.name), featured);
@@ -395,7 +395,11 @@ async function readCascades(
   return cascades;
 }
 
-const FEATURED_FILE = /featured[^/]*\.(?:png|jpe?g|gif|webp|avif|svg)$/i;
+/**
+ * A bundle's image that a theme takes as the page's by its name: Hugo Blox's `*featured*`,
+ * Blowfish's and Congo's `feature*` (`feature.jpg`, `featured-x.png`).
+ */
+const FEATURED_FILE = /^(?:feature[^/]*|[^/]*featured[^/]*)\.(?:png|jpe?g|gif|webp|avif|svg)$/i;
 
 /** Content formats Hugo renders besides Markdown. */
 const OTHER_FORMATS = /\.(html?|adoc|asciidoc|org|rst|pandoc|pdc)$/i;

@@ -164,3 +164,11 @@ describe('htmlToMarkdown: tables', () => {
     }
   });
 });
+
+describe('htmlToMarkdown: old-style anchors', () => {
+  it('keeps <a name> as HTML, the jump target of the post’s own links, not an empty link', () => {
+    expect(htmlToMarkdown('<p><a href="#faq">FAQ</a></p><h2><a name="faq"></a>FAQ</h2>')).toBe(
+      '[FAQ](#faq)\n\n## <a name="faq"></a>FAQ\n',
+    );
+  });
+});

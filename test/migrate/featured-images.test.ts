@@ -109,6 +109,10 @@ describe('import hugo: the featured image of each theme', () => {
       'content/posts/blox-media.md': post('image:', '  filename: blox.png', '  preview_only: false'),
       'content/posts/bare/index.md': post(),
       'content/posts/bare/featured.jpg': PNG,
+      // Blowfish's and Congo's `feature*`.
+      'content/posts/congo/index.md': post(),
+      'content/posts/congo/feature-sunset.jpg': PNG,
+      'content/posts/congo/other.jpg': PNG,
       'content/posts/social.md': post('images: [/img/a.png, /img/b.png]'),
       'content/posts/caps.md': post('Images:', '  - /img/a.png'),
     });
@@ -127,6 +131,7 @@ describe('import hugo: the featured image of each theme', () => {
     );
     expect(await image('blox-media')).toContain('featured_image: ../media/media/blox.png\n');
     expect(await image('bare')).toContain('featured_image: ../media/posts/bare/featured.jpg\n');
+    expect(await image('congo')).toContain('featured_image: ../media/posts/congo/feature-sunset.jpg\n');
     expect(await image('social')).toContain('featured_image: ../media/img/a.png\n');
     expect(await image('caps')).toContain('featured_image: ../media/img/a.png\n');
     // Each found once, where the theme looks first: Hugo Blox's `filename` in assets/media/.
@@ -135,6 +140,7 @@ describe('import hugo: the featured image of each theme', () => {
       'content/media/media/blox.png',
       'content/media/posts/bare/featured.jpg',
       'content/media/posts/blox/featured.png',
+      'content/media/posts/congo/feature-sunset.jpg',
       'content/media/posts/stack/cover.png',
     ]);
     // Clarity's `thumbnail` is not one of the keys read for Hugo: still reported.
