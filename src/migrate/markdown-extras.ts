@@ -34,6 +34,8 @@ export interface MarkdownExtras {
    * guillemets, straight quotes curly. Goldmark's typographer and kramdown's do it by default.
    */
   typographer?: boolean;
+  /** kramdown's hard line break: two backslashes at the end of a line. */
+  backslashBreaks?: boolean;
 }
 
 export interface ExtrasResult {
@@ -45,6 +47,7 @@ export interface ExtrasResult {
   smilies: number;
   alerts: number;
   typographer: number;
+  lineBreaks: number;
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -83,15 +86,18 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     smilies: 0,
     alerts: 0,
     typographer: 0,
+    lineBreaks: 0,
   };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
   const smilies = extras.smilies === true && SMILEY_HINT.test(markdown);
   const alerts = extras.alerts === true && ALERT_HINT.test(markdown);
   const typographer = extras.typographer === true && TYPOGRAPHY_HINT.test(markdown);
-  if (emoji || abbreviations || smilies || alerts || typographer) {
+  const breaks = extras.backslashBreaks === true && /\\\\\n/.test(markdown);
+  if (emoji || abbreviations || smilies || alerts || typographer || breaks) {
     const tree = plain.parse(markdown);
     const edits: TextEdit[] = [];
+    if (breaks) result.lineBreaks = breakEdits(markdown, tree, edits);
     if (alerts) result.alerts = alertEdits(markdown, tree, edits);
     const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
     const abbreviation = abbreviationPattern(defined);
@@ -168,6 +174,24 @@ function typographic(
     return opens && after !== undefined && !/\s/.test(after) ? '\u2018' : '\u2019';
   }
   return opens && after !== undefined && !/\s/.test(after) ? '\u201c' : '\u201d';
+}
+
+/**
+ * kramdown's `\\` at the end of a line in a paragraph (a hard line break) as CommonMark's `\`:
+ * CommonMark reads `\\` as an escaped backslash, and would run the lines together.
+ */
+function breakEdits(markdown: string, tree: Root, edits: TextEdit[]): number {
+  let count = 0;
+  visit(tree, 'paragraph', (paragraph: Paragraph) => {
+    const { start, end } = range(paragraph);
+    if (start === undefined || end === undefined) return 'skip';
+    for (const match of markdown.slice(start, end).matchAll(/(?<!\\)\\\\(?=\n)/g)) {
+      edits.push({ start: start + match.index, end: start + match.index + 2, text: '\\' });
+      count++;
+    }
+    return 'skip';
+  });
+  return count;
 }
 
 const ALERT_HINT = /^[ \t>]*>[ \t]*\[![A-Za-z]+\]/m;

@@ -783,6 +783,7 @@ function extrasOf(body: string, extras: MarkdownExtras, file: string, report: Mi
   report.convert('abbreviations', converted.abbreviations);
   report.convert('alerts', converted.alerts);
   report.convert('typographic punctuation', converted.typographer);
+  report.convert('line breaks', converted.lineBreaks);
   if (converted.definitionListsLeft)
     report.warnings.push(
       `${file}: more definition-list lines than are converted in good time (over ` +

@@ -163,6 +163,15 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     );
   });
 
+  it("kramdown's \\\\ line break becomes CommonMark's, in paragraphs only", () => {
+    const out = convertExtras('ACME Ltd\\\\\n12 High Street\\\\\nSpringfield\n\n```\na\\\\\nb\n```\n', {
+      backslashBreaks: true,
+    });
+    expect(out.text).toBe('ACME Ltd\\\n12 High Street\\\nSpringfield\n\n```\na\\\\\nb\n```\n');
+    expect(out.lineBreaks).toBe(2);
+    expect(published(out.text)).toContain('<p>ACME Ltd<br>\n12 High Street<br>\nSpringfield</p>');
+  });
+
   it('only what the site had: each extra is off unless asked for', () => {
     const body = 'Term\n: def :smile:\n\n*[HTML]: x\n';
     expect(convertExtras(body, {}).text).toBe(body);
