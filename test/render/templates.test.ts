@@ -125,6 +125,17 @@ describe('Hugo built-in shortcodes', () => {
     expect(text('{{< figure src="a.png" alt="A" >}}')).toBe('<figure><img src="a.png" alt="A"></figure>');
   });
 
+  it('instagram: the post as a blockquote with its link; qr: what it encodes, a link when it is one', () => {
+    expect(text('{{< instagram CxOWiQNP2MO >}}')).toBe(
+      '<blockquote class="instagram-media" data-instgrm-permalink="https://www.instagram.com/p/CxOWiQNP2MO/">' +
+        '<p><a href="https://www.instagram.com/p/CxOWiQNP2MO/">Post on Instagram</a></p></blockquote>',
+    );
+    expect(text('{{< qr text="https://shop.example.com" />}}')).toBe(
+      '<p><a href="https://shop.example.com">https://shop.example.com</a></p>',
+    );
+    expect(text('{{< qr >}}Call 555-0100{{< /qr >}}')).toBe('<p>Call 555-0100</p>');
+  });
+
   it('figure: the title is the caption when there is no caption', () => {
     expect(text('{{< figure src="a.png" title="Sunset" >}}')).toBe(
       '<figure><img src="a.png" alt="" title="Sunset"><figcaption>Sunset</figcaption></figure>',

@@ -317,6 +317,42 @@ function reference(call: ShortcodeCall, context: BuiltinContext): BuiltinResult 
   return context.resolveRef(target);
 }
 
+/**
+ * Hugo's `instagram` (`{{< instagram CxOWiQNP2MO >}}`): the post, which Hugo embeds through
+ * Instagram's API, as the blockquote Instagram's own embed code starts from, holding a link to
+ * it, as `x` gives a post on X.
+ */
+function instagram(call: ShortcodeCall): BuiltinResult {
+  const example = '{{< instagram CxOWiQNP2MO >}}';
+  const id = required(call, call.named['id'] ?? call.args[0], 'a post id', example);
+  if (!/^[\w-]+$/.test(id))
+    throw new ShortcodeProblem(`\`instagram\` takes a post id, got \`${id}\`; ${example}`);
+  const url = `https://www.instagram.com/p/${id}/`;
+  const link = `<a${attributes([['href', url]])}>${escapeText('Post on Instagram')}</a>`;
+  const quote = attributes([
+    ['class', 'instagram-media'],
+    ['data-instgrm-permalink', url],
+  ]);
+  return `<blockquote${quote}><p>${link}</p></blockquote>`;
+}
+
+/**
+ * Hugo's `qr` (`{{< qr text="https://…" />}}`): a QR code's image, which cms-sync does not draw.
+ * What it encodes is shown instead: a link when it is one, else the text.
+ */
+function qr(call: ShortcodeCall): BuiltinResult {
+  const example = '{{< qr text="https://example.org" />}}';
+  const text = required(
+    call,
+    call.named['text'] ?? call.inner?.trim() ?? call.args[0],
+    'the `text` it encodes',
+    example,
+  );
+  return /^https?:\/\/\S+$/i.test(text)
+    ? `<p><a${attributes([['href', text]])}>${escapeText(text)}</a></p>`
+    : `<p>${escapeText(text)}</p>`;
+}
+
 /** Hugo's embedded shortcodes. */
 export const HUGO_BUILTINS: Readonly<Record<string, Builtin>> = {
   figure: { inner: 'none', render: figure },
@@ -330,6 +366,8 @@ export const HUGO_BUILTINS: Readonly<Record<string, Builtin>> = {
   relref: { inner: 'none', render: reference },
   param: { inner: 'none', render: param },
   details: { inner: 'required', render: details },
+  instagram: { inner: 'none', render: instagram },
+  qr: { inner: 'optional', render: qr },
 };
 
 /** Jekyll's and Eleventy's tags with a meaning of their own; `raw` and `comment` are read by the parser. */
