@@ -413,6 +413,9 @@ const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
     state.patch(node, reference);
     return reference;
   },
+  // A form's field (a signup card's email box): the form's text stays, its fields go, as the
+  // report says. rehype-remark would make an email field a `mailto:` link to its placeholder.
+  input: () => undefined,
   // Markdown has no form for these; dropped, H<sub>2</sub>O reads H2O and 10 m<sup>2</sup> 10 m2.
   sub: inlineHtml,
   u: inlineHtml,

@@ -172,3 +172,14 @@ describe('htmlToMarkdown: old-style anchors', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: forms', () => {
+  it('drops a form’s fields and keeps its text: an email field is no mailto: link', () => {
+    expect(
+      htmlToMarkdown(
+        '<form><p>Join us</p><input type="email" placeholder="Your email" value="you@example.com">' +
+          '<button>Subscribe</button></form>',
+      ),
+    ).toBe('Join us\n\nSubscribe\n');
+  });
+});
