@@ -305,6 +305,7 @@ export async function importSite(
           keepEscaped: true,
           ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
           ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
+          ...(profile.dialect === 'hugo' ? { page: entry.data } : {}),
           ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
         });
     for (const p of expanded.problems) {

@@ -212,6 +212,13 @@ describe('Hugo built-in shortcodes', () => {
     );
   });
 
+  it("param looks in the page's front matter first (its params, then its own keys), as Hugo does", () => {
+    const site = { params: { version: '1.0', author: 'Site' } };
+    const page = { version: '2.3', params: { author: 'Ann' } };
+    expect(text('{{< param version >}} by {{< param author >}}', { site, page })).toBe('2.3 by Ann');
+    expect(text('{{< param version >}}', { site })).toBe('1.0');
+  });
+
   it('param with no value is a warning naming it, left as written', () => {
     const result = expand('{{< param missing >}}');
     expect(result.text).toBe('{{< param missing >}}');

@@ -42,6 +42,8 @@ export interface ResolvedSite {
 
 export interface BuiltinContext {
   site: ResolvedSite;
+  /** The page's front matter, when known (an import): Hugo's `param` looks there first. */
+  page?: Record<string, unknown>;
   /** A page reference (`ref`, `relref`, `link`, `post_url`) -> the path to link to. */
   resolveRef: (target: string) => string;
 }
@@ -287,7 +289,10 @@ function param(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
     'a parameter name',
     '{{< param description >}}',
   );
-  const value = lookUp(context.site.params, key);
+  // Hugo's `.Page.Param`: the page's params (its `params` map, then its own keys), then the site's.
+  const page = context.page;
+  const value =
+    (page && (lookUp(record(page['params']), key) ?? lookUp(page, key))) ?? lookUp(context.site.params, key);
   if (value === undefined || value === null || typeof value === 'object') {
     throw new ShortcodeProblem(
       `\`param\` \`${key}\` has no value: set it under \`markdown.site.params\` in sync.config.ts; ` +
@@ -296,6 +301,12 @@ function param(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
     );
   }
   return String(value);
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }
 
 /** `a.b.c` in nested params; keys match without regard to case, as Hugo's do. */

@@ -51,6 +51,11 @@ export interface ExpandOptions {
    * the body alone.
    */
   variables?: Record<string, unknown>;
+  /**
+   * The page's own front matter for Hugo's `param`, which looks there before the site's (an
+   * import knows it; a sync renders the body alone).
+   */
+  page?: Record<string, unknown>;
   /** The path a page reference links to; default `refPath` (`/<file name>/`). */
   resolveRef?: (target: string) => string;
   /**
@@ -142,7 +147,11 @@ class Expander {
     private readonly isCode: (offset: number) => boolean,
     private readonly position: (offset: number) => { line: number; column: number },
   ) {
-    this.context = { site: resolveSite(options.site), resolveRef: options.resolveRef ?? refPath };
+    this.context = {
+      site: resolveSite(options.site),
+      resolveRef: options.resolveRef ?? refPath,
+      ...(options.page ? { page: options.page } : {}),
+    };
   }
 
   /** Renders sibling nodes, applying Liquid's `{%-`/`-%}` whitespace control between them. */
