@@ -141,10 +141,13 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     // Jekyll titles a document of a collection (posts too) by its name: `hello-world` is "Hello World".
     defaultTitle: (doc) => (doc.folder === 'articles' || doc.collection ? titleize(doc.nameSlug) : undefined),
     unpublished: (data, body, doc) =>
-      doc.folder === 'pages' && body.trim() === '' && builtByLayout(data.layout)
-        ? 'pages a theme builds from the site (an empty page with a layout such as `archives`, `categories`, ' +
-          '`tags`, `home`, `splash`): no text of their own'
-        : undefined,
+      // jekyll-redirect-from's `redirect_to`: a page that only sends readers elsewhere.
+      text(data.redirect_to)
+        ? 'pages that only redirect elsewhere (`redirect_to`): nothing of their own to show'
+        : doc.folder === 'pages' && body.trim() === '' && builtByLayout(data.layout)
+          ? 'pages a theme builds from the site (an empty page with a layout such as `archives`, `categories`, ' +
+            '`tags`, `home`, `splash`): no text of their own'
+          : undefined,
     featuredImages: (data) => featuredImages(data, JEKYLL_FEATURED),
     featuredKeys: ['image', 'header', 'feature_image', 'thumbnail', 'cover'],
   };

@@ -179,6 +179,15 @@ const COLLECTION_PATTERN = '/:collection/:path:output_ext';
  * `permalink`, else at its path as `.html` or, with a pretty style, as a folder: both are listed.
  */
 export function jekyllAddresses(config: Record<string, unknown>, timeZone: string): Addresses {
+  const own = ownAddresses(config, timeZone);
+  // jekyll-redirect-from's `redirect_from`: old addresses that sent readers to this page.
+  return (page) => [
+    ...own(page),
+    ...strings(page.data.redirect_from).map((from) => clean(withoutIndex(from))),
+  ];
+}
+
+function ownAddresses(config: Record<string, unknown>, timeZone: string): Addresses {
   const style = text(config.permalink) ?? 'date';
   const sitePattern = JEKYLL_STYLES[style] ?? style;
   const collections = record(config.collections);

@@ -326,3 +326,22 @@ describe('import: the base path before a link already made new', () => {
     expect(run.stdout).not.toContain('left as they were');
   });
 });
+
+describe('import: jekyll-redirect-from', () => {
+  it('a link to a redirect_from address reaches the post; a redirect_to page is counted as skipped', async () => {
+    project = await projectWithSite('jekyll');
+    await project.site('r', {
+      '_config.yml': 'title: R\n',
+      '_posts/2024-01-01-new-name.md':
+        '---\ntitle: New\nredirect_from: [/old-name/, /2019/old.html]\n---\nN.\n',
+      '_posts/2024-01-02-links.md': '---\ntitle: Links\n---\n[a](/old-name/) and [b](/2019/old.html)\n',
+      'elsewhere.md': '---\ntitle: Moved\nredirect_to: https://other.example/\n---\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'r']);
+    expect(await body('content/articles/links.md')).toBe(
+      '[a](/articles/new-name/) and [b](/articles/new-name/)',
+    );
+    expect(run.stdout).toContain('pages that only redirect elsewhere (`redirect_to`)');
+    expect(await project.files()).not.toContain('content/pages/elsewhere.md');
+  });
+});
