@@ -463,6 +463,7 @@ const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
 function remarkTidy() {
   return (tree: MdastRoot, file: VFile): void => {
     if ((file.data[OPTIONS] as ConvertOptions | undefined)?.faithful) return;
+    linkBareUrls(tree);
     visit(tree, (node, index, parent) => {
       if (node.type === 'list') {
         const simple = node.children.every((item) =>
@@ -496,6 +497,38 @@ function remarkTidy() {
       return undefined;
     });
   };
+}
+
+/** A URL in running text, up to a space or a character a URL does not hold. */
+const BARE_URL = /https?:\/\/[^\s<>"'`]+/g;
+
+/**
+ * A bare URL in the text becomes a link whose text is the URL, which Markdown writes as an
+ * autolink (`<https://…>`): left as text, its `_` and `*` are escaped (`Python\_(language)`),
+ * and the link GFM then makes of it holds the backslash and leads nowhere. Punctuation that ends
+ * the sentence, and a `)` the URL did not open, stay out of it, as GFM leaves them.
+ */
+function linkBareUrls(tree: MdastRoot): void {
+  visit(tree, 'text', (node, index, parent) => {
+    if (!parent || index === undefined || parent.type === 'link' || parent.type === 'linkReference') return;
+    if (!node.value.includes('://')) return;
+    const parts: PhrasingContent[] = [];
+    let at = 0;
+    for (const match of node.value.matchAll(BARE_URL)) {
+      let url = match[0].replace(/[.,;:!?]+$/, '');
+      while (url.endsWith(')') && (url.match(/\(/g)?.length ?? 0) < (url.match(/\)/g)?.length ?? 0))
+        url = url.slice(0, -1).replace(/[.,;:!?]+$/, '');
+      // One Markdown would not escape stays text, which GFM links as it is.
+      if (!URL.canParse(url) || !/[_*[\]\\`~&]/.test(url)) continue;
+      if (match.index > at) parts.push({ type: 'text', value: node.value.slice(at, match.index) });
+      parts.push({ type: 'link', url, children: [{ type: 'text', value: url }] });
+      at = match.index + url.length;
+    }
+    if (parts.length === 0) return;
+    if (at < node.value.length) parts.push({ type: 'text', value: node.value.slice(at) });
+    (parent.children as PhrasingContent[]).splice(index, 1, ...parts);
+    return [SKIP, index + parts.length];
+  });
 }
 
 interface Unsafe {

@@ -183,3 +183,17 @@ describe('htmlToMarkdown: forms', () => {
     ).toBe('Join us\n\nSubscribe\n');
   });
 });
+
+describe('htmlToMarkdown: bare URLs', () => {
+  it('a URL with characters Markdown escapes becomes an autolink, so its link keeps them; others stay text', () => {
+    expect(
+      htmlToMarkdown(
+        '<p>See https://en.wikipedia.org/wiki/Python_(programming_language). Also (https://x.example/a_b), ' +
+          'https://plain.example/a and <code>https://z.example/e_f</code>.</p>',
+      ),
+    ).toBe(
+      'See <https://en.wikipedia.org/wiki/Python_(programming_language)>. Also (<https://x.example/a_b>), ' +
+        'https://plain.example/a and `https://z.example/e_f`.\n',
+    );
+  });
+});
