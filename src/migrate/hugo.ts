@@ -139,6 +139,10 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       // Goldmark's definition lists are on unless turned off; emoji only with `enableEmoji`.
       extras: {
         definitionLists: anyCase(goldmarkExtensions(config), 'definitionList') !== false,
+        // Goldmark's extras (Hugo 0.126 on), each off unless enabled.
+        subscript: extraEnabled(config, 'subscript'),
+        superscript: extraEnabled(config, 'superscript'),
+        mark: extraEnabled(config, 'mark'),
         emoji: anyCase(config, 'enableEmoji') === true,
         // Hugo 0.132 on hands `> [!NOTE]` to the theme's blockquote hook as an alert.
         alerts: true,
@@ -274,6 +278,13 @@ function contentRoots(
   }
   if (shared || languages.length === 0) roots.unshift({ dir: contentRoot });
   return roots;
+}
+
+/** Whether `markup.goldmark.extensions.extras.<name>.enable` is set. */
+function extraEnabled(config: Record<string, unknown>, name: string): boolean {
+  return (
+    anyCase(record(anyCase(record(anyCase(goldmarkExtensions(config), 'extras')), name)), 'enable') === true
+  );
 }
 
 /** Hugo's `markup.goldmark.extensions`, in any case. */

@@ -588,6 +588,9 @@ async function markdownItPlugins(siteDir: string, configSource: string): Promise
     definitionLists: uses('markdown-it-deflist'),
     emoji: uses('markdown-it-emoji'),
     abbreviations: uses('markdown-it-abbr'),
+    subscript: uses('markdown-it-sub'),
+    superscript: uses('markdown-it-sup'),
+    mark: uses('markdown-it-mark'),
     // markdown-it's own, off unless the config turns it on.
     typographer: /\btypographer\s*:\s*true\b/.test(configSource),
   };

@@ -36,6 +36,10 @@ export interface MarkdownExtras {
   typographer?: boolean;
   /** kramdown's hard line break: two backslashes at the end of a line. */
   backslashBreaks?: boolean;
+  /** `H~2~O`, `m^2^`, `==marked==` (Goldmark's extras, markdown-it-sub, -sup, -mark). */
+  subscript?: boolean;
+  superscript?: boolean;
+  mark?: boolean;
 }
 
 export interface ExtrasResult {
@@ -48,6 +52,7 @@ export interface ExtrasResult {
   alerts: number;
   typographer: number;
   lineBreaks: number;
+  inlineMarks: number;
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -87,6 +92,7 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     alerts: 0,
     typographer: 0,
     lineBreaks: 0,
+    inlineMarks: 0,
   };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
@@ -94,9 +100,14 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
   const alerts = extras.alerts === true && ALERT_HINT.test(markdown);
   const typographer = extras.typographer === true && TYPOGRAPHY_HINT.test(markdown);
   const breaks = extras.backslashBreaks === true && /\\\\\n/.test(markdown);
-  if (emoji || abbreviations || smilies || alerts || typographer || breaks) {
+  const marks =
+    (extras.subscript === true && markdown.includes('~')) ||
+    (extras.superscript === true && markdown.includes('^')) ||
+    (extras.mark === true && markdown.includes('=='));
+  if (emoji || abbreviations || smilies || alerts || typographer || breaks || marks) {
     const tree = plain.parse(markdown);
     const edits: TextEdit[] = [];
+    if (marks) result.inlineMarks = inlineMarkEdits(markdown, tree, extras, edits);
     if (breaks) result.lineBreaks = breakEdits(markdown, tree, edits);
     if (alerts) result.alerts = alertEdits(markdown, tree, edits);
     const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
@@ -174,6 +185,43 @@ function typographic(
     return opens && after !== undefined && !/\s/.test(after) ? '\u2018' : '\u2019';
   }
   return opens && after !== undefined && !/\s/.test(after) ? '\u201c' : '\u201d';
+}
+
+/**
+ * `H~2~O` (subscript: GFM reads a single tilde as strikethrough, so the `delete` node made of
+ * one is the subscript), `m^2^` (superscript) and `==marked==` in text, as the inline HTML the
+ * site's renderer gave them. Code is never read: only `delete` and `text` nodes are.
+ */
+function inlineMarkEdits(markdown: string, tree: Root, extras: MarkdownExtras, edits: TextEdit[]): number {
+  let count = 0;
+  visit(tree, (node) => {
+    const { start, end } = range(
+      node as { position?: { start: { offset?: number }; end: { offset?: number } } },
+    );
+    if (start === undefined || end === undefined) return;
+    if (node.type === 'delete' && extras.subscript) {
+      const source = markdown.slice(start, end);
+      if (source.startsWith('~~') || !/^~[^~\s][^~]*~$/.test(source)) return;
+      edits.push({ start, end, text: `<sub>${source.slice(1, -1)}</sub>` });
+      count++;
+      return 'skip';
+    }
+    if (node.type !== 'text') return;
+    const source = markdown.slice(start, end);
+    const patterns: Array<[boolean | undefined, RegExp, string]> = [
+      [extras.superscript, /\^([^\s^]+)\^/g, 'sup'],
+      [extras.mark, /==([^\s=](?:[^=]*[^\s=])?)==/g, 'mark'],
+    ];
+    for (const [on, pattern, tag] of patterns) {
+      if (!on) continue;
+      for (const match of source.matchAll(pattern)) {
+        const from = start + match.index;
+        edits.push({ start: from, end: from + match[0].length, text: `<${tag}>${match[1]}</${tag}>` });
+        count++;
+      }
+    }
+  });
+  return count;
 }
 
 /**

@@ -172,6 +172,20 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     expect(published(out.text)).toContain('<p>ACME Ltd<br>\n12 High Street<br>\nSpringfield</p>');
   });
 
+  it('subscript, superscript and mark as the inline HTML the site gave them; ~~strikethrough~~ and code stay', () => {
+    const out = convertExtras('H~2~O and CO~2~, ~~struck~~, m^2^ and ==this matters==. `H~2~O` x^y z^', {
+      subscript: true,
+      superscript: true,
+      mark: true,
+    });
+    expect(out.text).toBe(
+      'H<sub>2</sub>O and CO<sub>2</sub>, ~~struck~~, m<sup>2</sup> and <mark>this matters</mark>. `H~2~O` x^y z^',
+    );
+    expect(out.inlineMarks).toBe(4);
+    // Without them (a site whose renderer had none), GFM's strikethrough reads `~2~` as before.
+    expect(convertExtras('H~2~O', {}).text).toBe('H~2~O');
+  });
+
   it('only what the site had: each extra is off unless asked for', () => {
     const body = 'Term\n: def :smile:\n\n*[HTML]: x\n';
     expect(convertExtras(body, {}).text).toBe(body);
