@@ -488,5 +488,16 @@ async function readPeople(siteDir: string, shownDir: string): Promise<Map<string
     for (const [key, value] of Object.entries(await readConfigFile(file, siteDir, shown)))
       people.set(key.toLowerCase(), personOf(value));
   }
+  // Blowfish's and Congo's `data/authors/<id>.json` (or .yaml, .toml): one file per author.
+  const folder = path.join(siteDir, 'data', 'authors');
+  const files = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const entry of files) {
+    const ext = /\.(?:ya?ml|toml|json)$/i.exec(entry.name);
+    if (!entry.isFile() || !ext) continue;
+    const id = entry.name.slice(0, ext.index).toLowerCase();
+    const shown = path.join(shownDir, 'data', 'authors', entry.name);
+    const fields = await readConfigFile(path.join(folder, entry.name), siteDir, shown);
+    if (!people.has(id)) people.set(id, personOf(fields));
+  }
   return people;
 }

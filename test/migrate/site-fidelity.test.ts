@@ -366,3 +366,18 @@ describe('import: a page that turned its templates off', () => {
     }
   });
 });
+
+describe('import hugo: authors in a file each', () => {
+  it("Blowfish's and Congo's data/authors/<id>.json give the user's name and bio", async () => {
+    project = await projectWithSite('hugo');
+    await project.site('a', {
+      'hugo.toml': 'title = "A"\n',
+      'data/authors/nuno.json': JSON.stringify({ name: 'Nuno Coração', bio: 'Theme designer' }),
+      'content/posts/p.md': '---\ntitle: P\ndate: 2024-01-01\nauthors: [nuno]\n---\nText.\n',
+    });
+    await runInProcess(project.dir, ['import', 'hugo', 'a']);
+    expect(await project.read('content/users/nuno.md')).toBe(
+      '---\nname: Nuno Coração\nbio: Theme designer\n---\n',
+    );
+  });
+});
