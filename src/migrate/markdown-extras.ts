@@ -339,7 +339,7 @@ function textEdits(
 ): Found[] {
   const source = markdown.slice(from, to);
   const found: Found[] = [];
-  const overlaps = (start: number, end: number) => found.some((f) => f.start < end && start < f.end);
+  const clashes = (start: number, end: number) => found.some((f) => f.start < end && start < f.end);
   if (wanted.emoji)
     for (const match of source.matchAll(EMOJI)) {
       const char = nameToEmoji[match[1]!];
@@ -349,7 +349,7 @@ function textEdits(
   if (wanted.smilies)
     for (const match of source.matchAll(SMILEY)) {
       const end = match.index + match[0].length;
-      if (!overlaps(match.index, end))
+      if (!clashes(match.index, end))
         found.push({ start: match.index, end, text: SMILIES[match[0]]!, kind: 'smilies' });
     }
   if (wanted.typographer) {
@@ -360,7 +360,7 @@ function textEdits(
       const end = start + match[0].length;
       if (templates.some(([a, b]) => start >= a! && start < b!)) continue;
       // An escaped character (`\"`, `\-`) stays as typed, as the typographers leave it.
-      if (markdown[from + start - 1] === '\\' || overlaps(start, end)) continue;
+      if (markdown[from + start - 1] === '\\' || clashes(start, end)) continue;
       const text = typographic(match[0], markdown[from + start - 1], markdown[from + end]);
       if (text) found.push({ start, end, text, kind: 'typographer' });
     }
@@ -369,7 +369,7 @@ function textEdits(
     for (const match of source.matchAll(abbreviation)) {
       const start = match.index;
       const end = start + match[0].length;
-      if (overlaps(start, end)) continue;
+      if (clashes(start, end)) continue;
       const title = defined.get(match[0]) ?? '';
       found.push({
         start,

@@ -607,7 +607,8 @@ async function listContent(
     // a folder it will not keep (changed too lately: the usual case of a file just renamed in).
     const mine: (FolderListing & { documents: string[]; media: string[]; folders: string[] }) | undefined =
       cache?.mayKeep(stamp) ? { documents: [], media: [], folders: [], indexes: false } : undefined;
-    let hasLink = false;
+    /** A link or a special file among its entries: the folder is listed afresh each run. */
+    let uncached = false;
     // The same for every document in the folder: its first folder in content/ names it.
     const resource = prefix === '' ? undefined : resourceOfPath(prefix);
     const folderInProject = inProject(prefix);
@@ -615,7 +616,7 @@ async function listContent(
       if (due(1)) await turn();
       const inContent = `${prefix}${entry.name}`;
       if (entry.isSymbolicLink()) {
-        hasLink = true;
+        uncached = true;
         links.push({ absPath: `${dir}${path.sep}${entry.name}`, inContent, chain: here });
         continue;
       }
@@ -630,10 +631,9 @@ async function listContent(
       }
       if (!entry.isFile()) {
         // A named pipe, a socket or a device is never read (a pipe would block the read for
-        // good), but a document's name is refused aloud, so it is not taken as deleted; the folder
-        // is listed afresh each run (not kept), as one with a link is.
+        // good), but a document's name is refused aloud, so it is not taken as deleted.
         if (resource && isDocumentName(entry.name)) {
-          hasLink = true;
+          uncached = true;
           specials.push({ absPath: `${dir}${path.sep}${entry.name}`, inContent, chain: here });
         }
         continue;
@@ -657,7 +657,7 @@ async function listContent(
       for (const file of mine.documents) documents.push(file);
       for (const file of mine.media) mediaFiles.push(file);
     }
-    cache?.note(prefix, stamp, hasLink ? undefined : mine);
+    cache?.note(prefix, stamp, uncached ? undefined : mine);
     await Promise.all(subfolders);
   };
   await walk(contentDir, '', root, []);

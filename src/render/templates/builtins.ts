@@ -292,7 +292,7 @@ function param(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
   // Hugo's `.Page.Param`: the page's params (its `params` map, then its own keys), then the site's.
   const page = context.page;
   const value =
-    (page && (lookUp(record(page['params']), key) ?? lookUp(page, key))) ?? lookUp(context.site.params, key);
+    (page && (lookUp(page, `params.${key}`) ?? lookUp(page, key))) ?? lookUp(context.site.params, key);
   if (value === undefined || value === null || typeof value === 'object') {
     throw new ShortcodeProblem(
       `\`param\` \`${key}\` has no value: set it under \`markdown.site.params\` in sync.config.ts; ` +
@@ -301,12 +301,6 @@ function param(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
     );
   }
   return String(value);
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }
 
 /** `a.b.c` in nested params; keys match without regard to case, as Hugo's do. */
