@@ -95,7 +95,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       },
       timeZone,
       defaultLanguage,
-      people: await readPeople(siteDir, options.file),
+      people: await readPeople(siteDir, options.file, options.report),
       // Hugo's image render hook finds a path among the site's assets too (global resources).
       servedRoots: [...staticDirs, path.join(siteDir, text(config.assetDir) ?? 'assets')],
       mediaRoot: contentRoot,
@@ -479,7 +479,11 @@ async function readConfigFile(
 }
 
 /** `data/authors.{yaml,toml,json}`: handle -> name, email, bio, as many themes keep them. */
-async function readPeople(siteDir: string, shownDir: string): Promise<Map<string, Person>> {
+async function readPeople(
+  siteDir: string,
+  shownDir: string,
+  report: MigrationReport,
+): Promise<Map<string, Person>> {
   const people = new Map<string, Person>();
   for (const ext of ['yaml', 'yml', 'toml', 'json']) {
     const file = path.join(siteDir, 'data', `authors.${ext}`);
@@ -496,8 +500,14 @@ async function readPeople(siteDir: string, shownDir: string): Promise<Map<string
     if (!entry.isFile() || !ext) continue;
     const id = entry.name.slice(0, ext.index).toLowerCase();
     const shown = path.join(shownDir, 'data', 'authors', entry.name);
-    const fields = await readConfigFile(path.join(folder, entry.name), siteDir, shown);
-    if (!people.has(id)) people.set(id, personOf(fields));
+    // One author's file that cannot be read costs that author's profile, not the import.
+    const fields = await readConfigFile(path.join(folder, entry.name), siteDir, shown).catch(
+      (error: Error) => {
+        report.warnings.push(`${error.message}; the author \`${id}\` is imported by name only`);
+        return undefined;
+      },
+    );
+    if (fields && !people.has(id)) people.set(id, personOf(fields));
   }
   return people;
 }

@@ -373,9 +373,13 @@ describe('import hugo: authors in a file each', () => {
     await project.site('a', {
       'hugo.toml': 'title = "A"\n',
       'data/authors/nuno.json': JSON.stringify({ name: 'Nuno Coração', bio: 'Theme designer' }),
+      'data/authors/broken.json': '{ "name": ',
       'content/posts/p.md': '---\ntitle: P\ndate: 2024-01-01\nauthors: [nuno]\n---\nText.\n',
     });
-    await runInProcess(project.dir, ['import', 'hugo', 'a']);
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'a']);
+    // A file that cannot be read costs that author's profile only.
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('a/data/authors/broken.json: the site configuration cannot be read');
     expect(await project.read('content/users/nuno.md')).toBe(
       '---\nname: Nuno Coração\nbio: Theme designer\n---\n',
     );
