@@ -113,10 +113,10 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
     const abbreviation = abbreviationPattern(defined);
     const removed = [...edits].sort((a, b) => a.start - b.start);
+    const wanted = { emoji, smilies, typographer };
     visit(tree, 'text', (node: Text) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
-      const wanted = { emoji, smilies, typographer };
       for (const found of textEdits(markdown, start, end, wanted, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
         // Not in what is rewritten already (an abbreviation's definition, an alert's marker).
