@@ -93,7 +93,8 @@ export type Change =
   | (Base & {
       action: 'drift';
       id: number;
-      kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms';
+      /** `file-deleted`: its file is gone, and the CMS changed the record since our last write. */
+      kind: 'changed-in-cms' | 'conflict' | 'deleted-in-cms' | 'file-deleted';
       fields: string[];
       /** `fields` under the CMS's own names (the wire mapping), which is how drift is reported. */
       cmsFields: string[];
@@ -345,6 +346,7 @@ export function computePlan(input: PlanInput): Plan {
     ...input,
     desiredKeys: stillHeld,
     isListed,
+    held: (resource, id) => remoteById.get(resource)!.get(id),
     slugInCms: (resource, id) => {
       const slug = remoteById.get(resource)!.get(id)?.[apiName('slug', input.resources[resource])];
       return typeof slug === 'string' ? slug : undefined;
@@ -405,11 +407,23 @@ export function computePlan(input: PlanInput): Plan {
 function planRemovals(
   input: Pick<
     PlanInput,
-    'state' | 'protectedKeys' | 'failedFiles' | 'remote' | 'resources' | 'prune' | 'trustState' | 'selected'
+    | 'state'
+    | 'protectedKeys'
+    | 'failedFiles'
+    | 'remote'
+    | 'resources'
+    | 'prune'
+    | 'trustState'
+    | 'selected'
+    | 'overwriteDrift'
+    | 'changeMarker'
+    | 'pendingEdits'
   > & {
     desiredKeys: ReadonlySet<string>;
     /** Whether the CMS's listing holds this record. */
     isListed: (resource: RecordResource, id: number) => boolean;
+    /** The CMS's record of this id, as listed (and completed where the plan needs its fields). */
+    held: (resource: RecordResource, id: number) => RemoteRecord | undefined;
     /** The slug the CMS's listing gives this record, when it gives one. */
     slugInCms?: (resource: RecordResource, id: number) => string | undefined;
     emptyContent: boolean;
@@ -464,10 +478,43 @@ function planRemovals(
         reason: 'file removed; run with --prune to delete it from the CMS',
       });
     } else {
-      deletes.push({ action: 'delete', ...base });
+      const inCms = input.overwriteDrift ? [] : changedSinceWritten(key, entry, input);
+      if (inCms.length === 0) deletes.push({ action: 'delete', ...base });
+      else
+        kept.push({
+          action: 'drift',
+          ...base,
+          kind: 'file-deleted',
+          fields: inCms,
+          cmsFields: inCms.map((f) => apiName(f, input.resources[resource])),
+        });
     }
   }
   return deletesHeld === undefined ? { kept, deletes } : { kept, deletes, deletesHeld };
+}
+
+/**
+ * The fields the CMS changed in a record whose file is gone since cms-sync last wrote it: an
+ * editor's work there is not deleted by --prune unless --overwrite-drift says so, as it is not
+ * overwritten by an update. A record whose change marker is the one state saw needs no fields.
+ */
+function changedSinceWritten(
+  key: string,
+  entry: StateRecord,
+  input: Pick<PlanInput, 'resources' | 'changeMarker' | 'pendingEdits'> & {
+    held: (resource: RecordResource, id: number) => RemoteRecord | undefined;
+  },
+): string[] {
+  const resource = key.slice(0, key.indexOf('/')) as RecordResource;
+  const remote = input.held(resource, entry.id);
+  if (!remote) return [];
+  const options = input.resources[resource];
+  const baseline = landedEdit(entry, remote, input.pendingEdits?.get(key) ?? [], options) ?? entry;
+  if (baseline === entry && markerUnchanged(entry, remote, input.changeMarker)) return [];
+  return changedFields(
+    remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, options)),
+    baseline.remote,
+  );
 }
 
 /**
@@ -511,6 +558,9 @@ export function mayAbort(
     ...input,
     desiredKeys: input.claimed,
     isListed,
+    // The records' fields are not read yet: counted as deletes, as the most the plan can make.
+    overwriteDrift: true,
+    held: () => undefined,
     emptyContent: nothingClaimed(input, input.claimed.size),
   });
   return deletes.length > input.maxDeletes;
@@ -670,13 +720,15 @@ function markerUnchanged(entry: StateRecord, remote: RemoteRecord, marker: strin
 /**
  * Which listed records the plan must see in full when the listing carried only ids, slugs and
  * change markers: records changed since our last write (or never seen with a marker), records
- * that a file without state may adopt, and records with an unconfirmed edit of ours.
+ * that a file without state may adopt, and records with an unconfirmed edit of ours; with
+ * --prune, those of files gone too.
  */
 export function recordsToComplete(
   input: Pick<
     PlanInput,
     'desired' | 'remote' | 'state' | 'resources' | 'changeMarker' | 'pendingEdits' | 'selected'
-  >,
+  > &
+    Partial<Pick<PlanInput, 'prune'>>,
 ): Map<RecordResource, number[]> {
   const wanted = new Map<RecordResource, Set<number>>(RECORD_RESOURCES.map((r) => [r, new Set()]));
   const byKey = new Map(input.desired.map((d) => [d.key, d]));
@@ -691,7 +743,8 @@ export function recordsToComplete(
     for (const record of listing.records) {
       const key = claimed.get(record.id);
       const entry = key ? input.state.records.get(key) : undefined;
-      const ours = entry && byKey.has(key!);
+      // A record whose file is gone is compared before --prune deletes it (see changedSinceWritten).
+      const ours = entry && (byKey.has(key!) || input.prune);
       if (ours && (!markerUnchanged(entry, record, input.changeMarker) || input.pendingEdits?.has(key!)))
         wanted.get(resource)!.add(record.id);
       if (!key && typeof record[slugField] === 'string' && byKey.has(`${resource}/${record[slugField]}`))

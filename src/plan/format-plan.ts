@@ -50,7 +50,7 @@ function countedAs(change: Change): keyof PlanCounts {
     case 'forget':
       return 'unchanged';
     case 'drift':
-      return change.kind === 'conflict' ? 'conflict' : 'drift';
+      return change.kind === 'conflict' || change.kind === 'file-deleted' ? 'conflict' : 'drift';
     default:
       return 'kept';
   }
@@ -289,6 +289,12 @@ export function driftMessage(change: Extract<Change, { action: 'drift' }>): stri
       return (
         `changed both in ${change.file} and in the CMS${fields}. Left alone: run with --overwrite-drift to keep ` +
         `the file's version, or merge the CMS's version into the file.`
+      );
+    case 'file-deleted':
+      return (
+        `${change.file} is gone, but the record was changed in the CMS since cms-sync last wrote it${fields}. ` +
+        'Not deleted: run with --prune --overwrite-drift to delete it anyway, or restore the file with the ' +
+        "CMS's version."
       );
     case 'deleted-in-cms':
       return (

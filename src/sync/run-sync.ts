@@ -399,6 +399,7 @@ async function syncPass(
       state,
       resources: config.resources,
       pendingEdits: openIntents,
+      prune: flags.prune ?? config.sync.prune,
       ...(selected ? { selected } : {}),
       ...(changeMarker ? { changeMarker } : {}),
     });

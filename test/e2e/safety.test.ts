@@ -87,6 +87,45 @@ describe('drift: what someone changed in the CMS is reported, never overwritten 
     expect((await project.run(['apply'])).code).toBe(0);
     expect(project.cms.stats().writes).toBe(0);
   });
+
+  it('does not --prune a record an editor changed in the CMS after its file was removed', async () => {
+    project = await createProject(site());
+    await project.applyInProcess();
+    const storm = (await bySlug(project, 'article', 'storm'))!;
+    await project.api({
+      resource: 'article',
+      action: 'edit',
+      id: storm.id,
+      data: { title: 'Storm: update' },
+    });
+    await rm(path.join(project.dir, 'content/articles/storm.md'));
+
+    project.cms.resetStats();
+    const pruned = await project.run(['apply', '--prune']);
+    expect(pruned.code).toBe(3);
+    expect(pruned.stdout).toContain(
+      '! article/storm  content/articles/storm.md is gone, but the record was changed in the CMS since ' +
+        'cms-sync last wrote it (title). Not deleted: run with --prune --overwrite-drift to delete it anyway',
+    );
+    expect(project.cms.stats().byAction['article.delete']).toBeUndefined();
+    expect((await bySlug(project, 'article', 'storm'))!.title).toBe('Storm: update');
+
+    const forced = await project.run(['apply', '--prune', '--overwrite-drift']);
+    expect(forced.code).toBe(0);
+    expect(await bySlug(project, 'article', 'storm')).toBeUndefined();
+  });
+
+  it('still deletes, with --prune, a record whose file was removed and that nobody changed', async () => {
+    project = await createProject(site());
+    await project.applyInProcess();
+    // A change elsewhere in the CMS moves the listing on, so the run reads what changed.
+    const budget = (await bySlug(project, 'article', 'budget'))!;
+    await project.api({ resource: 'article', action: 'edit', id: budget.id, data: { title: 'Budget' } });
+    await rm(path.join(project.dir, 'content/articles/storm.md'));
+    const pruned = await project.run(['apply', '--prune']);
+    expect(pruned.stdout).toContain('- article/storm');
+    expect(await bySlug(project, 'article', 'storm')).toBeUndefined();
+  });
 });
 
 describe('saved plans', () => {
@@ -323,6 +362,30 @@ describe('a forged state line', () => {
     expect(apply.stdout).toContain(
       "the CMS's record with this id has the slug `investigation`, not `old-typo`: not deleted",
     );
+    expect(await bySlug(project, 'article', 'investigation')).toBeDefined();
+  });
+
+  it("naming the editor's record by its own key does not get it deleted either", async () => {
+    project = await createProject(site());
+    await project.applyInProcess();
+    const made = await project.api({
+      resource: 'article',
+      action: 'add',
+      data: { title: 'Our investigation', slug: 'investigation', body: '<p>Months of work.</p>' },
+    });
+    const id = Number(made.data?.id ?? made.id);
+    // The forged line copies a real record's digests and change marker: none of them are the
+    // editor's record's, so the record is found changed since "our" write.
+    const state = readState(project.dir);
+    state.records['article/investigation'] = {
+      ...state.records['article/storm'],
+      id,
+      file: 'content/articles/investigation.md',
+    };
+    await writeState(project.dir, state);
+    const apply = await project.run(['apply', '--prune']);
+    expect(apply.code).toBe(3);
+    expect(apply.stdout).toContain('! article/investigation  content/articles/investigation.md is gone');
     expect(await bySlug(project, 'article', 'investigation')).toBeDefined();
   });
 });

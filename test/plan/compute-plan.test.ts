@@ -199,6 +199,30 @@ describe('computePlan', () => {
       );
       expect(plan.changes).toMatchObject([{ action: 'drift', kind: 'conflict' }]);
     });
+
+    it('lets --prune delete the record of a file removed since, when the CMS holds what was sent', () => {
+      const other = article('other');
+      const state = stateAfterWriting([
+        [v1, remoteV1],
+        [other, held(other, 8)],
+      ]);
+      const landed = { ...remoteV1, title: 'Second title' };
+      const plan = computePlan(
+        input([other], [landed, held(other, 8)], state, { pendingEdits: pending, prune: true }),
+      );
+      expect(plan.changes).toMatchObject([
+        { action: 'unchanged', key: 'article/other' },
+        { action: 'delete', key: 'article/hello' },
+      ]);
+      const edited = { ...remoteV1, title: 'Edited by a colleague' };
+      expect(
+        computePlan(input([other], [edited, held(other, 8)], state, { pendingEdits: pending, prune: true }))
+          .changes,
+      ).toMatchObject([
+        { action: 'drift', kind: 'file-deleted', key: 'article/hello', fields: ['title'] },
+        { action: 'unchanged', key: 'article/other' },
+      ]);
+    });
   });
 
   describe('with a change marker (updated_at), listings carry only ids, slugs and markers', () => {
@@ -241,6 +265,15 @@ describe('computePlan', () => {
         changeMarker: 'updated_at',
       });
       expect(wanted.get('article')).toEqual([7, 9]);
+    });
+
+    it('with --prune, reads in full a record whose file is gone and whose marker moved', () => {
+      const wanted = (prune: boolean) =>
+        recordsToComplete({ ...input([other], light('t2'), state), changeMarker: 'updated_at', prune }).get(
+          'article',
+        );
+      expect(wanted(false)).toEqual([]);
+      expect(wanted(true)).toEqual([7]);
     });
   });
 
