@@ -72,8 +72,8 @@ export function createMediaResolver(options: {
       const file = toPosix(path.relative(options.projectDir, absPath));
       const cached = hashCache?.get(file, info);
       if (cached) return cached;
-      // Opened as a regular file, not a pipe or link put there since the stat.
-      const sha = await openRegular(real).then(
+      // Opened as a regular file inside content/, not a pipe or link put there since the stat.
+      const sha = await openRegular(real, await root).then(
         async ({ handle }) => {
           try {
             return sha256(await handle.readFile());

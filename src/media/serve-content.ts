@@ -61,11 +61,12 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse): 
   let handle: FileHandle;
   let info: Stats;
   try {
-    // Not through a link or into a pipe put there since the realpath (open-regular.ts).
-    ({ handle, stat: info } = await openRegular(real));
+    // Not through a link or into a pipe put there since the realpath, nor through a folder
+    // swapped for a link out of content/ (open-regular.ts).
+    ({ handle, stat: info } = await openRegular(real, root));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTREG'
+    return code === 'ENOENT' || code === 'ENOTREG' || code === 'EOUTSIDE'
       ? answer(res, 404, 'not found')
       : answer(res, 403, 'not readable');
   }

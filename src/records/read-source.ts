@@ -5,6 +5,7 @@ import type { FailedMedia } from '../media/failed-media.js';
 import { createMediaResolver } from '../media/resolve-media.js';
 import { hashCacheOnUse, noHashCache, openHashCache } from '../source/hash-cache.js';
 import { FOLDER_CACHE_FILE } from '../source/folder-cache.js';
+import { realContentDir } from '../source/open-regular.js';
 import { duplicateProblem, scanContent, type UntouchedFiles } from '../source/scan-content.js';
 import { cleanRunWrittenAt, MarkNotes, recordsOf, stampsDigest, type CleanRun } from '../state/clean-run.js';
 import {
@@ -243,6 +244,7 @@ export async function readSource(
       fingerprint: fingerprintOf(doc.resource),
     });
   };
+  let within: string | undefined;
   for (const stub of scan.unchanged) {
     const entry = state.records.get(stub.key);
     const record = entry?.input?.media.length
@@ -259,6 +261,7 @@ export async function readSource(
       hashCache,
       limits: config.limits,
       readPath: stub.readPath,
+      within: (within ??= realContentDir(config.contentDir)),
       stem: stub.stem,
       lang: stub.lang,
       languages: config.languages,

@@ -1,5 +1,16 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
+import { open, readlink, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
 
 /**
  * How cms-sync opens a file it reads from content/. The path was judged before (by the scan, or
@@ -23,6 +34,42 @@ export function kindOf(stat: Stats): string {
   return 'a special file';
 }
 
+/**
+ * `O_NOFOLLOW` guards the last step of a path only: a folder on the way that was replaced by a
+ * link since the path was judged is followed. Where the system names what a descriptor is open on
+ * (Linux's `/proc/self/fd`, as on CI runners), the opened file's real path is checked to be
+ * inside the folder the caller names (`within`, itself a real path), so such a swap cannot make
+ * cms-sync read, and publish, a file from elsewhere. Elsewhere the check is skipped.
+ */
+const PROC_FD = '/proc/self/fd';
+let namesDescriptors: boolean | undefined;
+const canName = () => (namesDescriptors ??= existsSync(PROC_FD));
+
+/**
+ * The real path of content/, for `within`; content/ itself as given when it cannot be resolved
+ * (then it is not there, and nothing in it is read either).
+ */
+export function realContentDir(contentDir: string): string {
+  try {
+    return realpathSync.native(contentDir);
+  } catch {
+    return path.resolve(contentDir);
+  }
+}
+
+/** Thrown when the file opened is not inside the folder it was looked for in; `code` as a system error's. */
+export class OutsideFolder extends Error {
+  readonly code = 'EOUTSIDE';
+  constructor(readonly file: string) {
+    super(`${file} was reached through a link out of its folder`);
+  }
+}
+
+function checkWithin(file: string, opened: string, within: string): void {
+  const root = within.endsWith(path.sep) ? within : within + path.sep;
+  if (!opened.startsWith(root)) throw new OutsideFolder(file);
+}
+
 /** Thrown when what was opened is not a regular file; `code` as a system error's. */
 export class NotRegularFile extends Error {
   readonly code = 'ENOTREG';
@@ -36,11 +83,16 @@ export class NotRegularFile extends Error {
 
 /**
  * Reads a regular file whole, with its `fstat` (taken before the read); a file over `maxBytes`
- * is not read (`bytes` undefined).
+ * is not read (`bytes` undefined). With `within` (a real path), only a file inside it is read.
  */
-export function readRegularSync(file: string, maxBytes = Infinity): { bytes?: Buffer; stat: Stats } {
+export function readRegularSync(
+  file: string,
+  maxBytes = Infinity,
+  within?: string,
+): { bytes?: Buffer; stat: Stats } {
   const fd = openSync(file, READ_FLAGS);
   try {
+    if (within !== undefined && canName()) checkWithin(file, readlinkSync(`${PROC_FD}/${fd}`), within);
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new NotRegularFile(file, kindOf(stat));
     return stat.size > maxBytes ? { stat } : { bytes: readFileSync(fd), stat };
@@ -49,10 +101,15 @@ export function readRegularSync(file: string, maxBytes = Infinity): { bytes?: Bu
   }
 }
 
-/** Opens a regular file for reading; the caller closes the handle. */
-export async function openRegular(file: string): Promise<{ handle: FileHandle; stat: Stats }> {
+/** Opens a regular file for reading (inside `within`, a real path, when given); the caller closes the handle. */
+export async function openRegular(
+  file: string,
+  within?: string,
+): Promise<{ handle: FileHandle; stat: Stats }> {
   const handle = await open(file, READ_FLAGS);
   try {
+    if (within !== undefined && canName())
+      checkWithin(file, await readlink(`${PROC_FD}/${handle.fd}`), within);
     const stat = await handle.stat();
     if (!stat.isFile()) throw new NotRegularFile(file, kindOf(stat));
     return { handle, stat };
@@ -65,6 +122,8 @@ export async function openRegular(file: string): Promise<{ handle: FileHandle; s
 /** Why a file could not be read, in words for a message, from the error of one of the above. */
 export function unreadableReason(error: unknown): string {
   if (error instanceof NotRegularFile) return `is ${error.kind}, not a regular file`;
+  if (error instanceof OutsideFolder)
+    return 'was reached through a folder that became a link out of content/ while cms-sync was reading it; run again';
   const code = (error as NodeJS.ErrnoException).code ?? String(error);
   // O_NOFOLLOW's answer: the file was replaced by a link after it was found.
   if (code === 'ELOOP') return 'became a symbolic link while cms-sync was reading it; run again';

@@ -88,6 +88,8 @@ export interface ReadDocumentOptions {
    * caller has checked is inside content/. Images are still resolved from `absPath`'s folder.
    */
   readPath?: string | undefined;
+  /** The real path of content/: a file opened elsewhere (a folder swapped for a link) is not read. */
+  within?: string | undefined;
   /** The slug when front matter sets none (see pathIdentity); default: the file name without extension. */
   stem?: string | undefined;
   /** The language the file name gives (`post.es.md`), lower case. */
@@ -144,7 +146,7 @@ export function readDocument(
     const unchanged = cached && known?.(file, cached);
     if (unchanged) return unparsed(unchanged, cached);
     // What is read is what was opened: a regular file, not a link or a pipe put there since.
-    const read = readRegularSync(source, limits.maxFileBytes);
+    const read = readRegularSync(source, limits.maxFileBytes, options.within);
     // It grew between the stat and the read.
     if (!read.bytes || read.bytes.length > limits.maxFileBytes)
       return tooBig(pathOf(file, options), options.resource, read.bytes?.length ?? read.stat.size, limits);
@@ -331,7 +333,7 @@ function unreadableMessage(file: string, error: unknown): string {
   const reason = unreadableReason(error);
   if (code === 'ENOTREG')
     return `${reason}: cms-sync reads only regular files; replace it with one or remove it`;
-  if (code === 'ELOOP') return reason;
+  if (code === 'ELOOP' || code === 'EOUTSIDE') return reason;
   return `file ${reason}; check that it exists and is readable`;
 }
 

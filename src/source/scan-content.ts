@@ -1,5 +1,6 @@
 import { lstatSync, opendirSync, statSync, type Dir, type Dirent, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
+import { realContentDir } from './open-regular.js';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { byCodeUnit as compare } from '../compare.js';
@@ -283,6 +284,8 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
   // With a spool, a document's body is held as a plain string only until the document as a whole
   // (front matter and body) goes to the spool, just below.
   const holdBody = spool ? (text: string) => ({ toString: () => text }) : options.holdBody;
+  // Where content/ really is, taken when a first document is read (a pass that reads none needs it not).
+  let within: string | undefined;
   /** Reads a listed document: what its path makes it is taken from its name now. */
   const read = (file: string, absPath: string, readPath: string | undefined) => {
     const place = inContent(file);
@@ -295,6 +298,7 @@ async function scanWith(options: ScanOptions, twice: StatTwice | undefined): Pro
       hashCache,
       limits,
       readPath,
+      within: (within ??= realContentDir(contentDir)),
       stem: identity.stem,
       lang: identity.lang,
       languages,

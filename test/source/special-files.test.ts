@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/errors.js';
 import { createMediaResolver } from '../../src/media/resolve-media.js';
 import { serveContent } from '../../src/media/serve-content.js';
+import { openRegular, realContentDir } from '../../src/source/open-regular.js';
 import { readDocument } from '../../src/source/read-document.js';
 import { scanContent } from '../../src/source/scan-content.js';
 import { makeProject } from './helpers.js';
@@ -75,6 +76,42 @@ describe.skipIf(process.platform === 'win32')('special files and names in conten
       ],
     });
   });
+
+  // A folder swapped for a link between the scan (which follows no linked folder) and the read:
+  // O_NOFOLLOW guards only the last step of the path, so the file is checked to be where it was looked for.
+  it.skipIf(process.platform !== 'linux')(
+    'reads nothing through a folder that became a link out of content/ after the scan',
+    async () => {
+      const p = await project({
+        'private/notes/a.md': '---\ntitle: Secret\n---\nSECRET\n',
+        'private/notes/photo.png': 'PRIVATE PNG',
+      });
+      await mkdir(p.contentDir, { recursive: true });
+      await symlink(path.join(p.dir, 'private/notes'), path.join(p.contentDir, 'articles'));
+      const within = realContentDir(p.contentDir);
+      const doc = path.join(p.contentDir, 'articles/a.md');
+      expect(readDocument(doc, { projectDir: p.dir, resource: 'article', within })).toMatchObject({
+        problems: [
+          {
+            file: 'content/articles/a.md',
+            message:
+              'was reached through a folder that became a link out of content/ while cms-sync was reading it; ' +
+              'run again',
+          },
+        ],
+      });
+      await expect(openRegular(path.join(p.contentDir, 'articles/photo.png'), within)).rejects.toMatchObject({
+        code: 'EOUTSIDE',
+      });
+      // What is inside content/ is read as before.
+      await mkdir(path.join(p.contentDir, 'pages'));
+      writeFileSync(path.join(p.contentDir, 'pages/about.md'), '---\ntitle: About\n---\n');
+      const about = path.join(p.contentDir, 'pages/about.md');
+      expect(readDocument(about, { projectDir: p.dir, resource: 'page', within })).toMatchObject({
+        key: 'page/about',
+      });
+    },
+  );
 
   it('says that a name is not valid UTF-8, rather than that the file does not exist', async () => {
     const p = await project({ 'content/articles/good.md': '---\ntitle: Good\n---\n' });

@@ -93,7 +93,7 @@ export function sourceFiles(project: SourceProject | undefined, serverUrl: () =>
         const real = realpathSync(path.resolve(project.dir, file));
         const root = realpathSync(project.contentDir);
         if (!real.startsWith(root + path.sep)) return undefined;
-        const { bytes } = readRegularSync(real, MAX_SOURCE_BYTES);
+        const { bytes } = readRegularSync(real, MAX_SOURCE_BYTES, root);
         return bytes && { file, text: bytes.toString('utf8') };
       } catch {
         return undefined;
