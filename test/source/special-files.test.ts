@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,9 +62,17 @@ describe.skipIf(process.platform === 'win32')('special files and names in conten
     await mkdir(path.join(p.contentDir, 'articles'), { recursive: true });
     const pipe = path.join(p.contentDir, 'articles/a.md');
     mkfifo(pipe);
+    // Should the open ever wait again, a writer comes by after a while (leaving a mark first), so
+    // the test fails rather than hangs.
+    const waited = path.join(p.dir, 'waited');
+    const rescue = spawn('sh', ['-c', 'sleep 5; touch "$2"; : > "$1"', 'sh', pipe, waited], {
+      stdio: 'ignore',
+    });
+    cleanups.push(async () => void rescue.kill());
     expect(readDocument(pipe, { projectDir: p.dir, resource: 'article' })).toMatchObject({
       problems: [{ file: 'content/articles/a.md', message: `is a named pipe, ${NOT_REGULAR}` }],
     });
+    expect(existsSync(waited)).toBe(false);
     const link = path.join(p.contentDir, 'articles/b.md');
     await symlink(path.join(p.dir, 'secret.md'), link);
     expect(readDocument(link, { projectDir: p.dir, resource: 'article' })).toMatchObject({
