@@ -8,7 +8,7 @@ import { applyEdits, type TextEdit } from '../text-edits.js';
 const parser = unified().use(remarkParse).freeze();
 
 /** What `markdown` of the old site holds that the CMS's Markdown would show as text. */
-export type AttributeSyntax = 'attributes' | 'toc' | 'heading-id' | 'extension';
+export type AttributeSyntax = 'attributes' | 'toc' | 'extension';
 
 export interface AttributesRemoved {
   text: string;
@@ -19,38 +19,34 @@ export interface AttributesRemoved {
 }
 
 /**
- * Removes the attribute syntax of the old site's Markdown, which CommonMark (and so the CMS) shows
- * as text:
+ * Removes the attribute syntax of kramdown (Jekyll's Markdown), which CommonMark (and so the CMS)
+ * shows as text:
  *
- * - `kramdown` (Jekyll's Markdown): attribute lists after a block (`{: .class}` on a line of its
- *   own, and `{:name: …}` definitions) or right after a span (`![x](y){: width="200"}`), the table
- *   of contents (`* TOC` then `{:toc}`, or Minimal Mistakes' `{% include toc %}`),
- *   `{::comment}…{:/comment}`, the markers of
- *   `{::nomarkdown}…{:/nomarkdown}` (what they hold stays), and `{::options … /}`;
- * - both dialects: a heading's attributes (`## Title {#id .class}`, Goldmark's and kramdown's).
+ * attribute lists after a block (`{: .class}` on a line of its own, and `{:name: …}` definitions)
+ * or right after a span (`![x](y){: width="200"}`), the table of contents (`* TOC` then `{:toc}`,
+ * or Minimal Mistakes' `{% include toc %}`), `{::comment}…{:/comment}`, the markers of
+ * `{::nomarkdown}…{:/nomarkdown}` (what they hold stays), and `{::options … /}`. A heading's own
+ * attributes (`## Title {#id}`) stay: sync reads them (src/render/heading-ids.ts).
  *
  * Nothing inside code (fenced, indented, inline, or a `highlight` block of the site's templates)
  * or HTML is touched. The rest of the text is left byte for byte as it was. Classes and ids have no
  * place in the CMS's Markdown: what was removed is told by line, for an editor to look at (an
  * anchor link to a heading's id, say).
  */
-export function removeAttributeSyntax(markdown: string, dialect: 'kramdown' | 'goldmark'): AttributesRemoved {
+export function removeAttributeSyntax(markdown: string): AttributesRemoved {
   if (!markdown.includes('{')) return unchanged(markdown);
   const candidates: Edit[] = [];
   const add = (start: number, end: number, what: AttributeSyntax, rank: number) =>
     candidates.push({ start, end, what, rank });
-  if (dialect === 'kramdown') {
-    for (const m of markdown.matchAll(TOC)) add(m.index, m.index + m[0].length, 'toc', 0);
-    for (const m of markdown.matchAll(TOC_INCLUDE)) add(m.index, m.index + m[0].length, 'toc', 0);
-    for (const [start, end] of comments(markdown)) add(start, end, 'extension', 1);
-    for (const m of markdown.matchAll(EXTENSION_MARK)) add(m.index, m.index + m[0].length, 'extension', 1);
-    for (const m of markdown.matchAll(BLOCK_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
-    for (const m of markdown.matchAll(SPAN_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
-  }
-  for (const [start, end] of headingAttributes(markdown)) add(start, end, 'heading-id', 3);
+  for (const m of markdown.matchAll(TOC)) add(m.index, m.index + m[0].length, 'toc', 0);
+  for (const m of markdown.matchAll(TOC_INCLUDE)) add(m.index, m.index + m[0].length, 'toc', 0);
+  for (const [start, end] of comments(markdown)) add(start, end, 'extension', 1);
+  for (const m of markdown.matchAll(EXTENSION_MARK)) add(m.index, m.index + m[0].length, 'extension', 1);
+  for (const m of markdown.matchAll(BLOCK_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
+  for (const m of markdown.matchAll(SPAN_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
   if (candidates.length === 0) return unchanged(markdown);
 
-  const kept = protectedRanges(markdown, dialect);
+  const kept = protectedRanges(markdown);
   /** Whether the line before `start` (a line's start) is blank, or there is none. */
   const blankBefore = (start: number) => {
     if (start === 0) return true;
@@ -158,44 +154,10 @@ function comments(markdown: string): Array<[number, number]> {
 }
 
 /**
- * An ATX heading's trailing attributes (`{#id}`, `{.class}`, `{#id .class key=value}`, kramdown's
- * `{: #id}`) with the blanks before them, line by line: a regular expression over a long heading
- * line would try every brace.
- */
-function headingAttributes(markdown: string): Array<[number, number]> {
-  const found: Array<[number, number]> = [];
-  for (const m of markdown.matchAll(HEADING_START)) {
-    const lineEnd = markdown.indexOf('\n', m.index);
-    const end = lineEnd === -1 ? markdown.length : lineEnd;
-    const line = withoutClosingHashes(markdown.slice(m.index, end));
-    const brace = line.lastIndexOf('{');
-    if (brace <= m[0].length || !/^\{:?[ \t]*[#.][^{}]*\}$/.test(line.slice(brace))) continue;
-    let start = brace;
-    while (start > m[0].length && (line[start - 1] === ' ' || line[start - 1] === '\t')) start--;
-    if (start === brace) continue;
-    found.push([m.index + start, m.index + line.length]);
-  }
-  return found;
-}
-
-const HEADING_START = /^[ \t]{0,3}#{1,6}[ \t]+/gm;
-
-/** A heading line less its trailing blanks and closing `#`s (`## Title ##`). */
-function withoutClosingHashes(line: string): string {
-  let end = line.length;
-  while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
-  let hashes = end;
-  while (hashes > 0 && line[hashes - 1] === '#') hashes--;
-  if (hashes < end && hashes > 0 && (line[hashes - 1] === ' ' || line[hashes - 1] === '\t')) end = hashes;
-  while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
-  return line.slice(0, end);
-}
-
-/**
  * Where nothing is removed: code (and HTML, with `html`) as Markdown reads them, and the
  * templates' code blocks.
  */
-function protectedRanges(markdown: string, dialect: 'kramdown' | 'goldmark', html = true): Ranges {
+function protectedRanges(markdown: string, html = true): Ranges {
   const ranges: Array<[number, number]> = [];
   visit(parser.parse(markdown) as Root, (node) => {
     if (node.type !== 'code' && node.type !== 'inlineCode' && !(html && node.type === 'html')) return;
@@ -204,7 +166,7 @@ function protectedRanges(markdown: string, dialect: 'kramdown' | 'goldmark', htm
     if (start !== undefined && end !== undefined) ranges.push([start, end]);
   });
   const templates = parseTemplates(markdown, {
-    dialect: dialect === 'kramdown' ? 'liquid' : 'hugo',
+    dialect: 'liquid',
     isCode: () => false,
     maxDepth: 20,
   });
@@ -266,7 +228,7 @@ export function markdownInHtml(markdown: string): string {
   if (!/markdown[ \t]*=/i.test(markdown)) return markdown;
   const matches = [...markdown.matchAll(MARKDOWN_IN_HTML)];
   if (matches.length === 0) return markdown;
-  const code = protectedRanges(markdown, 'kramdown', false);
+  const code = protectedRanges(markdown, false);
   const edits: TextEdit[] = [];
   for (const m of matches) {
     const end = m.index + m[0].length;

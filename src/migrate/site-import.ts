@@ -81,7 +81,7 @@ export interface SiteProfile {
   silentKeys: ReadonlySet<string>;
   /**
    * The site's Markdown is kramdown (Jekyll's default), whose attribute lists, table of contents
-   * and extensions are removed (see removeAttributeSyntax); else only headings' attributes are.
+   * and extensions are removed (see removeAttributeSyntax). Headings' ids stay: sync reads them.
    */
   kramdown?: boolean;
   /**
@@ -282,9 +282,8 @@ export async function importSite(
     done++;
     const { doc, file } = entry;
     // An HTML body is no one's Markdown: its braces are text.
-    const plain = doc.html
-      ? unchanged(entry.body)
-      : removeAttributeSyntax(entry.body, profile.kramdown ? 'kramdown' : 'goldmark');
+    // Goldmark (Hugo) has attributes on headings only, which sync reads as kramdown's (heading-ids.ts).
+    const plain = doc.html || !profile.kramdown ? unchanged(entry.body) : removeAttributeSyntax(entry.body);
     for (const { line, what } of plain.removed) {
       const places = attributes.get(what) ?? [];
       const place = `${file}:${entry.bodyLine + line - 1}`;
@@ -444,9 +443,6 @@ const ATTRIBUTES_REMOVED: Record<AttributeSyntax, string> = {
     'kramdown attribute lists (`{: .class}`, `{: width="200"}`) removed: the CMS takes no classes or ' +
     'attributes from Markdown',
   toc: 'tables of contents (`* TOC` and `{:toc}`, `{% include toc %}`) removed: the CMS does not make them',
-  'heading-id':
-    "headings' ids and classes (`## Title {#id}`) removed: a link to `#id` from elsewhere needs the id " +
-    'the CMS gives the heading',
   extension:
     'kramdown extensions (`{::comment}`, `{::nomarkdown}`, `{::options}`) removed; what ' +
     '`{::nomarkdown}` held is kept',

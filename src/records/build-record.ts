@@ -325,7 +325,7 @@ function dateOf(value: unknown, file: string, timeZone: string): string | undefi
 }
 
 /** Bump when rendering or mapping changes what a file produces, so every record is rebuilt. */
-const PIPELINE_VERSION = 5;
+const PIPELINE_VERSION = 6;
 
 const fingerprints = new WeakMap<Config, string>();
 

@@ -7,6 +7,7 @@ import { unified, type PluggableList } from 'unified';
 import type { LoadedPlugins } from './plugins.js';
 import type { ImageSize } from '../resources.js';
 import { DEFAULT_LIMITS } from '../source/limits.js';
+import { remarkHeadingIds } from './heading-ids.js';
 import { checkMarkdownLimits, type MarkdownLimits } from './markdown-limits.js';
 import {
   type CaptionStyle,
@@ -46,6 +47,7 @@ export function createProcessor(plugins?: LoadedPlugins) {
   return unified()
     .use(remarkParse)
     .use(remarkGfm)
+    .use(remarkHeadingIds)
     .use((plugins?.remark ?? []) as PluggableList)
     .use(remarkMarkImageKinds)
     .use(remarkRehype, { allowDangerousHtml: true })

@@ -250,7 +250,7 @@ describe('import jekyll: kramdown', () => {
         '',
         'Lead paragraph.',
         '',
-        '## Setup',
+        '## Setup {#setup}',
         '',
         'Run `make` now.',
         '',
@@ -269,8 +269,6 @@ describe('import jekyll: kramdown', () => {
         'attributes from Markdown (kd/_posts/2020-05-01-styled.md:5, kd/_posts/2020-05-01-styled.md:12)',
       'Warning: tables of contents (`* TOC` and `{:toc}`, `{% include toc %}`) removed: the CMS does not make ' +
         'them (kd/_posts/2020-05-01-styled.md:7)',
-      "Warning: headings' ids and classes (`## Title {#id}`) removed: a link to `#id` from elsewhere needs the " +
-        'id the CMS gives the heading (kd/_posts/2020-05-01-styled.md:10)',
     ]);
   });
 });
