@@ -73,6 +73,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       listPages,
       report: options.report,
       skip,
+      shown: (absPath) => path.join(options.file, path.relative(siteDir, absPath)).split(path.sep).join('/'),
     });
   }
   const cascades = await readCascades(listPages, siteDir, options.file, defaultLanguage, options.report);
@@ -253,6 +254,8 @@ interface Walk {
   report: MigrationReport;
   /** The content folders: one inside another (content/en in content/) is walked as its own root only. */
   skip: ReadonlySet<string>;
+  /** A file of the site as a message names it (the site's path as given, then the file's in it). */
+  shown: (absPath: string) => string;
 }
 
 /**
@@ -347,6 +350,13 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
   for (const entry of entries) {
     const format = entry.isFile() ? OTHER_FORMATS.exec(entry.name)?.[1] : undefined;
     if (format) ctx.report.skip(`content files in .${format.toLowerCase()} (cms-sync imports Markdown)`);
+    // Hugo 0.126's content adapter: a template that makes pages from data when the site is built.
+    if (entry.isFile() && entry.name === '_content.gotmpl')
+      ctx.report.warnings.push(
+        `${ctx.shown(path.join(dir, entry.name))}: a content adapter makes this section's pages from ` +
+          'data when Hugo builds the site; cms-sync does not run templates, so those pages are not imported ' +
+          '(write them as Markdown files, or import them from where their data comes from)',
+      );
   }
   for (const entry of markdown) {
     const { name, lang = rootLang } = nameAndLanguage(entry.name, ctx);

@@ -215,6 +215,24 @@ describe('import: content in other formats is counted, not passed over', () => {
     expect(eleventy.stdout).toContain('       1  Eleventy templates in .njk (cms-sync imports Markdown)');
     expect(eleventy.stdout).toContain('       1  Eleventy templates in .html (cms-sync imports Markdown)');
   });
+
+  it("a Hugo content adapter's pages, which only a Hugo build makes, are named in a warning", async () => {
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': 'baseURL = "https://h.example/"\n',
+      'data/books.yaml': '- title: Dune\n  slug: dune\n',
+      'content/books/_index.md': '---\ntitle: Books\n---\n',
+      'content/books/_content.gotmpl':
+        '{{ range site.Data.books }}{{ $.AddPage (dict "title" .title) }}{{ end }}\n',
+      'content/posts/c.md': '---\ntitle: C\n---\nC.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'h']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      "Warning: h/content/books/_content.gotmpl: a content adapter makes this section's pages from data when " +
+        'Hugo builds the site; cms-sync does not run templates, so those pages are not imported',
+    );
+  });
 });
 
 describe("import: the themes' boxes", () => {
