@@ -25,14 +25,21 @@ export type FeaturedReader = (data: Record<string, unknown>) => FeaturedImage | 
 
 /**
  * A key holding the image as a string, or as a mapping (PaperMod's `cover: {image, alt, caption}`,
- * Chirpy's and jekyll-seo-tag's `image: {path, alt}`, Hugo Blox's `image: {filename, caption}`).
+ * Chirpy's and jekyll-seo-tag's `image: {path, alt}`, Hugo Blox's `image: {filename, caption}`,
+ * Eleventy starters' `image: {src, alt}`, `{url}`).
  * `siblings` are keys beside it that hold its alt text and caption (Clarity's `featureImageAlt`).
  */
 export function imageKey(key: string, siblings: { alt?: string; caption?: string } = {}): FeaturedReader {
   return (data) => {
     const value = data[key];
     const fields = record(value);
-    const src = given(value) ?? given(fields.image) ?? given(fields.path) ?? given(fields.filename);
+    const src =
+      given(value) ??
+      given(fields.image) ??
+      given(fields.path) ??
+      given(fields.filename) ??
+      given(fields.src) ??
+      given(fields.url);
     if (src === undefined) return undefined;
     const keys = [key, ...[siblings.alt, siblings.caption].filter((k): k is string => k !== undefined)];
     return described(

@@ -237,19 +237,23 @@ describe('import jekyll: the featured image of each theme', () => {
     expect(run.stdout).not.toContain('Skipped:\n       1  images');
   });
 
-  it('Eleventy `image`, a path or `{path, alt}`', async () => {
+  it('Eleventy `image`, a path, `{path, alt}` or `{src, alt}`', async () => {
     project = await projectWithSite('eleventy');
     await project.site('e', {
       'eleventy.config.js': 'export const config = { dir: { input: "src" } };\n',
       'src/img/e.png': PNG,
       'src/posts/one.md': post('image: /img/e.png'),
       'src/posts/two.md': post('image:', '  path: ../img/e.png', '  alt: Two'),
+      'src/posts/three.md': post('image:', '  src: /img/e.png', '  alt: Three'),
     });
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'e']);
     expect(run.code).toBe(0);
     expect(await frontMatter('content/articles/one.md')).toContain('featured_image: ../media/img/e.png\n');
     expect(await frontMatter('content/articles/two.md')).toContain(
       'featured_image: ../media/img/e.png\nfeatured_image_alt: Two\n',
+    );
+    expect(await frontMatter('content/articles/three.md')).toContain(
+      'featured_image: ../media/img/e.png\nfeatured_image_alt: Three\n',
     );
     expect(run.stdout).not.toContain('is not imported');
   });
