@@ -26,8 +26,8 @@ export class Interrupted extends Error {
 /**
  * The process's IO. The first SIGINT or SIGTERM resolves `interrupted` and aborts `signal`, so a
  * command can stop starting new work and finish what is in flight; the second exits at once.
- * A command that never looks at either (import, init…) is not interruptible that way: the first
- * signal then ends the process at once, as it would without a handler.
+ * A command that never looks at either (import, init…) gets no handler: the first signal ends the
+ * process at once, even in the middle of a long synchronous step.
  */
 export function processIO(): CliIO {
   const controller = new AbortController();
@@ -37,22 +37,27 @@ export function processIO(): CliIO {
   let signals = 0;
   const onSignal = (name: NodeJS.Signals) => {
     signals += 1;
-    if (signals === 1 && listened) {
+    if (signals === 1) {
       controller.abort(new Interrupted(name));
       resolveInterrupted();
       return;
     }
-    if (listened) {
-      writeLine(
-        process.stderr,
-        `\n${name} again: stopped at once. Writes in flight when it came are in the journal: ` +
-          'the next run replays it and checks them, so nothing is sent twice.',
-      );
-    }
+    writeLine(
+      process.stderr,
+      `\n${name} again: stopped at once. Writes in flight when it came are in the journal: ` +
+        'the next run replays it and checks them, so nothing is sent twice.',
+    );
     process.exit(130);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // Handlers only for a command that listens: a handler runs only when the thread is free, so
+  // with one installed, a command busy in one long synchronous step (an import converting a huge
+  // document) could not be stopped at all; without, the signal ends the process at once.
+  const listen = () => {
+    if (listened) return;
+    listened = true;
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  };
   quietOnBrokenPipe(process.stdout);
   quietOnBrokenPipe(process.stderr);
   return {
@@ -62,11 +67,11 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     get interrupted() {
-      listened = true;
+      listen();
       return interrupted;
     },
     get signal() {
-      listened = true;
+      listen();
       return controller.signal;
     },
   };
