@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import matter from 'gray-matter';
 import type { MigrationReport } from './report.js';
@@ -8,7 +8,7 @@ import { FOLDER_TO_RESOURCE } from '../resources/derived.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { fileNameProblem } from './slug.js';
 import { isInside } from '../source/content-paths.js';
-import { replaceFile } from '../replace-file.js';
+import { createFile, replaceFile } from '../replace-file.js';
 import { STARTER_CONTENT } from '../init/starter-content.js';
 
 /** A resource's folder under content/ (its entry in the resource table). */
@@ -77,12 +77,12 @@ function folderLeavesContent(contentDir: string, dir: string): string | undefine
 }
 
 /**
- * Writes the file, never through a link: a new file is created exclusively (a link put at its
- * name meanwhile fails the write), and a file written over (`force`) is replaced by a rename.
+ * Writes the file whole, never through a link: a new file is created exclusively (a link put at
+ * its name meanwhile fails the write), and a file written over (`force`) is replaced by a rename.
  */
 export async function writeInContent(abs: string, text: string, force: boolean): Promise<void> {
   if (force) await replaceFile(abs, text);
-  else await writeFile(abs, text, { encoding: 'utf8', flag: 'wx' });
+  else await createFile(abs, text);
 }
 
 /**
