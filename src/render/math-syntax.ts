@@ -1,10 +1,7 @@
 import type { PluggableList } from 'unified';
+import type { MathSyntax } from './math.js';
 
-/** How TeX math is read (config `markdown.math`, resolved). */
-export interface MathSyntax {
-  /** `$…$` is inline math (remark-math's `singleDollarTextMath`); else only `$$…$$` is math. */
-  singleDollar: boolean;
-}
+export type { MathSyntax } from './math.js';
 
 type MathModule = typeof import('./math.js');
 let loaded: MathModule | undefined;

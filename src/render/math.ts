@@ -2,9 +2,14 @@ import type { Data, Root } from 'mdast';
 import remarkMath from 'remark-math';
 import type { Processor } from 'unified';
 import { visit } from 'unist-util-visit';
-import type { MathSyntax } from './math-syntax.js';
 
 export { default as remarkMath } from 'remark-math';
+
+/** How TeX math is read (config `markdown.math`, resolved). */
+export interface MathSyntax {
+  /** `$…$` is inline math (remark-math's `singleDollarTextMath`); else only `$$…$$` is math. */
+  singleDollar: boolean;
+}
 
 /**
  * remark-math's syntax, written to HTML as the TeX typed between the delimiters that MathJax
