@@ -361,6 +361,20 @@ export interface UserConfig {
      * @default 'paragraph'
      */
     captions?: 'paragraph' | 'figure' | 'none';
+    /**
+     * TeX math, as remark-math reads it: `$…$` inline and `$$…$$` display (a `$$` line, the TeX,
+     * a `$$` line). Its TeX reaches the CMS exactly as typed (no backslash escape or emphasis
+     * applied), HTML-escaped, as `<span class="math math-inline">\(…\)</span>` and
+     * `<div class="math math-display">\[…\]</div>`: the delimiters MathJax and KaTeX's
+     * auto-render find by default, so the site's page needs only one of them loaded. Math in code
+     * stays code. `{ singleDollar: false }` reads only `$$…$$` (inline within a line, display on
+     * lines of its own), so that `$5 and $10` stay prices, as on a kramdown (Jekyll) site. Off,
+     * dollars are text and TeX goes through Markdown like any text. Turning it on or off renders
+     * the articles and pages again; only those whose HTML changes are updated.
+     * @default false
+     * @example math: true
+     */
+    math?: boolean | { singleDollar?: boolean };
   };
   wire?: {
     /**

@@ -247,6 +247,7 @@ export function resolveConfig(
       remarkPlugins: user.markdown?.remarkPlugins ?? [],
       rehypePlugins: user.markdown?.rehypePlugins ?? [],
       captions: user.markdown?.captions ?? 'paragraph',
+      math: mathSyntax(user.markdown?.math),
     },
     languages: {
       default: (user.languages?.default ?? 'en').toLowerCase(),
@@ -309,4 +310,10 @@ function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** `markdown.math` with its default filled in: `true` reads `$…$` too, as remark-math does. */
+function mathSyntax(option: NonNullable<UserConfig['markdown']>['math']): Config['markdown']['math'] {
+  if (option === undefined || option === false) return false;
+  return { singleDollar: option === true ? true : (option.singleDollar ?? true) };
 }

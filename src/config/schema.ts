@@ -9,6 +9,7 @@ import { pluginEntryProblem } from '../render/plugins.js';
 import { isLanguageTag } from '../source/languages.js';
 import type { ContentLimits } from '../source/limits.js';
 import type { ShortcodeHandler, SiteInfo } from '../render/templates/builtins.js';
+import type { MathSyntax } from '../render/math-syntax.js';
 
 /** Managed fields per resource, in the order they are shown (from the resource table). */
 export const MANAGED_FIELDS: Readonly<Record<RecordResource, readonly string[]>> = Object.fromEntries(
@@ -23,7 +24,7 @@ function describe(value: unknown): string {
  * Bump when the schema changes what it accepts: configs validated under another version are
  * validated again (see validated-configs.ts). A test fails when the schema changes without it.
  */
-export const CONFIG_SCHEMA_VERSION = 4;
+export const CONFIG_SCHEMA_VERSION = 5;
 
 /** The config schema, built (and zod loaded) on first use. */
 function buildConfigSchema(z: ZodKit) {
@@ -153,6 +154,7 @@ function buildConfigSchema(z: ZodKit) {
         remarkPlugins: z.array(pluginEntry('remarkPlugins')).optional(),
         rehypePlugins: z.array(pluginEntry('rehypePlugins')).optional(),
         captions: z.enum(['paragraph', 'figure', 'none']).optional(),
+        math: z.union([z.boolean(), z.strictObject({ singleDollar: z.boolean().optional() })]).optional(),
       })
       .optional(),
     languages: z
@@ -244,6 +246,8 @@ export interface Config {
     remarkPlugins: PluginEntry[];
     rehypePlugins: PluginEntry[];
     captions: CaptionStyle;
+    /** TeX math (see UserConfig.markdown.math): how it is read, or false. */
+    math: MathSyntax | false;
   };
   /** Translations (see UserConfig.languages), lower case. */
   languages: { default: string; codes: string[] | undefined; field: string | undefined };

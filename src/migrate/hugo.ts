@@ -11,6 +11,7 @@ import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builti
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
+import type { OldSiteMath } from './old-math.js';
 import {
   bundleFile,
   featuredImages,
@@ -137,6 +138,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       // Hugo's default `frontmatter.date`: the first of these a page has.
       dateKeys: ['date', 'publishDate', 'pubdate', 'published', 'lastmod', 'modified'],
       hidesFuture: config.buildFuture !== true,
+      ...hugoMath(config),
       // Goldmark's definition lists are on unless turned off; emoji only with `enableEmoji`.
       extras: {
         definitionLists: anyCase(goldmarkExtensions(config), 'definitionList') !== false,
@@ -281,6 +283,43 @@ function contentRoots(
   }
   if (shared || languages.length === 0) roots.unshift({ dir: contentRoot });
   return roots;
+}
+
+/**
+ * How the site read math: Goldmark's passthrough (the way Hugo's docs set up math), its TeX handed
+ * untouched to the page's MathJax or KaTeX between the configured delimiters. A `math` param
+ * (site or page, as PaperMod, Blowfish, Stack and others read it) without passthrough loaded a
+ * renderer that read Goldmark's output, where escapes and emphasis had already applied: those
+ * formulas are left as typed, and the report says so.
+ */
+function hugoMath(
+  config: Record<string, unknown>,
+): { math: OldSiteMath } | { mathUnread: string } | undefined {
+  const passthrough = record(anyCase(goldmarkExtensions(config), 'passthrough'));
+  const delimiters = record(anyCase(passthrough, 'delimiters'));
+  const pairs = (key: string) =>
+    (Array.isArray(anyCase(delimiters, key)) ? (anyCase(delimiters, key) as unknown[]) : []).flatMap(
+      (pair) =>
+        Array.isArray(pair) && pair.length === 2 && pair.every((d) => typeof d === 'string' && d !== '')
+          ? [[pair[0] as string, pair[1] as string] as const]
+          : [],
+    );
+  const math = { block: pairs('block'), inline: pairs('inline') };
+  if (anyCase(passthrough, 'enable') === true && (math.block.length > 0 || math.inline.length > 0))
+    return { math };
+  const params = record(anyCase(config, 'params'));
+  if (
+    anyCase(params, 'math') === true ||
+    anyCase(params, 'katex') === true ||
+    anyCase(params, 'mathjax') === true
+  )
+    return {
+      mathUnread:
+        "the site loads a math renderer (`params.math`) without Goldmark's passthrough, so its formulas went " +
+        'through Markdown before MathJax or KaTeX read them: they are left as typed. Check them, write them ' +
+        'as `$…$` and `$$…$$` with their TeX as it should be, and set `markdown: { math: true }` in sync.config.ts',
+    };
+  return undefined;
 }
 
 /** Whether `markup.goldmark.extensions.extras.<name>.enable` is set. */

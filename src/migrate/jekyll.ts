@@ -108,6 +108,8 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     shortcodes: { gist: jekyllGist, include: jekyllInclude },
     frontMatterAs: 'page',
     kramdown,
+    // kramdown reads `$$…$$` as math whatever its math engine, and hands the TeX on untouched.
+    ...(kramdown ? { math: { kramdown: true } } : {}),
     // kramdown has definition lists and abbreviations; jemoji makes `:smile:` an emoji.
     extras: {
       definitionLists: kramdown,

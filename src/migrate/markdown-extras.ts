@@ -9,6 +9,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import { visit } from 'unist-util-visit';
+import { mathSyntaxPlugins, type MathSyntax } from '../render/math-syntax.js';
 import { applyEdits, type TextEdit } from '../text-edits.js';
 
 /**
@@ -75,6 +76,21 @@ const plain: Processor<Root> = unified()
   .use(remarkParse)
   .use(remarkGfm)
   .freeze() as unknown as Processor<Root>;
+const mathParsers = new Map<boolean, Processor<Root>>();
+/** The parser that knows math, whose TeX is then no text node (needs loadMath() first). */
+function withMath(math: MathSyntax): Processor<Root> {
+  let parser = mathParsers.get(math.singleDollar);
+  if (!parser)
+    mathParsers.set(
+      math.singleDollar,
+      (parser = unified()
+        .use(remarkParse)
+        .use(remarkGfm)
+        .use(mathSyntaxPlugins(math))
+        .freeze() as unknown as Processor<Root>),
+    );
+  return parser;
+}
 
 /**
  * Each extra the site had, in its equivalent: a definition list becomes an HTML `<dl>`, an emoji
@@ -82,7 +98,12 @@ const plain: Processor<Root> = unified()
  * Code (fenced, indented, inline) and HTML are left as they are, and so is any text the site's
  * renderer would not have read (a shortcode not in the list, an abbreviation with no definition).
  */
-export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasResult {
+export function convertExtras(
+  markdown: string,
+  extras: MarkdownExtras,
+  /** The document's math is written in remark-math's syntax (see convertMath): its TeX is left as it is. */
+  math: MathSyntax | false = false,
+): ExtrasResult {
   const result: ExtrasResult = {
     text: markdown,
     definitionLists: 0,
@@ -105,7 +126,7 @@ export function convertExtras(markdown: string, extras: MarkdownExtras): ExtrasR
     (extras.superscript === true && markdown.includes('^')) ||
     (extras.mark === true && markdown.includes('=='));
   if (emoji || abbreviations || smilies || alerts || typographer || breaks || marks) {
-    const tree = plain.parse(markdown);
+    const tree = (math ? withMath(math) : plain).parse(markdown);
     const edits: TextEdit[] = [];
     if (marks) result.inlineMarks = inlineMarkEdits(markdown, tree, extras, edits);
     if (breaks) result.lineBreaks = breakEdits(markdown, tree, edits);
@@ -233,8 +254,14 @@ function breakEdits(markdown: string, tree: Root, edits: TextEdit[]): number {
   visit(tree, 'paragraph', (paragraph: Paragraph) => {
     const { start, end } = range(paragraph);
     if (start === undefined || end === undefined) return 'skip';
+    // A row break of inline math's TeX is no line break.
+    const tex: Array<{ start?: number | undefined; end?: number | undefined }> = [];
+    visit(paragraph, 'inlineMath', (node) => void tex.push(range(node)));
     for (const match of markdown.slice(start, end).matchAll(/(?<!\\)\\\\(?=\n)/g)) {
-      edits.push({ start: start + match.index, end: start + match.index + 2, text: '\\' });
+      const at = start + match.index;
+      if (tex.some((t) => t.start !== undefined && t.end !== undefined && at >= t.start && at < t.end))
+        continue;
+      edits.push({ start: at, end: at + 2, text: '\\' });
       count++;
     }
     return 'skip';

@@ -133,9 +133,14 @@ async function adopt(
   result: PullResult,
   report: MigrationReport,
 ): Promise<void> {
-  const { renderMarkdown } = await import('../render/render-markdown.js');
+  const { renderMarkdown, loadMath } = await import('../render/render-markdown.js');
+  if (config.markdown.math) await loadMath();
   const render = (markdown: string) =>
-    renderMarkdown(markdown, { defaultSize: config.media.defaultSize, captions: config.markdown.captions });
+    renderMarkdown(markdown, {
+      defaultSize: config.media.defaultSize,
+      captions: config.markdown.captions,
+      math: config.markdown.math,
+    });
   const media = createMediaResolver({
     projectDir: config.projectDir,
     contentDir: config.contentDir,

@@ -10,6 +10,8 @@ import type { FeaturedImage } from './featured-image.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { convertExtras, MAX_DEFINITION_LINES, type MarkdownExtras } from './markdown-extras.js';
+import { convertMath, writtenSyntax, type OldSiteMath } from './old-math.js';
+import { loadMath, type MathSyntax } from '../render/math-syntax.js';
 import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
@@ -121,6 +123,13 @@ export interface SiteProfile {
   dateKeys?: readonly string[];
   /** Markdown the site's renderer understood beyond CommonMark: converted to its equivalent. */
   extras?: MarkdownExtras;
+  /** How the site's renderer read math, if it did: written in remark-math's syntax (see convertMath). */
+  math?: OldSiteMath;
+  /**
+   * Why the site's pages loaded a math renderer (a `math` param) whose formulas went through
+   * Markdown first, so that they are not converted: said once in the report.
+   */
+  mathUnread?: string;
   /** Front matter keys are read in any case (Hugo's `Title`, `Draft`): known keys are matched so. */
   keysIgnoreCase?: boolean;
   /**
@@ -277,6 +286,9 @@ export async function importSite(
   /** Where a post's featured image was hidden by its theme, and imported all the same. */
   const hidden: string[] = [];
   const imageKeys = new Set(profile.featuredKeys);
+  const mathSyntax = profile.math ? writtenSyntax(profile.math) : false;
+  if (mathSyntax) await loadMath();
+  const formulas = { count: 0, documents: 0, loneDollars: 0 };
   let done = 0;
   for (const entry of entries) {
     done++;
@@ -314,15 +326,23 @@ export async function importSite(
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
-    const converted = doc.html
+    const html = doc.html
       ? htmlToMarkdown(restored, { localImages: true })
       : profile.kramdown
         ? markdownInHtml(restored)
         : restored;
+    const math = profile.math && !doc.html ? convertMath(html, profile.math) : undefined;
+    if (math?.formulas) {
+      formulas.count += math.formulas;
+      formulas.documents++;
+      if (math.loneDollars) formulas.loneDollars++;
+    }
+    const converted = math?.text ?? html;
     // The other generator's syntax was text on this site: so it stays, once sync reads the file.
     const markdown = templatesAsText(
       converted,
       literal ? 'both' : profile.dialect === 'hugo' ? 'liquid' : 'hugo',
+      mathSyntax,
     );
     const unmatched: string[] = [];
     const placing: Placing = { profile, copies, contentDir: options.contentDir, written, shown, report };
@@ -344,7 +364,8 @@ export async function importSite(
         return undefined;
       },
     });
-    const body = doc.html || !profile.extras ? rewritten : extrasOf(rewritten, profile.extras, file, report);
+    const body =
+      doc.html || !profile.extras ? rewritten : extrasOf(rewritten, profile.extras, file, report, mathSyntax);
 
     // Each listed by its line, the first few of a file: finding a line reads the body.
     for (const url of unmatched.slice(0, LISTED_LINKS))
@@ -428,8 +449,27 @@ export async function importSite(
         `imported all the same, since its social cards showed them; remove \`featured_image\` where the new ` +
         `site should not show one (${hidden.length} file${hidden.length === 1 ? '' : 's'}): ${firstPlaces(hidden)}`,
     );
+  if (formulas.count > 0) report.warnings.push(mathAdvice(formulas));
+  else if (profile.mathUnread) report.warnings.push(profile.mathUnread);
   await copyMedia(copies, profile.siteDir, options, report, shown);
   await writer.flush();
+}
+
+/** The report's line on math: how much was written as math, and the setting that reads it. */
+function mathAdvice(formulas: { count: number; documents: number; loneDollars: number }): string {
+  const { count, documents, loneDollars } = formulas;
+  const setting =
+    loneDollars > 0 ? '`markdown: { math: { singleDollar: false } }`' : '`markdown: { math: true }`';
+  const dollars =
+    loneDollars > 0
+      ? ` (only \`$$\` is math then: the lone \`$\` of ${loneDollars} document${loneDollars === 1 ? '' : 's'} ` +
+        'stays a dollar, as on the old site)'
+      : '';
+  return (
+    `${count} formula${count === 1 ? '' : 's'} in ${documents} document${documents === 1 ? '' : 's'} written as ` +
+    `math (\`$…$\`, \`$$…$$\`, the TeX as typed): set ${setting} in sync.config.ts${dollars}, so that they ` +
+    'reach readers as typed rather than through Markdown'
+  );
 }
 
 /** The first five places, and how many more. */
@@ -773,8 +813,14 @@ function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) =>
 }
 
 /** The body with the extras of the site's Markdown converted (markdown-extras.ts), counted. */
-function extrasOf(body: string, extras: MarkdownExtras, file: string, report: MigrationReport): string {
-  const converted = convertExtras(body, extras);
+function extrasOf(
+  body: string,
+  extras: MarkdownExtras,
+  file: string,
+  report: MigrationReport,
+  math: MathSyntax | false,
+): string {
+  const converted = convertExtras(body, extras, math);
   report.convert('definition lists', converted.definitionLists);
   report.convert('emoji shortcodes', converted.emoji);
   report.convert('abbreviations', converted.abbreviations);

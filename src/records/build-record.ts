@@ -196,7 +196,7 @@ export async function buildRecord(
   const htmlField = descriptor.htmlField;
   let replaced = 0;
   if (htmlField) {
-    const { templates, shortcodes, site } = context.config.markdown;
+    const { templates, shortcodes, site, math } = context.config.markdown;
     // The expander (and the parser it uses to find code) loads only for a body that has template
     // syntax: most have none, and a run that renders nothing loads no Markdown code at all.
     if (templates !== false && (body.includes('{{') || body.includes('{%'))) {
@@ -213,12 +213,14 @@ export async function buildRecord(
       if (refused) return { problems: [...problems, at(refused.line, refused.column, refused.message)] };
       try {
         const { expandTemplates } = await import('../render/templates/expand-templates.js');
+        if (math) await (await import('../render/math-syntax.js')).loadMath();
         const expanded = expandTemplates(body, {
           file: doc.file,
           bodyLine: doc.bodyLine,
           site,
           shortcodes,
           dialect: templates,
+          math,
         });
         problems.push(...expanded.problems);
         body = expanded.text;

@@ -115,7 +115,13 @@ function extraFingerprints(
 ): { all: string; rendered: string } {
   const all = digest({ layout: LAYOUT_VERSION, languages: config.languages });
   const rendered = plugins && pluginsFingerprint(plugins);
-  return { all, rendered: rendered ? digest({ all, plugins: rendered }) : all };
+  // Math off adds nothing: records rendered before the option existed are not rendered again.
+  const { math } = config.markdown;
+  if (!rendered && !math) return { all, rendered: all };
+  return {
+    all,
+    rendered: digest({ all, ...(rendered ? { plugins: rendered } : {}), ...(math ? { math } : {}) }),
+  };
 }
 
 /**
@@ -319,6 +325,7 @@ export async function readSource(
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
     captions: config.markdown.captions,
+    math: config.markdown.math,
     limits: config.limits,
     documents: toRender,
     ...(plugins ? { plugins } : {}),

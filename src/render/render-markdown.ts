@@ -9,6 +9,7 @@ import type { ImageSize } from '../resources.js';
 import { DEFAULT_LIMITS } from '../source/limits.js';
 import { remarkHeadingIds } from './heading-ids.js';
 import { checkMarkdownLimits, type MarkdownLimits } from './markdown-limits.js';
+import { mathPlugins, type MathSyntax } from './math-syntax.js';
 import {
   type CaptionStyle,
   MEDIA_COLLECTOR,
@@ -20,6 +21,7 @@ import {
 } from './rewrite-media.js';
 
 export type { CaptionStyle, ImageRef, RenderProblem } from './rewrite-media.js';
+export { loadMath, type MathSyntax } from './math-syntax.js';
 export { bindMedia } from './bind-media.js';
 
 export interface RenderResult {
@@ -36,17 +38,21 @@ export interface RenderOptions {
   captions?: CaptionStyle | undefined;
   /** Nesting and emphasis limits (config `limits`), checked before parsing. */
   limits?: MarkdownLimits | undefined;
+  /** TeX math (config `markdown.math`): how it is read, or not at all; needs loadMath() first. @default false */
+  math?: MathSyntax | false | undefined;
 }
 
 /**
  * The pipeline, with a config's plugins where Astro and Docusaurus put them: remark plugins after
- * GFM, rehype plugins after raw HTML is parsed; ours that collect images run after both, so an
- * image a plugin adds or changes is uploaded as it ends up.
+ * GFM (and math, when `markdown.math` is on, so that they see its nodes), rehype plugins after
+ * raw HTML is parsed; ours that collect images run after both, so an image a plugin adds or
+ * changes is uploaded as it ends up.
  */
-export function createProcessor(plugins?: LoadedPlugins) {
+export function createProcessor(plugins?: LoadedPlugins, math: MathSyntax | false = false) {
   return unified()
     .use(remarkParse)
     .use(remarkGfm)
+    .use(mathPlugins(math))
     .use(remarkHeadingIds)
     .use((plugins?.remark ?? []) as PluggableList)
     .use(remarkMarkImageKinds)
@@ -60,8 +66,14 @@ export function createProcessor(plugins?: LoadedPlugins) {
 
 type Processor = ReturnType<typeof createProcessor>;
 
-// Built once: assembling a unified pipeline costs more than rendering a short article.
-const processor = createProcessor();
+// Built once each: assembling a unified pipeline costs more than rendering a short article.
+const processors = new Map<string, Processor>();
+function processorFor(math: MathSyntax | false | undefined): Processor {
+  const key = math ? `math:${math.singleDollar}` : 'plain';
+  let processor = processors.get(key);
+  if (!processor) processors.set(key, (processor = createProcessor(undefined, math ?? false)));
+  return processor;
+}
 
 /**
  * Markdown -> HTML in which every image is a media dynamic-block with a placeholder id. A
@@ -73,7 +85,7 @@ export function renderMarkdown(markdown: string, options: RenderOptions): Render
   if (refused) return { html: '', images: [], problems: [refused] };
   const media = collector(options);
   try {
-    return resultOf(processor.processSync(fileOf(markdown, media)), media);
+    return resultOf(processorFor(options.math).processSync(fileOf(markdown, media)), media);
   } catch (error) {
     return failedRender(error);
   }

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { ImageSize } from '../resources.js';
 import { raiseHint } from '../source/limits.js';
 import type { MarkdownLimits } from './markdown-limits.js';
-import type { CaptionStyle, RenderResult } from './render-markdown.js';
+import type { CaptionStyle, MathSyntax, RenderResult } from './render-markdown.js';
 import { pluginError, type PluginStage, type ResolvedPlugins } from './plugins.js';
 import type { SyncError } from '../errors.js';
 
@@ -13,6 +13,7 @@ export interface RenderJob {
   defaultSize: ImageSize;
   captions?: CaptionStyle | undefined;
   limits?: MarkdownLimits | undefined;
+  math?: MathSyntax | false | undefined;
 }
 
 export type RenderReply =
@@ -24,6 +25,8 @@ export type RenderReply =
 /** What each worker is started with (workerData). */
 export interface RenderWorkerData {
   plugins?: ResolvedPlugins | undefined;
+  /** TeX math: remark-math is loaded before the first job, and read by the pipeline with the plugins. */
+  math?: MathSyntax | false | undefined;
 }
 
 export interface RenderPool {
@@ -50,6 +53,8 @@ export interface RenderPool {
 export function createRenderPool(options: {
   defaultSize: ImageSize;
   captions?: CaptionStyle | undefined;
+  /** TeX math (config `markdown.math`), or false. */
+  math?: MathSyntax | false | undefined;
   size?: number;
   /** Cap on each worker's old-generation heap, in MiB (tests use it to make a worker run out of memory). */
   maxHeapMb?: number;
@@ -87,13 +92,14 @@ export function createRenderPool(options: {
     const job = pending.get(id);
     if (!job) return;
     slot.queue.push(id);
-    const { defaultSize, captions, limits } = options;
+    const { defaultSize, captions, limits, math } = options;
     slot.worker.postMessage({
       id,
       markdown: job.markdown,
       defaultSize,
       captions,
       limits,
+      math,
     } satisfies RenderJob);
     if (slot.queue.length === 1) startClock(slot);
   };
@@ -123,7 +129,10 @@ export function createRenderPool(options: {
   };
 
   const spawn = (): Slot => {
-    const workerData: RenderWorkerData = options.plugins ? { plugins: options.plugins } : {};
+    const workerData: RenderWorkerData = {
+      ...(options.plugins ? { plugins: options.plugins } : {}),
+      ...(options.math ? { math: options.math } : {}),
+    };
     const worker = new Worker(workerUrl, {
       workerData,
       ...(options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } } : {}),

@@ -1,18 +1,30 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createProcessor, renderMarkdown, renderMarkdownWith, type RenderResult } from './render-markdown.js';
+import {
+  createProcessor,
+  loadMath,
+  renderMarkdown,
+  renderMarkdownWith,
+  type RenderResult,
+} from './render-markdown.js';
 import type { RenderJob, RenderReply, RenderWorkerData } from './render-pool.js';
 import { importPlugins, PluginLoadError } from './plugins.js';
 
-const { plugins } = (workerData ?? {}) as RenderWorkerData;
+const { plugins, math } = (workerData ?? {}) as RenderWorkerData;
 
 // One renderer per worker thread: the unified pipeline is built once, with the config's plugins
 // imported before the first job (jobs sent meanwhile wait in the port until the listener is added).
 let render: (job: RenderJob) => RenderResult | Promise<RenderResult> = (job) =>
-  renderMarkdown(job.markdown, { defaultSize: job.defaultSize, captions: job.captions, limits: job.limits });
+  renderMarkdown(job.markdown, {
+    defaultSize: job.defaultSize,
+    captions: job.captions,
+    limits: job.limits,
+    math: job.math,
+  });
 let loaded = true;
+if (math) await loadMath();
 if (plugins) {
   try {
-    const pipeline = createProcessor(await importPlugins(plugins));
+    const pipeline = createProcessor(await importPlugins(plugins), math ?? false);
     render = (job) =>
       renderMarkdownWith(pipeline, job.markdown, {
         defaultSize: job.defaultSize,

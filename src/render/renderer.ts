@@ -1,6 +1,6 @@
 import type { ImageSize } from '../resources.js';
 import type { ContentLimits } from '../source/limits.js';
-import type { CaptionStyle, RenderResult } from './render-markdown.js';
+import type { CaptionStyle, MathSyntax, RenderResult } from './render-markdown.js';
 import type { RenderPool } from './render-pool.js';
 import type { ResolvedPlugins } from './plugins.js';
 
@@ -30,6 +30,8 @@ const IN_THREAD_MAX_CHARS = 64 * 1024;
 export async function createRenderer(options: {
   defaultSize: ImageSize;
   captions?: CaptionStyle;
+  /** TeX math (config `markdown.math`), or false. */
+  math?: MathSyntax | false;
   limits: ContentLimits;
   /** Documents to render in this run. */
   documents: number;
@@ -37,12 +39,15 @@ export async function createRenderer(options: {
   plugins?: ResolvedPlugins | undefined;
 }): Promise<Renderer> {
   const { defaultSize, captions, limits, plugins } = options;
+  const math = options.math ?? false;
   let renderHere: Promise<(md: string) => RenderResult | Promise<RenderResult>> | undefined;
   const loadHere = async () => {
-    const { renderMarkdown, renderMarkdownWith, createProcessor } = await import('./render-markdown.js');
-    if (!plugins) return (md: string) => renderMarkdown(md, { defaultSize, captions, limits });
-    const pipeline = createProcessor(await (await import('./plugins.js')).importPlugins(plugins));
-    return (md: string) => renderMarkdownWith(pipeline, md, { defaultSize, captions, limits });
+    const { renderMarkdown, renderMarkdownWith, createProcessor, loadMath } =
+      await import('./render-markdown.js');
+    if (math) await loadMath();
+    if (!plugins) return (md: string) => renderMarkdown(md, { defaultSize, captions, limits, math });
+    const pipeline = createProcessor(await (await import('./plugins.js')).importPlugins(plugins), math);
+    return (md: string) => renderMarkdownWith(pipeline, md, { defaultSize, captions, limits, math });
   };
   // A plugin that fails to load fails every render with the same SyncError (see readSource).
   const here = async (md: string) => (await (renderHere ??= loadHere()))(md);
@@ -53,6 +58,7 @@ export async function createRenderer(options: {
       pool: createRenderPool({
         defaultSize,
         captions,
+        math,
         limits,
         budgetMs: limits.renderBudgetMs,
         ...(size ? { size } : {}),

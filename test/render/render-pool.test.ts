@@ -86,6 +86,31 @@ describe('the render pool with plugins', () => {
     }
   });
 
+  it('reads math on every worker, with plugins (which see its nodes) and without', async () => {
+    const count = plugin(
+      'count-math.mjs',
+      'export default () => (tree) => { tree.children.push({ type: "paragraph", children: [{ type: "text", ' +
+        'value: String(tree.children.filter((n) => n.type === "math").length) }] }); };\n',
+    );
+    const math = { singleDollar: true };
+    const withPlugin = createRenderPool({
+      defaultSize: 'medium',
+      size: 1,
+      math,
+      plugins: { remark: [count], rehype: [] },
+    });
+    const plain = createRenderPool({ defaultSize: 'medium', size: 1, math });
+    try {
+      const tex = '$a*b$\n\n$$\nx \\\\ y\n$$';
+      const html =
+        '<p><span class="math math-inline">\\(a*b\\)</span></p>\n<div class="math math-display">\\[x \\\\ y\\]</div>';
+      expect((await plain.render(tex)).html).toBe(html);
+      expect((await withPlugin.render(tex)).html).toBe(`${html}\n<p>1</p>`);
+    } finally {
+      await Promise.all([withPlugin.close(), plain.close()]);
+    }
+  });
+
   it('fails every job with the run-level error that names the plugin when a worker cannot load it', async () => {
     const broken = plugin('broken.mjs', 'export default function ( {\n');
     const pool = createRenderPool({

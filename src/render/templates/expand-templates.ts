@@ -2,6 +2,7 @@ import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
 import type { FileProblem } from '../../errors.js';
+import { mathSyntaxPlugins, type MathSyntax } from '../math-syntax.js';
 import { applyEdits, type TextEdit } from '../../text-edits.js';
 import {
   HUGO_BUILTINS,
@@ -65,6 +66,8 @@ export interface ExpandOptions {
   keepEscaped?: boolean;
   /** @default 20 */
   maxDepth?: number;
+  /** TeX math (config `markdown.math`): its TeX is left as written, as code is (needs loadMath() first). */
+  math?: MathSyntax | false | undefined;
 }
 
 export interface ExpandResult {
@@ -87,7 +90,7 @@ export function expandTemplates(source: string, options: ExpandOptions): ExpandR
   const dialect = options.dialect ?? 'auto';
   if (!mayHoldTemplates(source, dialect)) return { text: source, problems: [] };
 
-  const codeRanges = lazyCodeRanges(source);
+  const codeRanges = lazyCodeRanges(source, options.math);
   const parsed = parseTemplates(source, {
     dialect,
     isCode: codeRanges.contains,
@@ -432,23 +435,39 @@ function lastAtOrBefore(sorted: number[], value: number): number {
 }
 
 const markdownParser = unified().use(remarkParse).freeze();
+const mathParsers = new Map<boolean, typeof markdownParser>();
+
+/** A parser that reads math too (remark-math), so that its TeX counts as code. */
+function parserFor(math: MathSyntax | false | undefined): typeof markdownParser {
+  if (!math) return markdownParser;
+  let parser = mathParsers.get(math.singleDollar);
+  if (!parser)
+    mathParsers.set(
+      math.singleDollar,
+      (parser = unified().use(remarkParse).use(mathSyntaxPlugins(math)).freeze() as typeof markdownParser),
+    );
+  return parser;
+}
+
+/** What the expander leaves as written: code, and math when it is read. */
+const CODE_LIKE = new Set(['code', 'inlineCode', 'math', 'inlineMath']);
 
 /**
- * Offsets of code blocks and code spans, parsed only when first asked: a body that needs no
- * answer (Hugo shortcodes only, nothing left as text) is never parsed twice.
+ * Offsets of code blocks and code spans (and math, with `math`), parsed only when first asked: a
+ * body that needs no answer (Hugo shortcodes only, nothing left as text) is never parsed twice.
  */
-function lazyCodeRanges(source: string): { contains: (offset: number) => boolean } {
+function lazyCodeRanges(
+  source: string,
+  math?: MathSyntax | false,
+): { contains: (offset: number) => boolean } {
   let starts: number[] | undefined;
   let ends: number[] = [];
   return {
     contains(offset) {
       if (!starts) {
         const ranges: Array<[number, number]> = [];
-        visit(markdownParser.parse(source), (node) => {
-          if (
-            (node.type === 'code' || node.type === 'inlineCode') &&
-            node.position?.start.offset !== undefined
-          ) {
+        visit(parserFor(math).parse(source), (node) => {
+          if (CODE_LIKE.has(node.type) && node.position?.start.offset !== undefined) {
             ranges.push([node.position.start.offset, node.position.end.offset ?? node.position.start.offset]);
           }
         });
@@ -469,13 +488,17 @@ function lazyCodeRanges(source: string): { contains: (offset: number) => boolean
  * is what is text. Outside code, the braces that open it become `&#123;`, which Markdown shows
  * as `{` and no template reads (a lone `{% raw %}` too). Inside code, where a reference is not decoded, a
  * Hugo shortcode takes the comment escape (`{{</* x *\/>}}`); Liquid there is left, as a sync
- * leaves it.
+ * leaves it. With `math`, the TeX of math counts as code (as a sync with `markdown.math` reads it).
  */
-export function templatesAsText(source: string, syntax: 'hugo' | 'liquid' | 'both'): string {
+export function templatesAsText(
+  source: string,
+  syntax: 'hugo' | 'liquid' | 'both',
+  math?: MathSyntax | false,
+): string {
   const hugo = syntax !== 'liquid';
   const liquid = syntax !== 'hugo';
   if (!mayHoldTemplates(source, liquid ? 'auto' : 'hugo')) return source;
-  const code = lazyCodeRanges(source);
+  const code = lazyCodeRanges(source, math);
   const edits: TextEdit[] = [];
   let shortcodeInCode = false;
   for (const m of source.matchAll(/\{\{[<%]|\{\{|\{%/g)) {
