@@ -95,7 +95,6 @@ function displayBlocks(markdown: string, math: OldSiteMath): { edits: TextEdit[]
   const edits: TextEdit[] = [];
   if (pairs.length === 0 || !pairs.some(([open]) => markdown.includes(open))) return { edits, count: 0 };
   const code = codeRanges(parser(false).parse(markdown));
-  const inCode = (offset: number) => code.some(([start, end]) => offset >= start && offset < end);
   const lines: Array<{ start: number; prefix: string; rest: string }> = [];
   let offset = 0;
   for (const line of markdown.split('\n')) {
@@ -105,13 +104,19 @@ function displayBlocks(markdown: string, math: OldSiteMath): { edits: TextEdit[]
   }
   const blank = (i: number) => i < 0 || i >= lines.length || lines[i]!.rest.trim() === '';
   let count = 0;
+  // Where the search for each closing delimiter last ran out (a blank line, or the end) without
+  // finding it: an opening line before that finds none either, so it is not searched again, which
+  // keeps a long run of unclosed openers linear.
+  const closeless = new Map<string, number>();
   for (let i = 0; i < lines.length; i++) {
     const { start, prefix, rest } = lines[i]!;
     const pair = pairs.find(([open]) => rest.startsWith(open));
-    if (!pair || inCode(start + prefix.length)) continue;
+    if (!pair || inRanges(code, start + prefix.length)) continue;
     const [open, close] = pair;
+    if ((closeless.get(close) ?? -1) > i) continue;
     let end = -1;
-    for (let j = i; j < lines.length; j++) {
+    let j = i;
+    for (; j < lines.length; j++) {
       if (j > i && blank(j)) break;
       const body = (j === i ? lines[j]!.rest.slice(open.length) : lines[j]!.rest).trimEnd();
       if (body.endsWith(close) && (j > i || body.length >= close.length)) {
@@ -119,14 +124,20 @@ function displayBlocks(markdown: string, math: OldSiteMath): { edits: TextEdit[]
         break;
       }
     }
-    if (end === -1) continue;
+    if (end === -1) {
+      closeless.set(close, j);
+      continue;
+    }
     if (
       open === '$$' &&
       math.kramdown &&
       !math.block?.some(([o]) => o === '$$') &&
       !(blank(i - 1) && blank(end + 1))
-    )
+    ) {
+      // Every opener up to `end` is in the same paragraph and closes there too: none is alone.
+      i = end;
       continue;
+    }
     // Its TeX, line by line as typed (each later line keeps its own prefix), without the delimiters.
     const tex: string[] = [];
     for (let j = i; j <= end; j++) {
@@ -162,19 +173,19 @@ function inlineMath(
     visit(tree, 'inlineMath', () => void count++);
   if (pairs.length === 0 || !pairs.some(([open]) => markdown.includes(open))) return { edits, count };
   const skipped = codeRanges(tree);
+  const find = finder(markdown);
   visit(tree, (node) => {
     if (node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'tableCell') return;
     const start = node.position?.start.offset;
     const end = node.position?.end.offset;
     if (start === undefined || end === undefined) return 'skip';
-    const inner = skipped.filter(([s, e]) => s >= start && e <= end);
     let at = start;
     while (at < end) {
-      const found = nextOpener(markdown, at, end, pairs);
+      const found = nextOpener(find, at, end, pairs);
       if (!found) break;
       const [index, [open, close]] = found;
-      const closeAt = markdown.indexOf(close, index + open.length);
-      const hidden = (offset: number) => inner.some(([s, e]) => offset >= s && offset < e);
+      const closeAt = find(close, index + open.length);
+      const hidden = (offset: number) => inRanges(skipped, offset);
       if (closeAt === -1 || closeAt + close.length > end || hidden(index) || hidden(closeAt)) {
         at = index + open.length;
         continue;
@@ -191,17 +202,52 @@ function inlineMath(
 }
 
 function nextOpener(
-  text: string,
+  find: Finder,
   from: number,
   to: number,
   pairs: ReadonlyArray<readonly [string, string]>,
 ): [number, readonly [string, string]] | undefined {
   let best: [number, readonly [string, string]] | undefined;
   for (const pair of pairs) {
-    const index = text.indexOf(pair[0], from);
+    const index = find(pair[0], from);
     if (index !== -1 && index < to && (!best || index < best[0])) best = [index, pair];
   }
   return best;
+}
+
+/** Where `needle` next occurs in the text from `from` on, or -1. */
+type Finder = (needle: string, from: number) => number;
+
+/**
+ * indexOf that remembers, for each needle, the last answer: a text has no occurrence between the
+ * offset asked from and the one found, so a later question from inside that stretch is answered
+ * without scanning it again. Questions come in document order, so the whole text is scanned about
+ * once per needle, however many paragraphs ask.
+ */
+function finder(text: string): Finder {
+  const last = new Map<string, { from: number; at: number }>();
+  return (needle, from) => {
+    const known = last.get(needle);
+    if (known && from >= known.from && (known.at === -1 || from <= known.at)) return known.at;
+    const at = text.indexOf(needle, from);
+    last.set(needle, { from, at });
+    return at;
+  };
+}
+
+/** Whether `offset` is inside one of `ranges` (leaves of the tree: in order, none inside another). */
+function inRanges(ranges: ReadonlyArray<readonly [number, number]>, offset: number): boolean {
+  let low = 0;
+  let high = ranges.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (ranges[middle]![0] <= offset) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found !== -1 && offset < ranges[found]![1];
 }
 
 function longestRun(text: string, char: string): number {
