@@ -10,16 +10,18 @@ import type { FeaturedImage } from './featured-image.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { convertExtras, MAX_DEFINITION_LINES, type MarkdownExtras } from './markdown-extras.js';
-import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
+import { refPath, type PageRef, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
+import { hugoPagePath } from './hugo-cascade.js';
 import { OldSiteLinks, type OldSiteOptions } from './old-links.js';
+import { PageRefs, type RefPage } from './page-refs.js';
 import type { MigrationReport } from './report.js';
 import { rewriteUrls } from './markdown-urls.js';
 import type { Addresses } from './site-addresses.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
-import { deepMerge, MARKDOWN_NAME, record, stemOf } from './site-values.js';
+import { deepMerge, MARKDOWN_NAME, record } from './site-values.js';
 import { ContentWriter, leavesContent } from './write-content.js';
 
 /**
@@ -268,7 +270,7 @@ export async function importSite(
   });
   const copies = new Map<string, string>();
   const links = oldSiteLinks(entries, profile, options.linkPath);
-  const resolveRef = refResolver(entries, links.links);
+  const refsFrom = refResolver(entries, links.links, profile);
   const dropped = new Map<string, string[]>();
   const categories = new Map<string, string>();
   const users = new Map<string, Person & { name: string }>();
@@ -301,7 +303,7 @@ export async function importSite(
           bodyLine: entry.bodyLine,
           site: profile.site,
           dialect: profile.dialect,
-          resolveRef,
+          resolveRef: refsFrom(entry),
           keepEscaped: true,
           ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
           ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
@@ -749,31 +751,31 @@ function decodePath(value: string): string {
 }
 
 /**
- * `ref`, `relref`, `post_url`, `link`: the new path (`--link-path`, as for WordPress and Ghost) of
- * the file named, else the file's name.
+ * `ref`, `relref`, `post_url`, `link` from an entry: the new path (`--link-path`, as for WordPress
+ * and Ghost) of the page they name, found as the generator finds it (page-refs.ts), else the name's
+ * (`/<name>/`), which a page's old address may still match.
  */
-function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) => string {
-  const byName = new Map<string, string>();
+function refResolver(
+  entries: Entry[],
+  links: OldSiteLinks,
+  profile: SiteProfile,
+): (from: Entry) => (ref: PageRef) => string {
+  const pageOf = new Map<Entry, RefPage>();
   for (const entry of entries) {
-    if (entry.lang !== undefined && byName.has(entry.doc.nameSlug)) continue;
-    const stem = stemOf(path.basename(entry.doc.absPath));
-    for (const name of [entry.doc.nameSlug, stem, path.basename(entry.doc.baseDir)]) {
-      if (!byName.has(name)) byName.set(name, links.pathOf(entry.doc.folder, entry.slug));
-    }
+    const fromSite = path.relative(profile.siteDir, entry.doc.absPath).split(path.sep).join('/');
+    const fromRoot = path.relative(profile.mediaRoot, entry.doc.absPath).split(path.sep).join('/');
+    pageOf.set(entry, {
+      file: entry.file,
+      hugoPath: hugoPagePath(entry.doc.place, entry.doc.lang),
+      hugoDir: path.posix.dirname(`/${entry.doc.place.split(path.sep).join('/')}`),
+      sitePaths: fromRoot === fromSite ? [fromSite] : [fromSite, fromRoot],
+      lang: (entry.lang ?? profile.defaultLanguage).toLowerCase(),
+      post: entry.doc.folder === 'articles',
+      to: links.pathOf(entry.doc.folder, entry.slug),
+    });
   }
-  return (target) => {
-    const hash = target.indexOf('#');
-    const fragment = hash === -1 ? '' : target.slice(hash);
-    const segments = (hash === -1 ? target : target.slice(0, hash)).split('/').filter((s) => s !== '');
-    const named = segments.pop();
-    let last = named === undefined ? undefined : stemOf(named, true);
-    if (last !== undefined && /^_?index(?:\.[\w-]+)?$/i.test(last)) last = segments.pop();
-    const to =
-      last === undefined
-        ? undefined
-        : (byName.get(last) ?? byName.get(last.replace(/^\d{4}-\d{2}-\d{2}-/, '')));
-    return to === undefined ? refPath(target) : `${to}${fragment}`;
-  };
+  const refs = new PageRefs([...pageOf.values()], profile.defaultLanguage);
+  return (from) => (ref) => refs.resolve(ref, pageOf.get(from)!) ?? refPath(ref.target);
 }
 
 /** The body with the extras of the site's Markdown converted (markdown-extras.ts), counted. */

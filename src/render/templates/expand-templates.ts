@@ -12,6 +12,7 @@ import {
   type Builtin,
   type BuiltinContext,
   type BuiltinResult,
+  type PageRef,
   type ShortcodeHandler,
   type SiteInfo,
 } from './builtins.js';
@@ -57,7 +58,7 @@ export interface ExpandOptions {
    */
   page?: Record<string, unknown>;
   /** The path a page reference links to; default `refPath` (`/<file name>/`). */
-  resolveRef?: (target: string) => string;
+  resolveRef?: (ref: PageRef) => string;
   /**
    * The output is Markdown that a sync expands again (an import's): an escaped shortcode
    * (`{{</* x *\/>}}`) stays escaped, so that the sync still shows it rather than runs it.
@@ -149,7 +150,7 @@ class Expander {
   ) {
     this.context = {
       site: resolveSite(options.site),
-      resolveRef: options.resolveRef ?? refPath,
+      resolveRef: options.resolveRef ?? ((ref) => refPath(ref.target)),
       ...(options.page ? { page: options.page } : {}),
     };
   }
