@@ -370,10 +370,9 @@ async function eleventyProfile(
   const source = await readSiteFile(configFile, siteDir, path.relative(siteDir, configFile));
   const input = /\binput\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '.';
   const pathPrefix = /\bpathPrefix\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1];
-  // `addPassthroughCopy({ "./public/": "/" })` (eleventy-base-blog): a folder served at the root.
-  const servedAtRoot = [...source.matchAll(/["'`]([^"'`\n]+)["'`]\s*:\s*["'`]\/["'`]/g)]
-    .map((m) => path.resolve(siteDir, m[1]!))
-    .filter((dir) => isInside(siteDir, dir));
+  const copies = passthroughCopies(source, siteDir);
+  const servedAtRoot = copies.filter((copy) => copy.path === '').map((copy) => copy.dir);
+  const servedAt = copies.filter((copy) => copy.path !== '');
   const inputDir = path.resolve(siteDir, input);
   // A config handed to you with `input: "../../notes"` would otherwise import your own files.
   if (!isInside(siteDir, inputDir))
@@ -405,6 +404,7 @@ async function eleventyProfile(
     defaultLanguage: text(metadata.language) ?? text(metadata.lang) ?? 'en',
     people: await readPeople(siteDir, dataDir, path.relative(siteDir, dataDir)),
     servedRoots: [inputDir, ...servedAtRoot, siteDir],
+    servedAt,
     mediaRoot: inputDir,
     documents,
     silentKeys: new Set([
@@ -435,6 +435,51 @@ async function eleventyProfile(
         ? 'files with `permalink: false` (Eleventy writes no page for them)'
         : undefined,
   };
+}
+
+/**
+ * The folders and files an Eleventy config copies to a place of their own, from the object form
+ * of `addPassthroughCopy` (`{ "./public/": "/" }`, eleventy-base-blog's; `{ "src/assets/images":
+ * "images" }`): each with the path it is served at (`''` for the root, else `/images`). The
+ * config is read as text: a key or value that is not a plain string (a variable, a template
+ * with `${…}`, a glob) is passed over. The string form copies a folder to its own path, which the
+ * input folder and the site's root already serve.
+ */
+function passthroughCopies(source: string, siteDir: string): Array<{ path: string; dir: string }> {
+  const copies: Array<{ path: string; dir: string }> = [];
+  for (const call of source.matchAll(/\baddPassthroughCopy\s*\(/g)) {
+    const args = callArguments(source, call.index + call[0].length);
+    for (const pair of args.matchAll(/(["'`])([^"'`\n]+)\1\s*:\s*(["'`])([^"'`\n]*)\3/g)) {
+      const [from, to] = [pair[2]!, pair[4]!];
+      if (/[*?{}[\]]|\$\{/.test(from + to)) continue;
+      const dir = path.resolve(siteDir, from);
+      if (!isInside(siteDir, dir)) continue;
+      const at = to.replace(/^\.\//, '').replace(/^\/+|\/+$/g, '');
+      copies.push({ path: at === '' || at === '.' ? '' : `/${at}`, dir });
+    }
+  }
+  return copies;
+}
+
+/** The text of a call's arguments from just after its `(` to its `)`, strings and comments skipped over. */
+function callArguments(source: string, start: number): string {
+  let depth = 1;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < source.length && source[i] !== c && source[i] !== '\n'; i++) if (source[i] === '\\') i++;
+    } else if (c === '/' && source[i + 1] === '/') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (c === '/' && source[i + 1] === '*') {
+      const end = source.indexOf('*/', i + 2);
+      i = end === -1 ? source.length : end + 1;
+    } else if (c === '(' || c === '{' || c === '[') depth++;
+    else if (c === ')' || c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return source.slice(start, i);
+    }
+  }
+  return source.slice(start);
 }
 
 async function walkEleventy(

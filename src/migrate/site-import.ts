@@ -76,6 +76,12 @@ export interface SiteProfile {
   people: Map<string, Person>;
   /** Folders a root-relative path (`/images/x.png`) is looked up in, in order (absolute). */
   servedRoots: string[];
+  /**
+   * Folders (or files) served at a path of their own (Eleventy's `addPassthroughCopy({
+   * "src/assets/images": "images" })`: `{ path: '/images', dir }`): a URL under the path is
+   * looked up there first.
+   */
+  servedAt?: ReadonlyArray<{ path: string; dir: string }>;
   /** Where a file that is not under a served root is placed, relative to: e.g. Hugo's content/. */
   mediaRoot: string;
   documents: SiteDocument[];
@@ -975,7 +981,12 @@ function candidatesOf(url: string, doc: SiteDocument, profile: SiteProfile): str
   if (value.startsWith('/')) {
     const base = basePathOf(profile.site);
     if (base !== '' && (value === base || value.startsWith(`${base}/`))) value = value.slice(base.length);
-    return profile.servedRoots.map((root) => path.join(root, value));
+    const mounted = (profile.servedAt ?? []).flatMap((served) =>
+      value === served.path || value.startsWith(`${served.path}/`)
+        ? [path.join(served.dir, value.slice(served.path.length))]
+        : [],
+    );
+    return [...mounted, ...profile.servedRoots.map((root) => path.join(root, value))];
   }
   return [path.join(doc.baseDir, value), ...profile.servedRoots.map((root) => path.join(root, value))];
 }
@@ -1008,6 +1019,8 @@ function basePathOf(site: SiteInfo): string {
 
 /** Where a site file lands under content/media/: its path under the served root it is in. */
 function servedPath(abs: string, profile: SiteProfile): string {
+  const served = profile.servedAt?.find((s) => isInside(s.dir, abs));
+  if (served) return path.join(served.path.slice(1), path.relative(served.dir, abs));
   const root =
     profile.servedRoots.find((r) => isInside(r, abs)) ??
     (isInside(profile.mediaRoot, abs) ? profile.mediaRoot : profile.siteDir);

@@ -141,6 +141,50 @@ describe('import: images where the themes keep them', () => {
       'content/media/img/logo.png',
     ]);
   });
+
+  it("Eleventy's passthrough copy to a folder of its own: the folder's URLs find its files", async () => {
+    project = await projectWithSite('eleventy');
+    const post = (image: string) => `---\ntitle: First\ndate: 2023-05-10\n---\n![The hero](${image})\n`;
+    await project.site('a', {
+      // A `)` in a string does not end the call; a pair outside it is not a passthrough copy.
+      'eleventy.config.js': [
+        'export default function (eleventyConfig) {',
+        '  eleventyConfig.addPassthroughCopy({ "src/assets/images": "images", "src/x(1).txt": "x.txt" });',
+        '  const other = { "src/assets/other": "other" };',
+        '  return { dir: { input: "src", output: "_site" } };',
+        '}',
+      ].join('\n'),
+      'src/assets/images/hero.png': PNG,
+      'src/assets/other/o.png': PNG,
+      'src/posts/first-post.md': post('/images/hero.png'),
+      'src/posts/other.md': post('/other/o.png'),
+    });
+    await project.site('b', {
+      'eleventy.config.js':
+        "module.exports = (c) => {\n  c.addPassthroughCopy({ './static/img/': '/images/' });\n" +
+        "  c.addPassthroughCopy({ 'static/favicon.png': '/icon.png' });\n" +
+        "  return { dir: { input: 'src' } };\n};\n",
+      'static/img/hero.png': PNG,
+      'static/favicon.png': PNG,
+      'src/posts/second.md': post('/images/hero.png') + '![icon](/icon.png)\n',
+    });
+    const first = await runInProcess(project.dir, ['import', 'jekyll', 'a']);
+    expect(first.code).toBe(0);
+    expect(await project.read('content/articles/first-post.md')).toContain(
+      '![The hero](../media/images/hero.png)',
+    );
+    // Not copied by the site, so not served: reported as before.
+    expect(first.stdout).toContain('a/src/posts/other.md:5: image `/other/o.png` is not in the site');
+    const second = await runInProcess(project.dir, ['import', 'jekyll', 'b']);
+    expect(second.stdout).not.toContain('Warning');
+    expect(await project.read('content/articles/second.md')).toContain(
+      '![The hero](../media/images/hero.png)\n![icon](../media/icon.png)',
+    );
+    expect((await project.files()).filter((f) => f.startsWith('content/media/'))).toEqual([
+      'content/media/icon.png',
+      'content/media/images/hero.png',
+    ]);
+  });
 });
 
 describe("import: the other generator's template syntax was text, and stays text", () => {
