@@ -18,6 +18,7 @@ import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { featuredImages, imageKey, minimalMistakesHeader } from './featured-image.js';
+import { readDataModule } from './js-data.js';
 import type { MarkdownExtras } from './markdown-extras.js';
 import { jekyllDefaults } from './jekyll-defaults.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
@@ -51,7 +52,7 @@ export async function importJekyll(options: ImportOptions & OldSiteOptions): Pro
     .map((name) => path.join(siteDir, name))
     .find((file) => existsSync(file));
   const profile = eleventyConfig
-    ? await eleventyProfile(siteDir, eleventyConfig, options.report)
+    ? await eleventyProfile(siteDir, eleventyConfig, options.report, options.file)
     : await jekyllProfile(siteDir, options);
   await importSite(profile, options);
 }
@@ -365,6 +366,7 @@ async function eleventyProfile(
   siteDir: string,
   configFile: string,
   report: MigrationReport,
+  shownDir: string,
 ): Promise<SiteProfile> {
   // The config is JavaScript: it is read for its input folder and path prefix, never run.
   const source = await readSiteFile(configFile, siteDir, path.relative(siteDir, configFile));
@@ -389,7 +391,8 @@ async function eleventyProfile(
       metadata = { ...metadata, ...(await readJson(siteDir, file, path.relative(siteDir, file))) };
   }
   const documents: SiteDocument[] = [];
-  await walkEleventy(inputDir, inputDir, false, documents, report);
+  const shown = (abs: string) => path.join(shownDir, path.relative(siteDir, abs)).split(path.sep).join('/');
+  await walkEleventy(inputDir, inputDir, false, { siteDir, documents, report, shown });
   return {
     kind: 'Eleventy',
     frontMatterAs: 'data',
@@ -482,28 +485,31 @@ function callArguments(source: string, start: number): string {
   return source.slice(start);
 }
 
+interface EleventyWalk {
+  siteDir: string;
+  documents: SiteDocument[];
+  report: MigrationReport;
+  /** A file's path as messages name it. */
+  shown: (abs: string) => string;
+}
+
 async function walkEleventy(
   inputDir: string,
   dir: string,
   postsHere: boolean,
-  documents: SiteDocument[],
-  report: MigrationReport,
+  ctx: EleventyWalk,
 ): Promise<void> {
+  const { documents, report } = ctx;
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  // A directory data file (`posts/posts.json`) that tags every file `posts` makes them posts.
-  const dataFile = [`${path.basename(dir)}.json`, `${path.basename(dir)}.11tydata.json`]
-    .map((n) => path.join(dir, n))
-    .find((f) => existsSync(f));
-  const dirTags = dataFile
-    ? (await readJson(inputDir, dataFile, dataFile).catch((): Record<string, unknown> => ({}))).tags
-    : undefined;
-  const tagged = [dirTags].flat().some((t) => t === 'posts' || t === 'post');
+  // A directory data file (`posts/posts.json`, `posts.11tydata.js`) that tags every file `posts` makes them posts.
+  const dirTags = await directoryTags(dir, ctx);
+  const tagged = dirTags.some((t) => t === 'posts' || t === 'post');
   const posts = postsHere || tagged || POST_FOLDERS.has(path.basename(dir));
   for (const entry of entries) {
     const abs = path.join(dir, entry.name);
     if (entry.name.startsWith('.') || ELEVENTY_SKIPPED.has(entry.name)) continue;
     if (entry.isDirectory()) {
-      await walkEleventy(inputDir, abs, posts && dir !== inputDir, documents, report);
+      await walkEleventy(inputDir, abs, posts && dir !== inputDir, ctx);
       continue;
     }
     const format = entry.isFile() ? ELEVENTY_TEMPLATES.exec(entry.name)?.[1] : undefined;
@@ -525,6 +531,58 @@ async function walkEleventy(
       place: sitePath(inputDir, abs),
     });
   }
+}
+
+/** The extensions of Eleventy's directory data files, the first over the next (its data cascade's order). */
+const DIRECTORY_DATA = ['.11tydata.js', '.11tydata.cjs', '.11tydata.mjs', '.11tydata.json', '.json'];
+
+/**
+ * The `tags` a folder's directory data files (`writing/writing.11tydata.js`, `.11tydata.json`,
+ * `writing.json`) give each of its files, merged as Eleventy merges them. A JavaScript one is read
+ * as text, never run (js-data.ts); one whose tags cannot be read so is reported, saying what to do.
+ */
+async function directoryTags(dir: string, ctx: EleventyWalk): Promise<unknown[]> {
+  const base = path.basename(dir);
+  const tags: unknown[] = [];
+  for (const ext of DIRECTORY_DATA) {
+    const file = path.join(dir, `${base}${ext}`);
+    if (!existsSync(file)) continue;
+    const shown = ctx.shown(file);
+    const instead = `put its keys in \`${base}.11tydata.json\``;
+    let source: string;
+    try {
+      source = await readSiteFile(file, ctx.siteDir, shown);
+    } catch (error) {
+      ctx.report.warnings.push(`${(error as Error).message}; its \`tags\` are not read`);
+      continue;
+    }
+    if (ext.endsWith('.json')) {
+      try {
+        tags.push(...[record(JSON.parse(source)).tags ?? []].flat());
+      } catch (error) {
+        ctx.report.warnings.push(
+          `${shown}: cannot be read (${(error as Error).message}); its \`tags\` are not read`,
+        );
+      }
+      continue;
+    }
+    const read = readDataModule(source);
+    if ('unreadable' in read) {
+      ctx.report.warnings.push(
+        `${shown}: ${read.unreadable}, so its data is not read (a data file is never run); its folder's files ` +
+          `are posts only by their own \`tags\`: ${instead}`,
+      );
+      continue;
+    }
+    if (read.skipped.includes('tags') || (read.data.tags === undefined && read.skipped.includes('...'))) {
+      ctx.report.warnings.push(
+        `${shown}: its \`tags\` are not written out as plain values, so they are not read (a data file is never ` +
+          `run): ${instead}`,
+      );
+    }
+    tags.push(...[read.data.tags ?? []].flat());
+  }
+  return tags;
 }
 
 /**
