@@ -60,7 +60,11 @@ export interface SiteDocument {
 export interface Person {
   name?: string;
   email?: string;
+  /** What the person does (Hugo Blox's `role`: "Professor of Things"). */
+  role?: string;
   bio?: string;
+  /** A profile page's Markdown (Hugo Blox's author page): the user file's body, its bio unless `bio` is set. */
+  about?: string;
 }
 
 export interface SiteProfile {
@@ -217,7 +221,8 @@ const MEDIA_NAME = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
  *   featured_image_caption* (the theme's image: see SiteProfile.featuredImages), lang*.
  * - pages/<slug>.md: title, slug (translations only), draft, description*, featured_image* (with
  *   its alt and caption), lang*.
- * - categories/<slug>.md: name; users/<slug>.md: name, email, bio (from the site's author data).
+ * - categories/<slug>.md: name; users/<slug>.md: name, email, role, bio (from the site's author
+ *   data), and a profile page's text as its body.
  *
  * A translation (a language in the file name, or a `lang` key other than the site's default) is
  * `<slug>-<lang>`. Any other front matter key is listed in the report with its file and line.
@@ -420,8 +425,9 @@ export async function importSite(
   for (const [slug, person] of users) {
     const fm: Record<string, unknown> = { name: person.name };
     if (person.email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(person.email)) fm.email = person.email;
+    if (person.role) fm.role = person.role;
     if (person.bio) fm.bio = person.bio;
-    await writer.write('users', slug, fm, '', `author \`${person.name}\``);
+    await writer.write('users', slug, fm, person.about ?? '', `author \`${person.name}\``);
   }
   for (const [key, places] of dropped) {
     report.warnings.push(
@@ -1118,6 +1124,7 @@ export function personOf(value: unknown): Person {
   return {
     ...(text(fields.name) ? { name: text(fields.name) } : {}),
     ...(text(fields.email) ? { email: text(fields.email) } : {}),
+    ...(text(fields.role) ? { role: text(fields.role) } : {}),
     ...(text(fields.bio) ? { bio: text(fields.bio) } : {}),
   };
 }

@@ -428,4 +428,48 @@ describe('import hugo: authors in a file each', () => {
       '---\nname: Nuno Coração\nbio: Theme designer\n---\n',
     );
   });
+
+  it("Hugo Blox's content/authors/<id>/_index.md gives the user's name, email, role, bio; it is no page", async () => {
+    project = await projectWithSite('hugo');
+    await project.site('b', {
+      'hugo.yaml': 'baseURL: https://lab.example.edu/\ntitle: Lab\n',
+      'content/authors/_index.md': '---\ntitle: People\n---\n',
+      'content/authors/admin/_index.md': [
+        '---',
+        'title: Alice Admin',
+        'role: Professor of Things',
+        'email: "alice@example.edu"',
+        'superuser: true',
+        '---',
+        'Alice is a **professor** of things.',
+      ].join('\n'),
+      'content/authors/admin/avatar.jpg': 'not really a JPEG',
+      // Newer Blox: a short `bio` (the card under a post) and the name in parts.
+      'content/authors/bo/_index.md':
+        '---\nfirst_name: Bo\nlast_name: Berg\nbio: Studies moss.\n---\nBo has studied moss for years.\n',
+      'content/authors/odd/_index.md': '---\ntitle: [unclosed\n---\nOdd.\n',
+      'content/post/hello/index.md':
+        '---\ntitle: Hello\ndate: 2024-02-02\nauthors: [admin, bo, odd]\n---\nHi.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'b']);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/users/admin.md')).toBe(
+      '---\nname: Alice Admin\nemail: alice@example.edu\nrole: Professor of Things\n---\n\n' +
+        'Alice is a **professor** of things.\n',
+    );
+    // The short bio is what the byline showed; the page's text stays in the file.
+    expect(await project.read('content/users/bo.md')).toBe(
+      '---\nname: Bo Berg\nbio: Studies moss.\n---\n\nBo has studied moss for years.\n',
+    );
+    // One that cannot be read costs that profile only.
+    expect(await project.read('content/users/odd.md')).toBe('---\nname: odd\n---\n');
+    expect(run.stdout).toMatch(
+      /Warning: b\/content\/authors\/odd\/_index\.md:2:\d+: .*; the author `odd` is imported by name only/,
+    );
+    expect((await project.files()).filter((f) => !f.startsWith('content/users/'))).toEqual([
+      'content/articles/hello.md',
+    ]);
+    // The profiles are not counted as list pages; the authors' own list page is.
+    expect(run.stdout).toContain('       1  list pages (_index.md');
+  });
 });
