@@ -40,7 +40,8 @@ import {
  *   their own contentDir), timeZone, params (for `{{< param >}}`);
  * - a page bundle (`<dir>/index.md`, `<dir>/index.<lang>.md`) is one record per language, named
  *   after its folder; its other files are resources (images are copied when used, Markdown files
- *   are not records); `_index.md` (home, section and term lists) is not imported;
+ *   are not records); `_index.md` (home, section and term lists) is not imported, but an
+ *   `authors/<id>/_index.md` (Hugo Blox) gives that author's profile;
  * - files and bundles in a section folder (`content/posts/…`) are articles, those at the top of
  *   content/ are pages;
  * - images from the bundle, from static/ (served at `/`) and the site's own absolute URLs;
@@ -63,6 +64,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
   const documents: SiteDocument[] = [];
   const bundleImages = new Map<string, string>();
   const listPages: Walk['listPages'] = [];
+  const authorPages: Walk['authorPages'] = [];
   const roots = contentRoots(siteDir, contentRoot, config, options.file);
   const skip = new Set(roots.map((root) => root.dir));
   for (const root of roots) {
@@ -72,6 +74,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       documents,
       bundleImages,
       listPages,
+      authorPages,
       report: options.report,
       skip,
       shown: (absPath) => path.join(options.file, path.relative(siteDir, absPath)).split(path.sep).join('/'),
@@ -97,7 +100,10 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       },
       timeZone,
       defaultLanguage,
-      people: await readPeople(siteDir, options.file, options.report),
+      people: await readPeople(siteDir, options.file, options.report, {
+        pages: authorPages.filter((page) => (page.lang ?? defaultLanguage) === defaultLanguage),
+        shown: (abs) => path.join(options.file, path.relative(siteDir, abs)).split(path.sep).join('/'),
+      }),
       // Hugo's image render hook finds a path among the site's assets too (global resources).
       servedRoots: [...staticDirs, path.join(siteDir, text(config.assetDir) ?? 'assets')],
       mediaRoot: contentRoot,
@@ -253,6 +259,8 @@ interface Walk {
   bundleImages: Map<string, string>;
   /** The list pages (`_index.md`), whose `cascade` their sections' pages take. */
   listPages: Array<{ absPath: string; dir: string; lang: string | undefined }>;
+  /** Hugo Blox's author profiles, `authors/<id>/_index.md`: the `authors` taxonomy's term pages. */
+  authorPages: Array<{ absPath: string; id: string; lang: string | undefined }>;
   report: MigrationReport;
   /** The content folders: one inside another (content/en in content/) is walked as its own root only. */
   skip: ReadonlySet<string>;
@@ -399,6 +407,10 @@ async function walk(root: string, dir: string, rootLang: string | undefined, ctx
   }
   for (const entry of markdown) {
     const { name, lang = rootLang } = nameAndLanguage(entry.name, ctx);
+    if (name === '_index' && path.dirname(dir) === path.join(root, 'authors')) {
+      ctx.authorPages.push({ absPath: path.join(dir, entry.name), id: path.basename(dir), lang });
+      continue;
+    }
     if (name === '_index') {
       ctx.report.skip('list pages (_index.md: the home page, sections, taxonomies)');
       ctx.listPages.push({ absPath: path.join(dir, entry.name), dir, lang });
@@ -527,11 +539,15 @@ async function readConfigFile(
   }
 }
 
-/** `data/authors.{yaml,toml,json}`: handle -> name, email, bio, as many themes keep them. */
+/**
+ * The site's authors by handle: `data/authors.{yaml,toml,json}` (name, email, role, bio), as many
+ * themes keep them, Blowfish's and Congo's `data/authors/<id>.json`, and Hugo Blox's profile pages.
+ */
 async function readPeople(
   siteDir: string,
   shownDir: string,
   report: MigrationReport,
+  profiles: { pages: Walk['authorPages']; shown: (abs: string) => string },
 ): Promise<Map<string, Person>> {
   const people = new Map<string, Person>();
   for (const ext of ['yaml', 'yml', 'toml', 'json']) {
@@ -558,5 +574,46 @@ async function readPeople(
     );
     if (fields && !people.has(id)) people.set(id, personOf(fields));
   }
+  for (const page of profiles.pages) {
+    const id = page.id.toLowerCase();
+    if (people.has(id)) continue;
+    const person = await readAuthorPage(page.absPath, siteDir, profiles.shown(page.absPath), id, report);
+    if (person) people.set(id, person);
+  }
   return people;
+}
+
+/**
+ * Hugo Blox's `content/authors/<id>/_index.md`: `title` (else `first_name` and `last_name`) the
+ * name, `email`, `role` (what the byline shows under the name), `bio` (the card under a post), and
+ * the page's text, which becomes the user file's body. One that cannot be read costs its profile.
+ */
+async function readAuthorPage(
+  file: string,
+  siteDir: string,
+  shown: string,
+  id: string,
+  report: MigrationReport,
+): Promise<Person | undefined> {
+  const fails = (message: string) => {
+    report.warnings.push(`${message}; the author \`${id}\` is imported by name only`);
+    return undefined;
+  };
+  let source: string;
+  try {
+    source = await readSiteFile(file, siteDir, shown);
+  } catch (error) {
+    return fails((error as Error).message);
+  }
+  const parsed = parseFrontMatter(source.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'));
+  if (!('data' in parsed)) return fails(`${shown}:${parsed.line}:${parsed.column}: ${parsed.message}`);
+  const data = parsed.data;
+  const parts = [text(anyCase(data, 'first_name')), text(anyCase(data, 'last_name'))].filter(Boolean);
+  const name = text(anyCase(data, 'title')) ?? (parts.length ? parts.join(' ') : undefined);
+  const about = parsed.body.trim();
+  return {
+    ...personOf(Object.fromEntries(['email', 'role', 'bio'].map((key) => [key, anyCase(data, key)]))),
+    ...(name ? { name } : {}),
+    ...(about ? { about: `${about}\n` } : {}),
+  };
 }

@@ -18,6 +18,7 @@ import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { featuredImages, imageKey, minimalMistakesHeader } from './featured-image.js';
+import { readDataModule } from './js-data.js';
 import type { MarkdownExtras } from './markdown-extras.js';
 import { jekyllDefaults } from './jekyll-defaults.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
@@ -51,7 +52,7 @@ export async function importJekyll(options: ImportOptions & OldSiteOptions): Pro
     .map((name) => path.join(siteDir, name))
     .find((file) => existsSync(file));
   const profile = eleventyConfig
-    ? await eleventyProfile(siteDir, eleventyConfig, options.report)
+    ? await eleventyProfile(siteDir, eleventyConfig, options.report, options.file)
     : await jekyllProfile(siteDir, options);
   await importSite(profile, options);
 }
@@ -367,15 +368,15 @@ async function eleventyProfile(
   siteDir: string,
   configFile: string,
   report: MigrationReport,
+  shownDir: string,
 ): Promise<SiteProfile> {
   // The config is JavaScript: it is read for its input folder and path prefix, never run.
   const source = await readSiteFile(configFile, siteDir, path.relative(siteDir, configFile));
   const input = /\binput\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1] ?? '.';
   const pathPrefix = /\bpathPrefix\s*:\s*["'`]([^"'`]+)["'`]/.exec(source)?.[1];
-  // `addPassthroughCopy({ "./public/": "/" })` (eleventy-base-blog): a folder served at the root.
-  const servedAtRoot = [...source.matchAll(/["'`]([^"'`\n]+)["'`]\s*:\s*["'`]\/["'`]/g)]
-    .map((m) => path.resolve(siteDir, m[1]!))
-    .filter((dir) => isInside(siteDir, dir));
+  const copies = passthroughCopies(source, siteDir);
+  const servedAtRoot = copies.filter((copy) => copy.path === '').map((copy) => copy.dir);
+  const servedAt = copies.filter((copy) => copy.path !== '');
   const inputDir = path.resolve(siteDir, input);
   // A config handed to you with `input: "../../notes"` would otherwise import your own files.
   if (!isInside(siteDir, inputDir))
@@ -392,7 +393,8 @@ async function eleventyProfile(
       metadata = { ...metadata, ...(await readJson(siteDir, file, path.relative(siteDir, file))) };
   }
   const documents: SiteDocument[] = [];
-  await walkEleventy(inputDir, inputDir, false, documents, report);
+  const shown = (abs: string) => path.join(shownDir, path.relative(siteDir, abs)).split(path.sep).join('/');
+  await walkEleventy(inputDir, inputDir, false, { siteDir, documents, report, shown });
   return {
     kind: 'Eleventy',
     frontMatterAs: 'data',
@@ -407,6 +409,7 @@ async function eleventyProfile(
     defaultLanguage: text(metadata.language) ?? text(metadata.lang) ?? 'en',
     people: await readPeople(siteDir, dataDir, path.relative(siteDir, dataDir)),
     servedRoots: [inputDir, ...servedAtRoot, siteDir],
+    servedAt,
     mediaRoot: inputDir,
     documents,
     silentKeys: new Set([
@@ -439,28 +442,76 @@ async function eleventyProfile(
   };
 }
 
+/**
+ * The folders and files an Eleventy config copies to a place of their own, from the object form
+ * of `addPassthroughCopy` (`{ "./public/": "/" }`, eleventy-base-blog's; `{ "src/assets/images":
+ * "images" }`): each with the path it is served at (`''` for the root, else `/images`). The
+ * config is read as text: a key or value that is not a plain string (a variable, a template
+ * with `${…}`, a glob) is passed over. The string form copies a folder to its own path, which the
+ * input folder and the site's root already serve.
+ */
+function passthroughCopies(source: string, siteDir: string): Array<{ path: string; dir: string }> {
+  const copies: Array<{ path: string; dir: string }> = [];
+  for (const call of source.matchAll(/\baddPassthroughCopy\s*\(/g)) {
+    const args = callArguments(source, call.index + call[0].length);
+    for (const pair of args.matchAll(/(["'`])([^"'`\n]+)\1\s*:\s*(["'`])([^"'`\n]*)\3/g)) {
+      const [from, to] = [pair[2]!, pair[4]!];
+      if (/[*?{}[\]]|\$\{/.test(from + to)) continue;
+      const dir = path.resolve(siteDir, from);
+      if (!isInside(siteDir, dir)) continue;
+      const at = to.replace(/^\.\//, '').replace(/^\/+|\/+$/g, '');
+      copies.push({ path: at === '' || at === '.' ? '' : `/${at}`, dir });
+    }
+  }
+  return copies;
+}
+
+/** The text of a call's arguments from just after its `(` to its `)`, strings and comments skipped over. */
+function callArguments(source: string, start: number): string {
+  let depth = 1;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < source.length && source[i] !== c && source[i] !== '\n'; i++) if (source[i] === '\\') i++;
+    } else if (c === '/' && source[i + 1] === '/') {
+      while (i < source.length && source[i] !== '\n') i++;
+    } else if (c === '/' && source[i + 1] === '*') {
+      const end = source.indexOf('*/', i + 2);
+      i = end === -1 ? source.length : end + 1;
+    } else if (c === '(' || c === '{' || c === '[') depth++;
+    else if (c === ')' || c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return source.slice(start, i);
+    }
+  }
+  return source.slice(start);
+}
+
+interface EleventyWalk {
+  siteDir: string;
+  documents: SiteDocument[];
+  report: MigrationReport;
+  /** A file's path as messages name it. */
+  shown: (abs: string) => string;
+}
+
 async function walkEleventy(
   inputDir: string,
   dir: string,
   postsHere: boolean,
-  documents: SiteDocument[],
-  report: MigrationReport,
+  ctx: EleventyWalk,
 ): Promise<void> {
+  const { documents, report } = ctx;
   const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  // A directory data file (`posts/posts.json`) that tags every file `posts` makes them posts.
-  const dataFile = [`${path.basename(dir)}.json`, `${path.basename(dir)}.11tydata.json`]
-    .map((n) => path.join(dir, n))
-    .find((f) => existsSync(f));
-  const dirTags = dataFile
-    ? (await readJson(inputDir, dataFile, dataFile).catch((): Record<string, unknown> => ({}))).tags
-    : undefined;
-  const tagged = [dirTags].flat().some((t) => t === 'posts' || t === 'post');
+  // A directory data file (`posts/posts.json`, `posts.11tydata.js`) that tags every file `posts` makes them posts.
+  const dirTags = await directoryTags(dir, ctx);
+  const tagged = dirTags.some((t) => t === 'posts' || t === 'post');
   const posts = postsHere || tagged || POST_FOLDERS.has(path.basename(dir));
   for (const entry of entries) {
     const abs = path.join(dir, entry.name);
     if (entry.name.startsWith('.') || ELEVENTY_SKIPPED.has(entry.name)) continue;
     if (entry.isDirectory()) {
-      await walkEleventy(inputDir, abs, posts && dir !== inputDir, documents, report);
+      await walkEleventy(inputDir, abs, posts && dir !== inputDir, ctx);
       continue;
     }
     const format = entry.isFile() ? ELEVENTY_TEMPLATES.exec(entry.name)?.[1] : undefined;
@@ -482,6 +533,58 @@ async function walkEleventy(
       place: sitePath(inputDir, abs),
     });
   }
+}
+
+/** The extensions of Eleventy's directory data files, the first over the next (its data cascade's order). */
+const DIRECTORY_DATA = ['.11tydata.js', '.11tydata.cjs', '.11tydata.mjs', '.11tydata.json', '.json'];
+
+/**
+ * The `tags` a folder's directory data files (`writing/writing.11tydata.js`, `.11tydata.json`,
+ * `writing.json`) give each of its files, merged as Eleventy merges them. A JavaScript one is read
+ * as text, never run (js-data.ts); one whose tags cannot be read so is reported, saying what to do.
+ */
+async function directoryTags(dir: string, ctx: EleventyWalk): Promise<unknown[]> {
+  const base = path.basename(dir);
+  const tags: unknown[] = [];
+  for (const ext of DIRECTORY_DATA) {
+    const file = path.join(dir, `${base}${ext}`);
+    if (!existsSync(file)) continue;
+    const shown = ctx.shown(file);
+    const instead = `put its keys in \`${base}.11tydata.json\``;
+    let source: string;
+    try {
+      source = await readSiteFile(file, ctx.siteDir, shown);
+    } catch (error) {
+      ctx.report.warnings.push(`${(error as Error).message}; its \`tags\` are not read`);
+      continue;
+    }
+    if (ext.endsWith('.json')) {
+      try {
+        tags.push(...[record(JSON.parse(source)).tags ?? []].flat());
+      } catch (error) {
+        ctx.report.warnings.push(
+          `${shown}: cannot be read (${(error as Error).message}); its \`tags\` are not read`,
+        );
+      }
+      continue;
+    }
+    const read = readDataModule(source);
+    if ('unreadable' in read) {
+      ctx.report.warnings.push(
+        `${shown}: ${read.unreadable}, so its data is not read (a data file is never run); its folder's files ` +
+          `are posts only by their own \`tags\`: ${instead}`,
+      );
+      continue;
+    }
+    if (read.skipped.includes('tags') || (read.data.tags === undefined && read.skipped.includes('...'))) {
+      ctx.report.warnings.push(
+        `${shown}: its \`tags\` are not written out as plain values, so they are not read (a data file is never ` +
+          `run): ${instead}`,
+      );
+    }
+    tags.push(...[read.data.tags ?? []].flat());
+  }
+  return tags;
 }
 
 /**

@@ -12,16 +12,18 @@ import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax 
 import { convertExtras, MAX_DEFINITION_LINES, type MarkdownExtras } from './markdown-extras.js';
 import { convertMath, writtenSyntax, type OldSiteMath } from './old-math.js';
 import { loadMath, type MathSyntax } from '../render/math-syntax.js';
-import { refPath, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
+import { refPath, type PageRef, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
+import { hugoPagePath } from './hugo-cascade.js';
 import { OldSiteLinks, type OldSiteOptions } from './old-links.js';
+import { PageRefs, type RefPage } from './page-refs.js';
 import type { MigrationReport } from './report.js';
 import { rewriteUrls } from './markdown-urls.js';
 import type { Addresses } from './site-addresses.js';
 import { protectRaw } from './site-raw.js';
 import { slugify } from './slug.js';
-import { deepMerge, MARKDOWN_NAME, record, stemOf } from './site-values.js';
+import { deepMerge, MARKDOWN_NAME, record } from './site-values.js';
 import { ContentWriter, leavesContent } from './write-content.js';
 
 /**
@@ -60,7 +62,11 @@ export interface SiteDocument {
 export interface Person {
   name?: string;
   email?: string;
+  /** What the person does (Hugo Blox's `role`: "Professor of Things"). */
+  role?: string;
   bio?: string;
+  /** A profile page's Markdown (Hugo Blox's author page): the user file's body, its bio unless `bio` is set. */
+  about?: string;
 }
 
 export interface SiteProfile {
@@ -76,6 +82,12 @@ export interface SiteProfile {
   people: Map<string, Person>;
   /** Folders a root-relative path (`/images/x.png`) is looked up in, in order (absolute). */
   servedRoots: string[];
+  /**
+   * Folders (or files) served at a path of their own (Eleventy's `addPassthroughCopy({
+   * "src/assets/images": "images" })`: `{ path: '/images', dir }`): a URL under the path is
+   * looked up there first.
+   */
+  servedAt?: ReadonlyArray<{ path: string; dir: string }>;
   /** Where a file that is not under a served root is placed, relative to: e.g. Hugo's content/. */
   mediaRoot: string;
   documents: SiteDocument[];
@@ -218,7 +230,8 @@ const MEDIA_NAME = new RegExp(`\\.(?:${MEDIA_EXTENSIONS.join('|')})$`, 'i');
  *   featured_image_caption* (the theme's image: see SiteProfile.featuredImages), lang*.
  * - pages/<slug>.md: title, slug (translations only), draft, description*, featured_image* (with
  *   its alt and caption), lang*.
- * - categories/<slug>.md: name; users/<slug>.md: name, email, bio (from the site's author data).
+ * - categories/<slug>.md: name; users/<slug>.md: name, email, role, bio (from the site's author
+ *   data), and a profile page's text as its body.
  *
  * A translation (a language in the file name, or a `lang` key other than the site's default) is
  * `<slug>-<lang>`. Any other front matter key is listed in the report with its file and line.
@@ -277,7 +290,7 @@ export async function importSite(
   });
   const copies = new Map<string, string>();
   const links = oldSiteLinks(entries, profile, options.linkPath);
-  const resolveRef = refResolver(entries, links.links);
+  const refsFrom = refResolver(entries, links.links, profile);
   const dropped = new Map<string, string[]>();
   const categories = new Map<string, string>();
   const users = new Map<string, Person & { name: string }>();
@@ -312,7 +325,7 @@ export async function importSite(
           bodyLine: entry.bodyLine,
           site: profile.site,
           dialect: profile.dialect,
-          resolveRef,
+          resolveRef: refsFrom(entry),
           keepEscaped: true,
           ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
           ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
@@ -432,8 +445,9 @@ export async function importSite(
   for (const [slug, person] of users) {
     const fm: Record<string, unknown> = { name: person.name };
     if (person.email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(person.email)) fm.email = person.email;
+    if (person.role) fm.role = person.role;
     if (person.bio) fm.bio = person.bio;
-    await writer.write('users', slug, fm, '', `author \`${person.name}\``);
+    await writer.write('users', slug, fm, person.about ?? '', `author \`${person.name}\``);
   }
   for (const [key, places] of dropped) {
     report.warnings.push(
@@ -785,31 +799,31 @@ function decodePath(value: string): string {
 }
 
 /**
- * `ref`, `relref`, `post_url`, `link`: the new path (`--link-path`, as for WordPress and Ghost) of
- * the file named, else the file's name.
+ * `ref`, `relref`, `post_url`, `link` from an entry: the new path (`--link-path`, as for WordPress
+ * and Ghost) of the page they name, found as the generator finds it (page-refs.ts), else the name's
+ * (`/<name>/`), which a page's old address may still match.
  */
-function refResolver(entries: Entry[], links: OldSiteLinks): (target: string) => string {
-  const byName = new Map<string, string>();
+function refResolver(
+  entries: Entry[],
+  links: OldSiteLinks,
+  profile: SiteProfile,
+): (from: Entry) => (ref: PageRef) => string {
+  const pageOf = new Map<Entry, RefPage>();
   for (const entry of entries) {
-    if (entry.lang !== undefined && byName.has(entry.doc.nameSlug)) continue;
-    const stem = stemOf(path.basename(entry.doc.absPath));
-    for (const name of [entry.doc.nameSlug, stem, path.basename(entry.doc.baseDir)]) {
-      if (!byName.has(name)) byName.set(name, links.pathOf(entry.doc.folder, entry.slug));
-    }
+    const fromSite = path.relative(profile.siteDir, entry.doc.absPath).split(path.sep).join('/');
+    const fromRoot = path.relative(profile.mediaRoot, entry.doc.absPath).split(path.sep).join('/');
+    pageOf.set(entry, {
+      file: entry.file,
+      hugoPath: hugoPagePath(entry.doc.place, entry.doc.lang),
+      hugoDir: path.posix.dirname(`/${entry.doc.place.split(path.sep).join('/')}`),
+      sitePaths: fromRoot === fromSite ? [fromSite] : [fromSite, fromRoot],
+      lang: (entry.lang ?? profile.defaultLanguage).toLowerCase(),
+      post: entry.doc.folder === 'articles',
+      to: links.pathOf(entry.doc.folder, entry.slug),
+    });
   }
-  return (target) => {
-    const hash = target.indexOf('#');
-    const fragment = hash === -1 ? '' : target.slice(hash);
-    const segments = (hash === -1 ? target : target.slice(0, hash)).split('/').filter((s) => s !== '');
-    const named = segments.pop();
-    let last = named === undefined ? undefined : stemOf(named, true);
-    if (last !== undefined && /^_?index(?:\.[\w-]+)?$/i.test(last)) last = segments.pop();
-    const to =
-      last === undefined
-        ? undefined
-        : (byName.get(last) ?? byName.get(last.replace(/^\d{4}-\d{2}-\d{2}-/, '')));
-    return to === undefined ? refPath(target) : `${to}${fragment}`;
-  };
+  const refs = new PageRefs([...pageOf.values()], profile.defaultLanguage);
+  return (from) => (ref) => refs.resolve(ref, pageOf.get(from)!) ?? refPath(ref.target);
 }
 
 /** The body with the extras of the site's Markdown converted (markdown-extras.ts), counted. */
@@ -1015,7 +1029,12 @@ function candidatesOf(url: string, doc: SiteDocument, profile: SiteProfile): str
   if (value.startsWith('/')) {
     const base = basePathOf(profile.site);
     if (base !== '' && (value === base || value.startsWith(`${base}/`))) value = value.slice(base.length);
-    return profile.servedRoots.map((root) => path.join(root, value));
+    const mounted = (profile.servedAt ?? []).flatMap((served) =>
+      value === served.path || value.startsWith(`${served.path}/`)
+        ? [path.join(served.dir, value.slice(served.path.length))]
+        : [],
+    );
+    return [...mounted, ...profile.servedRoots.map((root) => path.join(root, value))];
   }
   return [path.join(doc.baseDir, value), ...profile.servedRoots.map((root) => path.join(root, value))];
 }
@@ -1048,6 +1067,8 @@ function basePathOf(site: SiteInfo): string {
 
 /** Where a site file lands under content/media/: its path under the served root it is in. */
 function servedPath(abs: string, profile: SiteProfile): string {
+  const served = profile.servedAt?.find((s) => isInside(s.dir, abs));
+  if (served) return path.join(served.path.slice(1), path.relative(served.dir, abs));
   const root =
     profile.servedRoots.find((r) => isInside(r, abs)) ??
     (isInside(profile.mediaRoot, abs) ? profile.mediaRoot : profile.siteDir);
@@ -1145,6 +1166,7 @@ export function personOf(value: unknown): Person {
   return {
     ...(text(fields.name) ? { name: text(fields.name) } : {}),
     ...(text(fields.email) ? { email: text(fields.email) } : {}),
+    ...(text(fields.role) ? { role: text(fields.role) } : {}),
     ...(text(fields.bio) ? { bio: text(fields.bio) } : {}),
   };
 }

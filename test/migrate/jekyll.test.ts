@@ -201,6 +201,42 @@ describe('import jekyll', () => {
     );
   });
 
+  it("reads a folder's .11tydata.js, .cjs, .mjs as text: `tags` make posts; what it cannot read, it says", async () => {
+    project = await projectWithSite('eleventy');
+    const essay = (title: string) => `---\ntitle: ${title}\ndate: 2024-01-01\n---\nAn essay.\n`;
+    await project.site('e', {
+      '.eleventy.js':
+        'module.exports = function (eleventyConfig) {\n  return { dir: { input: "src" } };\n};\n',
+      'src/writing/writing.11tydata.js':
+        'module.exports = {\n  tags: ["posts"],\n  layout: "layouts/post.njk",\n};\n',
+      'src/writing/on-gardens.md': essay('On gardens'),
+      'src/notes/notes.11tydata.mjs': 'export default () => ({ tags: "posts", layout: "note.njk" });\n',
+      'src/notes/a-note.md': essay('A note'),
+      // Data that only running the file gives: reported, and its files stay pages.
+      'src/essays/essays.11tydata.cjs': 'module.exports = require("../shared.js")("posts");\n',
+      'src/essays/long-read.md': essay('Long read'),
+      'src/drafts/drafts.11tydata.js': 'const tags = ["posts"];\nmodule.exports = { tags };\n',
+      'src/drafts/maybe.md': essay('Maybe'),
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 'e']);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/articles/on-gardens.md')).toBe(
+      '---\ntitle: On gardens\ndate: 2024-01-01T00:00:00.000Z\n---\n\nAn essay.\n',
+    );
+    expect(await project.read('content/articles/a-note.md')).toContain('date: 2024-01-01T00:00:00.000Z');
+    expect(await project.read('content/pages/long-read.md')).toContain('title: Long read');
+    expect(await project.read('content/pages/maybe.md')).toContain('title: Maybe');
+    expect(run.stdout).toContain(
+      'Warning: e/src/essays/essays.11tydata.cjs: what it exports is not an object written out as a literal, so ' +
+        "its data is not read (a data file is never run); its folder's files are posts only by their own `tags`: " +
+        'put its keys in `essays.11tydata.json`\n',
+    );
+    expect(run.stdout).toContain(
+      'Warning: e/src/drafts/drafts.11tydata.js: its `tags` are not written out as plain values, so they are not ' +
+        'read (a data file is never run): put its keys in `drafts.11tydata.json`\n',
+    );
+  });
+
   it('refuses a folder that is no Jekyll or Eleventy site, and a file', async () => {
     project = await projectWithSite('hugo');
     const run = await runInProcess(project.dir, ['import', 'jekyll', 'site']);

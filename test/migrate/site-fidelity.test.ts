@@ -141,6 +141,50 @@ describe('import: images where the themes keep them', () => {
       'content/media/img/logo.png',
     ]);
   });
+
+  it("Eleventy's passthrough copy to a folder of its own: the folder's URLs find its files", async () => {
+    project = await projectWithSite('eleventy');
+    const post = (image: string) => `---\ntitle: First\ndate: 2023-05-10\n---\n![The hero](${image})\n`;
+    await project.site('a', {
+      // A `)` in a string does not end the call; a pair outside it is not a passthrough copy.
+      'eleventy.config.js': [
+        'export default function (eleventyConfig) {',
+        '  eleventyConfig.addPassthroughCopy({ "src/assets/images": "images", "src/x(1).txt": "x.txt" });',
+        '  const other = { "src/assets/other": "other" };',
+        '  return { dir: { input: "src", output: "_site" } };',
+        '}',
+      ].join('\n'),
+      'src/assets/images/hero.png': PNG,
+      'src/assets/other/o.png': PNG,
+      'src/posts/first-post.md': post('/images/hero.png'),
+      'src/posts/other.md': post('/other/o.png'),
+    });
+    await project.site('b', {
+      'eleventy.config.js':
+        "module.exports = (c) => {\n  c.addPassthroughCopy({ './static/img/': '/images/' });\n" +
+        "  c.addPassthroughCopy({ 'static/favicon.png': '/icon.png' });\n" +
+        "  return { dir: { input: 'src' } };\n};\n",
+      'static/img/hero.png': PNG,
+      'static/favicon.png': PNG,
+      'src/posts/second.md': post('/images/hero.png') + '![icon](/icon.png)\n',
+    });
+    const first = await runInProcess(project.dir, ['import', 'jekyll', 'a']);
+    expect(first.code).toBe(0);
+    expect(await project.read('content/articles/first-post.md')).toContain(
+      '![The hero](../media/images/hero.png)',
+    );
+    // Not copied by the site, so not served: reported as before.
+    expect(first.stdout).toContain('a/src/posts/other.md:5: image `/other/o.png` is not in the site');
+    const second = await runInProcess(project.dir, ['import', 'jekyll', 'b']);
+    expect(second.stdout).not.toContain('Warning');
+    expect(await project.read('content/articles/second.md')).toContain(
+      '![The hero](../media/images/hero.png)\n![icon](../media/icon.png)',
+    );
+    expect((await project.files()).filter((f) => f.startsWith('content/media/'))).toEqual([
+      'content/media/icon.png',
+      'content/media/images/hero.png',
+    ]);
+  });
 });
 
 describe("import: the other generator's template syntax was text, and stays text", () => {
@@ -401,5 +445,49 @@ describe('import hugo: authors in a file each', () => {
     expect(await project.read('content/users/nuno.md')).toBe(
       '---\nname: Nuno Coração\nbio: Theme designer\n---\n',
     );
+  });
+
+  it("Hugo Blox's content/authors/<id>/_index.md gives the user's name, email, role, bio; it is no page", async () => {
+    project = await projectWithSite('hugo');
+    await project.site('b', {
+      'hugo.yaml': 'baseURL: https://lab.example.edu/\ntitle: Lab\n',
+      'content/authors/_index.md': '---\ntitle: People\n---\n',
+      'content/authors/admin/_index.md': [
+        '---',
+        'title: Alice Admin',
+        'role: Professor of Things',
+        'email: "alice@example.edu"',
+        'superuser: true',
+        '---',
+        'Alice is a **professor** of things.',
+      ].join('\n'),
+      'content/authors/admin/avatar.jpg': 'not really a JPEG',
+      // Newer Blox: a short `bio` (the card under a post) and the name in parts.
+      'content/authors/bo/_index.md':
+        '---\nfirst_name: Bo\nlast_name: Berg\nbio: Studies moss.\n---\nBo has studied moss for years.\n',
+      'content/authors/odd/_index.md': '---\ntitle: [unclosed\n---\nOdd.\n',
+      'content/post/hello/index.md':
+        '---\ntitle: Hello\ndate: 2024-02-02\nauthors: [admin, bo, odd]\n---\nHi.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'b']);
+    expect(run.code).toBe(0);
+    expect(await project.read('content/users/admin.md')).toBe(
+      '---\nname: Alice Admin\nemail: alice@example.edu\nrole: Professor of Things\n---\n\n' +
+        'Alice is a **professor** of things.\n',
+    );
+    // The short bio is what the byline showed; the page's text stays in the file.
+    expect(await project.read('content/users/bo.md')).toBe(
+      '---\nname: Bo Berg\nbio: Studies moss.\n---\n\nBo has studied moss for years.\n',
+    );
+    // One that cannot be read costs that profile only.
+    expect(await project.read('content/users/odd.md')).toBe('---\nname: odd\n---\n');
+    expect(run.stdout).toMatch(
+      /Warning: b\/content\/authors\/odd\/_index\.md:2:\d+: .*; the author `odd` is imported by name only/,
+    );
+    expect((await project.files()).filter((f) => !f.startsWith('content/users/'))).toEqual([
+      'content/articles/hello.md',
+    ]);
+    // The profiles are not counted as list pages; the authors' own list page is.
+    expect(run.stdout).toContain('       1  list pages (_index.md');
   });
 });

@@ -201,7 +201,7 @@ describe('Hugo built-in shortcodes', () => {
   });
 
   it('a resolver from the caller decides where a reference points', () => {
-    const resolveRef = (target: string): string => `/articles/${target.toUpperCase()}`;
+    const resolveRef = ({ target }: { target: string }): string => `/articles/${target.toUpperCase()}`;
     expect(text('{{< relref "x" >}}', { resolveRef })).toBe('/articles/X');
   });
 

@@ -45,7 +45,16 @@ export interface BuiltinContext {
   /** The page's front matter, when known (an import): Hugo's `param` looks there first. */
   page?: Record<string, unknown>;
   /** A page reference (`ref`, `relref`, `link`, `post_url`) -> the path to link to. */
-  resolveRef: (target: string) => string;
+  resolveRef: (ref: PageRef) => string;
+}
+
+/** A page reference as written: the tag (`ref`, `relref`, `link`, `post_url`), its target and language. */
+export interface PageRef {
+  tag: string;
+  /** The page's path or name, as written (`/posts/intro.md#part`, `guide`, `2024-01-02-b`). */
+  target: string;
+  /** Hugo's `lang` argument: the language of the page linked to, else the linking page's. */
+  lang?: string;
 }
 
 /** A block result is put on lines of its own, as a fenced code block must be. */
@@ -319,7 +328,8 @@ export function lookUp(params: Record<string, unknown>, dotted: string): unknown
 function reference(call: ShortcodeCall, context: BuiltinContext): BuiltinResult {
   const example = `{{< ${call.name} "my-post.md" >}}`;
   const target = required(call, call.named['path'] ?? call.args[0], 'the page it links to', example);
-  return context.resolveRef(target);
+  const lang = call.named['lang']?.trim();
+  return context.resolveRef({ tag: call.name, target, ...(lang ? { lang } : {}) });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type Builtin,
   type BuiltinContext,
   type BuiltinResult,
+  type PageRef,
   type ShortcodeHandler,
   type SiteInfo,
 } from './builtins.js';
@@ -58,7 +59,7 @@ export interface ExpandOptions {
    */
   page?: Record<string, unknown>;
   /** The path a page reference links to; default `refPath` (`/<file name>/`). */
-  resolveRef?: (target: string) => string;
+  resolveRef?: (ref: PageRef) => string;
   /**
    * The output is Markdown that a sync expands again (an import's): an escaped shortcode
    * (`{{</* x *\/>}}`) stays escaped, so that the sync still shows it rather than runs it.
@@ -152,7 +153,7 @@ class Expander {
   ) {
     this.context = {
       site: resolveSite(options.site),
-      resolveRef: options.resolveRef ?? refPath,
+      resolveRef: options.resolveRef ?? ((ref) => refPath(ref.target)),
       ...(options.page ? { page: options.page } : {}),
     };
   }
