@@ -56,6 +56,21 @@ describe('readDataModule: the data a JavaScript data file exports, read without 
     });
   });
 
+  it('is not misled by regular expressions, comments or strings that hold brackets and quotes', () => {
+    const source = [
+      'const path = "/*";',
+      'module.exports = {',
+      '  match: /["}{]/g, // "}"',
+      '  url: "https://example.org/a//b", /* } */',
+      "  tags: ['posts'],",
+      '};',
+    ].join('\n');
+    expect(readDataModule(source)).toEqual({
+      data: { url: 'https://example.org/a//b', tags: ['posts'] },
+      skipped: ['match'],
+    });
+  });
+
   it('says why when the export is not a literal', () => {
     expect(readDataModule('module.exports = require("./shared.js");')).toEqual({
       unreadable: 'what it exports is not an object written out as a literal',
@@ -73,7 +88,7 @@ describe('readDataModule: the data a JavaScript data file exports, read without 
       unreadable: 'it exports nothing as `module.exports =` or `export default`',
     });
     expect(readDataModule('module.exports = { tags: ["posts"] ')).toEqual({
-      unreadable: 'what it exports is not an object written out as a literal',
+      unreadable: 'it is not JavaScript that can be read (Unexpected token (1:35))',
     });
     expect(readDataModule(`module.exports = ${'['.repeat(100_000)}`)).toHaveProperty('unreadable');
   });
