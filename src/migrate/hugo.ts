@@ -158,6 +158,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
         typographer:
           record(anyCase(goldmarkExtensions(config), 'typographer')).disable !== true &&
           anyCase(goldmarkExtensions(config), 'typographer') !== false,
+        hardWraps: anyCase(goldmarkSetting(config, 'renderer'), 'hardWraps') === true,
       },
     },
     options,
@@ -339,7 +340,12 @@ function extraEnabled(config: Record<string, unknown>, name: string): boolean {
 
 /** Hugo's `markup.goldmark.extensions`, in any case. */
 function goldmarkExtensions(config: Record<string, unknown>): Record<string, unknown> {
-  return record(anyCase(record(anyCase(record(anyCase(config, 'markup')), 'goldmark')), 'extensions'));
+  return goldmarkSetting(config, 'extensions');
+}
+
+/** `markup.goldmark.<key>` of the site's config (`extensions`, `renderer`), keys in any case. */
+function goldmarkSetting(config: Record<string, unknown>, key: string): Record<string, unknown> {
+  return record(anyCase(record(anyCase(record(anyCase(config, 'markup')), 'goldmark')), key));
 }
 
 /**

@@ -118,6 +118,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
       // kramdown's smart quotes and typographic symbols, on unless the site turns them off.
       typographer: kramdown,
       backslashBreaks: kramdown,
+      hardWraps: kramdown && record(config.kramdown).hard_wrap === true,
       emoji: [...listed(config.plugins), ...listed(config.gems)].includes('jemoji'),
     },
     site: {
@@ -698,6 +699,7 @@ async function markdownItPlugins(siteDir: string, configSource: string): Promise
     mark: uses('markdown-it-mark'),
     // markdown-it's own, off unless the config turns it on.
     typographer: /\btypographer\s*:\s*true\b/.test(configSource),
+    hardWraps: /\bbreaks\s*:\s*true\b/.test(configSource),
   };
 }
 

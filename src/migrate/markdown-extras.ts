@@ -37,6 +37,11 @@ export interface MarkdownExtras {
   typographer?: boolean;
   /** kramdown's hard line break: two backslashes at the end of a line. */
   backslashBreaks?: boolean;
+  /**
+   * Every line break in a paragraph shown as one (`<br>`): Hugo's `hardWraps`, kramdown's
+   * `hard_wrap`, markdown-it's `breaks`. CommonMark runs such lines together.
+   */
+  hardWraps?: boolean;
   /** `H~2~O`, `m^2^`, `==marked==` (Goldmark's extras, markdown-it-sub, -sup, -mark). */
   subscript?: boolean;
   superscript?: boolean;
@@ -121,15 +126,17 @@ export function convertExtras(
   const alerts = extras.alerts === true && ALERT_HINT.test(markdown);
   const typographer = extras.typographer === true && TYPOGRAPHY_HINT.test(markdown);
   const breaks = extras.backslashBreaks === true && /\\\\\n/.test(markdown);
+  const wraps = extras.hardWraps === true && /\n[ \t>]*[^\s>]/.test(markdown);
   const marks =
     (extras.subscript === true && markdown.includes('~')) ||
     (extras.superscript === true && markdown.includes('^')) ||
     (extras.mark === true && markdown.includes('=='));
-  if (emoji || abbreviations || smilies || alerts || typographer || breaks || marks) {
+  if (emoji || abbreviations || smilies || alerts || typographer || breaks || wraps || marks) {
     const tree = (math ? withMath(math) : plain).parse(markdown);
     const edits: TextEdit[] = [];
     if (marks) result.inlineMarks = inlineMarkEdits(markdown, tree, extras, edits);
     if (breaks) result.lineBreaks = breakEdits(markdown, tree, edits);
+    if (wraps) result.lineBreaks += wrapEdits(markdown, tree, edits);
     if (alerts) result.alerts = alertEdits(markdown, tree, edits);
     const defined = abbreviations ? abbreviationsOf(markdown, tree, edits) : new Map<string, string>();
     const abbreviation = abbreviationPattern(defined);
@@ -262,6 +269,41 @@ function breakEdits(markdown: string, tree: Root, edits: TextEdit[]): number {
       if (tex.some((t) => t.start !== undefined && t.end !== undefined && at >= t.start && at < t.end))
         continue;
       edits.push({ start: at, end: at + 2, text: '\\' });
+      count++;
+    }
+    return 'skip';
+  });
+  return count;
+}
+
+/**
+ * Each line break inside a paragraph as CommonMark's hard break (a `\` at the line's end), as
+ * the site's renderer showed it when its hard wraps were on. Not inside code spans, HTML or math
+ * (their line breaks are not the paragraph's), nor where the line already ends in a hard break.
+ */
+function wrapEdits(markdown: string, tree: Root, edits: TextEdit[]): number {
+  let count = 0;
+  // Where kramdown's `\\` was made a hard break already (breakEdits).
+  const converted = new Set(edits.map((edit) => edit.end));
+  visit(tree, 'paragraph', (paragraph: Paragraph) => {
+    const { start, end } = range(paragraph);
+    if (start === undefined || end === undefined) return 'skip';
+    // Leaves, so in order and apart: walked along with the line breaks.
+    const kept: Array<[number, number]> = [];
+    visit(paragraph, (node) => {
+      if (!['inlineCode', 'html', 'inlineMath', 'break'].includes(node.type)) return;
+      const at = range(node);
+      if (at.start !== undefined && at.end !== undefined) kept.push([at.start, at.end]);
+    });
+    let k = 0;
+    for (let at = markdown.indexOf('\n', start); at !== -1 && at < end; at = markdown.indexOf('\n', at + 1)) {
+      while (k < kept.length && kept[k]![1] <= at) k++;
+      if (k < kept.length && kept[k]![0] <= at) continue;
+      let backslashes = 0;
+      while (markdown[at - 1 - backslashes] === '\\') backslashes++;
+      // An odd run ends in a hard break already.
+      if (backslashes % 2 === 1 || converted.has(at)) continue;
+      edits.push({ start: at, end: at, text: '\\' });
       count++;
     }
     return 'skip';

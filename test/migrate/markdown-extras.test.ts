@@ -172,6 +172,44 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     expect(published(out.text)).toContain('<p>ACME Ltd<br>\n12 High Street<br>\nSpringfield</p>');
   });
 
+  it('hard wraps: each line break of a paragraph shows, but in code, HTML and breaks already hard', () => {
+    const source = [
+      'Roses are red', // soft: becomes hard
+      'violets `are', // a break inside a code span stays
+      'blue` <span', // and inside inline HTML
+      'title="x">and</span> here  ', // two spaces: hard already
+      'ends\\', // a backslash: hard already
+      'last',
+      '',
+      '> quoted',
+      '> lines',
+      '',
+      '- item',
+      '  continued',
+      '',
+      '```',
+      'code',
+      'block',
+      '```',
+      '',
+    ].join('\n');
+    const out = convertExtras(source, { hardWraps: true });
+    expect(out.text).toBe(
+      source
+        .replace('Roses are red\n', 'Roses are red\\\n')
+        .replace('> quoted\n', '> quoted\\\n')
+        .replace('- item\n', '- item\\\n'),
+    );
+    expect(out.lineBreaks).toBe(3);
+    const html = published(out.text);
+    expect(html).toContain('<p>Roses are red<br>\nviolets <code>are blue</code>');
+    expect(html).toContain('<blockquote>\n<p>quoted<br>\nlines</p>');
+    expect(html).toContain('<pre><code>code\nblock\n</code></pre>');
+    // With kramdown's `\\` made a hard break first, the line is not broken twice.
+    const kramdown = convertExtras('a\\\\\nb\nc\n', { hardWraps: true, backslashBreaks: true });
+    expect(kramdown.text).toBe('a\\\nb\\\nc\n');
+  });
+
   it('subscript, superscript and mark as the inline HTML the site gave them; ~~strikethrough~~ and code stay', () => {
     const out = convertExtras('H~2~O and CO~2~, ~~struck~~, m^2^ and ==this matters==. `H~2~O` x^y z^', {
       subscript: true,
@@ -251,5 +289,35 @@ describe('import: each site converts what its renderer had', () => {
       'Converted as the old site showed them: definition lists x1, emoji shortcodes x1\n',
     );
     expect(await body('content/articles/p.md')).toContain('*[HTML]: HyperText');
+  });
+
+  it("hard wraps where the site had them: Hugo's hardWraps, kramdown's hard_wrap, markdown-it's breaks", async () => {
+    const poem = '---\ntitle: P\ndate: 2024-01-01\n---\nRoses are red\nviolets are blue\n';
+    const wrapped = 'Roses are red\\\nviolets are blue';
+    project = await projectWithSite('hugo');
+    await project.site('h', {
+      'hugo.toml': '[markup.goldmark.renderer]\nhardWraps = true\n',
+      'content/posts/p.md': poem,
+    });
+    await project.site('h2', { 'hugo.toml': '', 'content/posts/p.md': poem });
+    await project.site('j', {
+      '_config.yml': 'kramdown:\n  hard_wrap: true\n',
+      '_posts/2024-01-01-p.md': poem,
+    });
+    await project.site('e', {
+      'eleventy.config.js':
+        'import markdownIt from "markdown-it";\nexport default function (c) {\n' +
+        '  c.setLibrary("md", markdownIt({ html: true, breaks: true }));\n}\n',
+      'posts/p.md': poem,
+    });
+    const hugo = await runInProcess(project.dir, ['import', 'hugo', 'h', '--out', 'a']);
+    expect(hugo.stdout).toContain('line breaks x1');
+    expect(await body('a/articles/p.md')).toBe(wrapped);
+    await runInProcess(project.dir, ['import', 'hugo', 'h2', '--out', 'b']);
+    expect(await body('b/articles/p.md')).toBe('Roses are red\nviolets are blue');
+    await runInProcess(project.dir, ['import', 'jekyll', 'j', '--out', 'c']);
+    expect(await body('c/articles/p.md')).toBe(wrapped);
+    await runInProcess(project.dir, ['import', 'jekyll', 'e', '--out', 'd']);
+    expect(await body('d/articles/p.md')).toBe(wrapped);
   });
 });
