@@ -49,6 +49,20 @@ const WP_SIZES: Record<string, string> = {
   'size-full': 'large',
 };
 
+/**
+ * Whether `src` is a scaled copy of the image at `full`, named as WordPress names them (`-300x200`
+ * or `-scaled` before the extension), in the same folder.
+ */
+function isScaledCopy(src: string, full: string): boolean {
+  const plain = (url: string) => url.replace(/[?#].*$/, '');
+  const scaled = /^(.*?)(?:-\d+x\d+|-scaled)(\.[a-z0-9]+)$/i.exec(plain(src));
+  if (!scaled) return false;
+  const original = /^(.*?)(\.[a-z0-9]+)$/i.exec(plain(full));
+  return (
+    original !== null && original[1] === scaled[1] && original[2]!.toLowerCase() === scaled[2]!.toLowerCase()
+  );
+}
+
 /** Elements Markdown has no form for: kept as raw HTML wherever they are. */
 const NO_MARKDOWN_FORM = new Set([
   'iframe',
@@ -280,6 +294,13 @@ function rehypePrepare() {
           img.tagName === 'img' &&
           IMAGE_FILE.test(node.properties.href)
         ) {
+          // A thumbnail linked to its full size (WordPress's `photo-300x200.jpg` to `photo.jpg`):
+          // the full size is uploaded, and the CMS makes its own smaller ones.
+          if (
+            typeof img.properties.src === 'string' &&
+            isScaledCopy(resolve(img.properties.src), node.properties.href)
+          )
+            img.properties.src = node.properties.href;
           parent.children[index] = img;
           // Look at the image in the link's place next.
           return [CONTINUE, index];

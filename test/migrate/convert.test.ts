@@ -197,3 +197,18 @@ describe('htmlToMarkdown: bare URLs', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: a thumbnail linked to its full size', () => {
+  it('uploads the full size (the CMS makes its own smaller ones); a link to another image is dropped', () => {
+    const up = 'https://blog.example/wp-content/uploads/2020/01';
+    expect(
+      htmlToMarkdown(
+        `<p><a href="${up}/dog.jpg"><img class="size-medium" src="${up}/dog-300x200.jpg" alt="A dog"></a></p>` +
+          `<p><a href="${up}/big.JPG?x=1"><img src="${up}/big-scaled.jpg" alt="Big"></a></p>` +
+          `<p><a href="${up}/other.jpg"><img src="${up}/dog-300x200.jpg" alt="Not the same"></a></p>`,
+      ),
+    ).toBe(
+      `![A dog](${up}/dog.jpg "medium")\n\n![Big](${up}/big.JPG?x=1)\n\n![Not the same](${up}/dog-300x200.jpg)\n`,
+    );
+  });
+});
