@@ -4,6 +4,7 @@ import { SyncError } from '../errors.js';
 import { protectEmbeds } from './embeds.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
 import { ghostCards } from './ghost-cards.js';
+import { htmlBlockMarker } from './html-block.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { jsonErrorPosition } from './json-position.js';
 import type { MigrationReport } from './report.js';
@@ -377,7 +378,7 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
   const html = str(post.html);
   if (html.trim()) {
     const { report, label } = ctx;
-    const embeds = protectEmbeds(ghostCards(ctx.resolve(html)), {
+    const embeds = protectEmbeds(ghostCards(withHtmlCardsKept(ctx.resolve(html))), {
       kept: (kind) => report.embed(kind),
       dropped: (kind) => report.drop(kind, label),
       resolveUrl: ctx.resolveUrl,
@@ -401,6 +402,19 @@ function bodyOf(post: Row, ctx: PostContext): string | undefined {
     `posts with ${editor} content and neither html nor plaintext (export again from Ghost 4 or later)`,
   );
   return undefined;
+}
+
+/**
+ * An HTML card holds HTML its author wrote, which Ghost showed as written (a widget's placeholder
+ * `<div>` and the script that fills it, a table laid out by hand): it is kept so, as one raw
+ * HTML block (html-block.ts), not converted.
+ */
+function withHtmlCardsKept(html: string): string {
+  if (!html.includes('kg-card-begin: html')) return html;
+  return html.replace(
+    /<!--\s*kg-card-begin: html\s*-->([\s\S]*?)<!--\s*kg-card-end: html\s*-->/g,
+    (_whole, inner: string) => htmlBlockMarker(inner, 'HTML cards'),
+  );
 }
 
 /** Ghost's HTML as Markdown: `__GHOST_URL__` resolved, links to imported posts rewritten. */

@@ -33,6 +33,7 @@ describe('import ghost', () => {
         '       1  internal tags (#name: Ghost uses them for themes, not as categories)',
         '       1  formatting of posts with lexical content and no html (written from their plain text)',
         '       1  posts with mobiledoc content and neither html nor plaintext (export again from Ghost 4 or later)',
+        'Embeds kept: 1 (HTML cards x1)',
         "Links to the old site's posts and pages: 0 rewritten to their new paths, 1 left as they were (no " +
           'imported post or page there):',
         '  post p1 "Bridge reopens after repairs": https://old.example.com/tag/transport/',
@@ -55,7 +56,8 @@ describe('import ghost', () => {
         '',
         'The [old bridge](https://old.example.com/tag/transport/) is open again.',
         '',
-        'Traffic is _light_.',
+        // An HTML card, kept as its author wrote it.
+        '<p>Traffic is <em>light</em>.</p>',
         '',
         '![The bridge](https://old.example.com/content/images/2024/03/bridge.png)',
         '',
