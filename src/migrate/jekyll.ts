@@ -115,6 +115,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
       // kramdown's smart quotes and typographic symbols, on unless the site turns them off.
       typographer: kramdown,
       backslashBreaks: kramdown,
+      kramdownTables: kramdown,
       emoji: [...listed(config.plugins), ...listed(config.gems)].includes('jemoji'),
     },
     site: {

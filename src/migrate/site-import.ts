@@ -785,6 +785,7 @@ function extrasOf(body: string, extras: MarkdownExtras, file: string, report: Mi
   report.convert('alerts', converted.alerts);
   report.convert('typographic punctuation', converted.typographer);
   report.convert('line breaks', converted.lineBreaks);
+  report.convert('tables', converted.tables);
   report.convert('subscripts, superscripts and marks', converted.inlineMarks);
   if (converted.definitionListsLeft)
     report.warnings.push(
