@@ -108,6 +108,8 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     shortcodes: { gist: jekyllGist, include: jekyllInclude },
     frontMatterAs: 'page',
     kramdown,
+    // kramdown's own options are under `kramdown:` in _config.yml.
+    parseBlockHtml: kramdown && record(config.kramdown).parse_block_html === true,
     // kramdown has definition lists and abbreviations; jemoji makes `:smile:` an emoji.
     extras: {
       definitionLists: kramdown,

@@ -84,6 +84,8 @@ export interface SiteProfile {
    * and extensions are removed (see removeAttributeSyntax); else only headings' attributes are.
    */
   kramdown?: boolean;
+  /** kramdown's `parse_block_html`: Markdown inside every block HTML element, not only `markdown="1"`'s. */
+  parseBlockHtml?: boolean;
   /**
    * Where a Liquid output finds the page's front matter: `page.title` (Jekyll), or `title`
    * (Eleventy, whose own `page` is not the front matter). Unset: nowhere (Hugo has no Liquid).
@@ -318,7 +320,7 @@ export async function importSite(
     const converted = doc.html
       ? htmlToMarkdown(restored, { localImages: true })
       : profile.kramdown
-        ? markdownInHtml(restored)
+        ? markdownInHtml(restored, { everyBlock: profile.parseBlockHtml === true })
         : restored;
     // The other generator's syntax was text on this site: so it stays, once sync reads the file.
     const markdown = templatesAsText(

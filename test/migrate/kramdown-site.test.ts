@@ -115,3 +115,105 @@ describe('import jekyll: kramdown tables GFM would not show as kramdown did', ()
     expect(stdout).not.toContain('tables x');
   });
 });
+
+describe('import jekyll: Markdown inside HTML, as kramdown read it', () => {
+  it('marked markdown="1": a first child tag on its own line does not take in the Markdown after it', async () => {
+    const { markdown } = await importPost(
+      [
+        '<details markdown="1">',
+        '<summary>How do I install it?</summary>',
+        'Run `gem install foo`, then **restart** the [server](https://example.com/docs).',
+        '```sh',
+        '<b>not</b>',
+        'code',
+        '```',
+        '</details>',
+        '',
+        '<div class="notice--info" markdown="1">',
+        '<h4>Heads up</h4>',
+        'This notice has **Markdown** in it.',
+        '</div>',
+        '',
+      ].join('\n'),
+    );
+    expect(markdown).toBe(
+      [
+        '<details>',
+        '',
+        '<summary>How do I install it?</summary>',
+        '',
+        'Run `gem install foo`, then **restart** the [server](https://example.com/docs).',
+        '```sh',
+        '<b>not</b>',
+        'code',
+        '```',
+        '',
+        '</details>',
+        '',
+        '<div class="notice--info">',
+        '',
+        '<h4>Heads up</h4>',
+        '',
+        'This notice has **Markdown** in it.',
+        '',
+        '</div>',
+        '',
+      ].join('\n'),
+    );
+    expect(rendered(markdown)).toBe(
+      [
+        '<details>',
+        '<summary>How do I install it?</summary>',
+        '<p>Run <code>gem install foo</code>, then <strong>restart</strong> the ' +
+          '<a href="https://example.com/docs">server</a>.</p>',
+        '<pre><code class="language-sh">&#x3C;b>not&#x3C;/b>',
+        'code',
+        '</code></pre>',
+        '</details>',
+        '<div class="notice--info">',
+        '<h4>Heads up</h4>',
+        '<p>This notice has <strong>Markdown</strong> in it.</p>',
+        '</div>',
+      ].join('\n'),
+    );
+  });
+
+  const CARDS = [
+    '<div class="card">',
+    '## Card title',
+    'Some **bold** text and a [link](https://x.example).',
+    '</div>',
+    '',
+    '<aside>',
+    '*Note:* aside text.',
+    '</aside>',
+    '',
+    '<div markdown="0">',
+    'Raw **as typed**.',
+    '</div>',
+    '',
+  ].join('\n');
+
+  it('with kramdown\'s parse_block_html, the Markdown inside every block element (but markdown="0")', async () => {
+    const { markdown } = await importPost(CARDS, 'title: P\nkramdown:\n  parse_block_html: true\n');
+    expect(rendered(markdown)).toBe(
+      [
+        '<div class="card">',
+        '<h2>Card title</h2>',
+        '<p>Some <strong>bold</strong> text and a <a href="https://x.example">link</a>.</p>',
+        '</div>',
+        '<aside>',
+        '<p><em>Note:</em> aside text.</p>',
+        '</aside>',
+        '<div markdown="0">',
+        'Raw **as typed**.',
+        '</div>',
+      ].join('\n'),
+    );
+  });
+
+  it('without parse_block_html, HTML stays as written', async () => {
+    const { markdown } = await importPost(CARDS, 'title: P\n');
+    expect(markdown).toBe(CARDS);
+  });
+});
