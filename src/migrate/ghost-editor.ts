@@ -14,6 +14,8 @@ import { oembedMarker } from './embeds.js';
  * The node and card names and fields are those of Ghost's editor (Koenig's nodes, and its
  * mobiledoc to lexical mapping).
  */
+
+/** What the rendering tells the importer, for its report. */
 export interface EditorHooks {
   /** A node or card of a kind not known here: its text, if any, is kept. */
   unknown: (type: string) => void;
@@ -404,7 +406,8 @@ function markers(list: unknown, markups: unknown[][], atoms: unknown[][], hooks:
       const name = str(tag).toLowerCase();
       if (name === 'a') {
         const attrs = Array.isArray(attributes) ? (attributes as unknown[]) : [];
-        const href = str(attrs[attrs.indexOf('href') + 1]);
+        const at = attrs.indexOf('href');
+        const href = at === -1 ? '' : str(attrs[at + 1]);
         html += `<a href="${escapeAttribute(href)}">`;
         open.push('a');
       } else {
