@@ -2,6 +2,7 @@ import type { Element, ElementContent, Root, RootContent } from 'hast';
 import rehypeParse from 'rehype-parse';
 import rehypeStringify from 'rehype-stringify';
 import { unified } from 'unified';
+import { asHtmlBlock, HTML_BLOCK_ELEMENT } from './html-block.js';
 import { oembed } from './oembed.js';
 
 /**
@@ -64,7 +65,7 @@ const FLOW = new Set([
 const URL_ATTRIBUTES = ['src', 'href', 'poster', 'data'] as const;
 
 const HINT = new RegExp(
-  `<(?:${[...EMBEDS, ...Object.keys(DROPPED), OEMBED_ELEMENT].join('|')})\\b|` +
+  `<(?:${[...EMBEDS, ...Object.keys(DROPPED), OEMBED_ELEMENT, HTML_BLOCK_ELEMENT].join('|')})\\b|` +
     'wp-block-embed|kg-(?:embed|video|audio)-card|' +
     `class="[^"]*\\b(?:${[...SOCIAL].join('|')})\\b`,
   'i',
@@ -144,6 +145,13 @@ export function protectEmbeds(html: string, hooks: EmbedHooks): ProtectedHtml {
   const replace = (node: Element): ElementContent[] | undefined => {
     const classes = classesOf(node);
     if (node.tagName === OEMBED_ELEMENT) return fromUrl(String(node.properties.dataUrl ?? '').trim());
+    if (node.tagName === HTML_BLOCK_ELEMENT) {
+      const block = asHtmlBlock(String(node.properties.dataHtml ?? ''));
+      if (block === '') return [];
+      hooks.kept(String(node.properties.dataKind ?? 'HTML blocks'));
+      // In a line of text too it stays whole: its lines joined would break a script's `//` comment.
+      return [placeholder({ block, inline: block })];
+    }
     if (classes.includes('kg-video-card') || classes.includes('kg-audio-card')) {
       const card = ghostMediaCard(node);
       if (card) return [keepRaw(card)];

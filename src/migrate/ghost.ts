@@ -4,6 +4,8 @@ import { SyncError } from '../errors.js';
 import { protectEmbeds } from './embeds.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
 import { ghostCards } from './ghost-cards.js';
+import { lexicalToHtml, mobiledocToHtml } from './ghost-editor.js';
+import { htmlBlockMarker } from './html-block.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { jsonErrorPosition } from './json-position.js';
 import type { MigrationReport } from './report.js';
@@ -369,38 +371,78 @@ function dateAndWarn(post: Row, ctx: PostContext): Date | undefined {
 }
 
 /**
- * The post's HTML as Markdown. Ghost 4+ keeps `html` beside mobiledoc/lexical; an export
- * without it would need Ghost's renderer: then the plain text is used (paragraphs only) and
- * the report says so, or the post is skipped when there is none.
+ * The post's HTML as Markdown. Ghost 4+ keeps `html` beside mobiledoc/lexical; a row without it
+ * has its body rendered from the editor's JSON (ghost-editor.ts), the same HTML Ghost showed.
+ * If that JSON cannot be read, the plain text is used (paragraphs only) and the report says so;
+ * with neither, the post is skipped.
  */
 function bodyOf(post: Row, ctx: PostContext): string | undefined {
   const html = str(post.html);
-  if (html.trim()) {
-    const { report, label } = ctx;
-    const embeds = protectEmbeds(ghostCards(ctx.resolve(html)), {
-      kept: (kind) => report.embed(kind),
-      dropped: (kind) => report.drop(kind, label),
-      resolveUrl: ctx.resolveUrl,
-    });
-    const markdown = toMarkdown(embeds.html, ctx);
-    // Template syntax in the post was text on the old site: so it stays once sync reads the file
-    // (the players put back after it are the importer's own, and run).
-    return embeds.restore(templatesAsText(markdown, 'both'));
-  }
+  if (html.trim()) return htmlBody(html, ctx);
   const editor = str(post.lexical) ? 'lexical' : str(post.mobiledoc) ? 'mobiledoc' : undefined;
   if (!editor) return '';
+  const { report, label } = ctx;
+  let rendered: string | undefined;
+  try {
+    const hooks = {
+      unknown: (type: string) =>
+        report.drop(
+          `content of ${editor} nodes of kinds not known here (their text kept): \`${type}\``,
+          label,
+        ),
+      emailOnly: () => report.drop('cards shown only in emails', label),
+    };
+    rendered =
+      editor === 'lexical'
+        ? lexicalToHtml(str(post.lexical), hooks)
+        : mobiledocToHtml(str(post.mobiledoc), hooks);
+  } catch (error) {
+    report.warnings.push(
+      `${label}: its ${editor} content cannot be read (${(error as Error).message}); written from its plain text`,
+    );
+  }
+  if (rendered !== undefined) {
+    report.convert(`bodies rendered from ${editor} (the export has no html)`);
+    return htmlBody(rendered, ctx);
+  }
   const plaintext = str(post.plaintext).trim();
   if (plaintext) {
-    ctx.report.skip(`formatting of posts with ${editor} content and no html (written from their plain text)`);
+    report.skip(
+      `formatting of posts with ${editor} content that cannot be read (written from their plain text)`,
+    );
     return `${plaintext
       .split(/\n\s*\n/)
       .map((p) => p.trim().replace(/([\\`*_[\]<>#])/g, '\\$1'))
       .join('\n\n')}\n`;
   }
-  ctx.report.skip(
-    `posts with ${editor} content and neither html nor plaintext (export again from Ghost 4 or later)`,
-  );
+  report.skip(`posts with ${editor} content that cannot be read and no html or plaintext`);
   return undefined;
+}
+
+function htmlBody(html: string, ctx: PostContext): string {
+  const { report, label } = ctx;
+  const embeds = protectEmbeds(ghostCards(withHtmlCardsKept(ctx.resolve(html))), {
+    kept: (kind) => report.embed(kind),
+    dropped: (kind) => report.drop(kind, label),
+    resolveUrl: ctx.resolveUrl,
+  });
+  const markdown = toMarkdown(embeds.html, ctx);
+  // Template syntax in the post was text on the old site: so it stays once sync reads the file
+  // (the players put back after it are the importer's own, and run).
+  return embeds.restore(templatesAsText(markdown, 'both'));
+}
+
+/**
+ * An HTML card holds HTML its author wrote, which Ghost showed as written (a widget's placeholder
+ * `<div>` and the script that fills it, a table laid out by hand): it is kept so, as one raw
+ * HTML block (html-block.ts), not converted.
+ */
+function withHtmlCardsKept(html: string): string {
+  if (!html.includes('kg-card-begin: html')) return html;
+  return html.replace(
+    /<!--\s*kg-card-begin: html\s*-->([\s\S]*?)<!--\s*kg-card-end: html\s*-->/g,
+    (_whole, inner: string) => htmlBlockMarker(inner, 'HTML cards'),
+  );
 }
 
 /** Ghost's HTML as Markdown: `__GHOST_URL__` resolved, links to imported posts rewritten. */

@@ -111,6 +111,8 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     kramdown,
     // kramdown reads `$$…$$` as math whatever its math engine, and hands the TeX on untouched.
     ...(kramdown ? { math: { kramdown: true } } : {}),
+    // kramdown's own options are under `kramdown:` in _config.yml.
+    parseBlockHtml: kramdown && record(config.kramdown).parse_block_html === true,
     // kramdown has definition lists and abbreviations; jemoji makes `:smile:` an emoji.
     extras: {
       definitionLists: kramdown,
@@ -119,6 +121,7 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
       typographer: kramdown,
       backslashBreaks: kramdown,
       hardWraps: kramdown && record(config.kramdown).hard_wrap === true,
+      kramdownTables: kramdown,
       emoji: [...listed(config.plugins), ...listed(config.gems)].includes('jemoji'),
     },
     site: {

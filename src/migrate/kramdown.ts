@@ -216,32 +216,101 @@ class Ranges {
 /** An HTML element's opening tag alone on its line, with kramdown's `markdown="1"` (or `block`). */
 const MARKDOWN_IN_HTML =
   /^([ \t]*<([a-z][a-z0-9-]*)\b[^>\n]*?)[ \t]+markdown[ \t]*=[ \t]*(["']?)(?:1|block)\3([^>\n]*>)[ \t]*$/gim;
+/** Any element's opening tag alone on its line (kramdown's `parse_block_html`), its `markdown` attribute apart. */
+const OPENING_TAG = /^([ \t]*<([a-z][a-z0-9-]*)\b)([^>\n]*>)[ \t]*$/gim;
+/** The elements whose content kramdown reads as blocks of Markdown with `parse_block_html` on. */
+const BLOCK_MODEL = new Set(
+  (
+    'address article aside blockquote body center dd details div fieldset figure footer form header li main nav ' +
+    'section'
+  ).split(' '),
+);
+/** A line that is one whole element (`<summary>Why?</summary>`, `<hr>`) or a closing tag. */
+const WHOLE_ELEMENT =
+  /^[ \t]*(?:<([a-z][a-z0-9-]*)\b[^>]*>.*<\/\1[ \t]*>|<(?:hr|br|img|input|wbr)\b[^>]*>|<\/[a-z][a-z0-9-]*[ \t]*>)[ \t]*$/i;
+
+export interface MarkdownInHtmlOptions {
+  /** kramdown's `parse_block_html`: the content of every block element is Markdown, not only marked ones. */
+  everyBlock?: boolean;
+}
 
 /**
  * kramdown reads the content of an HTML element marked `markdown="1"` as Markdown (Minimal
- * Mistakes' notices: `<div class="notice" markdown="1">`). CommonMark does so only after a blank
+ * Mistakes' notices: `<div class="notice" markdown="1">`), and with `parse_block_html` that of
+ * every block element (but one marked `markdown="0"`). CommonMark does so only after a blank
  * line, else the content is raw HTML and its Markdown is published as typed: the attribute goes,
- * and a blank line follows the opening tag and precedes the closing one (found by counting the
- * element's own openings and closings, line by line). Not in code.
+ * a blank line follows the opening tag and precedes the closing one (found by counting the
+ * element's own openings and closings, line by line), and one follows each line inside that is
+ * an HTML block of its own (`<summary>Why?</summary>`, `<h4>Title</h4>`), which would otherwise
+ * take in the Markdown after it. Not in code.
  */
-export function markdownInHtml(markdown: string): string {
-  if (!/markdown[ \t]*=/i.test(markdown)) return markdown;
-  const matches = [...markdown.matchAll(MARKDOWN_IN_HTML)];
+export function markdownInHtml(markdown: string, options: MarkdownInHtmlOptions = {}): string {
+  const everyBlock = options.everyBlock === true;
+  if (!everyBlock && !/markdown[ \t]*=/i.test(markdown)) return markdown;
+  const matches: Array<{ index: number; end: number; name: string; text: string }> = [];
+  for (const m of markdown.matchAll(MARKDOWN_IN_HTML))
+    matches.push({ index: m.index, end: m.index + m[0].length, name: m[2]!, text: `${m[1]}${m[4]}` });
+  if (everyBlock)
+    for (const m of markdown.matchAll(OPENING_TAG)) {
+      const name = m[2]!.toLowerCase();
+      const attributes = m[3]!;
+      if (!BLOCK_MODEL.has(name) || /\smarkdown[ \t]*=/i.test(attributes)) continue;
+      matches.push({ index: m.index, end: m.index + m[0].length, name, text: m[0].trimEnd() });
+    }
   if (matches.length === 0) return markdown;
   const code = protectedRanges(markdown, false);
   const edits: TextEdit[] = [];
+  const breaks = new Set<number>();
   for (const m of matches) {
-    const end = m.index + m[0].length;
-    if (code.overlaps(m.index, end)) continue;
-    edits.push({ start: m.index, end, text: `${m[1]}${m[4]}\n` });
-    const close = closingLine(markdown, end, m[2]!);
+    if (code.overlaps(m.index, m.end)) continue;
+    edits.push({ start: m.index, end: m.end, text: `${m.text}\n` });
+    const close = closingLine(markdown, m.end, m.name);
+    for (const at of blockLinesWithin(markdown, m.end + 1, close ?? markdown.length)) breaks.add(at);
     if (
       close !== undefined &&
       markdown.slice(markdown.lastIndexOf('\n', close - 2) + 1, close - 1).trim() !== ''
     )
-      edits.push({ start: close, end: close, text: '\n' });
+      breaks.add(close);
   }
+  for (const at of breaks) if (!code.overlaps(at, at + 1)) edits.push({ start: at, end: at, text: '\n' });
   return applyEdits(markdown, edits);
+}
+
+/**
+ * Where, between `from` and `to` (line starts), a blank line must come so that a line that is a
+ * whole element, an HTML block of its own, does not take the Markdown line after it in. Not in
+ * a fenced code block.
+ */
+function blockLinesWithin(markdown: string, from: number, to: number): number[] {
+  const found: number[] = [];
+  let fence: string | undefined;
+  let previous: string | undefined;
+  for (let start = from; start < to;) {
+    const next = markdown.indexOf('\n', start);
+    const end = next === -1 || next > to ? to : next;
+    const line = markdown.slice(start, end);
+    const marker = /^[ \t]{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+    } else if (marker) fence = marker;
+    else if (
+      previous !== undefined &&
+      line.trim() !== '' &&
+      !/^[ \t]*</.test(line) &&
+      WHOLE_ELEMENT.test(previous) &&
+      isHtmlBlock(previous)
+    )
+      found.push(start);
+    previous = fence === undefined && !marker ? line : undefined;
+    if (next === -1) break;
+    start = next + 1;
+  }
+  return found;
+}
+
+/** Whether CommonMark reads the line, on its own, as an HTML block. */
+function isHtmlBlock(line: string): boolean {
+  return parser.parse(line).children[0]?.type === 'html';
 }
 
 /** The offset of the line that closes the element `name` opened before `from`, if there is one. */

@@ -1,5 +1,4 @@
 import type { Element, Root as HastRoot } from 'hast';
-import { toHtml } from 'hast-util-to-html';
 import type { Paragraph, Root, Text } from 'mdast';
 import { defListFromMarkdown, defListHastHandlers } from 'mdast-util-definition-list';
 import { toHast } from 'mdast-util-to-hast';
@@ -11,6 +10,8 @@ import { unified, type Processor } from 'unified';
 import { visit } from 'unist-util-visit';
 import { mathSyntaxPlugins, type MathSyntax } from '../render/math-syntax.js';
 import { applyEdits, type TextEdit } from '../text-edits.js';
+import { kramdownTables } from './kramdown-tables.js';
+import { htmlBlockOf } from './markdown-html.js';
 
 /**
  * Markdown a static site's renderer understood and cms-sync's (CommonMark and GFM) does not:
@@ -42,6 +43,8 @@ export interface MarkdownExtras {
    * `hard_wrap`, markdown-it's `breaks`. CommonMark runs such lines together.
    */
   hardWraps?: boolean;
+  /** kramdown's tables: without a header, with body separators or a footer (kramdown-tables.ts). */
+  kramdownTables?: boolean;
   /** `H~2~O`, `m^2^`, `==marked==` (Goldmark's extras, markdown-it-sub, -sup, -mark). */
   subscript?: boolean;
   superscript?: boolean;
@@ -59,6 +62,7 @@ export interface ExtrasResult {
   typographer: number;
   lineBreaks: number;
   inlineMarks: number;
+  tables: number;
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -104,11 +108,19 @@ function withMath(math: MathSyntax): Processor<Root> {
  * renderer would not have read (a shortcode not in the list, an abbreviation with no definition).
  */
 export function convertExtras(
-  markdown: string,
+  given: string,
   extras: MarkdownExtras,
   /** The document's math is written in remark-math's syntax (see convertMath): its TeX is left as it is. */
   math: MathSyntax | false = false,
 ): ExtrasResult {
+  // kramdown's tables first: their separator lines are no text for the passes below, and each
+  // cell takes the extras of a text (but abbreviations, which the whole document defines).
+  const cellExtras = { ...extras, kramdownTables: false, definitionLists: false, abbreviations: false };
+  const tables =
+    extras.kramdownTables === true && /^ {0,3}\|/m.test(given)
+      ? kramdownTables(given, (cell) => convertExtras(cell, cellExtras, math).text)
+      : undefined;
+  const markdown = tables?.text ?? given;
   const result: ExtrasResult = {
     text: markdown,
     definitionLists: 0,
@@ -119,6 +131,7 @@ export function convertExtras(
     typographer: 0,
     lineBreaks: 0,
     inlineMarks: 0,
+    tables: tables?.tables ?? 0,
   };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
@@ -452,24 +465,11 @@ function textEdits(
   return found.sort((a, b) => a.start - b.start);
 }
 
-/**
- * A definition list as one HTML block. Blank lines inside it (in a code sample) would end the
- * block for the Markdown that reads it next, so a line break before another becomes `&#10;`; an
- * opening brace becomes `&#123;`, so that no template starts in text the site showed.
- */
+/** A definition list as one HTML block (markdown-html.ts). */
 function definitionListHtml(node: Root): string {
-  const hast = toHast(node, { handlers: defListHastHandlers, allowDangerousHtml: true }) as
-    HastRoot | Element;
-  // A size given as an image's title (`![](x.png "large")`) is `data-size` in HTML.
-  visit(hast, 'element', (element: Element) => {
-    const title = element.tagName === 'img' ? element.properties['title'] : undefined;
-    if (title === 'small' || title === 'medium' || title === 'large') {
-      delete element.properties['title'];
-      element.properties['dataSize'] = title;
-    }
-  });
-  const html = toHtml(hast, { allowDangerousHtml: true });
-  return html.replace(/\n(?=\n)/g, '&#10;').replaceAll('{', '&#123;');
+  return htmlBlockOf(
+    toHast(node, { handlers: defListHastHandlers, allowDangerousHtml: true }) as HastRoot | Element,
+  );
 }
 
 /**

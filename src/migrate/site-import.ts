@@ -98,6 +98,8 @@ export interface SiteProfile {
    * and extensions are removed (see removeAttributeSyntax). Headings' ids stay: sync reads them.
    */
   kramdown?: boolean;
+  /** kramdown's `parse_block_html`: Markdown inside every block HTML element, not only `markdown="1"`'s. */
+  parseBlockHtml?: boolean;
   /**
    * Where a Liquid output finds the page's front matter: `page.title` (Jekyll), or `title`
    * (Eleventy, whose own `page` is not the front matter). Unset: nowhere (Hugo has no Liquid).
@@ -342,7 +344,7 @@ export async function importSite(
     const html = doc.html
       ? htmlToMarkdown(restored, { localImages: true })
       : profile.kramdown
-        ? markdownInHtml(restored)
+        ? markdownInHtml(restored, { everyBlock: profile.parseBlockHtml === true })
         : restored;
     const math = profile.math && !doc.html ? convertMath(html, profile.math) : undefined;
     if (math?.formulas) {
@@ -841,6 +843,7 @@ function extrasOf(
   report.convert('alerts', converted.alerts);
   report.convert('typographic punctuation', converted.typographer);
   report.convert('line breaks', converted.lineBreaks);
+  report.convert('tables', converted.tables);
   report.convert('subscripts, superscripts and marks', converted.inlineMarks);
   if (converted.definitionListsLeft)
     report.warnings.push(

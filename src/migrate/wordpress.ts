@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { detach } from './detach.js';
 import { protectEmbeds } from './embeds.js';
+import { htmlBlockMarker } from './html-block.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { convertExtras } from './markdown-extras.js';
@@ -441,7 +442,7 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   // WordPress's order: code of the syntax highlighters (which claim it before anything else reads
   // it), embeds of URLs on their own line, shortcodes, then paragraphs.
   const content = withFootnotes(
-    block ? withReusableBlocks(item.content, label, ctx) : item.content,
+    block ? withCustomHtmlKept(withReusableBlocks(item.content, label, ctx)) : item.content,
     item,
     label,
     report,
@@ -479,6 +480,19 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   const smilies = convertExtras(templatesAsText(markdown, 'both'), { smilies: true });
   report.convert('smilies', smilies.smilies);
   return embeds.restore(smilies.text);
+}
+
+/**
+ * A Custom HTML block (`wp:html`) holds HTML its author wrote, which WordPress showed as written
+ * (a widget's placeholder `<div>` and the script that fills it): it is kept so, as one raw HTML
+ * block (html-block.ts), not converted.
+ */
+function withCustomHtmlKept(html: string): string {
+  if (!html.includes('wp:html') && !html.includes('wp:core/html')) return html;
+  return html.replace(
+    /<!--\s*wp:(?:core\/)?html(?:\s+\{[^>]*?\})?\s*-->([\s\S]*?)<!--\s*\/wp:(?:core\/)?html\s*-->/g,
+    (_whole, inner: string) => htmlBlockMarker(inner, 'Custom HTML blocks'),
+  );
 }
 
 /**

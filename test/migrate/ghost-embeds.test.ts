@@ -27,7 +27,7 @@ describe('import ghost: embeds, visibility, featured, slugs, links', () => {
         '  categories      2 written',
         '  breaking        0 written',
         '  users           1 written',
-        'Embeds kept: 6 (<audio> x1, <iframe> x1, <script> x3, <video> x1)',
+        'Embeds kept: 6 (<audio> x1, <iframe> x1, <script> x1, <video> x1, HTML cards x2)',
         'Left out (no place for them in Markdown or the CMS):',
         '       1  per-post code injection (codeinjection_foot): post g1 "Code samples"',
         'Renamed (1; the slug was already taken by an earlier item of the export):',

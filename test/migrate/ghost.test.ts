@@ -24,15 +24,16 @@ describe('import ghost', () => {
     expect(run.stdout.replace(/ in \d+\.\ds:/, ' in Xs:')).toBe(
       [
         'Imported Ghost export ghost.json into content/ in Xs:',
-        '  articles        3 written',
+        '  articles        4 written',
         '  pages           1 written',
         '  categories      2 written',
         '  breaking        0 written',
         '  users           1 written',
         'Skipped:',
         '       1  internal tags (#name: Ghost uses them for themes, not as categories)',
-        '       1  formatting of posts with lexical content and no html (written from their plain text)',
-        '       1  posts with mobiledoc content and neither html nor plaintext (export again from Ghost 4 or later)',
+        'Converted as the old site showed them: bodies rendered from lexical (the export has no html) x1, bodies ' +
+          'rendered from mobiledoc (the export has no html) x1',
+        'Embeds kept: 1 (HTML cards x1)',
         "Links to the old site's posts and pages: 0 rewritten to their new paths, 1 left as they were (no " +
           'imported post or page there):',
         '  post p1 "Bridge reopens after repairs": https://old.example.com/tag/transport/',
@@ -55,7 +56,8 @@ describe('import ghost', () => {
         '',
         'The [old bridge](https://old.example.com/tag/transport/) is open again.',
         '',
-        'Traffic is _light_.',
+        // An HTML card, kept as its author wrote it.
+        '<p>Traffic is <em>light</em>.</p>',
         '',
         '![The bridge](https://old.example.com/content/images/2024/03/bridge.png)',
         '',

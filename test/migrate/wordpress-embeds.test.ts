@@ -28,8 +28,8 @@ describe('import wordpress: embeds, statuses, slugs, links (theme unit test expo
         '  users           1 written',
         'Skipped:',
         '       1  attachments (media stay at their URLs; cms-sync uploads the ones posts use)',
-        'Embeds kept: 11 ({{< vimeo >}} x2, {{< x >}} x1, {{< youtube >}} x2, <audio> x2, <iframe> x1, <script> x1, ' +
-          '<video> x2)',
+        'Embeds kept: 11 ({{< vimeo >}} x2, {{< x >}} x1, {{< youtube >}} x2, <audio> x2, <script> x1, <video> x2, ' +
+          'Custom HTML blocks x1)',
         'Left out (no place for them in Markdown or the CMS):',
         '       1  embedded players from sites with no embed form here (instagram.com; kept as links): post 10 ' +
           '"Block embeds"',

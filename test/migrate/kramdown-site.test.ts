@@ -1,0 +1,219 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../src/render/render-markdown.js';
+import { bodyOf, runInProcess } from './helpers.js';
+import { projectWithSite } from './hugo-and-jekyll-helpers.js';
+
+let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
+afterEach(async () => {
+  await project?.close();
+  project = undefined;
+});
+
+/** What sync publishes for a body. */
+const rendered = (markdown: string) => renderMarkdown(markdown, { defaultSize: 'medium' }).html;
+
+/** Imports a Jekyll site of one post with `body`, and returns the post's Markdown and the report. */
+async function importPost(
+  body: string,
+  config = 'title: J\n',
+): Promise<{ markdown: string; stdout: string }> {
+  project = await projectWithSite('jekyll');
+  await project.site('j', {
+    '_config.yml': config,
+    '_posts/2024-01-01-post.md': `---\ntitle: Post\n---\n${body}`,
+  });
+  const run = await runInProcess(project.dir, ['import', 'jekyll', 'j']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return { markdown: bodyOf(await project.read('content/articles/post.md')), stdout: run.stdout };
+}
+
+describe('import jekyll: kramdown tables GFM would not show as kramdown did', () => {
+  const BODY = [
+    'Our opening hours:',
+    '',
+    '| Monday    | 9:00 – 17:00 |',
+    '| Tuesday   | **late**: `a|b` \\| c |',
+    '| Saturday  | [closed](https://shop.example/) |',
+    '',
+    'The bill:',
+    '',
+    '| Item   | Cost |',
+    '|--------|-----:|',
+    '| Coffee | 3    |',
+    '|--------|------|',
+    '| Cake   | 4    |',
+    '|========|======|',
+    '| Total  | 7    |',
+    '',
+    'Two parts:',
+    '',
+    '| Day | Walk |',
+    '|-----|------|',
+    '| 1   | Lake |',
+    '|-----+------|',
+    '| 2   | Peak |',
+    '',
+    'GFM already:',
+    '',
+    '| A | B |',
+    '|---|---|',
+    '| 1 | 2 |',
+    '',
+    '```',
+    '| not | a table |',
+    '```',
+    '',
+  ].join('\n');
+
+  it('writes a table without a header, or with a footer, as kramdown made it; others as GFM tables', async () => {
+    const { markdown, stdout } = await importPost(BODY);
+    expect(markdown).toBe(
+      [
+        'Our opening hours:',
+        '',
+        '<table><tbody><tr><td>Monday</td><td>9:00 – 17:00</td></tr><tr><td>Tuesday</td><td><strong>late</strong>: ' +
+          '<code>a|b</code> | c</td></tr><tr><td>Saturday</td><td><a href="https://shop.example/">closed</a></td></tr>' +
+          '</tbody></table>',
+        '',
+        'The bill:',
+        '',
+        '<table><thead><tr><th>Item</th><th style="text-align: right">Cost</th></tr></thead><tbody><tr>' +
+          '<td>Coffee</td><td style="text-align: right">3</td></tr></tbody><tbody><tr><td>Cake</td>' +
+          '<td style="text-align: right">4</td></tr></tbody><tfoot><tr><td>Total</td>' +
+          '<td style="text-align: right">7</td></tr></tfoot></table>',
+        '',
+        'Two parts:',
+        '',
+        '| Day | Walk |',
+        '|-----|------|',
+        '| 1   | Lake |',
+        '| 2   | Peak |',
+        '',
+        'GFM already:',
+        '',
+        '| A | B |',
+        '|---|---|',
+        '| 1 | 2 |',
+        '',
+        '```',
+        '| not | a table |',
+        '```',
+        '',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('Converted as the old site showed them: tables x3');
+    const html = rendered(markdown);
+    expect(html).toContain('<tfoot><tr><td>Total</td>');
+    expect(html).toContain('<td>Tuesday</td><td><strong>late</strong>: <code>a|b</code> | c</td>');
+    expect(html).toContain('<td>1</td>\n<td>Lake</td>\n</tr>\n<tr>\n<td>2</td>');
+  });
+
+  it('leaves the tables of a site whose Markdown is not kramdown as written', async () => {
+    const { markdown, stdout } = await importPost(BODY, 'title: J\nmarkdown: CommonMarkGhPages\n');
+    expect(markdown).toBe(BODY);
+    expect(stdout).not.toContain('tables x');
+  });
+});
+
+describe('import jekyll: Markdown inside HTML, as kramdown read it', () => {
+  it('marked markdown="1": a first child tag on its own line does not take in the Markdown after it', async () => {
+    const { markdown } = await importPost(
+      [
+        '<details markdown="1">',
+        '<summary>How do I install it?</summary>',
+        'Run `gem install foo`, then **restart** the [server](https://example.com/docs).',
+        '```sh',
+        '<b>not</b>',
+        'code',
+        '```',
+        '</details>',
+        '',
+        '<div class="notice--info" markdown="1">',
+        '<h4>Heads up</h4>',
+        'This notice has **Markdown** in it.',
+        '</div>',
+        '',
+      ].join('\n'),
+    );
+    expect(markdown).toBe(
+      [
+        '<details>',
+        '',
+        '<summary>How do I install it?</summary>',
+        '',
+        'Run `gem install foo`, then **restart** the [server](https://example.com/docs).',
+        '```sh',
+        '<b>not</b>',
+        'code',
+        '```',
+        '',
+        '</details>',
+        '',
+        '<div class="notice--info">',
+        '',
+        '<h4>Heads up</h4>',
+        '',
+        'This notice has **Markdown** in it.',
+        '',
+        '</div>',
+        '',
+      ].join('\n'),
+    );
+    expect(rendered(markdown)).toBe(
+      [
+        '<details>',
+        '<summary>How do I install it?</summary>',
+        '<p>Run <code>gem install foo</code>, then <strong>restart</strong> the ' +
+          '<a href="https://example.com/docs">server</a>.</p>',
+        '<pre><code class="language-sh">&#x3C;b>not&#x3C;/b>',
+        'code',
+        '</code></pre>',
+        '</details>',
+        '<div class="notice--info">',
+        '<h4>Heads up</h4>',
+        '<p>This notice has <strong>Markdown</strong> in it.</p>',
+        '</div>',
+      ].join('\n'),
+    );
+  });
+
+  const CARDS = [
+    '<div class="card">',
+    '## Card title',
+    'Some **bold** text and a [link](https://x.example).',
+    '</div>',
+    '',
+    '<aside>',
+    '*Note:* aside text.',
+    '</aside>',
+    '',
+    '<div markdown="0">',
+    'Raw **as typed**.',
+    '</div>',
+    '',
+  ].join('\n');
+
+  it('with kramdown\'s parse_block_html, the Markdown inside every block element (but markdown="0")', async () => {
+    const { markdown } = await importPost(CARDS, 'title: P\nkramdown:\n  parse_block_html: true\n');
+    expect(rendered(markdown)).toBe(
+      [
+        '<div class="card">',
+        '<h2>Card title</h2>',
+        '<p>Some <strong>bold</strong> text and a <a href="https://x.example">link</a>.</p>',
+        '</div>',
+        '<aside>',
+        '<p><em>Note:</em> aside text.</p>',
+        '</aside>',
+        '<div markdown="0">',
+        'Raw **as typed**.',
+        '</div>',
+      ].join('\n'),
+    );
+  });
+
+  it('without parse_block_html, HTML stays as written', async () => {
+    const { markdown } = await importPost(CARDS, 'title: P\n');
+    expect(markdown).toBe(CARDS);
+  });
+});
