@@ -42,7 +42,27 @@ export function removeAttributeSyntax(markdown: string): AttributesRemoved {
   for (const m of markdown.matchAll(TOC_INCLUDE)) add(m.index, m.index + m[0].length, 'toc', 0);
   for (const [start, end] of comments(markdown)) add(start, end, 'extension', 1);
   for (const m of markdown.matchAll(EXTENSION_MARK)) add(m.index, m.index + m[0].length, 'extension', 1);
-  for (const m of markdown.matchAll(BLOCK_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
+  for (const m of markdown.matchAll(BLOCK_IAL)) {
+    const id = headingId(markdown, m.index, m[0]);
+    if (id === undefined) add(m.index, m.index + m[0].length, 'attributes', 2);
+    else {
+      // `## Title` then `{: #title}`: the heading's id, which sync reads written after the title.
+      candidates.push({
+        start: m.index - 1,
+        end: m.index - 1,
+        what: 'attributes',
+        rank: 2,
+        text: ` {#${id}}`,
+      });
+      candidates.push({
+        start: m.index,
+        end: m.index + m[0].length,
+        what: 'attributes',
+        rank: 2,
+        quiet: true,
+      });
+    }
+  }
   for (const m of markdown.matchAll(SPAN_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
   if (candidates.length === 0) return unchanged(markdown);
 
@@ -86,9 +106,9 @@ export function removeAttributeSyntax(markdown: string): AttributesRemoved {
     const before = lineBreaks(markdown, at, edit.start);
     given += before;
     out += before;
-    text += markdown.slice(at, edit.start);
+    text += markdown.slice(at, edit.start) + (edit.text ?? '');
     if (edit.start > at) atLineStart = markdown[edit.start - 1] === '\n';
-    removed.push({ line: given + 1, what: edit.what });
+    if (edit.text === undefined && !edit.quiet) removed.push({ line: given + 1, what: edit.what });
     const lines = lineBreaks(markdown, edit.start, edit.end);
     // A whole line removed: the output's next line is the one after it.
     if (lines > 0) shifts.push({ line: atLineStart ? out : out + 1, lines });
@@ -108,6 +128,22 @@ interface Edit {
   what: AttributeSyntax;
   /** Which is taken of two found at one place: the lower. */
   rank: number;
+  /** Written in place of what is removed (then nothing is reported removed). */
+  text?: string;
+  /** Removed as part of a conversion, which is not reported. */
+  quiet?: boolean;
+}
+
+/**
+ * The id a block attribute list right under an ATX heading gives it (`## Title` then
+ * `{: #title .wide}`), when the heading has no attribute list of its own.
+ */
+function headingId(markdown: string, start: number, list: string): string | undefined {
+  if (start < 2 || markdown[start - 1] !== '\n') return undefined;
+  const id = /(?:^|[\s{:])#([A-Za-z][\w:-]*)/.exec(list.replace(/"[^"\n]*"|'[^'\n]*'/g, ''))?.[1];
+  if (id === undefined) return undefined;
+  const line = markdown.slice(markdown.lastIndexOf('\n', start - 2) + 1, start - 1).trimEnd();
+  return /^[ \t]{0,3}#{1,6}[ \t]+\S/.test(line) && !line.endsWith('}') ? id : undefined;
 }
 
 /** The text as it is, nothing removed. */

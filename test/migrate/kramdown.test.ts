@@ -97,6 +97,20 @@ describe('removeAttributeSyntax', () => {
     expect(result.removed).toEqual([{ line: 6, what: 'attributes' }]);
   });
 
+  it('gives a heading the id an attribute list under it sets, written as sync reads it', () => {
+    const body = ['## Install', '{: #setup .wide}', 'Text.', '', '## Kept {#own}', '{: #other}', ''].join(
+      '\n',
+    );
+    const result = removeAttributeSyntax(body);
+    expect(result.text).toBe(['## Install {#setup}', 'Text.', '', '## Kept {#own}', ''].join('\n'));
+    // Only the list that was dropped is reported; the line after the converted one is told where it was.
+    expect(result.removed).toEqual([{ line: 6, what: 'attributes' }]);
+    expect(result.bodyLine(1)).toBe(2);
+    expect(renderMarkdown(result.text, { defaultSize: 'medium' }).html).toContain(
+      '<h2 id="setup">Install</h2>',
+    );
+  });
+
   it('leaves a text without kramdown syntax as it is', () => {
     expect(removeAttributeSyntax('No braces at all.\n')).toMatchObject({
       text: 'No braces at all.\n',
