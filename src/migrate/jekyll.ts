@@ -113,6 +113,12 @@ async function jekyllProfile(siteDir: string, options: ImportOptions): Promise<S
     ...(kramdown ? { math: { kramdown: true } } : {}),
     // kramdown's own options are under `kramdown:` in _config.yml.
     parseBlockHtml: kramdown && record(config.kramdown).parse_block_html === true,
+    callouts: new Map(
+      Object.entries(record(config.callouts)).map(([name, callout]) => [
+        name,
+        text(record(callout).title) ?? '',
+      ]),
+    ),
     // kramdown has definition lists and abbreviations; jemoji makes `:smile:` an emoji.
     extras: {
       definitionLists: kramdown,

@@ -33,7 +33,11 @@ export interface AttributesRemoved {
  * place in the CMS's Markdown: what was removed is told by line, for an editor to look at (an
  * anchor link to a heading's id, say).
  */
-export function removeAttributeSyntax(markdown: string): AttributesRemoved {
+export function removeAttributeSyntax(
+  markdown: string,
+  /** Just the Docs' callouts (`_config.yml` `callouts:`): each class, with its title. */
+  callouts: ReadonlyMap<string, string> = new Map(),
+): AttributesRemoved {
   if (!markdown.includes('{')) return unchanged(markdown);
   const candidates: Edit[] = [];
   const add = (start: number, end: number, what: AttributeSyntax, rank: number) =>
@@ -44,7 +48,10 @@ export function removeAttributeSyntax(markdown: string): AttributesRemoved {
   for (const m of markdown.matchAll(EXTENSION_MARK)) add(m.index, m.index + m[0].length, 'extension', 1);
   for (const m of markdown.matchAll(BLOCK_IAL)) {
     const id = headingId(markdown, m.index, m[0]);
-    if (id === undefined) add(m.index, m.index + m[0].length, 'attributes', 2);
+    const callout =
+      id === undefined && callouts.size > 0 ? calloutEdits(markdown, m.index, m[0], callouts) : [];
+    if (callout.length > 0) candidates.push(...callout);
+    else if (id === undefined) add(m.index, m.index + m[0].length, 'attributes', 2);
     else {
       // `## Title` then `{: #title}`: the heading's id, which sync reads written after the title.
       candidates.push({
@@ -110,8 +117,10 @@ export function removeAttributeSyntax(markdown: string): AttributesRemoved {
     if (edit.start > at) atLineStart = markdown[edit.start - 1] === '\n';
     if (edit.text === undefined && !edit.quiet) removed.push({ line: given + 1, what: edit.what });
     const lines = lineBreaks(markdown, edit.start, edit.end);
-    // A whole line removed: the output's next line is the one after it.
-    if (lines > 0) shifts.push({ line: atLineStart ? out : out + 1, lines });
+    const added = edit.text ? lineBreaks(edit.text, 0, edit.text.length) : 0;
+    // Whole lines removed (or written in their place): the output's next line is the one after them.
+    if (lines !== added) shifts.push({ line: (atLineStart ? out : out + 1) + added, lines: lines - added });
+    out += added;
     given += lines;
     at = edit.end;
   }
@@ -132,6 +141,59 @@ interface Edit {
   text?: string;
   /** Removed as part of a conversion, which is not reported. */
   quiet?: boolean;
+}
+
+/**
+ * Just the Docs' callout: `{: .note }` on a line of its own, a paragraph or a block quote right
+ * under it (the theme draws a box titled "Note", or as `callouts:` titles the class), written as
+ * the theme boxes of the other importers are: a block quote headed by its title in bold. With
+ * `{: .note-title }`, the quote's first paragraph is the title. None (no edit) when the list names
+ * no callout or no block follows it.
+ */
+function calloutEdits(
+  markdown: string,
+  start: number,
+  list: string,
+  callouts: ReadonlyMap<string, string>,
+): Edit[] {
+  let title: string | undefined;
+  let titled = false;
+  for (const [, name] of list.matchAll(/(?:^|[\s{:])\.([\w-]+)/g)) {
+    if (callouts.has(name!)) title = callouts.get(name!);
+    else if (name!.endsWith('-title') && callouts.has(name!.slice(0, -6))) titled = true;
+    if (title !== undefined || titled) break;
+  }
+  if (title === undefined && !titled) return [];
+  // A list right under a block gives that block its classes, not the next one.
+  if (start > 0 && markdown.slice(markdown.lastIndexOf('\n', start - 2) + 1, start).trim() !== '') return [];
+  const end = start + list.length;
+  const lines: Array<[number, string]> = [];
+  for (let at = end; at < markdown.length;) {
+    const next = markdown.indexOf('\n', at);
+    const line = markdown.slice(at, next === -1 ? markdown.length : next);
+    if (line.trim() === '') break;
+    lines.push([at, line]);
+    if (next === -1) break;
+    at = next + 1;
+  }
+  if (lines.length === 0) return [];
+  const quoted = lines.every(([, line]) => /^[ \t]{0,3}>/.test(line));
+  const edits: Edit[] = [];
+  const edit = (at: number, until: number, text: string) =>
+    edits.push({ start: at, end: until, what: 'attributes', rank: 2, text });
+  if (titled) {
+    // The quote's first line is its title, up to its first empty line.
+    if (!quoted) return [];
+    const [at, line] = lines[0]!;
+    const prefix = /^[ \t]{0,3}>[ \t]?/.exec(line)![0];
+    edit(start, end, '');
+    edit(at + prefix.length, at + line.length, `**${line.slice(prefix.length).trim()}**`);
+    return edits;
+  }
+  // A callout without a title in `callouts:` is a box without one: a plain quote.
+  edit(start, end, title ? `> **${title}**\n>\n` : '');
+  if (!quoted) for (const [at] of lines) edit(at, at, '> ');
+  return edits;
 }
 
 /**

@@ -100,6 +100,8 @@ export interface SiteProfile {
   kramdown?: boolean;
   /** kramdown's `parse_block_html`: Markdown inside every block HTML element, not only `markdown="1"`'s. */
   parseBlockHtml?: boolean;
+  /** Just the Docs' callouts (`callouts:` in `_config.yml`): each class, with its title ('' for none). */
+  callouts?: ReadonlyMap<string, string>;
   /**
    * Where a Liquid output finds the page's front matter: `page.title` (Jekyll), or `title`
    * (Eleventy, whose own `page` is not the front matter). Unset: nowhere (Hugo has no Liquid).
@@ -310,7 +312,10 @@ export async function importSite(
     const { doc, file } = entry;
     // An HTML body is no one's Markdown: its braces are text.
     // Goldmark (Hugo) has attributes on headings only, which sync reads as kramdown's (heading-ids.ts).
-    const plain = doc.html || !profile.kramdown ? unchanged(entry.body) : removeAttributeSyntax(entry.body);
+    const plain =
+      doc.html || !profile.kramdown
+        ? unchanged(entry.body)
+        : removeAttributeSyntax(entry.body, profile.callouts);
     for (const { line, what } of plain.removed) {
       const places = attributes.get(what) ?? [];
       const place = `${file}:${entry.bodyLine + line - 1}`;

@@ -217,3 +217,16 @@ describe('import jekyll: Markdown inside HTML, as kramdown read it', () => {
     expect(markdown).toBe(CARDS);
   });
 });
+
+describe("import jekyll: Just the Docs' callouts", () => {
+  it('a paragraph under `{: .warning }` is a quote headed by the title `callouts:` gives it', async () => {
+    const { markdown } = await importPost(
+      '{: .warning }\nBack up first.\n\nAfter.\n',
+      'theme: just-the-docs\ncallouts:\n  warning:\n    title: Warning\n    color: red\n',
+    );
+    expect(markdown).toBe('> **Warning**\n>\n> Back up first.\n\nAfter.\n');
+    expect(rendered(markdown)).toContain(
+      '<blockquote>\n<p><strong>Warning</strong></p>\n<p>Back up first.</p>',
+    );
+  });
+});

@@ -111,6 +111,68 @@ describe('removeAttributeSyntax', () => {
     );
   });
 
+  it("writes Just the Docs' callouts as quotes headed by their title", () => {
+    const callouts = new Map([
+      ['note', 'Note'],
+      ['warning', 'Careful'],
+      ['plain', ''],
+    ]);
+    const body = [
+      'Intro.', // 1
+      '', // 2
+      '{: .note }', // 3
+      'A paragraph', // 4
+      'on two lines.', // 5
+      '', // 6
+      '{: .warning }', // 7
+      '> Already a quote.', // 8
+      '', // 9
+      '{: .note-title }', // 10
+      '> Its own title', // 11
+      '>', // 12
+      '> Text.', // 13
+      '', // 14
+      '{: .plain }', // 15
+      'No title.', // 16
+      '', // 17
+      '{: .lead }', // 18
+      'Not a callout.', // 19
+      '',
+    ].join('\n');
+    const result = removeAttributeSyntax(body, callouts);
+    expect(result.text).toBe(
+      [
+        'Intro.',
+        '',
+        '> **Note**',
+        '>',
+        '> A paragraph',
+        '> on two lines.',
+        '',
+        '> **Careful**',
+        '>',
+        '> Already a quote.',
+        '',
+        '> **Its own title**',
+        '>',
+        '> Text.',
+        '',
+        '> No title.',
+        '',
+        'Not a callout.',
+        '',
+      ].join('\n'),
+    );
+    // Only what was dropped is reported; lines keep telling where they came from.
+    expect(result.removed).toEqual([{ line: 18, what: 'attributes' }]);
+    const lines = result.text.split('\n');
+    expect(result.bodyLine(lines.indexOf('> on two lines.'))).toBe(4);
+    expect(result.bodyLine(lines.indexOf('Not a callout.'))).toBe(18);
+    expect(renderMarkdown(result.text, { defaultSize: 'medium' }).html).toContain(
+      '<blockquote>\n<p><strong>Note</strong></p>\n<p>A paragraph\non two lines.</p>\n</blockquote>',
+    );
+  });
+
   it('leaves a text without kramdown syntax as it is', () => {
     expect(removeAttributeSyntax('No braces at all.\n')).toMatchObject({
       text: 'No braces at all.\n',
