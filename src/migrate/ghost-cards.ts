@@ -6,14 +6,15 @@ import { classesOf, elements, textOf } from './embeds.js';
 /**
  * Ghost's cards whose markup is a widget, not content: a bookmark (a link to another page, shown
  * with its title, description, favicon and thumbnail), a toggle (a question that opens on a click,
- * with a chevron icon) and a file (a download, with its size and an icon). Converted as markup,
+ * with a chevron icon), a file (a download, with its size and an icon) and a callout (a box with
+ * an emoji), which becomes a quote. Converted as markup,
  * they would run a favicon into the link's text, upload other sites' thumbnails (one unreachable
  * fails the post at sync) and keep icons as embeds. Each becomes what a reader takes from it: the
  * link with its title in bold and its description; the question in bold and its answer; the
  * download's link and caption.
  */
 export function ghostCards(html: string): string {
-  if (!/kg-(?:bookmark|toggle|file)-card/.test(html)) return html;
+  if (!/kg-(?:bookmark|toggle|file|callout)-card/.test(html)) return html;
   const tree: Root = fromHtml(html, { fragment: true });
   replaceCards(tree);
   return toHtml(tree);
@@ -26,6 +27,7 @@ function replaceCards(parent: Root | Element): void {
     if (classes.includes('kg-bookmark-card')) return bookmark(child);
     if (classes.includes('kg-toggle-card')) return toggle(child);
     if (classes.includes('kg-file-card')) return file(child);
+    if (classes.includes('kg-callout-card')) return callout(child);
     replaceCards(child);
     return [child];
   });
@@ -49,6 +51,19 @@ function toggle(card: Element): ElementContent[] {
   const content = [...elements(card)].find((e) => classesOf(e).includes('kg-toggle-content'));
   if (content) replaceCards(content);
   return [...optional(heading, (text) => paragraph([strong(text)])), ...(content?.children ?? [])];
+}
+
+/** A callout (a coloured box with an emoji): a quote, the emoji heading its text, as the lexical card is written. */
+function callout(card: Element): ElementContent[] {
+  const emoji = textIn(card, 'kg-callout-emoji');
+  const body = [...elements(card)].find((e) => classesOf(e).includes('kg-callout-text'));
+  if (body) replaceCards(body);
+  const children: ElementContent[] = [
+    ...(emoji ? [{ type: 'text' as const, value: `${emoji} ` }] : []),
+    ...(body?.children ?? []),
+  ];
+  if (!emoji && !body?.children.length) return [];
+  return [{ type: 'element', tagName: 'blockquote', properties: {}, children: [paragraph(children)] }];
 }
 
 function file(card: Element): ElementContent[] {

@@ -289,6 +289,17 @@ describe('import ghost: what real exports hold', () => {
     expect(stdout).not.toContain('Embeds kept');
   });
 
+  it('makes a callout card a quote, its emoji heading its text', async () => {
+    const html =
+      '<p>Intro.</p><div class="kg-card kg-callout-card kg-callout-card-blue"><div class="kg-callout-emoji">💡</div>' +
+      '<div class="kg-callout-text">Remember to <b>save</b>.<br>Every time.</div></div>' +
+      '<div class="kg-card kg-callout-card kg-callout-card-grey"><div class="kg-callout-text">No emoji.</div></div>';
+    const { read } = await importGhost({ posts: [post('p1', 'callouts', { html })] });
+    expect(bodyOf(await read('content/articles/callouts.md'))).toBe(
+      ['Intro.', '', '> 💡 Remember to **save**.\\', '> Every time.', '', '> No emoji.', ''].join('\n'),
+    );
+  });
+
   it('keeps the title and description of a bookmark or file card whose link is gone', async () => {
     const html =
       '<figure class="kg-card kg-bookmark-card"><div class="kg-bookmark-content"><div class="kg-bookmark-title">' +
