@@ -39,7 +39,8 @@ const markdownReader = unified().use(remarkParse).freeze();
  * the second newline is written `&#10;`, which is the same text; in a script, a style or a
  * comment, where nothing is decoded, and between a tag's attributes, the blank line goes. HTML
  * that Markdown would not read as HTML from its first line (text, an inline tag with more on its
- * line) is put in a `<div>`.
+ * line) is put in a `<div>`. Where text is decoded, `{{` and `{%` start with `&#123;`, so that
+ * sync's template expansion does not read them (inside a script or a style they stay as written).
  */
 export function asHtmlBlock(html: string): string {
   const text = withoutBlankLines(html.replace(/\r\n?/g, '\n')).trim();
@@ -57,6 +58,16 @@ function withoutBlankLines(html: string): string {
   let opening = '';
   for (let i = 0; i < html.length; i++) {
     const char = html[i]!;
+    // Where text is decoded, a template's opening brace is written as a reference, the same text:
+    // sync expands Hugo's and Liquid's syntax, which this HTML never was.
+    if (
+      char === '{' &&
+      (html[i + 1] === '{' || html[i + 1] === '%') &&
+      (state === 'text' || (state === 'tag' && quote))
+    ) {
+      out += '&#123;';
+      continue;
+    }
     if (char === '\n') {
       const blank = /\n[ \t]*(?=\n)/y;
       blank.lastIndex = i;

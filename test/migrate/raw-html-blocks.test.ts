@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
+import { expandTemplates } from '../../src/render/templates/expand-templates.js';
 import { bodyOf, runInProcess } from './helpers.js';
 
 let dir: string | undefined;
@@ -177,6 +178,26 @@ describe("import: HTML its author wrote as HTML is kept as written (a widget's <
         '    var b = 2;',
         '</script>',
       ].join('\n'),
+    );
+  });
+
+  it("writes a template's opening brace in its text as a reference, so that sync expands nothing there", async () => {
+    const { body } = await importWordPress(
+      '<!-- wp:html -->\n<div id="app" title="{{ tip }}">{{ message }} {% if x %}</div>\n' +
+        '<script>var t = "{{ site.url }}";</script>\n<!-- /wp:html -->',
+    );
+    expect(body).toBe(
+      '<div id="app" title="&#123;{ tip }}">&#123;{ message }} &#123;% if x %}</div>\n' +
+        '<script>var t = "{{ site.url }}";</script>\n',
+    );
+    const expanded = expandTemplates(body, {
+      file: 'content/articles/contact.md',
+      bodyLine: 1,
+      dialect: 'auto',
+    });
+    expect(expanded.problems).toEqual([]);
+    expect(rendered(expanded.text)).toContain(
+      '<div id="app" title="{{ tip }}">{{ message }} {% if x %}</div>',
     );
   });
 
