@@ -7,14 +7,14 @@ import { classesOf, elements, textOf } from './embeds.js';
  * Ghost's cards whose markup is a widget, not content: a bookmark (a link to another page, shown
  * with its title, description, favicon and thumbnail), a toggle (a question that opens on a click,
  * with a chevron icon), a file (a download, with its size and an icon) and a callout (a box with
- * an emoji), which becomes a quote. Converted as markup,
+ * an emoji), which becomes a quote, and a product (its rating drawn by icons: stars in text). Converted as markup,
  * they would run a favicon into the link's text, upload other sites' thumbnails (one unreachable
  * fails the post at sync) and keep icons as embeds. Each becomes what a reader takes from it: the
  * link with its title in bold and its description; the question in bold and its answer; the
  * download's link and caption.
  */
 export function ghostCards(html: string): string {
-  if (!/kg-(?:bookmark|toggle|file|callout)-card/.test(html)) return html;
+  if (!/kg-(?:bookmark|toggle|file|callout|product)-card/.test(html)) return html;
   const tree: Root = fromHtml(html, { fragment: true });
   replaceCards(tree);
   return toHtml(tree);
@@ -28,6 +28,7 @@ function replaceCards(parent: Root | Element): void {
     if (classes.includes('kg-toggle-card')) return toggle(child);
     if (classes.includes('kg-file-card')) return file(child);
     if (classes.includes('kg-callout-card')) return callout(child);
+    if (classes.includes('kg-product-card')) return product(child);
     replaceCards(child);
     return [child];
   });
@@ -64,6 +65,43 @@ function callout(card: Element): ElementContent[] {
   ];
   if (!emoji && !body?.children.length) return [];
   return [{ type: 'element', tagName: 'blockquote', properties: {}, children: [paragraph(children)] }];
+}
+
+/**
+ * A product card (a review's product: its picture, name, star rating, description and a button):
+ * the picture, the name in bold, the rating as stars in text (its icons are drawn by the theme's
+ * CSS, which the CMS has not: bare, they would show five large black stars alike), the
+ * description, and the button as a link.
+ */
+function product(card: Element): ElementContent[] {
+  const all = [...elements(card)];
+  const image = all.find((e) => e.tagName === 'img' && classesOf(e).includes('kg-product-card-image'));
+  const stars = all.filter((e) => classesOf(e).includes('kg-product-card-rating-star'));
+  const on = stars.filter((e) => classesOf(e).includes('kg-product-card-rating-active')).length;
+  const description = all.find((e) => classesOf(e).includes('kg-product-card-description'));
+  if (description) replaceCards(description);
+  const button = all.find((e) => e.tagName === 'a' && classesOf(e).includes('kg-product-card-button'));
+  const buttonText = button ? textOf(button).replace(/\s+/g, ' ').trim() : '';
+  const href = typeof button?.properties.href === 'string' ? button.properties.href : '';
+  const title = textIn(card, 'kg-product-card-title');
+  // The picture of the product is described by its name when it says nothing itself.
+  if (image && !image.properties.alt && title) image.properties.alt = title;
+  return [
+    ...(image ? [paragraph([image])] : []),
+    ...optional(title, (text) => paragraph([strong(text)])),
+    ...(stars.length > 0
+      ? [
+          paragraph([
+            {
+              type: 'text',
+              value: `${'★'.repeat(on)}${'☆'.repeat(stars.length - on)} (${on}/${stars.length})`,
+            },
+          ]),
+        ]
+      : []),
+    ...(description?.children ?? []),
+    ...(href && buttonText ? [paragraph([link(href, [{ type: 'text', value: buttonText }])])] : []),
+  ];
 }
 
 function file(card: Element): ElementContent[] {

@@ -277,6 +277,28 @@ function card(node: Node, hooks: EditorHooks): string {
         ? `<blockquote><p>${emoji}${text('calloutText')}</p></blockquote>`
         : '';
     }
+    case 'product': {
+      // As Ghost writes the card, for the importer's own reading of it (ghost-cards.ts).
+      const count = Math.max(0, Math.min(5, Math.round(Number(node.productStarRating) || 0)));
+      const star = (n: number) =>
+        `<span class="kg-product-card-rating-star${n <= count ? ' kg-product-card-rating-active' : ''}"></span>`;
+      const stars = node.productRatingEnabled
+        ? `<div class="kg-product-card-rating">${[1, 2, 3, 4, 5].map(star).join('')}</div>`
+        : '';
+      const src = text('productImageSrc');
+      const imageTag = src ? `<img class="kg-product-card-image" src="${escapeAttribute(src)}" alt="">` : '';
+      const url = text('productUrl');
+      const label = escapeText(text('productButton') || url);
+      const button =
+        node.productButtonEnabled && url
+          ? `<a class="kg-product-card-button" href="${escapeAttribute(url)}">${label}</a>`
+          : '';
+      return (
+        `<div class="kg-card kg-product-card">${imageTag}` +
+        `<h4 class="kg-product-card-title">${text('productTitle')}</h4>${stars}` +
+        `<div class="kg-product-card-description">${text('productDescription')}</div>${button}</div>`
+      );
+    }
     case 'toggle':
       return (
         `<div class="kg-card kg-toggle-card"><div class="kg-toggle-heading"><h4 class="kg-toggle-heading-text">` +

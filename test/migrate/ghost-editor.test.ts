@@ -254,6 +254,33 @@ describe('import ghost: a post with lexical or mobiledoc and no html is rendered
     expect(stdout).toContain('bodies rendered from mobiledoc (the export has no html) x1\n');
   });
 
+  it('renders a lexical product card as the HTML one is read: name, rating in stars, description, button', async () => {
+    const { body } = await importPost({
+      lexical: lexical({
+        type: 'product',
+        productTitle: '<span>Acme Kettle</span>',
+        productDescription: '<p>Boils fast.</p>',
+        productRatingEnabled: true,
+        productStarRating: 4,
+        productButtonEnabled: true,
+        productButton: 'Buy it',
+        productUrl: 'https://shop.example/kettle',
+      }),
+    });
+    expect(body).toBe(
+      [
+        '**Acme Kettle**',
+        '',
+        '★★★★☆ (4/5)',
+        '',
+        'Boils fast.',
+        '',
+        '[Buy it](https://shop.example/kettle)',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('writes a post whose lexical cannot be read from its plain text, and says which', async () => {
     const { body, stdout } = await importPost({ lexical: '{"root": [' });
     expect(body).toBe('Our route.\n');

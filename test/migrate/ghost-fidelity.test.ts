@@ -300,6 +300,36 @@ describe('import ghost: what real exports hold', () => {
     );
   });
 
+  it('makes a product card its picture, name, rating in stars, description and button, not its icons', async () => {
+    const star = (on: boolean) =>
+      `<span class="kg-product-card-rating-star${on ? ' kg-product-card-rating-active' : ''}">` +
+      '<svg viewBox="0 0 24 24"><path d="M12"/></svg></span>';
+    const html =
+      '<div class="kg-card kg-product-card"><div class="kg-product-card-container">' +
+      '<img src="https://old.example/content/images/kettle.jpg" class="kg-product-card-image" loading="lazy">' +
+      '<div class="kg-product-card-title-container"><h4 class="kg-product-card-title">Acme Kettle</h4></div>' +
+      `<div class="kg-product-card-rating">${[true, true, true, false, false].map(star).join('')}</div>` +
+      '<div class="kg-product-card-description"><p>Boils <em>fast</em>.</p></div>' +
+      '<a href="https://shop.example/kettle" class="kg-product-card-button kg-product-card-btn-accent"><span>Buy it</span></a>' +
+      '</div></div>';
+    const { read, stdout } = await importGhost({ posts: [post('p1', 'review', { html })] });
+    expect(bodyOf(await read('content/articles/review.md'))).toBe(
+      [
+        '![Acme Kettle](https://old.example/content/images/kettle.jpg)',
+        '',
+        '**Acme Kettle**',
+        '',
+        '★★★☆☆ (3/5)',
+        '',
+        'Boils _fast_.',
+        '',
+        '[Buy it](https://shop.example/kettle)',
+        '',
+      ].join('\n'),
+    );
+    expect(stdout).not.toContain('svg');
+  });
+
   it('keeps the title and description of a bookmark or file card whose link is gone', async () => {
     const html =
       '<figure class="kg-card kg-bookmark-card"><div class="kg-bookmark-content"><div class="kg-bookmark-title">' +
