@@ -250,8 +250,14 @@ function ghostMediaCard(card: Element): Element | undefined {
   if (!media) return undefined;
   const properties = { ...media.properties };
   delete properties.style;
-  // Ghost's placeholder poster (a transparent spacer image) only sizes its own player.
+  // Ghost's placeholder poster (a transparent spacer image) only sizes its own player, which
+  // draws the video's thumbnail (the card's `data-kg-thumbnail`, or the one chosen for it) behind.
   if (String(properties.poster ?? '').includes('spacergif.org')) delete properties.poster;
+  const thumbnail = [card.properties.dataKgCustomThumbnail, card.properties.dataKgThumbnail]
+    .map((value) => (typeof value === 'string' ? value.trim() : ''))
+    .find((value) => value !== '');
+  if (media.tagName === 'video' && properties.poster === undefined && thumbnail)
+    properties.poster = thumbnail;
   if (properties.controls === undefined && properties.autoPlay === undefined) properties.controls = true;
   const caption =
     all.find((e) => e.tagName === 'figcaption') ??

@@ -86,7 +86,7 @@ describe('import ghost: embeds, visibility, featured, slugs, links', () => {
     );
   });
 
-  it("keeps the media of Ghost's audio and video cards with browser controls; paid posts are drafts", async () => {
+  it("keeps Ghost's audio and video cards' media, browser controls and thumbnail; paid posts are drafts", async () => {
     expect(await project.read('content/articles/members-news.md')).toBe(
       [
         '---',
@@ -100,7 +100,8 @@ describe('import ghost: embeds, visibility, featured, slugs, links', () => {
           '</audio><figcaption>Episode 1</figcaption></figure>',
         '',
         '<figure><video src="https://blog.example.com/content/media/2024/03/tour.mp4" width="1920" height="1080" ' +
-          'playsinline preload="metadata" controls></video><figcaption>The tour</figcaption></figure>',
+          'playsinline preload="metadata" poster="https://blog.example.com/content/media/2024/03/tour_thumb.jpg" ' +
+          'controls></video><figcaption>The tour</figcaption></figure>',
         '',
       ].join('\n'),
     );
