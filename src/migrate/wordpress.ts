@@ -7,7 +7,7 @@ import { htmlToMarkdown } from './html-to-markdown.js';
 import { convertExtras } from './markdown-extras.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
-import { codeShortcodes, expandShortcodes } from './shortcodes.js';
+import { codeShortcodes, expandShortcodes, mediaKind, type MediaKind } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
 import { assignSlugs, reportRenamed } from './unique-slugs.js';
@@ -107,6 +107,10 @@ interface ItemContext {
   attachments: Map<string, string>;
   attachmentAlt: Map<string, string>;
   childAttachments: Map<string, string[]>;
+  /** Attachments that are images, audio or video, by id (a PDF has none). */
+  attachmentKind: Map<string, MediaKind>;
+  /** Attachments' menu order, for those that have one. */
+  attachmentOrder: Map<string, number>;
   resolveUrl: (url: string) => string | undefined;
   links: OldSiteLinks;
   /** Category slugs with a file; a post's category missing from the channel gets one too. */
@@ -143,6 +147,8 @@ async function indexExport(
   const attachments = new Map<string, string>();
   const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
+  const attachmentKind = new Map<string, MediaKind>();
+  const attachmentOrder = new Map<string, number>();
   const reusableBlocks = new Map<string, string | { hidden: string }>();
   const records: Records = { position: [], folder: [], slug: [] };
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
@@ -179,9 +185,15 @@ async function indexExport(
     attachments.set(id, detach(attachment.attachmentUrl));
     const alt = attachment.meta._wp_attachment_image_alt?.trim();
     if (alt) attachmentAlt.set(id, detach(alt));
+    const kind = mediaKind(attachment.mimeType, attachment.attachmentUrl);
+    if (kind) attachmentKind.set(id, kind);
+    const menuOrder = Number(attachment.menuOrder);
+    if (menuOrder && Number.isInteger(menuOrder)) attachmentOrder.set(id, menuOrder);
     if (attachment.parent && attachment.parent !== '0') {
       const parent = detach(attachment.parent);
-      childAttachments.set(parent, [...(childAttachments.get(parent) ?? []), id]);
+      const children = childAttachments.get(parent);
+      if (children) children.push(id);
+      else childAttachments.set(parent, [id]);
     }
   }
   try {
@@ -220,6 +232,8 @@ async function indexExport(
     attachments,
     attachmentAlt,
     childAttachments,
+    attachmentKind,
+    attachmentOrder,
     resolveUrl,
     links,
     knownCategories,
@@ -454,7 +468,9 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   html = expandShortcodes(html, {
     attachmentUrl: (id) => ctx.attachments.get(id),
     attachmentAlt: (id) => ctx.attachmentAlt.get(id),
-    childAttachments: () => ctx.childAttachments.get(item.id) ?? [],
+    childAttachments: (parent = item.id) => ctx.childAttachments.get(parent) ?? [],
+    attachmentKind: (id) => ctx.attachmentKind.get(id),
+    attachmentOrder: (id) => ctx.attachmentOrder.get(id) ?? 0,
     onUnknown: (name) => report.shortcode(detach(name)),
     onDropped: (what, kind) =>
       kind

@@ -15,6 +15,10 @@ export interface WxrItem {
   content: string;
   excerpt: string;
   attachmentUrl: string;
+  /** `wp:post_mime_type` (an attachment's `image/jpeg`), when the export has it. */
+  mimeType: string;
+  /** `wp:menu_order`: where an attachment comes in its post's gallery. */
+  menuOrder: string;
   password: string;
   /** The permalink on the old site. */
   link: string;
@@ -132,6 +136,8 @@ export function parseItem(xml: string): WxrItem {
     content: text(item['content:encoded']),
     excerpt: text(item['excerpt:encoded']),
     attachmentUrl: text(item['wp:attachment_url']),
+    mimeType: text(item['wp:post_mime_type']),
+    menuOrder: text(item['wp:menu_order']),
     password: text(item['wp:post_password']),
     link: text(item.link),
     guid: text(item.guid),

@@ -1,0 +1,114 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bodyOf, runInProcess } from './helpers.js';
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+interface Post {
+  id: number;
+  slug: string;
+  title?: string;
+  content?: string;
+  /** The permalink (the old site's `<link>`). */
+  link?: string;
+  meta?: Record<string, string | string[]>;
+}
+
+function post(p: Post): string {
+  const meta = Object.entries(p.meta ?? {})
+    .flatMap(([key, values]) => (Array.isArray(values) ? values : [values]).map((v) => [key, v]))
+    .map(
+      ([key, value]) =>
+        `<wp:postmeta><wp:meta_key>${key}</wp:meta_key>` +
+        `<wp:meta_value><![CDATA[${value}]]></wp:meta_value></wp:postmeta>`,
+    )
+    .join('');
+  return `<item><title>${p.title ?? p.slug}</title><link>${p.link ?? `https://blog.example.org/${p.slug}/`}</link>
+<dc:creator>admin</dc:creator><guid isPermaLink="false">https://blog.example.org/?p=${p.id}</guid>
+<content:encoded><![CDATA[${p.content ?? ''}]]></content:encoded>
+<wp:post_id>${p.id}</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt>
+<wp:post_name>${p.slug}</wp:post_name>
+<wp:status>publish</wp:status><wp:post_type>post</wp:post_type>${meta}</item>`;
+}
+
+/** An attachment of post `parent`: its file's name, and optionally its MIME type and menu order. */
+function attachment(id: number, parent: number, file: string, extra = ''): string {
+  return `<item><title>${file}</title><wp:post_id>${id}</wp:post_id><wp:post_name>${file.replace(/\W/g, '-')}</wp:post_name>
+<wp:status>inherit</wp:status><wp:post_parent>${parent}</wp:post_parent><wp:post_type>attachment</wp:post_type>
+<wp:attachment_url>https://blog.example.org/wp-content/uploads/${file}</wp:attachment_url>${extra}</item>`;
+}
+
+async function importItems(
+  items: string[],
+): Promise<{ read: (slug: string) => Promise<string>; stdout: string }> {
+  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-items-'));
+  await writeFile(
+    path.join(dir, 'export.xml'),
+    `<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
+<channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
+${items.join('\n')}
+</channel></rss>`,
+  );
+  const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const at = dir;
+  return {
+    read: async (slug) => readFile(path.join(at, 'content/articles', `${slug}.md`), 'utf8'),
+    stdout: run.stdout,
+  };
+}
+
+/** The images of each gallery list in a body, by file name. */
+function galleries(body: string): string[][] {
+  return body
+    .split(/\n\n+/)
+    .filter((block) => /^[-*] !\[/.test(block))
+    .map((block) => [...block.matchAll(/uploads\/([^)\s]+)/g)].map((m) => m[1]!));
+}
+
+describe('import wordpress: [gallery] chooses its images as WordPress did', () => {
+  it('honours ids (in order), include, exclude, id and order, and shows images only', async () => {
+    const { read } = await importItems([
+      post({
+        id: 10,
+        slug: 'race',
+        content: [
+          '[gallery]',
+          '[gallery include="504,503"]',
+          '[gallery exclude="502"]',
+          '[gallery id="20"]',
+          '[gallery ids="504,505,501"]',
+          '[gallery order="DESC"]',
+          '[gallery ids="503,501" orderby="ID"]',
+        ].join('\n\n'),
+      }),
+      post({ id: 20, slug: 'last-year', content: 'Text.' }),
+      attachment(502, 10, 'blurry.jpg'),
+      attachment(501, 10, 'start.jpg'),
+      attachment(503, 10, 'finish.JPEG'),
+      attachment(504, 10, 'podium', '<wp:post_mime_type>image/png</wp:post_mime_type>'),
+      attachment(505, 10, 'results.pdf'),
+      attachment(506, 10, 'interview.mp3'),
+      attachment(507, 10, 'fake.jpg', '<wp:post_mime_type>application/pdf</wp:post_mime_type>'),
+      attachment(508, 10, 'first.jpg', '<wp:menu_order>-1</wp:menu_order>'),
+      attachment(601, 20, '2023-start.jpg'),
+    ]);
+    expect(galleries(bodyOf(await read('race')))).toEqual([
+      ['first.jpg', 'start.jpg', 'blurry.jpg', 'finish.JPEG', 'podium'],
+      ['finish.JPEG', 'podium'],
+      ['first.jpg', 'start.jpg', 'finish.JPEG', 'podium'],
+      ['2023-start.jpg'],
+      ['podium', 'start.jpg'],
+      ['podium', 'finish.JPEG', 'blurry.jpg', 'start.jpg', 'first.jpg'],
+      ['start.jpg', 'finish.JPEG'],
+    ]);
+  });
+});
