@@ -305,10 +305,53 @@ function folderOf(item: WxrItem): LinkFolder {
  * slug before any is converted, so that a link to a post later in the file is rewritten too.
  */
 function addRecord(records: Records, links: OldSiteLinks, position: number, item: WxrItem): void {
-  links.addRecord([item.link, item.guid, `?p=${item.id}`], records.position.length);
+  const n = records.position.length;
+  links.addRecord([item.link, item.guid, `?p=${item.id}`], n);
+  // A hostile export's thousand old slugs cost no more than a few.
+  const oldSlugs = item.oldSlugs.slice(0, MAX_OLD_ADDRESSES);
+  const oldDates = item.oldDates.slice(0, MAX_OLD_ADDRESSES);
+  links.addRedirects(oldPermalinks(item, oldSlugs, oldDates), item.slug ? [item.slug, ...oldSlugs] : [], n);
   records.position.push(position);
   records.folder.push(folderOf(item));
   records.slug.push(detach(slugOf(item)));
+}
+
+const MAX_OLD_ADDRESSES = 10;
+
+/**
+ * The post's permalink as it was under each old slug (`_wp_old_slug`) and old date
+ * (`_wp_old_date`), which WordPress redirects to the post: the slug and the date are replaced in
+ * the permalink (`/2023/05/old-slug/`). A permalink without the slug (`?p=12`) has no such forms.
+ */
+function oldPermalinks(item: WxrItem, oldSlugs: string[], oldDates: string[]): string[] {
+  if ((!oldSlugs.length && !oldDates.length) || !item.slug || !URL.canParse(item.link)) return [];
+  const url = new URL(item.link);
+  const segments = url.pathname.split('/');
+  const slugAt = segments.lastIndexOf(item.slug);
+  if (slugAt === -1) return [];
+  // The date's parts where the permalink has them (`/%year%/%monthnum%/%day%/`), before the slug.
+  const [year, month, day] = /^(\d{4})-(\d{2})-(\d{2})/.exec(item.date)?.slice(1) ?? [];
+  const yearAt = year ? segments.indexOf(year) : -1;
+  const datesOf = (date: string): string[] | undefined => {
+    const parts = /^(\d{4})-(\d{2})-(\d{2})/.exec(date)?.slice(1);
+    if (!parts || yearAt === -1 || yearAt > slugAt) return undefined;
+    const dated = [...segments];
+    dated[yearAt] = parts[0]!;
+    if (segments[yearAt + 1] === month) dated[yearAt + 1] = parts[1]!;
+    if (segments[yearAt + 2] === day) dated[yearAt + 2] = parts[2]!;
+    return dated;
+  };
+  const forms = [segments, ...oldDates.map(datesOf).filter((d): d is string[] => d !== undefined)];
+  const urls: string[] = [];
+  for (const form of forms)
+    for (const slug of [item.slug, ...oldSlugs]) {
+      if (form === segments && slug === item.slug) continue;
+      const path = [...form];
+      path[slugAt] = slug;
+      url.pathname = path.join('/');
+      urls.push(url.href);
+    }
+  return urls;
 }
 
 async function importItem(item: WxrItem, assigned: string | undefined, ctx: ItemContext): Promise<void> {

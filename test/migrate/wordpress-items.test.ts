@@ -17,6 +17,8 @@ interface Post {
   content?: string;
   /** The permalink (the old site's `<link>`). */
   link?: string;
+  /** `wp:post_date`, the site-local date permalinks are made of. */
+  date?: string;
   meta?: Record<string, string | string[]>;
 }
 
@@ -33,7 +35,7 @@ function post(p: Post): string {
 <dc:creator>admin</dc:creator><guid isPermaLink="false">https://blog.example.org/?p=${p.id}</guid>
 <content:encoded><![CDATA[${p.content ?? ''}]]></content:encoded>
 <wp:post_id>${p.id}</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt>
-<wp:post_name>${p.slug}</wp:post_name>
+<wp:post_date>${p.date ?? '2015-01-02 04:04:05'}</wp:post_date><wp:post_name>${p.slug}</wp:post_name>
 <wp:status>publish</wp:status><wp:post_type>post</wp:post_type>${meta}</item>`;
 }
 
@@ -110,5 +112,51 @@ describe('import wordpress: [gallery] chooses its images as WordPress did', () =
       ['podium', 'finish.JPEG', 'blurry.jpg', 'start.jpg', 'first.jpg'],
       ['start.jpg', 'finish.JPEG'],
     ]);
+  });
+});
+
+describe('import wordpress: links the old site redirected to a post', () => {
+  it("rewrites links to a post's old slugs and dates, and to its bare /<slug>/, as WordPress did", async () => {
+    const { read, stdout } = await importItems([
+      post({
+        id: 10,
+        slug: 'second-trip',
+        link: 'https://blog.example.org/2024/03/second-trip/',
+        content: [
+          '<a href="https://blog.example.org/2023/05/our-first-trip/">old slug</a>',
+          '<a href="https://blog.example.org/2023/05/iceland/">first old slug</a>',
+          '<a href="https://blog.example.org/2023/04/our-first-trip/#map">old date and slug</a>',
+          '<a href="https://blog.example.org/2023/04/iceland-2023/">old date</a>',
+          '<a href="/iceland-2023/">bare slug</a>',
+          '<a href="https://blog.example.org/iceland/">bare old slug</a>',
+          '<a href="https://blog.example.org/first-trip/">bare slug of another post</a>',
+          '<a href="https://blog.example.org/2023/05/never-was/">missing</a>',
+        ].join(' '),
+      }),
+      post({
+        id: 11,
+        slug: 'iceland-2023',
+        link: 'https://blog.example.org/2023/05/iceland-2023/',
+        date: '2023-05-01 10:00:00',
+        meta: { _wp_old_slug: ['iceland', 'our-first-trip', 'first-trip'], _wp_old_date: '2023-04-30' },
+      }),
+      post({ id: 12, slug: 'first-trip', link: 'https://blog.example.org/2020/01/first-trip/' }),
+    ]);
+    expect(bodyOf(await read('second-trip')).trim()).toBe(
+      [
+        '[old slug](/articles/iceland-2023/)',
+        '[first old slug](/articles/iceland-2023/)',
+        '[old date and slug](/articles/iceland-2023/#map)',
+        '[old date](/articles/iceland-2023/)',
+        '[bare slug](/articles/iceland-2023/)',
+        '[bare old slug](/articles/iceland-2023/)',
+        '[bare slug of another post](/articles/first-trip/)',
+        '[missing](https://blog.example.org/2023/05/never-was/)',
+      ].join(' '),
+    );
+    expect(stdout).toContain(
+      "Links to the old site's posts and pages: 7 rewritten to their new paths, 1 left as they were",
+    );
+    expect(stdout).toContain('post 10 "second-trip": https://blog.example.org/2023/05/never-was/');
   });
 });
