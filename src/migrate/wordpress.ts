@@ -288,12 +288,30 @@ async function writeChannelRecords(
   return knownCategories;
 }
 
+/**
+ * An HTML tag in a title. `[^<>]` ends the match at the next bracket: each character is read once
+ * or twice, however many unclosed `<a` a title holds.
+ */
+const TITLE_TAG = /<\/?[a-z][\w:-]*(?:\s[^<>]*)?>/gi;
+
+/**
+ * The item's title as text. WordPress's titles are HTML that themes print as it is (a book's title
+ * in `<em>`, `H<sub>2</sub>O`): the CMS's title is text, so the tags go (a `<br>` is a space) and
+ * the entities are decoded. `markup` says whether there were tags.
+ */
+function titleOf(item: WxrItem): { text: string; markup: boolean } {
+  if (!item.title.includes('<')) return { text: decodeEntities(item.title).trim(), markup: false };
+  const stripped = item.title.replace(/<br\b[^<>]*>/gi, ' ').replace(TITLE_TAG, '');
+  if (stripped === item.title) return { text: decodeEntities(item.title).trim(), markup: false };
+  return { text: decodeEntities(stripped).replace(/\s+/g, ' ').trim(), markup: true };
+}
+
 function labelOf(item: WxrItem): string {
-  return detach(`${item.type} ${item.id} "${decodeEntities(item.title).trim()}"`);
+  return detach(`${item.type} ${item.id} "${titleOf(item).text}"`);
 }
 
 function slugOf(item: WxrItem): string {
-  return decodeSlug(item.slug) || slugify(decodeEntities(item.title).trim()) || `${item.type}-${item.id}`;
+  return decodeSlug(item.slug) || slugify(titleOf(item).text) || `${item.type}-${item.id}`;
 }
 
 function folderOf(item: WxrItem): LinkFolder {
@@ -369,8 +387,9 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     );
     return;
   }
-  const title = decodeEntities(item.title).trim();
+  const { text: title, markup } = titleOf(item);
   const label = labelOf(item);
+  if (markup) report.drop('HTML markup in titles (a title is text here: written without its tags)', label);
   // Kept in the report and the writer's indexes: not a view into the item's text.
   const asked = detach(slugOf(item));
   const slug = assigned ?? asked;

@@ -160,3 +160,33 @@ describe('import wordpress: links the old site redirected to a post', () => {
     expect(stdout).toContain('post 10 "second-trip": https://blog.example.org/2023/05/never-was/');
   });
 });
+
+describe('import wordpress: a title with inline HTML', () => {
+  it('is written as its text, entities decoded once, and reported', async () => {
+    const { read, stdout } = await importItems([
+      post({ id: 1, slug: 'review', title: '<![CDATA[Review: <em>The Left Hand of Darkness</em>]]>' }),
+      post({
+        id: 2,
+        slug: 'water',
+        title: '<![CDATA[Why H<sub>2</sub>O &lt;3 &amp; CO<sub>2</sub> matter]]>',
+      }),
+      post({
+        id: 3,
+        slug: 'tags',
+        title: '<![CDATA[Writing &lt;em&gt; in <b class="x">HTML</b><br />today]]>',
+      }),
+      post({ id: 4, slug: 'plain', title: 'Fish &amp; chips &lt;3' }),
+      post({ id: 5, slug: '', title: '<![CDATA[A <i>slug</i> from the text]]>' }),
+    ]);
+    expect(await read('review')).toContain("title: 'Review: The Left Hand of Darkness'\n");
+    expect(await read('water')).toContain('title: Why H2O <3 & CO2 matter\n');
+    expect(await read('tags')).toContain('title: Writing <em> in HTML today\n');
+    expect(await read('plain')).toContain('title: Fish & chips <3\n');
+    expect(await read('a-slug-from-the-text')).toContain('title: A slug from the text\n');
+    expect(stdout).toContain(
+      '       4  HTML markup in titles (a title is text here: written without its tags): ' +
+        'post 1 "Review: The Left Hand of Darkness", post 2 "Why H2O <3 & CO2 matter", ' +
+        'post 3 "Writing <em> in HTML today", post 5 "A slug from the text"',
+    );
+  });
+});
