@@ -17,6 +17,8 @@ export interface ShortcodeContext {
   childAttachments: (parent?: string) => string[];
   /** What an attachment is, by its MIME type or else its file's extension; undefined for another file. */
   attachmentKind?: (id: string) => MediaKind | undefined;
+  /** An audio or video attachment's title, for `[playlist]`. */
+  attachmentTitle?: (id: string) => string | undefined;
   /** An attachment's menu order (`wp:menu_order`), 0 when it has none. */
   attachmentOrder?: (id: string) => number;
   /** Called once per unknown shortcode kept verbatim. */
@@ -164,6 +166,8 @@ function expandOutsideCode(text: string, context: ShortcodeContext): string {
           return caption(attrs, inner);
         case 'gallery':
           return gallery(attrs, context);
+        case 'playlist':
+          return playlist(attrs, context);
         case 'embed':
           return embed(inner.trim() || attrs.src || attrs.url, context);
         case 'video':
@@ -344,7 +348,7 @@ function caption(attrs: Record<string, string>, inner: string): string {
  */
 function gallery(attrs: Record<string, string>, context: ShortcodeContext): string {
   const items: string[] = [];
-  for (const id of galleryIds(attrs, context)) {
+  for (const id of attachmentIds(attrs, context)) {
     const url = context.attachmentUrl(id);
     if (!url) {
       context.onDropped(
@@ -373,7 +377,12 @@ function idList(value: string | undefined): string[] {
   ];
 }
 
-function galleryIds(attrs: Record<string, string>, context: ShortcodeContext): string[] {
+/**
+ * The attachments a `[gallery]` or `[playlist]` shows, before they are sorted by kind:
+ * `ids` (in the order given), else `include`, else the attachments of the post (or of post `id`)
+ * but those in `exclude`, ordered as `orderby` and `order` say.
+ */
+function attachmentIds(attrs: Record<string, string>, context: ShortcodeContext): string[] {
   const given = idList(attrs.ids);
   const included = given.length ? given : idList(attrs.include);
   let ids = included;
@@ -392,6 +401,35 @@ function galleryIds(attrs: Record<string, string>, context: ShortcodeContext): s
     ids = [...ids].sort(orderby === 'id' ? byId : (a, b) => order(a) - order(b) || byId(a, b));
   }
   return orderby !== 'rand' && attrs.order?.trim().toUpperCase() === 'DESC' ? ids.reverse() : ids;
+}
+
+/**
+ * `[playlist ids="1,2" type="audio|video"]` -> each track's title, then its player, in order:
+ * the tracks are chosen as a gallery's images are, audio (or video) only, as WordPress's
+ * wp_playlist_shortcode does. A track not in the export is reported.
+ */
+function playlist(attrs: Record<string, string>, context: ShortcodeContext): string {
+  const kind = attrs.type?.trim().toLowerCase() === 'video' ? 'video' : 'audio';
+  let out = '';
+  for (const id of attachmentIds(attrs, context)) {
+    const url = context.attachmentUrl(id);
+    if (!url) {
+      context.onDropped(
+        `playlist track ${id} (no attachment with that id in the export)`,
+        'playlist tracks whose attachment is not in the export',
+      );
+      continue;
+    }
+    if (context.attachmentKind && context.attachmentKind(id) !== kind) continue;
+    const title = context.attachmentTitle?.(id)?.trim();
+    if (title) out += `\n\n<p>${escapeText(title)}</p>`;
+    out += media(kind, { src: url }, '', context);
+  }
+  return out && `${out}\n\n`;
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**

@@ -111,6 +111,8 @@ interface ItemContext {
   attachmentKind: Map<string, MediaKind>;
   /** Attachments' menu order, for those that have one. */
   attachmentOrder: Map<string, number>;
+  /** Audio and video attachments' titles (text), for `[playlist]`. */
+  attachmentTitle: Map<string, string>;
   resolveUrl: (url: string) => string | undefined;
   links: OldSiteLinks;
   /** Category slugs with a file; a post's category missing from the channel gets one too. */
@@ -149,6 +151,7 @@ async function indexExport(
   const childAttachments = new Map<string, string[]>();
   const attachmentKind = new Map<string, MediaKind>();
   const attachmentOrder = new Map<string, number>();
+  const attachmentTitle = new Map<string, string>();
   const reusableBlocks = new Map<string, string | { hidden: string }>();
   const records: Records = { position: [], folder: [], slug: [] };
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
@@ -187,6 +190,8 @@ async function indexExport(
     if (alt) attachmentAlt.set(id, detach(alt));
     const kind = mediaKind(attachment.mimeType, attachment.attachmentUrl);
     if (kind) attachmentKind.set(id, kind);
+    const title = kind && kind !== 'image' ? titleOf(attachment).text : '';
+    if (title) attachmentTitle.set(id, detach(title));
     const menuOrder = Number(attachment.menuOrder);
     if (menuOrder && Number.isInteger(menuOrder)) attachmentOrder.set(id, menuOrder);
     if (attachment.parent && attachment.parent !== '0') {
@@ -234,6 +239,7 @@ async function indexExport(
     childAttachments,
     attachmentKind,
     attachmentOrder,
+    attachmentTitle,
     resolveUrl,
     links,
     knownCategories,
@@ -533,6 +539,7 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
     childAttachments: (parent = item.id) => ctx.childAttachments.get(parent) ?? [],
     attachmentKind: (id) => ctx.attachmentKind.get(id),
     attachmentOrder: (id) => ctx.attachmentOrder.get(id) ?? 0,
+    attachmentTitle: (id) => ctx.attachmentTitle.get(id),
     onUnknown: (name) => report.shortcode(detach(name)),
     onDropped: (what, kind) =>
       kind

@@ -190,3 +190,55 @@ describe('import wordpress: a title with inline HTML', () => {
     );
   });
 });
+
+describe('import wordpress: [playlist]', () => {
+  it('becomes each track title and its player, in order, of the type asked; a missing track is reported', async () => {
+    const { read, stdout } = await importItems([
+      post({
+        id: 10,
+        slug: 'album',
+        content: [
+          'Album:',
+          '[playlist ids="703,701,799,704"]',
+          'Video:',
+          '[playlist type="video" ids="704"]',
+          'All of it:',
+          '[playlist]',
+        ].join('\n\n'),
+      }),
+      attachment(701, 10, '01-intro.mp3'),
+      attachment(702, 10, '02-river.ogg', '<wp:menu_order>5</wp:menu_order>'),
+      attachment(703, 10, '03-home.mp3').replace(
+        '<title>03-home.mp3</title>',
+        '<title>Home &amp; away</title>',
+      ),
+      attachment(704, 10, 'making-of.mp4'),
+      attachment(705, 10, 'cover.jpg'),
+    ]);
+    const player = (file: string, tag = 'audio') =>
+      `<${tag} controls src="https://blog.example.org/wp-content/uploads/${file}">\n</${tag}>`;
+    expect(bodyOf(await read('album')).trim()).toBe(
+      [
+        'Album:',
+        'Home & away',
+        player('03-home.mp3'),
+        '01-intro.mp3',
+        player('01-intro.mp3'),
+        'Video:',
+        'making-of.mp4',
+        player('making-of.mp4', 'video'),
+        'All of it:',
+        '01-intro.mp3',
+        player('01-intro.mp3'),
+        'Home & away',
+        player('03-home.mp3'),
+        '02-river.ogg',
+        player('02-river.ogg'),
+      ].join('\n\n'),
+    );
+    expect(stdout).toContain(
+      '       1  playlist tracks whose attachment is not in the export: post 10 "album"',
+    );
+    expect(stdout).not.toContain('unknown shortcode');
+  });
+});
