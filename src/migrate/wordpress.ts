@@ -4,7 +4,7 @@ import { protectEmbeds } from './embeds.js';
 import { htmlBlockMarker } from './html-block.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
-import { convertExtras } from './markdown-extras.js';
+import { convertExtras, wordpressTexturize } from './markdown-extras.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { codeShortcodes, expandShortcodes, mediaKind, type MediaKind } from './shortcodes.js';
@@ -393,7 +393,11 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     );
     return;
   }
-  const { text: title, markup } = titleOf(item);
+  const { text: plainTitle, markup } = titleOf(item);
+  // WordPress showed titles texturized too (`Party's` as `Party’s`).
+  const texturized = wordpressTexturize(plainTitle);
+  report.convert('typographic punctuation', texturized.count);
+  const title = texturized.text;
   const label = labelOf(item);
   if (markup) report.drop('HTML markup in titles (a title is text here: written without its tags)', label);
   // Kept in the report and the writer's indexes: not a view into the item's text.
@@ -561,10 +565,15 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   });
   // Template syntax in the post was text on the old site: so it stays once sync reads the file
   // (the players put back after it are the importer's own, and run). WordPress showed its
-  // smilies as emoji (`use_smilies`, on unless turned off, which the export does not say).
-  const smilies = convertExtras(templatesAsText(markdown, 'both'), { smilies: true });
-  report.convert('smilies', smilies.smilies);
-  return embeds.restore(smilies.text);
+  // smilies as emoji (`use_smilies`, on unless turned off, which the export does not say), and
+  // its quotes, dashes and ellipses typographic (wptexturize, always on): code stays as typed.
+  const extras = convertExtras(templatesAsText(markdown, 'both'), {
+    smilies: true,
+    typographer: 'wordpress',
+  });
+  report.convert('smilies', extras.smilies);
+  report.convert('typographic punctuation', extras.typographer);
+  return embeds.restore(extras.text);
 }
 
 /**

@@ -242,3 +242,24 @@ describe('import wordpress: [playlist]', () => {
     expect(stdout).not.toContain('unknown shortcode');
   });
 });
+
+describe('import wordpress: wptexturize', () => {
+  it("gives posts and titles WordPress's quotes, dashes and ellipses, code as typed, counted", async () => {
+    const { read, stdout } = await importItems([
+      post({
+        id: 1,
+        slug: 'party',
+        title: "Party's back",
+        content:
+          '<p>Don\'t miss it -- the \'90s party is back... "Tickets" 3x4.</p>\n<pre><code>a -- "b"...</code></pre>',
+      }),
+    ]);
+    const text = await read('party');
+    expect(text).toContain('title: Party\u2019s back\n');
+    expect(bodyOf(text).trim()).toBe(
+      'Don\u2019t miss it \u2014 the \u201990s party is back\u2026 \u201cTickets\u201d 3\u00d74.\n\n' +
+        '```\na -- "b"...\n```',
+    );
+    expect(stdout).toContain('Converted as the old site showed them: typographic punctuation x8');
+  });
+});
