@@ -465,8 +465,9 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   if (category) fm.category = category;
   const allTags = [...otherCategories, ...tags];
   if (allTags.length) fm.tags = allTags;
-  const excerpt = plainText(item.excerpt);
-  if (excerpt) fm.excerpt = excerpt;
+  const excerpt = wordpressTexturize(plainText(item.excerpt));
+  report.convert('typographic punctuation', excerpt.count);
+  if (excerpt.text) fm.excerpt = excerpt.text;
   if (description) fm.description = description;
   Object.assign(fm, featuredImage(item, label, ctx));
   const authors = (coAuthors.length ? coAuthors : [item.creator])

@@ -15,6 +15,7 @@ interface Post {
   slug: string;
   title?: string;
   content?: string;
+  excerpt?: string;
   /** The permalink (the old site's `<link>`). */
   link?: string;
   /** `wp:post_date`, the site-local date permalinks are made of. */
@@ -34,6 +35,7 @@ function post(p: Post): string {
   return `<item><title>${p.title ?? p.slug}</title><link>${p.link ?? `https://blog.example.org/${p.slug}/`}</link>
 <dc:creator>admin</dc:creator><guid isPermaLink="false">https://blog.example.org/?p=${p.id}</guid>
 <content:encoded><![CDATA[${p.content ?? ''}]]></content:encoded>
+<excerpt:encoded><![CDATA[${p.excerpt ?? ''}]]></excerpt:encoded>
 <wp:post_id>${p.id}</wp:post_id><wp:post_date_gmt>2015-01-02 03:04:05</wp:post_date_gmt>
 <wp:post_date>${p.date ?? '2015-01-02 04:04:05'}</wp:post_date><wp:post_name>${p.slug}</wp:post_name>
 <wp:status>publish</wp:status><wp:post_type>post</wp:post_type>${meta}</item>`;
@@ -53,7 +55,7 @@ async function importItems(
   await writeFile(
     path.join(dir, 'export.xml'),
     `<?xml version="1.0" encoding="UTF-8" ?>
-<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
+<rss version="2.0" xmlns:excerpt="http://wordpress.org/export/1.2/excerpt/" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:wp="http://wordpress.org/export/1.2/">
 <channel><title>Blog</title><link>https://blog.example.org</link><wp:wxr_version>1.2</wp:wxr_version>
 ${items.join('\n')}
 </channel></rss>`,
@@ -244,22 +246,24 @@ describe('import wordpress: [playlist]', () => {
 });
 
 describe('import wordpress: wptexturize', () => {
-  it("gives posts and titles WordPress's quotes, dashes and ellipses, code as typed, counted", async () => {
+  it("gives posts, titles and excerpts WordPress's quotes, dashes and ellipses, code as typed, counted", async () => {
     const { read, stdout } = await importItems([
       post({
         id: 1,
         slug: 'party',
         title: "Party's back",
+        excerpt: 'The "best" one...',
         content:
           '<p>Don\'t miss it -- the \'90s party is back... "Tickets" 3x4.</p>\n<pre><code>a -- "b"...</code></pre>',
       }),
     ]);
     const text = await read('party');
     expect(text).toContain('title: Party\u2019s back\n');
+    expect(text).toContain('excerpt: The \u201cbest\u201d one\u2026\n');
     expect(bodyOf(text).trim()).toBe(
       'Don\u2019t miss it \u2014 the \u201990s party is back\u2026 \u201cTickets\u201d 3\u00d74.\n\n' +
         '```\na -- "b"...\n```',
     );
-    expect(stdout).toContain('Converted as the old site showed them: typographic punctuation x8');
+    expect(stdout).toContain('Converted as the old site showed them: typographic punctuation x11');
   });
 });
