@@ -159,10 +159,14 @@ export function convertExtras(
     const abbreviation = abbreviationPattern(defined);
     const removed = [...edits].sort((a, b) => a.start - b.start);
     const wanted = { emoji, smilies, typographer };
-    visit(tree, 'text', (node: Text) => {
+    visit(tree, 'text', (node: Text, _index, parent) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
-      for (const found of textEdits(markdown, start, end, wanted, abbreviation, defined)) {
+      // An autolink's text is its URL (`<https://x.example/a--b>`, a bare `www.…`): as typed.
+      const linkStart = parent?.type === 'link' ? range(parent).start : undefined;
+      const autolink = linkStart !== undefined && (linkStart === start || markdown[linkStart] === '<');
+      const kinds = autolink ? { ...wanted, typographer: false } : wanted;
+      for (const found of textEdits(markdown, start, end, kinds, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
         // Not in what is rewritten already (an abbreviation's definition, an alert's marker).
         if (overlaps(removed, at)) continue;

@@ -140,7 +140,7 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
         '',
         "A 6' board, a 12\" pipe, \"12\" inches\", the '90s, 'tis true, 'single' quotes, <<no>> (tm) here, xn--bcher.",
         '',
-        'Kept: `"code" --x`, \\"escaped\\", \\[contact-form-7 id="42" title="Hi"] and [a "link"](https://x.example/a--b).',
+        'Kept: `"code" --x`, \\"escaped\\", \\[contact-form-7 id="42" title="Hi"] and [a "link"](https://x.example/a--b), <https://x.example/c--d...>, https://x.example/e--f.',
         '',
         '```',
         'echo "--flag" ...',
@@ -157,7 +157,7 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
           '\u2018single\u2019 quotes, <<no>> \u2122 here, xn--bcher.',
         '',
         'Kept: `"code" --x`, \\"escaped\\", \\[contact-form-7 id="42" title="Hi"] and ' +
-          '[a \u201clink\u201d](https://x.example/a--b).',
+          '[a \u201clink\u201d](https://x.example/a--b), <https://x.example/c--d...>, https://x.example/e--f.',
         '',
         '```',
         'echo "--flag" ...',
