@@ -34,8 +34,9 @@ export interface MarkdownExtras {
   /**
    * Typographic punctuation: `--` an en dash, `---` an em dash, `...` an ellipsis, `<<` `>>`
    * guillemets, straight quotes curly. Goldmark's typographer and kramdown's do it by default.
+   * `'wordpress'`: WordPress's wptexturize instead (see `wordpressTypographic`).
    */
-  typographer?: boolean;
+  typographer?: boolean | 'wordpress';
   /** kramdown's hard line break: two backslashes at the end of a line. */
   backslashBreaks?: boolean;
   /**
@@ -137,7 +138,10 @@ export function convertExtras(
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);
   const smilies = extras.smilies === true && SMILEY_HINT.test(markdown);
   const alerts = extras.alerts === true && ALERT_HINT.test(markdown);
-  const typographer = extras.typographer === true && TYPOGRAPHY_HINT.test(markdown);
+  const typographer =
+    extras.typographer === 'wordpress'
+      ? WP_TYPOGRAPHY_HINT.test(markdown) && ('wordpress' as const)
+      : extras.typographer === true && TYPOGRAPHY_HINT.test(markdown);
   const breaks = extras.backslashBreaks === true && /\\\\\n/.test(markdown);
   const wraps = extras.hardWraps === true && /\n[ \t>]*[^\s>]/.test(markdown);
   const marks =
@@ -155,10 +159,14 @@ export function convertExtras(
     const abbreviation = abbreviationPattern(defined);
     const removed = [...edits].sort((a, b) => a.start - b.start);
     const wanted = { emoji, smilies, typographer };
-    visit(tree, 'text', (node: Text) => {
+    visit(tree, 'text', (node: Text, _index, parent) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
-      for (const found of textEdits(markdown, start, end, wanted, abbreviation, defined)) {
+      // An autolink's text is its URL (`<https://x.example/a--b>`, a bare `www.…`): as typed.
+      const linkStart = parent?.type === 'link' ? range(parent).start : undefined;
+      const autolink = linkStart !== undefined && (linkStart === start || markdown[linkStart] === '<');
+      const kinds = autolink ? { ...wanted, typographer: false } : wanted;
+      for (const found of textEdits(markdown, start, end, kinds, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
         // Not in what is rewritten already (an abbreviation's definition, an alert's marker).
         if (overlaps(removed, at)) continue;
@@ -226,6 +234,119 @@ function typographic(
     return opens && after !== undefined && !/\s/.test(after) ? '\u2018' : '\u2019';
   }
   return opens && after !== undefined && !/\s/.test(after) ? '\u201c' : '\u201d';
+}
+
+const WP_TYPOGRAPHY_HINT = /--|\.\.\.|''|\(tm\)|\s-\s|["']|\dx\d/;
+const WP_TYPOGRAPHY = /---|--|(?<=\s)-(?=\s)|\.\.\.|''|(?<= )\(tm\)|["']|(?<=\d)x(?=\d)/g;
+/** Words WordPress writes with an apostrophe in front (`'tis`, `'em`), its "cockney" list. */
+const COCKNEY = /^(?:tain't|twere|twas|tis|twill|til|bout|nuff|round|cause|em)(?![\p{L}\p{N}])/iu;
+const WP_OPENS = /[\s([{\u2013\u2014\u201c\u2018-]/;
+const WP_PUNCTUATION = /[\s.,:;!?"'(){}[\]-]/;
+const WORD = /[\p{L}\p{N}_]/u;
+/**
+ * A shortcode kept as text (`\[contact-form-7 id="42"]`), which wptexturize leaves as typed. A
+ * match ends at the next bracket: each character is read once or twice.
+ */
+const KEPT_SHORTCODE = /\\?\[\/?[A-Za-z][\w-]*(?:\s[^[\]\n]{0,2000})?\]/g;
+
+/**
+ * What WordPress's wptexturize shows for the text `from`-`to` of `markdown`, which differs from
+ * Goldmark's: `---` and a `--` between spaces are em dashes, another `--` and a `-` between
+ * spaces en dashes; `...` an ellipsis; `''` a closing quote; ` (tm)` ™; `3x4` 3×4 (not `0x1F`);
+ * a `'` or `"` after a digit that closes no quote a prime (`9'` ′, `12"` ″); `'90s` and `'tis`
+ * an apostrophe; no guillemets. Offsets are the text's; an escaped character stays as typed.
+ */
+function wordpressTypography(markdown: string, from: number, to: number, taken: Found[] = []): Found[] {
+  const source = markdown.slice(from, to);
+  const found: Found[] = [];
+  // What is converted already (smilies), in order: passed once, as the matches are.
+  const before = [...taken].sort((a, b) => a.start - b.start);
+  let at = 0;
+  const open = { "'": 0, '"': 0 };
+  const shortcodes = source.includes('[')
+    ? [...source.matchAll(KEPT_SHORTCODE)].map((m) => [m.index, m.index + m[0].length] as const)
+    : [];
+  let next = 0;
+  for (const match of source.matchAll(WP_TYPOGRAPHY)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    while (next < shortcodes.length && shortcodes[next]![1] <= start) next++;
+    if (next < shortcodes.length && shortcodes[next]![0] <= start) continue;
+    while (at < before.length && before[at]!.end <= start) at++;
+    if (markdown[from + start - 1] === '\\' || (at < before.length && before[at]!.start < end)) continue;
+    const text = wordpressTypographic(match[0], markdown, from + start, from + end, open);
+    if (text) found.push({ start, end, text, kind: 'typographer' });
+  }
+  return found;
+}
+
+function wordpressTypographic(
+  mark: string,
+  markdown: string,
+  start: number,
+  end: number,
+  open: Record<"'" | '"', number>,
+): string | undefined {
+  const before = markdown[start - 1];
+  const after = markdown[end];
+  const spaced = (c: string | undefined) => c === undefined || /\s/.test(c);
+  switch (mark) {
+    case '---':
+      return '\u2014';
+    case '--':
+      if (spaced(before) && spaced(after)) return '\u2014';
+      // `xn--` begins an internationalized domain name.
+      return markdown.slice(start - 2, start).toLowerCase() === 'xn' ? undefined : '\u2013';
+    case '-':
+      return '\u2013';
+    case '...':
+      return '\u2026';
+    case "''":
+      return '\u201d';
+    case '(tm)':
+      return '\u2122';
+    case 'x':
+      return multiplication(markdown, start, end) ? '\u00d7' : undefined;
+  }
+  const quote = mark as "'" | '"';
+  const rest = markdown.slice(end, end + 8);
+  if (before === undefined || WP_OPENS.test(before)) {
+    if (quote === "'" && (/^\d\d(?![%\d]|[.,]\d)/.test(rest) || COCKNEY.test(rest))) return '\u2019';
+    if (quote === '"' && spaced(after)) return '\u201d';
+    open[quote]++;
+    return quote === "'" ? '\u2018' : '\u201c';
+  }
+  if (quote === "'" && after !== undefined && !WP_PUNCTUATION.test(after)) return '\u2019';
+  if (/\d/.test(before) && open[quote] === 0) return quote === "'" ? '\u2032' : '\u2033';
+  if (open[quote] > 0) open[quote]--;
+  return quote === "'" ? '\u2019' : '\u201d';
+}
+
+/**
+ * Whether the `x` at `start` is between two numbers, as WordPress's `\b(\d…)x(\d…)\b` finds
+ * them (`3x4`, `1.5x2`, not `0x1F`, `A4x5`, `3x4cm`). Each side is read at most 40 characters far.
+ */
+function multiplication(markdown: string, start: number, end: number): boolean {
+  let left = start;
+  while (left > start - 40 && left > 0 && /[\d.,]/.test(markdown[left - 1]!)) left--;
+  const number = markdown.slice(left, start);
+  let leftOk = false;
+  for (let i = 0; i < number.length && !leftOk; i++) {
+    const boundary = i === 0 ? !WORD.test(markdown[left - 1] ?? ' ') : /[.,]/.test(number[i - 1]!);
+    leftOk = /\d/.test(number[i]!) && boundary && (number[i] !== '0' || i < number.length - 1);
+  }
+  if (!leftOk) return false;
+  let right = end;
+  while (right < end + 40 && right < markdown.length && /[\d.,]/.test(markdown[right]!)) right++;
+  const next = markdown[right];
+  return /[.,]/.test(markdown.slice(end + 1, right)) || next === undefined || !WORD.test(next);
+}
+
+/** `text` (a title) as WordPress's wptexturize showed it, and how many characters were changed. */
+export function wordpressTexturize(text: string): { text: string; count: number } {
+  const found = wordpressTypography(text, 0, text.length);
+  const edits: TextEdit[] = found.map(({ start, end, text: to }) => ({ start, end, text: to }));
+  return { text: found.length ? applyEdits(text, edits) : text, count: found.length };
 }
 
 /**
@@ -415,7 +536,7 @@ function textEdits(
   markdown: string,
   from: number,
   to: number,
-  wanted: { emoji: boolean; smilies: boolean; typographer: boolean },
+  wanted: { emoji: boolean; smilies: boolean; typographer: boolean | 'wordpress' },
   abbreviation: RegExp | undefined,
   defined: Map<string, string>,
 ): Found[] {
@@ -434,7 +555,8 @@ function textEdits(
       if (!clashes(match.index, end))
         found.push({ start: match.index, end, text: SMILIES[match[0]]!, kind: 'smilies' });
     }
-  if (wanted.typographer) {
+  if (wanted.typographer === 'wordpress') found.push(...wordpressTypography(markdown, from, to, found));
+  else if (wanted.typographer) {
     // Template syntax left as text (a shortcode for the user to map) keeps its straight quotes.
     const templates = [...source.matchAll(TEMPLATE_TEXT)].map((m) => [m.index, m.index + m[0].length]);
     for (const match of source.matchAll(TYPOGRAPHY)) {

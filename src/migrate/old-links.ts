@@ -31,6 +31,16 @@ export class OldSiteLinks {
   readonly #hosts = new Set<string>([hostOf(new URL(RELATIVE_BASE))]);
   /** Old address -> the record's new path, or its number (`addRecord`) until slugs are known. */
   readonly #targets = new Map<string, string | number>();
+  /**
+   * Addresses the old site redirected to a record (WordPress's permalinks under an old slug or
+   * date), and its bare `/<slug>/` and `/<old-slug>/`, by slug: read, in that order, only where
+   * no record has the address itself.
+   */
+  readonly #redirects = new Map<string, number>();
+  readonly #slugs = new Map<string, number>();
+  readonly #oldSlugs = new Map<string, number>();
+  /** The paths of the old site's home (`''`, `/blog`): a bare slug is one segment below one. */
+  readonly #homes = new Set<string>(['']);
   #pathOfRecord: (n: number) => string | undefined = () => undefined;
 
   constructor(private readonly pattern: string = DEFAULT_LINK_PATH) {}
@@ -39,7 +49,9 @@ export class OldSiteLinks {
   addSite(url: string): void {
     if (!URL.canParse(url)) return;
     const parsed = new URL(url);
-    if (/^https?:$/.test(parsed.protocol)) this.#hosts.add(hostOf(parsed));
+    if (!/^https?:$/.test(parsed.protocol)) return;
+    this.#hosts.add(hostOf(parsed));
+    this.#homes.add(normalPath(parsed.pathname).replace(/\/+$/, ''));
   }
 
   /** `oldUrl` (absolute, root-relative, or `?p=<id>`) is now the record `folder/slug`. */
@@ -68,6 +80,23 @@ export class OldSiteLinks {
     }
   }
 
+  /**
+   * Addresses the old site redirected to record `n`; `slugs` are its slug and then its old ones,
+   * which the old site took as the bare `/<slug>/` (WordPress's `wp_old_slug_redirect` and
+   * `redirect_guess_404_permalink`). Each is kept for the first record that claims it.
+   */
+  addRedirects(oldUrls: string[], slugs: string[], n: number): void {
+    for (const url of oldUrls) {
+      const key = this.#key(url, true);
+      if (key && key !== '/' && !this.#redirects.has(key)) this.#redirects.set(detach(key), n);
+    }
+    slugs.forEach((slug, i) => {
+      const key = normalPath(slug);
+      const map = i === 0 ? this.#slugs : this.#oldSlugs;
+      if (key && !key.includes('/') && !map.has(key)) map.set(detach(key), n);
+    });
+  }
+
   /** Where the records of `addRecord` are now, once their slugs are known. */
   resolveRecords(pathOfRecord: (n: number) => string | undefined): void {
     this.#pathOfRecord = pathOfRecord;
@@ -87,7 +116,7 @@ export class OldSiteLinks {
     const url = from === undefined ? link : new URL(link, RELATIVE_BASE + from).href;
     const key = this.#key(url, false);
     if (!key) return undefined;
-    const found = this.#targets.get(key);
+    const found = this.#targets.get(key) ?? this.#redirects.get(key) ?? this.#bareSlug(key);
     const target = typeof found === 'number' ? this.#pathOfRecord(found) : found;
     if (target) {
       const hash = url.indexOf('#');
@@ -97,6 +126,19 @@ export class OldSiteLinks {
     const last = key.split('/').pop() ?? '';
     if (key === '/' || (/\.\w{1,5}$/.test(last) && !/\.(?:html?|php)$/.test(last))) return undefined;
     return { missing: true };
+  }
+
+  /** The record whose slug (or, failing that, old slug) is the whole path below a home of the site. */
+  #bareSlug(key: string): number | undefined {
+    if (!key.startsWith('/') || (this.#slugs.size === 0 && this.#oldSlugs.size === 0)) return undefined;
+    for (const home of this.#homes) {
+      if (!key.startsWith(`${home}/`)) continue;
+      const rest = key.slice(home.length + 1);
+      if (!rest || rest.includes('/')) continue;
+      const found = this.#slugs.get(rest) ?? this.#oldSlugs.get(rest);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   #key(url: string, known: boolean): string | undefined {
@@ -109,13 +151,16 @@ export class OldSiteLinks {
     if (!known && !this.#hosts.has(hostOf(parsed))) return undefined;
     const id = parsed.searchParams.get('p') ?? parsed.searchParams.get('page_id');
     if (id && /^\d+$/.test(id)) return `?${id}`;
-    const path = decode(parsed.pathname)
-      .normalize('NFC')
-      .toLowerCase()
+    const path = normalPath(parsed.pathname)
       .replace(/\/index\.php(?=\/|$)/, '')
       .replace(/\/+$/, '');
     return path || '/';
   }
+}
+
+/** A path (or slug) as addresses are compared: decoded, NFC, lower case. */
+function normalPath(path: string): string {
+  return decode(path).normalize('NFC').toLowerCase();
 }
 
 export interface OldSiteOptions {

@@ -10,8 +10,17 @@ import { decodeEntities } from './text.js';
 export interface ShortcodeContext {
   /** Attachment id -> its URL. */
   attachmentUrl: (id: string) => string | undefined;
-  /** Attachments whose parent is the post being converted (for `[gallery]` without ids). */
-  childAttachments: () => string[];
+  /**
+   * Attachments whose parent is the post being converted, or post `parent` (`[gallery id="20"]`),
+   * in the order WordPress gives them (menu order, then id).
+   */
+  childAttachments: (parent?: string) => string[];
+  /** What an attachment is, by its MIME type or else its file's extension; undefined for another file. */
+  attachmentKind?: (id: string) => MediaKind | undefined;
+  /** An audio or video attachment's title, for `[playlist]`. */
+  attachmentTitle?: (id: string) => string | undefined;
+  /** An attachment's menu order (`wp:menu_order`), 0 when it has none. */
+  attachmentOrder?: (id: string) => number;
   /** Called once per unknown shortcode kept verbatim. */
   onUnknown: (name: string) => void;
   /** Called when something in a known shortcode had to be dropped; `kind` groups them in the report. */
@@ -86,6 +95,26 @@ function* codeSpans(text: string): Generator<CodeSpan> {
 }
 
 /** The text with each syntax-highlighting shortcode a code block; code already in it left alone. */
+export type MediaKind = 'image' | 'audio' | 'video';
+
+const EXTENSIONS: Record<MediaKind, RegExp> = {
+  image: /\.(?:jpe?g|jpe|png|gif|webp|avif|bmp|tiff?|svg|heic|heif|ico)$/i,
+  audio: /\.(?:mp3|m4a|ogg|oga|wav|flac|aac|wma)$/i,
+  video: /\.(?:mp4|m4v|webm|ogv|mov|wmv|avi|flv|3gp|mkv)$/i,
+};
+
+/**
+ * An attachment's kind, as WordPress reads it from `post_mime_type` (`image/png`); an export
+ * without it (WordPress's own exporter leaves it out) has the file's name, whose extension says it.
+ */
+export function mediaKind(mimeType: string, url: string): MediaKind | undefined {
+  const type = /^(image|audio|video)\//i.exec(mimeType.trim())?.[1]?.toLowerCase();
+  if (type) return type as MediaKind;
+  if (mimeType.trim()) return undefined;
+  const path = url.replace(/[?#].*$/s, '');
+  return (Object.keys(EXTENSIONS) as MediaKind[]).find((kind) => EXTENSIONS[kind].test(path));
+}
+
 export function codeShortcodes(text: string): string {
   return outsideCode(text, (part) => part, false);
 }
@@ -137,6 +166,8 @@ function expandOutsideCode(text: string, context: ShortcodeContext): string {
           return caption(attrs, inner);
         case 'gallery':
           return gallery(attrs, context);
+        case 'playlist':
+          return playlist(attrs, context);
         case 'embed':
           return embed(inner.trim() || attrs.src || attrs.url, context);
         case 'video':
@@ -310,26 +341,95 @@ function caption(attrs: Record<string, string>, inner: string): string {
   return `\n\n<p>${image}</p>\n\n${text ? `<p><em>${text}</em></p>\n\n` : ''}`;
 }
 
-/** `[gallery ids="1,2"]` -> a list of the images. */
+/**
+ * `[gallery]` -> a list of its images, chosen as WordPress's gallery_shortcode chooses them:
+ * `ids` (in the order given), else `include`, else the attachments of the post (or of post `id`)
+ * but those in `exclude`; only images, in menu order unless `orderby`/`order` say otherwise.
+ */
 function gallery(attrs: Record<string, string>, context: ShortcodeContext): string {
-  const ids = attrs.ids
-    ? attrs.ids
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : context.childAttachments();
   const items: string[] = [];
-  for (const id of ids) {
+  for (const id of attachmentIds(attrs, context)) {
     const url = context.attachmentUrl(id);
-    const alt = context.attachmentAlt?.(id) ?? '';
-    if (url) items.push(`<li><img src="${escapeAttribute(url)}" alt="${escapeAttribute(alt)}"></li>`);
-    else
+    if (!url) {
       context.onDropped(
         `gallery image ${id} (no attachment with that id in the export)`,
         'gallery images whose attachment is not in the export',
       );
+      continue;
+    }
+    // WordPress's gallery shows images only: a PDF or an MP3 among the ids is left out there too.
+    if (context.attachmentKind && context.attachmentKind(id) !== 'image') continue;
+    const alt = context.attachmentAlt?.(id) ?? '';
+    items.push(`<li><img src="${escapeAttribute(url)}" alt="${escapeAttribute(alt)}"></li>`);
   }
   return items.length ? `\n\n<ul>${items.join('')}</ul>\n\n` : '';
+}
+
+/** A list of attachment ids (`"1, 2,3"`), each once. */
+function idList(value: string | undefined): string[] {
+  return [
+    ...new Set(
+      (value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/**
+ * The attachments a `[gallery]` or `[playlist]` shows, before they are sorted by kind:
+ * `ids` (in the order given), else `include`, else the attachments of the post (or of post `id`)
+ * but those in `exclude`, ordered as `orderby` and `order` say.
+ */
+function attachmentIds(attrs: Record<string, string>, context: ShortcodeContext): string[] {
+  const given = idList(attrs.ids);
+  const included = given.length ? given : idList(attrs.include);
+  let ids = included;
+  if (included.length === 0) {
+    const excluded = new Set(idList(attrs.exclude));
+    const parent = /^\d+$/.test(attrs.id?.trim() ?? '') ? attrs.id!.trim() : undefined;
+    ids = context.childAttachments(parent).filter((id) => !excluded.has(id));
+  }
+  // `ids` keeps its order (WordPress's `post__in`) unless `orderby` names another.
+  const orderby = (attrs.orderby ?? (given.length ? 'post__in' : '')).trim().toLowerCase();
+  if (orderby === 'rand' || orderby === 'none' || (orderby === 'post__in' && included.length)) {
+    // As given (a random order is one of those WordPress could show).
+  } else {
+    const order = context.attachmentOrder ?? (() => 0);
+    const byId = (a: string, b: string) => Number(a) - Number(b);
+    ids = [...ids].sort(orderby === 'id' ? byId : (a, b) => order(a) - order(b) || byId(a, b));
+  }
+  return orderby !== 'rand' && attrs.order?.trim().toUpperCase() === 'DESC' ? ids.reverse() : ids;
+}
+
+/**
+ * `[playlist ids="1,2" type="audio|video"]` -> each track's title, then its player, in order:
+ * the tracks are chosen as a gallery's images are, audio (or video) only, as WordPress's
+ * wp_playlist_shortcode does. A track not in the export is reported.
+ */
+function playlist(attrs: Record<string, string>, context: ShortcodeContext): string {
+  const kind = attrs.type?.trim().toLowerCase() === 'video' ? 'video' : 'audio';
+  let out = '';
+  for (const id of attachmentIds(attrs, context)) {
+    const url = context.attachmentUrl(id);
+    if (!url) {
+      context.onDropped(
+        `playlist track ${id} (no attachment with that id in the export)`,
+        'playlist tracks whose attachment is not in the export',
+      );
+      continue;
+    }
+    if (context.attachmentKind && context.attachmentKind(id) !== kind) continue;
+    const title = context.attachmentTitle?.(id)?.trim();
+    if (title) out += `\n\n<p>${escapeText(title)}</p>`;
+    out += media(kind, { src: url }, '', context);
+  }
+  return out && `${out}\n\n`;
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /**

@@ -4,10 +4,10 @@ import { protectEmbeds } from './embeds.js';
 import { htmlBlockMarker } from './html-block.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
-import { convertExtras } from './markdown-extras.js';
+import { convertExtras, wordpressTexturize } from './markdown-extras.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
-import { codeShortcodes, expandShortcodes } from './shortcodes.js';
+import { codeShortcodes, expandShortcodes, mediaKind, type MediaKind } from './shortcodes.js';
 import { decodeSlug, slugify } from './slug.js';
 import { decodeEntities, plainText } from './text.js';
 import { assignSlugs, reportRenamed } from './unique-slugs.js';
@@ -107,6 +107,12 @@ interface ItemContext {
   attachments: Map<string, string>;
   attachmentAlt: Map<string, string>;
   childAttachments: Map<string, string[]>;
+  /** Attachments that are images, audio or video, by id (a PDF has none). */
+  attachmentKind: Map<string, MediaKind>;
+  /** Attachments' menu order, for those that have one. */
+  attachmentOrder: Map<string, number>;
+  /** Audio and video attachments' titles (text), for `[playlist]`. */
+  attachmentTitle: Map<string, string>;
   resolveUrl: (url: string) => string | undefined;
   links: OldSiteLinks;
   /** Category slugs with a file; a post's category missing from the channel gets one too. */
@@ -143,6 +149,9 @@ async function indexExport(
   const attachments = new Map<string, string>();
   const attachmentAlt = new Map<string, string>();
   const childAttachments = new Map<string, string[]>();
+  const attachmentKind = new Map<string, MediaKind>();
+  const attachmentOrder = new Map<string, number>();
+  const attachmentTitle = new Map<string, string>();
   const reusableBlocks = new Map<string, string | { hidden: string }>();
   const records: Records = { position: [], folder: [], slug: [] };
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
@@ -179,9 +188,17 @@ async function indexExport(
     attachments.set(id, detach(attachment.attachmentUrl));
     const alt = attachment.meta._wp_attachment_image_alt?.trim();
     if (alt) attachmentAlt.set(id, detach(alt));
+    const kind = mediaKind(attachment.mimeType, attachment.attachmentUrl);
+    if (kind) attachmentKind.set(id, kind);
+    const title = kind && kind !== 'image' ? titleOf(attachment).text : '';
+    if (title) attachmentTitle.set(id, detach(title));
+    const menuOrder = Number(attachment.menuOrder);
+    if (menuOrder && Number.isInteger(menuOrder)) attachmentOrder.set(id, menuOrder);
     if (attachment.parent && attachment.parent !== '0') {
       const parent = detach(attachment.parent);
-      childAttachments.set(parent, [...(childAttachments.get(parent) ?? []), id]);
+      const children = childAttachments.get(parent);
+      if (children) children.push(id);
+      else childAttachments.set(parent, [id]);
     }
   }
   try {
@@ -220,6 +237,9 @@ async function indexExport(
     attachments,
     attachmentAlt,
     childAttachments,
+    attachmentKind,
+    attachmentOrder,
+    attachmentTitle,
     resolveUrl,
     links,
     knownCategories,
@@ -274,12 +294,30 @@ async function writeChannelRecords(
   return knownCategories;
 }
 
+/**
+ * An HTML tag in a title. `[^<>]` ends the match at the next bracket: each character is read once
+ * or twice, however many unclosed `<a` a title holds.
+ */
+const TITLE_TAG = /<\/?[a-z][\w:-]*(?:\s[^<>]*)?>/gi;
+
+/**
+ * The item's title as text. WordPress's titles are HTML that themes print as it is (a book's title
+ * in `<em>`, `H<sub>2</sub>O`): the CMS's title is text, so the tags go (a `<br>` is a space) and
+ * the entities are decoded. `markup` says whether there were tags.
+ */
+function titleOf(item: WxrItem): { text: string; markup: boolean } {
+  if (!item.title.includes('<')) return { text: decodeEntities(item.title).trim(), markup: false };
+  const stripped = item.title.replace(/<br\b[^<>]*>/gi, ' ').replace(TITLE_TAG, '');
+  if (stripped === item.title) return { text: decodeEntities(item.title).trim(), markup: false };
+  return { text: decodeEntities(stripped).replace(/\s+/g, ' ').trim(), markup: true };
+}
+
 function labelOf(item: WxrItem): string {
-  return detach(`${item.type} ${item.id} "${decodeEntities(item.title).trim()}"`);
+  return detach(`${item.type} ${item.id} "${titleOf(item).text}"`);
 }
 
 function slugOf(item: WxrItem): string {
-  return decodeSlug(item.slug) || slugify(decodeEntities(item.title).trim()) || `${item.type}-${item.id}`;
+  return decodeSlug(item.slug) || slugify(titleOf(item).text) || `${item.type}-${item.id}`;
 }
 
 function folderOf(item: WxrItem): LinkFolder {
@@ -291,10 +329,53 @@ function folderOf(item: WxrItem): LinkFolder {
  * slug before any is converted, so that a link to a post later in the file is rewritten too.
  */
 function addRecord(records: Records, links: OldSiteLinks, position: number, item: WxrItem): void {
-  links.addRecord([item.link, item.guid, `?p=${item.id}`], records.position.length);
+  const n = records.position.length;
+  links.addRecord([item.link, item.guid, `?p=${item.id}`], n);
+  // A hostile export's thousand old slugs cost no more than a few.
+  const oldSlugs = item.oldSlugs.slice(0, MAX_OLD_ADDRESSES);
+  const oldDates = item.oldDates.slice(0, MAX_OLD_ADDRESSES);
+  links.addRedirects(oldPermalinks(item, oldSlugs, oldDates), item.slug ? [item.slug, ...oldSlugs] : [], n);
   records.position.push(position);
   records.folder.push(folderOf(item));
   records.slug.push(detach(slugOf(item)));
+}
+
+const MAX_OLD_ADDRESSES = 10;
+
+/**
+ * The post's permalink as it was under each old slug (`_wp_old_slug`) and old date
+ * (`_wp_old_date`), which WordPress redirects to the post: the slug and the date are replaced in
+ * the permalink (`/2023/05/old-slug/`). A permalink without the slug (`?p=12`) has no such forms.
+ */
+function oldPermalinks(item: WxrItem, oldSlugs: string[], oldDates: string[]): string[] {
+  if ((!oldSlugs.length && !oldDates.length) || !item.slug || !URL.canParse(item.link)) return [];
+  const url = new URL(item.link);
+  const segments = url.pathname.split('/');
+  const slugAt = segments.lastIndexOf(item.slug);
+  if (slugAt === -1) return [];
+  // The date's parts where the permalink has them (`/%year%/%monthnum%/%day%/`), before the slug.
+  const [year, month, day] = /^(\d{4})-(\d{2})-(\d{2})/.exec(item.date)?.slice(1) ?? [];
+  const yearAt = year ? segments.indexOf(year) : -1;
+  const datesOf = (date: string): string[] | undefined => {
+    const parts = /^(\d{4})-(\d{2})-(\d{2})/.exec(date)?.slice(1);
+    if (!parts || yearAt === -1 || yearAt > slugAt) return undefined;
+    const dated = [...segments];
+    dated[yearAt] = parts[0]!;
+    if (segments[yearAt + 1] === month) dated[yearAt + 1] = parts[1]!;
+    if (segments[yearAt + 2] === day) dated[yearAt + 2] = parts[2]!;
+    return dated;
+  };
+  const forms = [segments, ...oldDates.map(datesOf).filter((d): d is string[] => d !== undefined)];
+  const urls: string[] = [];
+  for (const form of forms)
+    for (const slug of [item.slug, ...oldSlugs]) {
+      if (form === segments && slug === item.slug) continue;
+      const path = [...form];
+      path[slugAt] = slug;
+      url.pathname = path.join('/');
+      urls.push(url.href);
+    }
+  return urls;
 }
 
 async function importItem(item: WxrItem, assigned: string | undefined, ctx: ItemContext): Promise<void> {
@@ -312,8 +393,13 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     );
     return;
   }
-  const title = decodeEntities(item.title).trim();
+  const { text: plainTitle, markup } = titleOf(item);
+  // WordPress showed titles texturized too (`Party's` as `Party’s`).
+  const texturized = wordpressTexturize(plainTitle);
+  report.convert('typographic punctuation', texturized.count);
+  const title = texturized.text;
   const label = labelOf(item);
+  if (markup) report.drop('HTML markup in titles (a title is text here: written without its tags)', label);
   // Kept in the report and the writer's indexes: not a view into the item's text.
   const asked = detach(slugOf(item));
   const slug = assigned ?? asked;
@@ -379,8 +465,9 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   if (category) fm.category = category;
   const allTags = [...otherCategories, ...tags];
   if (allTags.length) fm.tags = allTags;
-  const excerpt = plainText(item.excerpt);
-  if (excerpt) fm.excerpt = excerpt;
+  const excerpt = wordpressTexturize(plainText(item.excerpt));
+  report.convert('typographic punctuation', excerpt.count);
+  if (excerpt.text) fm.excerpt = excerpt.text;
   if (description) fm.description = description;
   Object.assign(fm, featuredImage(item, label, ctx));
   const authors = (coAuthors.length ? coAuthors : [item.creator])
@@ -454,7 +541,10 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   html = expandShortcodes(html, {
     attachmentUrl: (id) => ctx.attachments.get(id),
     attachmentAlt: (id) => ctx.attachmentAlt.get(id),
-    childAttachments: () => ctx.childAttachments.get(item.id) ?? [],
+    childAttachments: (parent = item.id) => ctx.childAttachments.get(parent) ?? [],
+    attachmentKind: (id) => ctx.attachmentKind.get(id),
+    attachmentOrder: (id) => ctx.attachmentOrder.get(id) ?? 0,
+    attachmentTitle: (id) => ctx.attachmentTitle.get(id),
     onUnknown: (name) => report.shortcode(detach(name)),
     onDropped: (what, kind) =>
       kind
@@ -476,10 +566,15 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   });
   // Template syntax in the post was text on the old site: so it stays once sync reads the file
   // (the players put back after it are the importer's own, and run). WordPress showed its
-  // smilies as emoji (`use_smilies`, on unless turned off, which the export does not say).
-  const smilies = convertExtras(templatesAsText(markdown, 'both'), { smilies: true });
-  report.convert('smilies', smilies.smilies);
-  return embeds.restore(smilies.text);
+  // smilies as emoji (`use_smilies`, on unless turned off, which the export does not say), and
+  // its quotes, dashes and ellipses typographic (wptexturize, always on): code stays as typed.
+  const extras = convertExtras(templatesAsText(markdown, 'both'), {
+    smilies: true,
+    typographer: 'wordpress',
+  });
+  report.convert('smilies', extras.smilies);
+  report.convert('typographic punctuation', extras.typographer);
+  return embeds.restore(extras.text);
 }
 
 /**

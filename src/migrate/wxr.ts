@@ -15,6 +15,10 @@ export interface WxrItem {
   content: string;
   excerpt: string;
   attachmentUrl: string;
+  /** `wp:post_mime_type` (an attachment's `image/jpeg`), when the export has it. */
+  mimeType: string;
+  /** `wp:menu_order`: where an attachment comes in its post's gallery. */
+  menuOrder: string;
   password: string;
   /** The permalink on the old site. */
   link: string;
@@ -25,6 +29,9 @@ export interface WxrItem {
   /** `<category domain="category|post_tag" nicename="...">Name</category>`, in order. */
   terms: Array<{ domain: string; slug: string; name: string }>;
   meta: Record<string, string>;
+  /** Every `_wp_old_slug` and `_wp_old_date` of the post (a post renamed twice has two). */
+  oldSlugs: string[];
+  oldDates: string[];
   comments: number;
 }
 
@@ -118,7 +125,15 @@ function list(value: unknown): Node[] {
 export function parseItem(xml: string): WxrItem {
   const item = ((parser.parse(xml) as Node).item as Node[] | undefined)?.[0] ?? {};
   const meta: Record<string, string> = {};
-  for (const m of list(item['wp:postmeta'])) meta[text(m['wp:meta_key'])] = text(m['wp:meta_value']);
+  const oldSlugs: string[] = [];
+  const oldDates: string[] = [];
+  for (const m of list(item['wp:postmeta'])) {
+    const key = text(m['wp:meta_key']);
+    const value = text(m['wp:meta_value']);
+    meta[key] = value;
+    if (key === '_wp_old_slug' && value) oldSlugs.push(value);
+    else if (key === '_wp_old_date' && value) oldDates.push(value);
+  }
   return {
     id: text(item['wp:post_id']),
     title: text(item.title),
@@ -132,6 +147,8 @@ export function parseItem(xml: string): WxrItem {
     content: text(item['content:encoded']),
     excerpt: text(item['excerpt:encoded']),
     attachmentUrl: text(item['wp:attachment_url']),
+    mimeType: text(item['wp:post_mime_type']),
+    menuOrder: text(item['wp:menu_order']),
     password: text(item['wp:post_password']),
     link: text(item.link),
     guid: text(item.guid),
@@ -142,6 +159,8 @@ export function parseItem(xml: string): WxrItem {
       name: text(c),
     })),
     meta,
+    oldSlugs,
+    oldDates,
     comments: list(item['wp:comment']).length,
   };
 }

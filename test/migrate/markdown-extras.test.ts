@@ -133,6 +133,40 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     expect(published(out.text)).toContain('<blockquote>\n<p><strong>Warning</strong>');
   });
 
+  it("typographer 'wordpress': wptexturize's dashes, primes, quotes and ×, code and kept shortcodes as typed", () => {
+    const out = convertExtras(
+      [
+        'It\'s the "best" deal -- open 9-5... Monday---Friday - or not. 3x4 m, 1.5x2, 0x1F, A4x5, 3x4cm.',
+        '',
+        "A 6' board, a 12\" pipe, \"12\" inches\", the '90s, 'tis true, 'single' quotes, <<no>> (tm) here, xn--bcher.",
+        '',
+        'Kept: `"code" --x`, \\"escaped\\", \\[contact-form-7 id="42" title="Hi"] and [a "link"](https://x.example/a--b), <https://x.example/c--d...>, https://x.example/e--f.',
+        '',
+        '```',
+        'echo "--flag" ...',
+        '```',
+      ].join('\n'),
+      { typographer: 'wordpress' },
+    );
+    expect(out.text).toBe(
+      [
+        'It\u2019s the \u201cbest\u201d deal \u2014 open 9-5\u2026 Monday\u2014Friday \u2013 or not. ' +
+          '3\u00d74 m, 1.5\u00d72, 0x1F, A4x5, 3x4cm.',
+        '',
+        'A 6\u2032 board, a 12\u2033 pipe, \u201c12\u201d inches\u201d, the \u201990s, \u2019tis true, ' +
+          '\u2018single\u2019 quotes, <<no>> \u2122 here, xn--bcher.',
+        '',
+        'Kept: `"code" --x`, \\"escaped\\", \\[contact-form-7 id="42" title="Hi"] and ' +
+          '[a \u201clink\u201d](https://x.example/a--b), <https://x.example/c--d...>, https://x.example/e--f.',
+        '',
+        '```',
+        'echo "--flag" ...',
+        '```',
+      ].join('\n'),
+    );
+    expect(out.typographer).toBe(21);
+  });
+
   it('typographer: dashes, ellipsis, guillemets and curly quotes, as Goldmark and kramdown show them', () => {
     const out = convertExtras(
       [

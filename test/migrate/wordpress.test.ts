@@ -29,6 +29,7 @@ describe('import wordpress', () => {
         '       1  menu items (menus are not content records)',
         '       1  items of type `wpcf7_contact_form` (not posts or pages)',
         'Kept verbatim: 1 unknown shortcode ([contact-form-7] x1)',
+        'Converted as the old site showed them: typographic punctuation x2',
         'Embeds kept: 2 ({{< youtube >}} x1, <video> x1)',
         "Links to the old site's posts and pages: 1 rewritten to their new paths",
         'Warning: post 23 "Scheduled: budget preview" is scheduled on the old site; imported as a draft: ' +
@@ -86,7 +87,8 @@ describe('import wordpress', () => {
     expect(await project.read('content/articles/café-opens.md')).toBe(
       [
         '---',
-        `title: 'Café opens: "espresso" & more'`,
+        // WordPress showed its titles texturized, as it showed its posts.
+        `title: 'Café opens: “espresso” & more'`,
         'date: 2024-03-02T09:00:00.000Z',
         'category: café-culture',
         'author: bob',
@@ -217,7 +219,7 @@ describe('import wordpress (WXR 1.1)', () => {
       expect(await project.read('content/articles/привет.md')).toBe(
         [
           '---',
-          'title: Tom & Jerry’s "day" out',
+          'title: Tom & Jerry’s “day” out',
           'date: 2012-01-02T03:04:05.000Z',
           'draft: true',
           'author: admin',
