@@ -254,6 +254,12 @@ function rehypePrepare() {
         // Its images and caption, in its place, are looked at next.
         return [CONTINUE, index];
       }
+      const formatting = styledFormatting(node);
+      if (formatting) {
+        parent.children.splice(index, 1, ...formatting);
+        // What stands in its place is looked at next (a `<b>` of normal weight may hold a bold span).
+        return [CONTINUE, index];
+      }
       if (NO_MARKDOWN_FORM.has(node.tagName) || (node.tagName === 'figure' && !isImageFigure(node))) {
         keepRaw(node, index, parent);
         return SKIP;
@@ -336,6 +342,42 @@ function rehypePrepare() {
       return undefined;
     });
   };
+}
+
+/** A `style` attribute's declarations, by property, names and values lower-cased, `!important` left out. */
+function styleOf(node: Element): Map<string, string> {
+  const declarations = new Map<string, string>();
+  const style = node.properties.style;
+  if (typeof style !== 'string') return declarations;
+  for (const declaration of style.split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon < 0) continue;
+    let value = declaration
+      .slice(colon + 1)
+      .trim()
+      .toLowerCase();
+    if (value.endsWith('!important')) value = value.slice(0, -'!important'.length).trim();
+    declarations.set(declaration.slice(0, colon).trim().toLowerCase(), value);
+  }
+  return declarations;
+}
+
+/** Whether a `font-weight` shows text bold (as browsers do from 600 on), normal, or is not set. */
+function fontWeight(value: string | undefined): 'bold' | 'normal' | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'bold' || value === 'bolder') return 'bold';
+  if (value === 'normal' || value === 'lighter') return 'normal';
+  const weight = Number(value);
+  return Number.isFinite(weight) ? (weight >= 600 ? 'bold' : 'normal') : undefined;
+}
+
+/**
+ * A `<b>` or `<strong>` as its reader saw it: Google Docs wraps what it copies in a `<b>` of
+ * normal weight, which pasted into a post shows plain. Undefined when it is bold.
+ */
+function styledFormatting(node: Element): ElementContent[] | undefined {
+  if (node.tagName !== 'b' && node.tagName !== 'strong') return undefined;
+  return fontWeight(styleOf(node).get('font-weight')) === 'normal' ? node.children : undefined;
 }
 
 /** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */

@@ -56,3 +56,23 @@ describe('htmlToMarkdown: block-editor galleries', () => {
     expect(htmlToMarkdown(nested)).toBe(expected);
   });
 });
+
+describe('htmlToMarkdown: formatting set with a style', () => {
+  it('unwraps the <b> of normal weight Google Docs wraps a paste in; the bold inside stays bold, once', () => {
+    const markdown = htmlToMarkdown(
+      '<p><b style="font-weight:normal;" id="docs-internal-guid-4f2a">Revenue grew and <strong>costs fell</strong> ' +
+        'as <b>planned</b>.</b></p><p><b style="font-weight: 400">Next.</b></p>',
+    );
+    expect(markdown).toBe('Revenue grew and **costs fell** as **planned**.\n\nNext.\n');
+    expect(htmlToMarkdown('<p><b>bold</b> <strong style="color:red">red</strong></p>')).toBe(
+      '**bold** **red**\n',
+    );
+  });
+
+  it('reads a long hostile style in linear time', () => {
+    const style = `${' '.repeat(50_000)}font-weight${':'.repeat(50_000)}${' !important'.repeat(5_000)}`;
+    const started = performance.now();
+    expect(htmlToMarkdown(`<p><b style="${style}">x</b></p>`)).toBe('**x**\n');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
