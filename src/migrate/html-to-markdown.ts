@@ -372,12 +372,31 @@ function fontWeight(value: string | undefined): 'bold' | 'normal' | undefined {
 }
 
 /**
- * A `<b>` or `<strong>` as its reader saw it: Google Docs wraps what it copies in a `<b>` of
- * normal weight, which pasted into a post shows plain. Undefined when it is bold.
+ * A `<b>`, `<strong>` or `<span>` as the formatting its reader saw, when its `style` changes
+ * it: the classic editor and text pasted from Google Docs or Word set strikethrough, italics,
+ * bold and underline on spans, and Google Docs wraps what it copies in a `<b>` of normal
+ * weight. Undefined when the element means what its tag says.
  */
 function styledFormatting(node: Element): ElementContent[] | undefined {
-  if (node.tagName !== 'b' && node.tagName !== 'strong') return undefined;
-  return fontWeight(styleOf(node).get('font-weight')) === 'normal' ? node.children : undefined;
+  const bold = node.tagName === 'b' || node.tagName === 'strong';
+  if (!bold && node.tagName !== 'span') return undefined;
+  const style = styleOf(node);
+  if (style.size === 0) return undefined;
+  const weight = fontWeight(style.get('font-weight'));
+  const decoration = new Set(
+    `${style.get('text-decoration') ?? ''} ${style.get('text-decoration-line') ?? ''}`.split(/\s+/),
+  );
+  const fontStyle = style.get('font-style')?.split(/\s+/)[0];
+  const tags = [
+    ...((bold ? weight !== 'normal' : weight === 'bold') ? ['strong'] : []),
+    ...(fontStyle === 'italic' || fontStyle === 'oblique' ? ['em'] : []),
+    ...(decoration.has('line-through') ? ['del'] : []),
+    ...(decoration.has('underline') ? ['u'] : []),
+  ];
+  if (bold ? tags.length === 1 && tags[0] === 'strong' : tags.length === 0) return undefined;
+  let children = node.children;
+  for (const tagName of tags.reverse()) children = [{ type: 'element', tagName, properties: {}, children }];
+  return children;
 }
 
 /** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */
