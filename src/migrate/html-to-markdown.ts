@@ -7,7 +7,7 @@ import rehypeStringify from 'rehype-stringify';
 import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
 import { unified, type Processor } from 'unified';
-import { CONTINUE, SKIP, visit } from 'unist-util-visit';
+import { CONTINUE, EXIT, SKIP, visit } from 'unist-util-visit';
 import type { VFile } from 'vfile';
 import { sameValue } from '../plan/payload.js';
 import { bindMedia } from '../render/bind-media.js';
@@ -272,6 +272,14 @@ function rehypePrepare() {
         keepRaw(node, index, parent);
         return SKIP;
       }
+      if (node.tagName === 'pre' && isProse(node)) {
+        visit(node, 'element', (a) => {
+          if (a.tagName === 'a' && typeof a.properties.href === 'string')
+            a.properties.href = resolve(a.properties.href);
+        });
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
       if (node.tagName === 'table' && !fitsPipeTable(node)) {
         keepRaw(node, index, parent);
         return SKIP;
@@ -397,6 +405,29 @@ function styledFormatting(node: Element): ElementContent[] | undefined {
   let children = node.children;
   for (const tagName of tags.reverse()) children = [{ type: 'element', tagName, properties: {}, children }];
   return children;
+}
+
+/** Inline markup that shows a `<pre>` is text to read: a link, bold, italics. */
+const PROSE_MARKUP = new Set(['a', 'strong', 'em', 'b', 'i']);
+
+/**
+ * Whether a `<pre>` is text its reader reads rather than code, which a fenced code block would
+ * turn into monospace source and strip of its links: a Verse block (poetry, lyrics, shown in the
+ * theme's text font), or a `<pre>` with links, bold or italics outside a `<code>` (a
+ * Preformatted block, the classic editor's). A Code block (`wp-block-code`) is code.
+ */
+function isProse(pre: Element): boolean {
+  const classes = Array.isArray(pre.properties.className) ? pre.properties.className.map(String) : [];
+  if (classes.includes('wp-block-code')) return false;
+  if (classes.includes('wp-block-verse')) return true;
+  let markup = false;
+  visit(pre, 'element', (node) => {
+    if (node.tagName === 'code') return SKIP;
+    if (!PROSE_MARKUP.has(node.tagName)) return CONTINUE;
+    markup = true;
+    return EXIT;
+  });
+  return markup;
 }
 
 /** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */

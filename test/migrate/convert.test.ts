@@ -212,3 +212,34 @@ describe('htmlToMarkdown: a thumbnail linked to its full size', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: <pre> that is text to read', () => {
+  it('keeps a <pre> with links, bold or italics, and any Verse block, as HTML with its markup and lines', () => {
+    expect(
+      htmlToMarkdown(
+        '<p>Our address:</p><pre>Bakery &amp; Co.\n12 Mill Lane\n<a href="/map">Show on the map</a></pre>',
+        { resolveUrl: (u) => (u.startsWith('/') ? `https://old.test${u}` : u) },
+      ),
+    ).toBe(
+      'Our address:\n\n<pre>Bakery &#x26; Co.\n12 Mill Lane\n<a href="https://old.test/map">Show on the map</a></pre>\n',
+    );
+    expect(
+      htmlToMarkdown('<pre class="wp-block-verse">The <em>woods</em> are lovely,\n\n   dark and deep.</pre>'),
+    ).toBe('<pre class="wp-block-verse">The <em>woods</em> are lovely,\n&#10;   dark and deep.</pre>\n');
+    expect(htmlToMarkdown('<pre class="wp-block-verse">Whose woods these are\nI think I know.</pre>')).toBe(
+      '<pre class="wp-block-verse">Whose woods these are\nI think I know.</pre>\n',
+    );
+  });
+
+  it('a <pre> of plain text, a Code block and code holding markup stay fenced code blocks', () => {
+    expect(htmlToMarkdown('<pre>Mon–Fri  9:00\nSat      closed</pre>')).toBe(
+      '```\nMon–Fri  9:00\nSat      closed\n```\n',
+    );
+    expect(htmlToMarkdown('<pre class="wp-block-code"><code>if (a &lt; b) <b>return</b>;</code></pre>')).toBe(
+      '```\nif (a < b) return;\n```\n',
+    );
+    expect(htmlToMarkdown('<pre><code>say <a href="https://x.test">hi</a></code></pre>')).toBe(
+      '```\nsay hi\n```\n',
+    );
+  });
+});
