@@ -247,8 +247,14 @@ function rehypePrepare() {
       });
     }
     const targets = linkedIds(tree);
+    // Kept as HTML once what they hold is prepared (links resolved), innermost first.
+    const later: { node: Element; index: number; parent: Root | Element }[] = [];
     visit(tree, 'element', (node, index, parent) => {
       if (!parent || index === undefined) return undefined;
+      if (node.tagName === 'ol' && !numberedAsMarkdown(node)) {
+        node.children = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
+        later.push({ node, index, parent });
+      }
       if (!options.faithful && isGallery(node)) {
         parent.children.splice(index, 1, ...galleryParts(node));
         // Its images and caption, in its place, are looked at next.
@@ -349,7 +355,33 @@ function rehypePrepare() {
       }
       return undefined;
     });
+    for (const { node, index, parent } of later.reverse()) {
+      // Only an element after it in its parent can have been replaced since.
+      const at = parent.children[index] === node ? index : parent.children.indexOf(node);
+      if (at >= 0) keepRaw(node, at, parent);
+    }
   };
+}
+
+/**
+ * Whether Markdown can say how an `<ol>` is numbered: upward, in digits, from its start. A
+ * countdown (`reversed`), letters or Roman numerals (`type`, `list-style-type`) it cannot, and
+ * the text around such a list names its numbers ("pick B", "see step ii").
+ */
+function numberedAsMarkdown(list: Element): boolean {
+  if (list.properties.reversed !== undefined && list.properties.reversed !== false) return false;
+  const type = list.properties.type;
+  if (type !== undefined && type !== '1') return false;
+  const style = styleOf(list);
+  const kind =
+    style.get('list-style-type') ??
+    style
+      .get('list-style')
+      ?.split(/\s+/)
+      .find(
+        (token) => token !== '' && token !== 'inside' && token !== 'outside' && !token.startsWith('url('),
+      );
+  return kind === undefined || kind === '' || kind === 'decimal';
 }
 
 /** A `style` attribute's declarations, by property, names and values lower-cased, `!important` left out. */

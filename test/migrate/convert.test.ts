@@ -243,3 +243,37 @@ describe('htmlToMarkdown: <pre> that is text to read', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: lists numbered as Markdown cannot say', () => {
+  it('keeps a countdown, letters and Roman numerals as HTML, its links resolved', () => {
+    const resolveUrl = (u: string) => (u.startsWith('/') ? `https://old.test${u}` : u);
+    for (const [html, expected] of [
+      ['<ol reversed>\n<li>C</li>\n\n<li>B</li>\n</ol>', '<ol reversed><li>C</li><li>B</li></ol>\n'],
+      [
+        '<ol reversed start="5"><li>Five</li><li>Four</li></ol>',
+        '<ol reversed start="5"><li>Five</li><li>Four</li></ol>\n',
+      ],
+      [
+        '<ol type="i"><li><a href="/a">Unplug</a></li></ol>',
+        '<ol type="i"><li><a href="https://old.test/a">Unplug</a></li></ol>\n',
+      ],
+      ['<ol type="A"><li>Paris</li></ol>', '<ol type="A"><li>Paris</li></ol>\n'],
+      [
+        '<ol style="list-style-type: upper-alpha"><li>Paris</li></ol>',
+        '<ol style="list-style-type: upper-alpha"><li>Paris</li></ol>\n',
+      ],
+      [
+        '<ul><li>Top<ol type="a"><li>one</li><li>two</li></ol></li></ul>',
+        '- Top\n  <ol type="a"><li>one</li><li>two</li></ol>\n',
+      ],
+    ])
+      expect(htmlToMarkdown(html!, { resolveUrl })).toBe(expected);
+  });
+
+  it('a list numbered upward in digits stays Markdown, from its start', () => {
+    expect(htmlToMarkdown('<ol start="5"><li>Five</li><li>Six</li></ol>')).toBe('5. Five\n6. Six\n');
+    expect(htmlToMarkdown('<ol type="1" style="list-style: decimal inside"><li>One</li></ol>')).toBe(
+      '1. One\n',
+    );
+  });
+});
