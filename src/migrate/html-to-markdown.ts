@@ -166,15 +166,29 @@ function rawHtml(node: Element | RootContent, block: boolean): string {
       (n.type === 'text' && parent?.type === 'element' && /^(?:script|style)$/.test(parent.tagName));
     if (rawText && 'value' in n) n.value = n.value.replace(/\n[ \t]*(?=\n)/g, '');
   });
+  if (!block) markPreLines(copy, false);
   let html = toHtml(copy);
   // Elsewhere an encoded newline keeps the text as it was.
   while (/\n[ \t]*\n/.test(html)) html = html.replace(/\n([ \t]*)\n/g, '\n$1&#10;');
-  if (!block) return html.replace(/\n/g, ' ');
+  if (!block) return html.replace(/\n/g, ' ').replaceAll(PRE_LINE, '&#10;');
   if (copy.type === 'element' && !BLOCK_START.has(copy.tagName) && !VOID.has(copy.tagName)) {
     const open = toHtml({ ...copy, children: [] }).slice(0, -`</${copy.tagName}>`.length);
     if (html.startsWith(open) && !html.startsWith(`${open}\n`)) html = `${open}\n${html.slice(open.length)}`;
   }
   return html;
+}
+
+/** Stands for a line break in a `<pre>` until the HTML is written (a private-use character). */
+const PRE_LINE = '\uE000';
+
+/**
+ * Marks the line breaks in the text of each `<pre>` under `node`: where raw HTML sits in a line
+ * of text, its newlines become spaces, but a `<pre>`'s are its lines, written as `&#10;`.
+ */
+function markPreLines(node: Element | RootContent, inPre: boolean): void {
+  if (node.type === 'text' && inPre) node.value = node.value.replaceAll('\n', PRE_LINE);
+  if (node.type !== 'element') return;
+  for (const child of node.children) markPreLines(child, inPre || node.tagName === 'pre');
 }
 
 /** The subtree with the elements that stood in for raw HTML back in their place. */

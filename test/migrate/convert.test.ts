@@ -231,6 +231,14 @@ describe('htmlToMarkdown: <pre> that is text to read', () => {
     );
   });
 
+  it('keeps the lines of such a <pre> beside text in a list item', () => {
+    expect(
+      htmlToMarkdown(
+        '<ul><li>Address: <b>us</b><pre>12 Mill\n<a href="https://x.test">map</a>\n- not a list</pre></li></ul>',
+      ),
+    ).toBe('- Address: **us**\n  <pre>12 Mill&#10;<a href="https://x.test">map</a>&#10;- not a list</pre>\n');
+  });
+
   it('a <pre> of plain text, a Code block and code holding markup stay fenced code blocks', () => {
     expect(htmlToMarkdown('<pre>Mon–Fri  9:00\nSat      closed</pre>')).toBe(
       '```\nMon–Fri  9:00\nSat      closed\n```\n',
