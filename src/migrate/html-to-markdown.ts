@@ -261,14 +261,17 @@ function rehypePrepare() {
       });
     }
     const targets = linkedIds(tree);
-    // Kept as HTML once what they hold is prepared (links resolved), innermost first.
+    // Lists kept as HTML once what they hold is prepared (links resolved).
     const later: { node: Element; index: number; parent: Root | Element }[] = [];
+    // What is inside one of those: its HTML holds it as it is.
+    const inLater = new WeakSet<Root | Element>();
     visit(tree, 'element', (node, index, parent) => {
       if (!parent || index === undefined) return undefined;
       if (node.tagName === 'ol' && !numberedAsMarkdown(node)) {
         node.children = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
-        later.push({ node, index, parent });
-      }
+        if (!inLater.has(parent)) later.push({ node, index, parent });
+        inLater.add(node);
+      } else if (inLater.has(parent)) inLater.add(node);
       if (!options.faithful && isGallery(node)) {
         parent.children.splice(index, 1, ...galleryParts(node));
         // Its images and caption, in its place, are looked at next.
@@ -369,7 +372,7 @@ function rehypePrepare() {
       }
       return undefined;
     });
-    for (const { node, index, parent } of later.reverse()) {
+    for (const { node, index, parent } of later) {
       // Only an element after it in its parent can have been replaced since.
       const at = parent.children[index] === node ? index : parent.children.indexOf(node);
       if (at >= 0) keepRaw(node, at, parent);
@@ -468,7 +471,8 @@ function isProse(pre: Element): boolean {
   if (classes.includes('wp-block-verse')) return true;
   let markup = false;
   visit(pre, 'element', (node) => {
-    if (node.tagName === 'code') return SKIP;
+    // A <pre> inside is looked at on its own.
+    if (node.tagName === 'code' || (node !== pre && node.tagName === 'pre')) return SKIP;
     if (!PROSE_MARKUP.has(node.tagName)) return CONTINUE;
     markup = true;
     return EXIT;

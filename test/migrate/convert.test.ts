@@ -278,6 +278,12 @@ describe('htmlToMarkdown: lists numbered as Markdown cannot say', () => {
       expect(htmlToMarkdown(html!, { resolveUrl })).toBe(expected);
   });
 
+  it('keeps a list nested in such a list inside the outer one’s HTML, once', () => {
+    const depth = 150;
+    const markdown = htmlToMarkdown('<ol reversed><li>x'.repeat(depth) + '</li></ol>'.repeat(depth));
+    expect(markdown).toBe('<ol reversed><li>x'.repeat(depth) + '</li></ol>'.repeat(depth) + '\n');
+  });
+
   it('a list numbered upward in digits stays Markdown, from its start', () => {
     expect(htmlToMarkdown('<ol start="5"><li>Five</li><li>Six</li></ol>')).toBe('5. Five\n6. Six\n');
     expect(htmlToMarkdown('<ol type="1" style="list-style: decimal inside"><li>One</li></ol>')).toBe(
