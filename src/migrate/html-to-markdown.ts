@@ -7,7 +7,7 @@ import rehypeStringify from 'rehype-stringify';
 import remarkGfm from 'remark-gfm';
 import remarkStringify from 'remark-stringify';
 import { unified, type Processor } from 'unified';
-import { CONTINUE, SKIP, visit } from 'unist-util-visit';
+import { CONTINUE, EXIT, SKIP, visit } from 'unist-util-visit';
 import type { VFile } from 'vfile';
 import { sameValue } from '../plan/payload.js';
 import { bindMedia } from '../render/bind-media.js';
@@ -166,15 +166,29 @@ function rawHtml(node: Element | RootContent, block: boolean): string {
       (n.type === 'text' && parent?.type === 'element' && /^(?:script|style)$/.test(parent.tagName));
     if (rawText && 'value' in n) n.value = n.value.replace(/\n[ \t]*(?=\n)/g, '');
   });
+  if (!block) markPreLines(copy, false);
   let html = toHtml(copy);
   // Elsewhere an encoded newline keeps the text as it was.
   while (/\n[ \t]*\n/.test(html)) html = html.replace(/\n([ \t]*)\n/g, '\n$1&#10;');
-  if (!block) return html.replace(/\n/g, ' ');
+  if (!block) return html.replace(/\n/g, ' ').replaceAll(PRE_LINE, '&#10;');
   if (copy.type === 'element' && !BLOCK_START.has(copy.tagName) && !VOID.has(copy.tagName)) {
     const open = toHtml({ ...copy, children: [] }).slice(0, -`</${copy.tagName}>`.length);
     if (html.startsWith(open) && !html.startsWith(`${open}\n`)) html = `${open}\n${html.slice(open.length)}`;
   }
   return html;
+}
+
+/** Stands for a line break in a `<pre>` until the HTML is written (a private-use character). */
+const PRE_LINE = '\uE000';
+
+/**
+ * Marks the line breaks in the text of each `<pre>` under `node`: where raw HTML sits in a line
+ * of text, its newlines become spaces, but a `<pre>`'s are its lines, written as `&#10;`.
+ */
+function markPreLines(node: Element | RootContent, inPre: boolean): void {
+  if (node.type === 'text' && inPre) node.value = node.value.replaceAll('\n', PRE_LINE);
+  if (node.type !== 'element') return;
+  for (const child of node.children) markPreLines(child, inPre || node.tagName === 'pre');
 }
 
 /** The subtree with the elements that stood in for raw HTML back in their place. */
@@ -247,11 +261,26 @@ function rehypePrepare() {
       });
     }
     const targets = linkedIds(tree);
+    // Lists kept as HTML once what they hold is prepared (links resolved).
+    const later: { node: Element; index: number; parent: Root | Element }[] = [];
+    // What is inside one of those: its HTML holds it as it is.
+    const inLater = new WeakSet<Root | Element>();
     visit(tree, 'element', (node, index, parent) => {
       if (!parent || index === undefined) return undefined;
+      if (node.tagName === 'ol' && !numberedAsMarkdown(node)) {
+        node.children = node.children.filter((c) => !(c.type === 'text' && c.value.trim() === ''));
+        if (!inLater.has(parent)) later.push({ node, index, parent });
+        inLater.add(node);
+      } else if (inLater.has(parent)) inLater.add(node);
       if (!options.faithful && isGallery(node)) {
         parent.children.splice(index, 1, ...galleryParts(node));
         // Its images and caption, in its place, are looked at next.
+        return [CONTINUE, index];
+      }
+      const formatting = styledFormatting(node);
+      if (formatting) {
+        parent.children.splice(index, 1, ...formatting);
+        // What stands in its place is looked at next (a `<b>` of normal weight may hold a bold span).
         return [CONTINUE, index];
       }
       if (NO_MARKDOWN_FORM.has(node.tagName) || (node.tagName === 'figure' && !isImageFigure(node))) {
@@ -263,6 +292,14 @@ function rehypePrepare() {
       const id = node.properties.id;
       if (typeof id === 'string' && targets.has(id) && !id.startsWith('user-content-')) {
         if (/^(?:li|dt|dd|tr|td|th|tbody|thead)$/.test(node.tagName)) return undefined;
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
+      if (node.tagName === 'pre' && isProse(node)) {
+        visit(node, 'element', (a) => {
+          if (a.tagName === 'a' && typeof a.properties.href === 'string')
+            a.properties.href = resolve(a.properties.href);
+        });
         keepRaw(node, index, parent);
         return SKIP;
       }
@@ -335,7 +372,112 @@ function rehypePrepare() {
       }
       return undefined;
     });
+    for (const { node, index, parent } of later) {
+      // Only an element after it in its parent can have been replaced since.
+      const at = parent.children[index] === node ? index : parent.children.indexOf(node);
+      if (at >= 0) keepRaw(node, at, parent);
+    }
   };
+}
+
+/**
+ * Whether Markdown can say how an `<ol>` is numbered: upward, in digits, from its start. A
+ * countdown (`reversed`), letters or Roman numerals (`type`, `list-style-type`) it cannot, and
+ * the text around such a list names its numbers ("pick B", "see step ii").
+ */
+function numberedAsMarkdown(list: Element): boolean {
+  if (list.properties.reversed !== undefined && list.properties.reversed !== false) return false;
+  const type = list.properties.type;
+  if (type !== undefined && type !== '1') return false;
+  const style = styleOf(list);
+  const kind =
+    style.get('list-style-type') ??
+    style
+      .get('list-style')
+      ?.split(/\s+/)
+      .find(
+        (token) => token !== '' && token !== 'inside' && token !== 'outside' && !token.startsWith('url('),
+      );
+  return kind === undefined || kind === '' || kind === 'decimal';
+}
+
+/** A `style` attribute's declarations, by property, names and values lower-cased, `!important` left out. */
+function styleOf(node: Element): Map<string, string> {
+  const declarations = new Map<string, string>();
+  const style = node.properties.style;
+  if (typeof style !== 'string') return declarations;
+  for (const declaration of style.split(';')) {
+    const colon = declaration.indexOf(':');
+    if (colon < 0) continue;
+    let value = declaration
+      .slice(colon + 1)
+      .trim()
+      .toLowerCase();
+    if (value.endsWith('!important')) value = value.slice(0, -'!important'.length).trim();
+    declarations.set(declaration.slice(0, colon).trim().toLowerCase(), value);
+  }
+  return declarations;
+}
+
+/** Whether a `font-weight` shows text bold (as browsers do from 600 on), normal, or is not set. */
+function fontWeight(value: string | undefined): 'bold' | 'normal' | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'bold' || value === 'bolder') return 'bold';
+  if (value === 'normal' || value === 'lighter') return 'normal';
+  const weight = Number(value);
+  return Number.isFinite(weight) ? (weight >= 600 ? 'bold' : 'normal') : undefined;
+}
+
+/**
+ * A `<b>`, `<strong>` or `<span>` as the formatting its reader saw, when its `style` changes
+ * it: the classic editor and text pasted from Google Docs or Word set strikethrough, italics,
+ * bold and underline on spans, and Google Docs wraps what it copies in a `<b>` of normal
+ * weight. Undefined when the element means what its tag says.
+ */
+function styledFormatting(node: Element): ElementContent[] | undefined {
+  const bold = node.tagName === 'b' || node.tagName === 'strong';
+  if (!bold && node.tagName !== 'span') return undefined;
+  const style = styleOf(node);
+  if (style.size === 0) return undefined;
+  const weight = fontWeight(style.get('font-weight'));
+  const decoration = new Set(
+    `${style.get('text-decoration') ?? ''} ${style.get('text-decoration-line') ?? ''}`.split(/\s+/),
+  );
+  const fontStyle = style.get('font-style')?.split(/\s+/)[0];
+  const tags = [
+    ...((bold ? weight !== 'normal' : weight === 'bold') ? ['strong'] : []),
+    ...(fontStyle === 'italic' || fontStyle === 'oblique' ? ['em'] : []),
+    ...(decoration.has('line-through') ? ['del'] : []),
+    ...(decoration.has('underline') ? ['u'] : []),
+  ];
+  if (bold ? tags.length === 1 && tags[0] === 'strong' : tags.length === 0) return undefined;
+  let children = node.children;
+  for (const tagName of tags.reverse()) children = [{ type: 'element', tagName, properties: {}, children }];
+  return children;
+}
+
+/** Inline markup that shows a `<pre>` is text to read: a link, bold, italics. */
+const PROSE_MARKUP = new Set(['a', 'strong', 'em', 'b', 'i']);
+
+/**
+ * Whether a `<pre>` is text its reader reads rather than code, which a fenced code block would
+ * turn into monospace source and strip of its links: a Verse block (poetry, lyrics, shown in the
+ * theme's text font), or a `<pre>` with links, bold or italics outside a `<code>` (a
+ * Preformatted block, the classic editor's). A Code block (`wp-block-code`) is code.
+ */
+function isProse(pre: Element): boolean {
+  const classes = Array.isArray(pre.properties.className) ? pre.properties.className.map(String) : [];
+  if (classes.includes('wp-block-code')) return false;
+  if (classes.includes('wp-block-verse')) return true;
+  let markup = false;
+  visit(pre, 'element', (node) => {
+    // A <pre> inside is looked at on its own.
+    if (node.tagName === 'code' || (node !== pre && node.tagName === 'pre')) return SKIP;
+    if (!PROSE_MARKUP.has(node.tagName)) return CONTINUE;
+    markup = true;
+    return EXIT;
+  });
+  return markup;
 }
 
 /** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */

@@ -212,3 +212,82 @@ describe('htmlToMarkdown: a thumbnail linked to its full size', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: <pre> that is text to read', () => {
+  it('keeps a <pre> with links, bold or italics, and any Verse block, as HTML with its markup and lines', () => {
+    expect(
+      htmlToMarkdown(
+        '<p>Our address:</p><pre>Bakery &amp; Co.\n12 Mill Lane\n<a href="/map">Show on the map</a></pre>',
+        { resolveUrl: (u) => (u.startsWith('/') ? `https://old.test${u}` : u) },
+      ),
+    ).toBe(
+      'Our address:\n\n<pre>Bakery &#x26; Co.\n12 Mill Lane\n<a href="https://old.test/map">Show on the map</a></pre>\n',
+    );
+    expect(
+      htmlToMarkdown('<pre class="wp-block-verse">The <em>woods</em> are lovely,\n\n   dark and deep.</pre>'),
+    ).toBe('<pre class="wp-block-verse">The <em>woods</em> are lovely,\n&#10;   dark and deep.</pre>\n');
+    expect(htmlToMarkdown('<pre class="wp-block-verse">Whose woods these are\nI think I know.</pre>')).toBe(
+      '<pre class="wp-block-verse">Whose woods these are\nI think I know.</pre>\n',
+    );
+  });
+
+  it('keeps the lines of such a <pre> beside text in a list item', () => {
+    expect(
+      htmlToMarkdown(
+        '<ul><li>Address: <b>us</b><pre>12 Mill\n<a href="https://x.test">map</a>\n- not a list</pre></li></ul>',
+      ),
+    ).toBe('- Address: **us**\n  <pre>12 Mill&#10;<a href="https://x.test">map</a>&#10;- not a list</pre>\n');
+  });
+
+  it('a <pre> of plain text, a Code block and code holding markup stay fenced code blocks', () => {
+    expect(htmlToMarkdown('<pre>Mon–Fri  9:00\nSat      closed</pre>')).toBe(
+      '```\nMon–Fri  9:00\nSat      closed\n```\n',
+    );
+    expect(htmlToMarkdown('<pre class="wp-block-code"><code>if (a &lt; b) <b>return</b>;</code></pre>')).toBe(
+      '```\nif (a < b) return;\n```\n',
+    );
+    expect(htmlToMarkdown('<pre><code>say <a href="https://x.test">hi</a></code></pre>')).toBe(
+      '```\nsay hi\n```\n',
+    );
+  });
+});
+
+describe('htmlToMarkdown: lists numbered as Markdown cannot say', () => {
+  it('keeps a countdown, letters and Roman numerals as HTML, its links resolved', () => {
+    const resolveUrl = (u: string) => (u.startsWith('/') ? `https://old.test${u}` : u);
+    for (const [html, expected] of [
+      ['<ol reversed>\n<li>C</li>\n\n<li>B</li>\n</ol>', '<ol reversed><li>C</li><li>B</li></ol>\n'],
+      [
+        '<ol reversed start="5"><li>Five</li><li>Four</li></ol>',
+        '<ol reversed start="5"><li>Five</li><li>Four</li></ol>\n',
+      ],
+      [
+        '<ol type="i"><li><a href="/a">Unplug</a></li></ol>',
+        '<ol type="i"><li><a href="https://old.test/a">Unplug</a></li></ol>\n',
+      ],
+      ['<ol type="A"><li>Paris</li></ol>', '<ol type="A"><li>Paris</li></ol>\n'],
+      [
+        '<ol style="list-style-type: upper-alpha"><li>Paris</li></ol>',
+        '<ol style="list-style-type: upper-alpha"><li>Paris</li></ol>\n',
+      ],
+      [
+        '<ul><li>Top<ol type="a"><li>one</li><li>two</li></ol></li></ul>',
+        '- Top\n  <ol type="a"><li>one</li><li>two</li></ol>\n',
+      ],
+    ])
+      expect(htmlToMarkdown(html!, { resolveUrl })).toBe(expected);
+  });
+
+  it('keeps a list nested in such a list inside the outer one’s HTML, once', () => {
+    const depth = 150;
+    const markdown = htmlToMarkdown('<ol reversed><li>x'.repeat(depth) + '</li></ol>'.repeat(depth));
+    expect(markdown).toBe('<ol reversed><li>x'.repeat(depth) + '</li></ol>'.repeat(depth) + '\n');
+  });
+
+  it('a list numbered upward in digits stays Markdown, from its start', () => {
+    expect(htmlToMarkdown('<ol start="5"><li>Five</li><li>Six</li></ol>')).toBe('5. Five\n6. Six\n');
+    expect(htmlToMarkdown('<ol type="1" style="list-style: decimal inside"><li>One</li></ol>')).toBe(
+      '1. One\n',
+    );
+  });
+});

@@ -56,3 +56,40 @@ describe('htmlToMarkdown: block-editor galleries', () => {
     expect(htmlToMarkdown(nested)).toBe(expected);
   });
 });
+
+describe('htmlToMarkdown: formatting set with a style', () => {
+  it('unwraps the <b> of normal weight Google Docs wraps a paste in; the bold inside stays bold, once', () => {
+    const markdown = htmlToMarkdown(
+      '<p><b style="font-weight:normal;" id="docs-internal-guid-4f2a">Revenue grew and <strong>costs fell</strong> ' +
+        'as <span style="font-weight:700">planned</span>.</b></p><p><b style="font-weight: 400">Next.</b></p>',
+    );
+    expect(markdown).toBe('Revenue grew and **costs fell** as **planned**.\n\nNext.\n');
+    expect(htmlToMarkdown('<p><b>bold</b> <strong style="color:red">red</strong></p>')).toBe(
+      '**bold** **red**\n',
+    );
+  });
+
+  it('keeps strikethrough, italics, bold and underline that a span sets in its style', () => {
+    const markdown = htmlToMarkdown(
+      '<p>Now <span style="text-decoration: line-through;">$120</span> <strong>$89</strong>. Read ' +
+        '<span style="font-style: italic;">The Old Man</span>, the <span style="font-weight: 700;">two</span> ' +
+        'rules: <span style="text-decoration: underline;">never</span> ' +
+        '<span style="text-decoration-line: line-through; FONT-WEIGHT: bold !important">x</span> ' +
+        '<span style="color: red">plain</span>.</p>',
+    );
+    expect(markdown).toBe(
+      'Now ~~$120~~ **$89**. Read _The Old Man_, the **two** rules: <u>never</u> **~~x~~** plain.\n',
+    );
+    expect(renderMarkdown(markdown, { defaultSize: 'medium' }).html).toBe(
+      '<p>Now <del>$120</del> <strong>$89</strong>. Read <em>The Old Man</em>, the <strong>two</strong> rules: ' +
+        '<u>never</u> <strong><del>x</del></strong> plain.</p>',
+    );
+  });
+
+  it('reads a long hostile style in linear time', () => {
+    const style = `${' '.repeat(50_000)}font-weight${':'.repeat(50_000)}${' !important'.repeat(5_000)}`;
+    const started = performance.now();
+    expect(htmlToMarkdown(`<p><b style="${style}">x</b></p>`)).toBe('**x**\n');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});

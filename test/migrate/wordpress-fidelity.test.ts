@@ -418,3 +418,40 @@ describe('import wordpress: smilies', () => {
     expect(stdout).toContain('Converted as the old site showed them: smilies x4');
   });
 });
+
+describe('import wordpress: Verse and Preformatted blocks', () => {
+  it('keep their links, bold, italics and lines as HTML; a Code block stays code', async () => {
+    const { body } = await importBody(
+      [
+        '<!-- wp:verse -->',
+        '<pre class="wp-block-verse">The <em>woods</em> are lovely, dark and deep,',
+        '   But I have promises to keep.',
+        '         — <a href="https://en.wikipedia.org/wiki/Robert_Frost">Robert Frost</a></pre>',
+        '<!-- /wp:verse -->',
+        '',
+        '<!-- wp:preformatted -->',
+        '<pre class="wp-block-preformatted">Mon–Fri   <strong>9:00–17:00</strong>',
+        'Bookings: <a href="https://example.com/book">example.com/book</a></pre>',
+        '<!-- /wp:preformatted -->',
+        '',
+        '<!-- wp:code -->',
+        '<pre class="wp-block-code"><code>let a = 1;</code></pre>',
+        '<!-- /wp:code -->',
+      ].join('\n'),
+    );
+    expect(body).toBe(
+      [
+        '<pre class="wp-block-verse">The <em>woods</em> are lovely, dark and deep,',
+        '   But I have promises to keep.',
+        '         — <a href="https://en.wikipedia.org/wiki/Robert_Frost">Robert Frost</a></pre>',
+        '',
+        '<pre class="wp-block-preformatted">Mon–Fri   <strong>9:00–17:00</strong>',
+        'Bookings: <a href="https://example.com/book">example.com/book</a></pre>',
+        '',
+        '```',
+        'let a = 1;',
+        '```',
+      ].join('\n'),
+    );
+  });
+});
