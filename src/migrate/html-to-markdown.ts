@@ -217,7 +217,10 @@ function keepRaw(node: ElementContent, index: number, parent: Root | Element): v
     type: 'element',
     tagName: RAW,
     properties: {},
-    children: [],
+    // An empty block inside says to the whitespace minifier (hast-util-minify-whitespace, in
+    // rehype-remark) what a block of raw HTML is, a block boundary. Unknown, it looked past it at
+    // each next sibling, for each sibling: quadratic over many kept blocks side by side.
+    children: block ? [{ type: 'element', tagName: 'div', properties: {}, children: [] }] : [],
     data: data as never,
   };
 }

@@ -291,3 +291,15 @@ describe('htmlToMarkdown: lists numbered as Markdown cannot say', () => {
     );
   });
 });
+
+describe('htmlToMarkdown: many blocks kept as HTML side by side', () => {
+  // Each was looked past at every next sibling (a quadratic walk: 3,000 took half a minute, 5,000 past the time limit);
+  // now it is one step each, well inside the test's time limit.
+  it('converts 5,000 adjacent tables and countdowns, each one block', () => {
+    const html =
+      '<table><tr><td>a</td></tr></table>'.repeat(2500) + '<ol reversed><li>x</li></ol>'.repeat(2500);
+    const markdown = htmlToMarkdown(html);
+    expect(markdown.match(/^<table>/gm)).toHaveLength(2500);
+    expect(markdown.match(/^<ol reversed>/gm)).toHaveLength(2500);
+  });
+});
