@@ -280,6 +280,17 @@ function rehypePrepare() {
         // Its images and caption, in its place, are looked at next.
         return [CONTINUE, index];
       }
+      // A quote's source (`<cite>` in WordPress's quote and pullquote blocks, shown small under it):
+      // set apart by a dash, so that it does not read as the quote's last line.
+      if (node.tagName === 'cite' && parent.type === 'element' && parent.tagName === 'blockquote') {
+        parent.children[index] = {
+          type: 'element',
+          tagName: 'p',
+          properties: {},
+          children: [{ type: 'text', value: '\u2014 ' }, ...node.children],
+        };
+        return [CONTINUE, index];
+      }
       const formatting = styledFormatting(node);
       if (formatting) {
         parent.children.splice(index, 1, ...formatting);

@@ -303,3 +303,14 @@ describe('htmlToMarkdown: many blocks kept as HTML side by side', () => {
     expect(markdown.match(/^<ol reversed>/gm)).toHaveLength(2500);
   });
 });
+
+describe('htmlToMarkdown: a quote and its source', () => {
+  it('sets the <cite> of a quote apart by a dash; a <cite> in running text is its text', () => {
+    expect(
+      htmlToMarkdown(
+        '<blockquote class="wp-block-quote"><p>To be, or not to be.</p><cite>Hamlet, <em>Act III</em></cite>' +
+          '</blockquote><p>As <cite>The Times</cite> wrote.</p>',
+      ),
+    ).toBe('> To be, or not to be.\n>\n> — Hamlet, _Act III_\n\nAs The Times wrote.\n');
+  });
+});
