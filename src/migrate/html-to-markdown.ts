@@ -63,6 +63,10 @@ function isScaledCopy(src: string, full: string): boolean {
   );
 }
 
+function classNames(node: Element): string[] {
+  return Array.isArray(node.properties.className) ? node.properties.className.map(String) : [];
+}
+
 /** Elements Markdown has no form for: kept as raw HTML wherever they are. */
 const NO_MARKDOWN_FORM = new Set([
   'iframe',
@@ -279,6 +283,29 @@ function rehypePrepare() {
         parent.children.splice(index, 1, ...galleryParts(node));
         // Its images and caption, in its place, are looked at next.
         return [CONTINUE, index];
+      }
+      // A File block's download button beside the file's own link: the same link again, or a
+      // second one that would run into the first (`[report](x)[Download](x)`).
+      if (node.tagName === 'a' && classNames(node).includes('wp-block-file__button')) {
+        const same = parent.children
+          .slice(0, index)
+          .some(
+            (c) =>
+              c.type === 'element' &&
+              c.tagName === 'a' &&
+              typeof node.properties.href === 'string' &&
+              c.properties.href === resolve(node.properties.href),
+          );
+        if (same) {
+          parent.children.splice(index, 1);
+          return [SKIP, index];
+        }
+        const before = parent.children[index - 1];
+        if (before && !(before.type === 'text' && /\s$/.test(before.value))) {
+          parent.children.splice(index, 0, { type: 'text', value: ' ' });
+          // The button is looked at again in its new place, now with a space before it.
+          return [CONTINUE, index + 1];
+        }
       }
       // A quote's source (`<cite>` in WordPress's quote and pullquote blocks, shown small under it):
       // set apart by a dash, so that it does not read as the quote's last line.

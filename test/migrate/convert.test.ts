@@ -314,3 +314,17 @@ describe('htmlToMarkdown: a quote and its source', () => {
     ).toBe('> To be, or not to be.\n>\n> — Hamlet, _Act III_\n\nAs The Times wrote.\n');
   });
 });
+
+describe("htmlToMarkdown: a File block's download button", () => {
+  it('is left out when it repeats the file link, and kept apart by a space when it leads elsewhere', () => {
+    const block = (button: string) =>
+      '<div class="wp-block-file"><a id="wp-block-file--media-1" href="https://x.example/r.pdf">Annual report</a>' +
+      `<a href="${button}" class="wp-block-file__button wp-element-button" download>Download</a></div>`;
+    expect(htmlToMarkdown(block('https://x.example/r.pdf'))).toBe(
+      '[Annual report](https://x.example/r.pdf)\n',
+    );
+    expect(htmlToMarkdown(block('https://x.example/r.zip'))).toBe(
+      '[Annual report](https://x.example/r.pdf) [Download](https://x.example/r.zip)\n',
+    );
+  });
+});
