@@ -11,6 +11,7 @@ import { CONTINUE, EXIT, SKIP, visit } from 'unist-util-visit';
 import type { VFile } from 'vfile';
 import { sameValue } from '../plan/payload.js';
 import { bindMedia } from '../render/bind-media.js';
+import { classesOf } from './embeds.js';
 import { renderMarkdown } from '../render/render-markdown.js';
 
 export interface ConvertOptions {
@@ -61,10 +62,6 @@ function isScaledCopy(src: string, full: string): boolean {
   return (
     original !== null && original[1] === scaled[1] && original[2]!.toLowerCase() === scaled[2]!.toLowerCase()
   );
-}
-
-function classNames(node: Element): string[] {
-  return Array.isArray(node.properties.className) ? node.properties.className.map(String) : [];
 }
 
 /** Elements Markdown has no form for: kept as raw HTML wherever they are. */
@@ -221,9 +218,9 @@ function keepRaw(node: ElementContent, index: number, parent: Root | Element): v
     type: 'element',
     tagName: RAW,
     properties: {},
-    // An empty block inside says to the whitespace minifier (hast-util-minify-whitespace, in
-    // rehype-remark) what a block of raw HTML is, a block boundary. Unknown, it looked past it at
-    // each next sibling, for each sibling: quadratic over many kept blocks side by side.
+    // An empty block inside tells rehype-remark's whitespace minifier that a block of raw HTML is
+    // a block boundary: an element it does not know, it looks past at every next sibling, which
+    // over many kept blocks side by side is quadratic.
     children: block ? [{ type: 'element', tagName: 'div', properties: {}, children: [] }] : [],
     data: data as never,
   };
@@ -286,7 +283,7 @@ function rehypePrepare() {
       }
       // A File block's download button beside the file's own link: the same link again, or a
       // second one that would run into the first (`[report](x)[Download](x)`).
-      if (node.tagName === 'a' && classNames(node).includes('wp-block-file__button')) {
+      if (node.tagName === 'a' && classesOf(node).includes('wp-block-file__button')) {
         const same = parent.children
           .slice(0, index)
           .some(
@@ -396,7 +393,7 @@ function rehypePrepare() {
       // An <img>'s title was a tooltip on the old site (WordPress before 3.5 filled it with the file
       // name: `DSC_0042`); in Markdown the title of an image alone in its paragraph is its caption.
       if (!options.faithful) delete node.properties.title;
-      const classes = Array.isArray(node.properties.className) ? node.properties.className.map(String) : [];
+      const classes = classesOf(node);
       const size = classes.map((c) => WP_SIZES[c]).find(Boolean);
       if (size && node.properties.title === undefined) node.properties.title = size;
       if (!isUploadable(src) && !options.localImages) {
@@ -507,7 +504,7 @@ const PROSE_MARKUP = new Set(['a', 'strong', 'em', 'b', 'i']);
  * Preformatted block, the classic editor's). A Code block (`wp-block-code`) is code.
  */
 function isProse(pre: Element): boolean {
-  const classes = Array.isArray(pre.properties.className) ? pre.properties.className.map(String) : [];
+  const classes = classesOf(pre);
   if (classes.includes('wp-block-code')) return false;
   if (classes.includes('wp-block-verse')) return true;
   let markup = false;
@@ -521,11 +518,9 @@ function isProse(pre: Element): boolean {
   return markup;
 }
 
-/** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */
 /** The block editor's gallery (`<figure class="wp-block-gallery">`), of WordPress 5.0 on. */
 function isGallery(node: Element): boolean {
-  const classes = node.properties.className;
-  return node.tagName === 'figure' && Array.isArray(classes) && classes.includes('wp-block-gallery');
+  return node.tagName === 'figure' && classesOf(node).includes('wp-block-gallery');
 }
 
 /**
@@ -548,6 +543,7 @@ function galleryParts(gallery: Element): ElementContent[] {
   return [...parts, ...captions];
 }
 
+/** A figure of images and a caption (Ghost's image cards, WordPress's image blocks). */
 function isImageFigure(figure: Element): boolean {
   let images = 0;
   let other = false;
