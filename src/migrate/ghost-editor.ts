@@ -4,6 +4,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
+import { escapeAttribute, escapeText } from '../render/templates/builtins.js';
 import { oembedMarker } from './embeds.js';
 
 /**
@@ -70,8 +71,6 @@ const TEXT_FIELDS = [
 ];
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const escapeAttribute = (text: string) => escapeText(text).replace(/"/g, '&quot;');
 const children = (node: Node): Node[] =>
   Array.isArray(node.children) ? node.children.filter((c): c is Node => !!c && typeof c === 'object') : [];
 
