@@ -227,13 +227,7 @@ export function computePlan(input: PlanInput): Plan {
       const baseline =
         landedEdit(entry, remote, input.pendingEdits?.get(record.key) ?? [], resource) ?? entry;
       const changed = sameAsEntry && baseline === entry ? [] : changedFields(digests(), baseline.source);
-      const inCms =
-        baseline === entry && markerUnchanged(entry, remote, input.changeMarker)
-          ? []
-          : changedFields(
-              remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, resource)),
-              baseline.remote,
-            );
+      const inCms = changedInCms(entry, baseline, remote, resource, input.changeMarker);
       if (inCms.length > 0 && !record.unchangedSince && holdsAlready(record, remote, book, resource)) {
         // The CMS already holds exactly what the file says: a write whose answer was lost
         // (or a run killed after sending it), or the same edit made by hand. Nothing to send.
@@ -510,7 +504,22 @@ function changedSinceWritten(
   if (!remote) return [];
   const options = input.resources[resource];
   const baseline = landedEdit(entry, remote, input.pendingEdits?.get(key) ?? [], options) ?? entry;
-  if (baseline === entry && markerUnchanged(entry, remote, input.changeMarker)) return [];
+  return changedInCms(entry, baseline, remote, options, input.changeMarker);
+}
+
+/**
+ * The fields the CMS holds otherwise than `baseline` (what our last write left there, or a lost
+ * edit that landed since): none, without comparing them, when the record's change marker is the
+ * one state saw after that write.
+ */
+function changedInCms(
+  entry: StateRecord,
+  baseline: Pick<StateRecord, 'source' | 'remote'>,
+  remote: RemoteRecord,
+  options: ResolvedResource,
+  marker: string | undefined,
+): string[] {
+  if (baseline === entry && markerUnchanged(entry, remote, marker)) return [];
   return changedFields(
     remoteDigests(remote, Object.keys(baseline.remote), (f) => apiName(f, options)),
     baseline.remote,
