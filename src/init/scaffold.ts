@@ -1,7 +1,7 @@
 import { constants, existsSync, lstatSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { replaceFile } from '../replace-file.js';
+import { createFile, replaceFile } from '../replace-file.js';
 import { CONFIG_FILES } from '../config/load-config.js';
 import { CONFIG_TEMPLATE } from './config-template.js';
 import { STARTER_CONTENT } from './starter-content.js';
@@ -108,7 +108,8 @@ async function writeNew(projectDir: string, file: string, text: string): Promise
   const abs = path.join(projectDir, file);
   await mkdir(path.dirname(abs), { recursive: true });
   try {
-    await writeFile(abs, text, { flag: 'wx' });
+    // Whole or not at all: an init stopped halfway leaves no file cut short that a rerun would keep.
+    await createFile(abs, text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST')
       return { file, outcome: 'skipped', note: 'already exists' };
