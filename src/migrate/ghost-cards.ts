@@ -80,9 +80,8 @@ function product(card: Element): ElementContent[] {
   const on = stars.filter((e) => classesOf(e).includes('kg-product-card-rating-active')).length;
   const description = all.find((e) => classesOf(e).includes('kg-product-card-description'));
   if (description) replaceCards(description);
-  const button = all.find((e) => e.tagName === 'a' && classesOf(e).includes('kg-product-card-button'));
-  const buttonText = button ? textOf(button).replace(/\s+/g, ' ').trim() : '';
-  const href = typeof button?.properties.href === 'string' ? button.properties.href : '';
+  const buttonText = textIn(card, 'kg-product-card-button');
+  const href = hrefOf(card, 'kg-product-card-button');
   const title = textIn(card, 'kg-product-card-title');
   // The picture of the product is described by its name when it says nothing itself.
   if (image && !image.properties.alt && title) image.properties.alt = title;
