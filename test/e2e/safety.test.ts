@@ -340,24 +340,30 @@ describe('deletes after errors', () => {
 });
 
 describe('a forged state line', () => {
-  it("mapping a made-up key to the id of an editor's record does not get that record deleted", async () => {
-    project = await createProject(site());
-    await project.applyInProcess();
-    // An editor's article, written in the CMS by hand.
-    const made = await project.api({
+  /**
+   * A synced project with an editor's article written in the CMS by hand, and a pull request's one
+   * line of committed state that says `key` is that record (copying a real line's digests and marker).
+   */
+  async function forgedLine(key: string): Promise<Project> {
+    const synced = (project = await createProject(site()));
+    await synced.applyInProcess();
+    const made = await synced.api({
       resource: 'article',
       action: 'add',
       data: { title: 'Our investigation', slug: 'investigation', body: '<p>Months of work.</p>' },
     });
-    const id = Number(made.data?.id ?? made.id);
-    // A pull request adds one line to the committed state: `old-typo` is that record.
-    const state = readState(project.dir);
-    state.records['article/old-typo'] = {
+    const state = readState(synced.dir);
+    state.records[`article/${key}`] = {
       ...state.records['article/storm'],
-      id,
-      file: 'content/articles/old-typo.md',
+      id: Number(made.data?.id ?? made.id),
+      file: `content/articles/${key}.md`,
     };
-    await writeState(project.dir, state);
+    await writeState(synced.dir, state);
+    return synced;
+  }
+
+  it("mapping a made-up key to the id of an editor's record does not get that record deleted", async () => {
+    project = await forgedLine('old-typo');
     const apply = await project.run(['apply', '--prune']);
     expect(apply.stdout).toContain(
       "the CMS's record with this id has the slug `investigation`, not `old-typo`: not deleted",
@@ -366,23 +372,9 @@ describe('a forged state line', () => {
   });
 
   it("naming the editor's record by its own key does not get it deleted either", async () => {
-    project = await createProject(site());
-    await project.applyInProcess();
-    const made = await project.api({
-      resource: 'article',
-      action: 'add',
-      data: { title: 'Our investigation', slug: 'investigation', body: '<p>Months of work.</p>' },
-    });
-    const id = Number(made.data?.id ?? made.id);
-    // The forged line copies a real record's digests and change marker: none of them are the
-    // editor's record's, so the record is found changed since "our" write.
-    const state = readState(project.dir);
-    state.records['article/investigation'] = {
-      ...state.records['article/storm'],
-      id,
-      file: 'content/articles/investigation.md',
-    };
-    await writeState(project.dir, state);
+    // The copied digests and change marker are not the editor's record's: it is found changed
+    // since "our" write.
+    project = await forgedLine('investigation');
     const apply = await project.run(['apply', '--prune']);
     expect(apply.code).toBe(3);
     expect(apply.stdout).toContain('! article/investigation  content/articles/investigation.md is gone');
