@@ -10,12 +10,12 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000
 );
 
 let project: Awaited<ReturnType<typeof projectWithSite>> | undefined;
-let dir: string | undefined;
+/** Every folder a test made: a test may import more than once. */
+const dirs: string[] = [];
 afterEach(async () => {
   await project?.close();
   project = undefined;
-  if (dir) await rm(dir, { recursive: true, force: true });
-  dir = undefined;
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
 /** The front matter of a written file, as its lines. */
@@ -278,11 +278,12 @@ const meta = (key: string, value: string) =>
   `<wp:postmeta><wp:meta_key>${key}</wp:meta_key><wp:meta_value><![CDATA[${value}]]></wp:meta_value></wp:postmeta>`;
 
 async function importWordPress(xml: string): Promise<{ post: string; page: string; stdout: string }> {
-  dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-seo-'));
+  const dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-wp-seo-'));
+  dirs.push(dir);
   await writeFile(path.join(dir, 'export.xml'), xml);
   const run = await runInProcess(dir, ['import', 'wordpress', 'export.xml']);
   expect(run.code).toBe(0);
-  const read = (file: string) => readFile(path.join(dir!, 'content', file), 'utf8');
+  const read = (file: string) => readFile(path.join(dir, 'content', file), 'utf8');
   return { post: await read('articles/post-1.md'), page: await read('pages/page-2.md'), stdout: run.stdout };
 }
 
