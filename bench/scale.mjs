@@ -11,7 +11,9 @@
 // record write (the plan made), halfway through the writes and just before the state is saved;
 // comparing two sizes gives the bytes held per document. `--snapshots` writes a heap snapshot at
 // each point too, beside the timeline (in DIR, or the temp folder).
-// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--points [--snapshots]]] [--dir DIR] [--cold]
+// `--maps` (with `--points`) notes at each point the resident size of the process's mappings by kind
+// (V8's and malloc's anonymous ones by size, files), and the largest (Linux).
+// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--points [--snapshots|--maps]]] [--dir DIR] [--cold]
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -100,15 +102,41 @@ if (isMainThread && process.env.BENCH_HEAP_OUT) {
   if (process.env.BENCH_POINTS) watchPoints(Number(process.env.BENCH_POINTS), (name) => {
     const at = Date.now() - start;
     const rssBefore = process.memoryUsage().rss >> 20;
-    if (process.env.BENCH_SNAPSHOTS) v8.writeHeapSnapshot(process.env.BENCH_HEAP_OUT + '.' + name + '.heapsnapshot');
+    const snapshot = process.env.BENCH_HEAP_OUT + '.' + name + '.heapsnapshot';
+    if (process.env.BENCH_SNAPSHOTS) v8.writeHeapSnapshot(snapshot);
     else gc();
     const m = process.memoryUsage();
-    points.push({ name, at, rssBefore, rss: m.rss >> 20, heapUsed: m.heapUsed, external: m.external + m.arrayBuffers });
+    const maps = process.env.BENCH_MAPS ? largestMappings() : undefined;
+    const external = m.external + m.arrayBuffers;
+    points.push({ name, at, rssBefore, rss: m.rss >> 20, heapUsed: m.heapUsed, external, maps });
   });
   process.on('exit', () => {
     sample();
     writeFileSync(process.env.BENCH_HEAP_OUT, JSON.stringify({ peak, timeline, points }));
   });
+}
+
+// The process's largest mappings by resident size (Linux): which of V8's heaps, malloc's arenas and
+// the files mapped hold what RSS counts, to compare between two sizes.
+function largestMappings() {
+  const out = [];
+  let current;
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\\S+) \\S+ \\S+ \\d+\\s*(.*)$/.exec(line);
+    if (head) {
+      const size = (parseInt(head[2], 16) - parseInt(head[1], 16)) >> 10;
+      current = { size, perms: head[3], name: head[4] || 'anon', rss: 0 };
+      out.push(current);
+    } else if (current && line.startsWith('Rss:')) current.rss = parseInt(line.slice(4));
+  }
+  const byKind = {};
+  for (const m of out) {
+    const anon = m.size >= 60000 ? 'anon >= 60 MiB' : m.size >= 1024 ? 'anon 1-60 MiB' : 'anon < 1 MiB';
+    const kind = m.name === 'anon' ? anon : m.name.startsWith('/') ? 'file' : m.name;
+    byKind[kind] = (byKind[kind] ?? 0) + m.rss;
+  }
+  const top = out.sort((a, b) => b.rss - a.rss).slice(0, 12);
+  return { byKind, top: top.map((m) => [m.rss, m.size, m.perms, m.name].join(' ')) };
 }
 
 // The points of the cold apply, seen from outside: records confirmed in the journal, and the
@@ -168,6 +196,7 @@ const apply = async (...flags) => {
           NODE_OPTIONS: `--import=${pathToFileURL(probe)}`,
           ...(points && runs === 1 ? { BENCH_POINTS: String(docs) } : {}),
           ...(snapshots ? { BENCH_SNAPSHOTS: '1' } : {}),
+          ...(process.argv.includes('--maps') ? { BENCH_MAPS: '1' } : {}),
         }
       : env,
     { measureRss: true },
@@ -214,6 +243,13 @@ const printTimeline = (coldRun) => {
   );
   for (const p of coldRun.sampled.points)
     console.log([p.at, p.name, p.rssBefore, p.rss, p.heapUsed, p.external].join(' '));
+  for (const p of coldRun.sampled.points.filter((p) => p.maps)) {
+    const kinds = JSON.stringify(p.maps.byKind);
+    console.log(
+      `\nResident KiB by mapping at ${p.name}: ${kinds}; the largest (RSS KiB, size KiB, mode, name):`,
+    );
+    for (const line of p.maps.top) console.log(`  ${line}`);
+  }
 };
 
 try {

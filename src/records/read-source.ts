@@ -376,9 +376,10 @@ export async function readSource(
     // Articles only: of the CMS's resources, only articles take fields beyond their own.
     if (record && languageField && doc.resource === 'article')
       record.values[languageField] = doc.lang ?? config.languages.default;
-    if (record && clean) notes.note(record);
+    const built = record;
     // Built: from here on only its key and where its fields are stay in memory.
     if (record && spool) record = spoolRecord(record, spool, template);
+    if (built && clean) notes.note(built, record);
     spool?.giveBack();
     problems.push(...outcome.problems);
     if (record) {

@@ -1,7 +1,7 @@
 import type { BodySpool, SpooledText, SpoolPlace } from '../render/body-spool.js';
 import { refsFromState } from '../resources/derived.js';
 import type { RecordResource } from '../resources.js';
-import { slugEndsKey, slugOfKey } from '../source/spooled-document.js';
+import { resourceOfKey, shelfOf, slugEndsKey, slugOfKey, type Shelf } from '../source/spooled-document.js';
 import type { RecordInput } from '../state/state-file.js';
 import type { DesiredRecord, RecordRef } from './build-record.js';
 import type { FormerSlugs } from './front-matter.js';
@@ -23,15 +23,15 @@ interface Parts extends Kept {
 }
 
 /**
- * A built record whose fields wait in the run's spool: memory holds its key, its file and where
- * the rest is (its slug is the end of its key), so a cold apply holds an index of the folder
- * rather than the folder. Its fields are read back on use; they must not be changed (a copy, as
- * `withoutImages` makes, may be).
+ * A built record whose fields wait in the run's spool: memory holds its key and where the rest is
+ * (its resource and slug are the start and end of its key, its file the default one unless it keeps
+ * its own: see Shelf), so a cold apply holds an index of the folder rather than the folder. Its
+ * fields are read back on use; they must not be changed (a copy, as `withoutImages` makes, may be).
  * Where its parts lie are fields of its own, not an object: one object per document. Where its
  * HTML lies is kept with its parts.
  */
 class SpooledRecord implements DesiredRecord {
-  readonly #spool: BodySpool;
+  readonly #shelf: Shelf;
   readonly #at: number;
   readonly #length: number;
   /**
@@ -40,22 +40,30 @@ class SpooledRecord implements DesiredRecord {
    */
   declare formerSlugs?: FormerSlugs;
   declare siteId?: { value: string; line: number };
+  /** Declared, not a field: a record whose file is named by default has no room for one. */
+  declare ownFile?: string;
 
   constructor(
     readonly key: string,
-    readonly resource: RecordResource,
-    readonly file: string,
-    spool: BodySpool,
+    shelf: Shelf,
     parts: SpoolPlace,
   ) {
-    this.#spool = spool;
+    this.#shelf = shelf;
     this.#at = parts.at;
     this.#length = parts.length;
+  }
+
+  get resource(): RecordResource {
+    return resourceOfKey(this.key);
   }
 
   /** The end of its key (see slugEndsKey): a string per record fewer to hold. */
   get slug(): string {
     return slugOfKey(this.key, this.resource);
+  }
+
+  get file(): string {
+    return this.ownFile ?? this.#shelf.fileOf(this.key, this.resource);
   }
 
   get values(): Record<string, unknown> {
@@ -77,7 +85,7 @@ class SpooledRecord implements DesiredRecord {
     const parts = this.#view();
     if (!('html' in parts.view!) && parts.html) {
       const { at, length, ...html } = parts.html;
-      const spool = this.#spool;
+      const { spool } = this.#shelf;
       parts.view!.html = {
         ...html,
         get template() {
@@ -89,7 +97,7 @@ class SpooledRecord implements DesiredRecord {
   }
 
   #parts(): Parts {
-    return this.#spool.valueAt(this.#at, this.#length) as Parts;
+    return this.#shelf.spool.valueAt(this.#at, this.#length) as Parts;
   }
 
   #view(): Parts {
@@ -122,7 +130,10 @@ export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: 
     };
   }
   if (record.input) kept.input = record.input;
-  const spooled = new SpooledRecord(record.key, record.resource, record.file, spool, spool.place(kept));
+  const shelf = shelfOf(spool);
+  const spooled = new SpooledRecord(record.key, shelf, spool.place(kept));
+  const file = shelf.fileToKeep(record.key, record.resource, record.file);
+  if (file !== undefined) spooled.ownFile = file;
   if (record.formerSlugs) spooled.formerSlugs = record.formerSlugs;
   if (record.siteId) spooled.siteId = record.siteId;
   return spooled;

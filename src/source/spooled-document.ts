@@ -1,5 +1,6 @@
 import type { BodySpool } from '../render/body-spool.js';
-import type { RecordResource } from '../resources.js';
+import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import { RESOURCE_TABLE } from '../resources/table.js';
 import type { SourceDocument } from './read-document.js';
 import { ownCopy } from '../own-copy.js';
 
@@ -14,28 +15,82 @@ interface Kept {
 }
 
 /**
+ * What every spooled document and record of a run shares, held once rather than by each of them:
+ * the spool, and the prefix by which a file is named by default (`content/articles/<slug>.md`,
+ * learnt from the first file so named). A document whose file is named so keeps no file of its
+ * own: at 100,000 documents, that is a string fewer each for the whole run.
+ */
+export class Shelf {
+  #prefix: string | undefined;
+
+  constructor(readonly spool: BodySpool) {}
+
+  /** The file to keep for a document of this key: undefined when it is the default one (see fileOf). */
+  fileToKeep(key: string, resource: RecordResource, file: string): string | undefined {
+    const tail = defaultTail(key, resource);
+    if (this.#prefix === undefined && file.endsWith(tail)) this.#prefix = file.slice(0, -tail.length);
+    return this.#prefix !== undefined &&
+      file.length === this.#prefix.length + tail.length &&
+      file.startsWith(this.#prefix) &&
+      file.endsWith(tail)
+      ? undefined
+      : file;
+  }
+
+  /**
+   * The file of a document of this key that keeps none (see fileToKeep): a flat string, since a
+   * caller may hold it for the rest of the run.
+   */
+  fileOf(key: string, resource: RecordResource): string {
+    return [this.#prefix!, RESOURCE_TABLE[resource].folder, '/', slugOfKey(key, resource), '.md'].join('');
+  }
+}
+
+const shelves = new WeakMap<BodySpool, Shelf>();
+
+/** The shelf of a spool's documents and records (one per spool). */
+export function shelfOf(spool: BodySpool): Shelf {
+  let shelf = shelves.get(spool);
+  if (!shelf) shelves.set(spool, (shelf = new Shelf(spool)));
+  return shelf;
+}
+
+function defaultTail(key: string, resource: RecordResource): string {
+  return `${RESOURCE_TABLE[resource].folder}/${slugOfKey(key, resource)}.md`;
+}
+
+/**
  * A scanned document whose front matter and body wait in the run's spool: the scan reads every
  * file before the first is built, so memory holds per file only what the scan and the order of
- * building need of it (its key and file) and where the rest is. The rest is read back on use
- * and must not be changed. Its slug is the end of its key, made when read: a string per document
+ * building need of it (its key) and where the rest is. The rest is read back on use and must not
+ * be changed. Its slug is the end of its key and its resource the start, made when read; its file
+ * is kept only when it is not the default one (see Shelf): each a string or a field per document
  * fewer to hold.
  */
 class SpooledDocument implements SourceDocument {
   declare lang?: string;
+  /** Declared, not a field: a document whose file is named by default has no room for one. */
+  declare ownFile?: string;
 
   constructor(
     readonly key: string,
-    readonly resource: RecordResource,
-    readonly file: string,
     readonly bodyLine: number,
     // Where the rest lies, in fields of its own: an object per document to say so would add up.
-    private readonly spool: BodySpool,
+    private readonly shelf: Shelf,
     private readonly at: number,
     private readonly length: number,
   ) {}
 
+  get resource(): RecordResource {
+    return resourceOfKey(this.key);
+  }
+
   get slug(): string {
     return slugOfKey(this.key, this.resource);
+  }
+
+  get file(): string {
+    return this.ownFile ?? this.shelf.fileOf(this.key, this.resource);
   }
 
   get frontMatter(): Record<string, unknown> {
@@ -59,7 +114,7 @@ class SpooledDocument implements SourceDocument {
   }
 
   #kept(): Kept {
-    return this.spool.valueAt(this.at, this.length) as Kept;
+    return this.shelf.spool.valueAt(this.at, this.length) as Kept;
   }
 }
 
@@ -72,12 +127,24 @@ export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocu
   const { frontMatter, frontMatterLines, body, absPath, hash } = doc;
   const kept: Kept = { frontMatter, frontMatterLines, body, absPath, hash };
   const { at, length } = spool.place(kept);
+  const shelf = shelfOf(spool);
   // One flat string: a key joined from its resource and slug is held as a node over both.
   const key = ownCopy(doc.key);
-  const spooled = new SpooledDocument(key, doc.resource, doc.file, doc.bodyLine, spool, at, length);
+  const spooled = new SpooledDocument(key, doc.bodyLine, shelf, at, length);
+  const file = shelf.fileToKeep(key, doc.resource, doc.file);
+  if (file !== undefined) spooled.ownFile = file;
   if (doc.lang !== undefined) spooled.lang = doc.lang;
   return spooled;
 }
+
+/** The resource a key `resource/slug` starts with, as the one constant string of that name. */
+export function resourceOfKey(key: string): RecordResource {
+  for (const resource of RECORD_RESOURCES)
+    if (key.charCodeAt(resource.length) === SLASH && key.startsWith(resource)) return resource;
+  throw new Error(`${key} is not a key of a record`);
+}
+
+const SLASH = 0x2f;
 
 /** Whether the key is `resource/slug`, so that the slug can be read back from it (slugOfKey). */
 export function slugEndsKey(doc: { key: string; resource: string; slug: string }): boolean {

@@ -235,19 +235,20 @@ function fingerprintOf(config: Config): string | undefined {
  * large run (twice: its relations and what it embeds) would parse the whole site once more.
  */
 export class MarkNotes {
-  /** Each record a relation names (`category/politics`), and the records that name it: keys and files. */
-  readonly named = new Map<string, { keys: string[]; files: string[] }>();
+  /** Each record a relation names (`category/politics`), and the records that name it. */
+  readonly named = new Map<string, DesiredRecord[]>();
   /** Files records embed that the listing does not take for images, relative to content/. */
   readonly embedded = new Set<string>();
 
-  note(record: DesiredRecord): void {
+  /** Notes what `record` names and embeds; `held` is what is kept of it (a spooled copy, see spoolRecord). */
+  note(record: DesiredRecord, held: DesiredRecord = record): void {
     for (const ref of record.refs ?? [])
       for (const slug of ref.slugs) {
         const target = `${ref.relation.target}/${slug}`;
-        let holders = this.named.get(target);
-        if (!holders) this.named.set(target, (holders = { keys: [], files: [] }));
-        holders.keys.push(record.key);
-        holders.files.push(record.file);
+        const holders = this.named.get(target);
+        // The record, held anyway: its file may be one it makes when asked (see Shelf).
+        if (holders) holders.push(held);
+        else this.named.set(target, [held]);
       }
     for (const file of record.input?.media ?? [])
       if (!isMediaName(path.posix.basename(file))) this.embedded.add(file);

@@ -221,7 +221,7 @@ export async function markCleanRun(
   const dependencies = new Set(run.untouched?.dependencies.files);
   const { notes } = source.clean!;
   for (const [target, holders] of notes.named)
-    if (!run.state.records.has(target)) holders.keys.forEach((key, i) => records.set(key, holders.files[i]!));
+    if (!run.state.records.has(target)) for (const holder of holders) records.set(holder.key, holder.file);
   for (const file of notes.embedded) dependencies.add(prefix + file);
   for (const file of records.values()) files.delete(file);
   const dependencyFiles = [...dependencies].sort(byCodeUnit);

@@ -9,9 +9,9 @@ import type { SourceDocument } from '../../src/source/read-document.js';
 import { spoolDocument } from '../../src/source/spooled-document.js';
 
 /**
- * What waits in the spool comes back as it went in. Memory keeps a record's key, resource and
- * file, and where the rest is: its slug is read back from its key, where its HTML lies is kept
- * with its fields.
+ * What waits in the spool comes back as it went in. Memory keeps a record's key, and where the
+ * rest is: its resource and slug are read back from its key, its file is the one the key names
+ * unless it is another, where its HTML lies is kept with its fields.
  */
 
 let dir: string;
@@ -83,8 +83,34 @@ describe('a spooled record', () => {
         expect(rest).toStrictEqual(fields);
       }
     }
-    // Nothing but the key, resource and file is an own field of the object held per record.
-    expect(Object.keys(spooled[1]!).sort()).toEqual(['file', 'key', 'resource']);
+    // Nothing but the key is an own field of the object held per record: its resource and slug
+    // are read from the key, and its file is the one the key names.
+    expect(Object.keys(spooled[1]!)).toEqual(['key']);
+  });
+
+  it('keeps a file of its own only when it is not the one its key names', () => {
+    const files = [
+      // Before any file named by default: nothing to compare with yet.
+      'content/articles/bundle/index.md',
+      'content/articles/plain.md',
+      'content/articles/2024/plain-too.md',
+      'content/articles/again.md',
+      // Ends as the default does, under another folder.
+      'elsewhere/content/articles/moved.md',
+      'content/articles/translated.fr.md',
+    ];
+    const slugs = ['bundle', 'plain', 'plain-too', 'again', 'moved', 'translated'];
+    const spooled = slugs.map((slug, i) => spoolRecord(article(slug, { file: files[i]! }), spool));
+    expect(spooled.map((r) => r.file)).toEqual(files);
+    expect(spooled.map((r) => r.resource)).toEqual(slugs.map(() => 'article'));
+    expect(spooled.map((r) => Object.keys(r).includes('ownFile'))).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+      true,
+    ]);
   });
 
   it('is not made for a record whose key is not its resource and slug', () => {
@@ -127,6 +153,19 @@ describe('a spooled document', () => {
       expect(spooled[field]).toBe(original[field]);
     expect(spooled.frontMatter).toEqual(original.frontMatter);
     expect(spooled.frontMatterLines).toEqual(original.frontMatterLines);
+  });
+
+  it('gives back its file, held only when its key does not name it, and its resource', () => {
+    const named = { ...doc('page/about', 'about'), resource: 'page', file: 'content/pages/about.md' };
+    const other = { ...doc('page/team', 'team'), resource: 'page', file: 'content/pages/people/team.md' };
+    const [a, b] = [
+      spoolDocument(named as SourceDocument, spool),
+      spoolDocument(other as SourceDocument, spool),
+    ];
+    expect([a!.file, b!.file]).toEqual(['content/pages/about.md', 'content/pages/people/team.md']);
+    expect([a!.resource, b!.resource]).toEqual(['page', 'page']);
+    expect(Object.keys(a!)).not.toContain('ownFile');
+    expect(Object.keys(b!)).toContain('ownFile');
   });
 
   it('is not made for a document whose key is not its resource and slug', () => {
