@@ -67,22 +67,22 @@ class SpooledRecord implements DesiredRecord {
   }
 
   get values(): Record<string, unknown> {
-    return this.#parts().values;
+    return this.parts().values;
   }
 
   get input(): RecordInput | undefined {
-    return this.#parts().input;
+    return this.parts().input;
   }
 
   get refs(): RecordRef[] | undefined {
-    const parts = this.#view();
+    const parts = this.view();
     if (!('refs' in parts.view!) && parts.input?.refs)
       parts.view!.refs = refsFromState(this.resource, parts.input.refs);
     return parts.view!.refs;
   }
 
   get html(): RecordHtml | undefined {
-    const parts = this.#view();
+    const parts = this.view();
     if (!('html' in parts.view!) && parts.html) {
       const { at, length, ...html } = parts.html;
       const { spool } = this.#shelf;
@@ -96,12 +96,13 @@ class SpooledRecord implements DesiredRecord {
     return parts.view!.html;
   }
 
-  #parts(): Parts {
+  // Methods, not private (#) ones: those add a field to every record.
+  private parts(): Parts {
     return this.#shelf.spool.valueAt(this.#at, this.#length) as Parts;
   }
 
-  #view(): Parts {
-    const parts = this.#parts();
+  private view(): Parts {
+    const parts = this.parts();
     parts.view ??= {};
     return parts;
   }

@@ -94,26 +94,27 @@ class SpooledDocument implements SourceDocument {
   }
 
   get frontMatter(): Record<string, unknown> {
-    return this.#kept().frontMatter;
+    return this.kept().frontMatter;
   }
 
   get frontMatterLines(): Record<string, number> {
-    return this.#kept().frontMatterLines;
+    return this.kept().frontMatterLines;
   }
 
   get body(): string {
-    return this.#kept().body;
+    return this.kept().body;
   }
 
   get absPath(): string {
-    return this.#kept().absPath;
+    return this.kept().absPath;
   }
 
   get hash(): string {
-    return this.#kept().hash;
+    return this.kept().hash;
   }
 
-  #kept(): Kept {
+  // A method, not a private (#) one: that would add a field to every document.
+  private kept(): Kept {
     return this.shelf.spool.valueAt(this.at, this.length) as Kept;
   }
 }
