@@ -12,6 +12,7 @@ interface Kept {
   /** Read only when the document is built, so not held in memory for every file scanned. */
   absPath: string;
   hash: string;
+  bodyLine: number;
 }
 
 /**
@@ -74,7 +75,6 @@ class SpooledDocument implements SourceDocument {
 
   constructor(
     readonly key: string,
-    readonly bodyLine: number,
     // Where the rest lies, in fields of its own: an object per document to say so would add up.
     private readonly shelf: Shelf,
     private readonly at: number,
@@ -113,6 +113,10 @@ class SpooledDocument implements SourceDocument {
     return this.kept().hash;
   }
 
+  get bodyLine(): number {
+    return this.kept().bodyLine;
+  }
+
   // A method, not a private (#) one: that would add a field to every document.
   private kept(): Kept {
     return this.shelf.spool.valueAt(this.at, this.length) as Kept;
@@ -125,13 +129,13 @@ class SpooledDocument implements SourceDocument {
  */
 export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocument {
   if (!slugEndsKey(doc)) return doc;
-  const { frontMatter, frontMatterLines, body, absPath, hash } = doc;
-  const kept: Kept = { frontMatter, frontMatterLines, body, absPath, hash };
+  const { frontMatter, frontMatterLines, body, absPath, hash, bodyLine } = doc;
+  const kept: Kept = { frontMatter, frontMatterLines, body, absPath, hash, bodyLine };
   const { at, length } = spool.place(kept);
   const shelf = shelfOf(spool);
   // One flat string: a key joined from its resource and slug is held as a node over both.
   const key = ownCopy(doc.key);
-  const spooled = new SpooledDocument(key, doc.bodyLine, shelf, at, length);
+  const spooled = new SpooledDocument(key, shelf, at, length);
   const file = shelf.fileToKeep(key, doc.resource, doc.file);
   if (file !== undefined) spooled.ownFile = file;
   if (doc.lang !== undefined) spooled.lang = doc.lang;
