@@ -342,27 +342,42 @@ function caption(attrs: Record<string, string>, inner: string): string {
 }
 
 /**
- * `[gallery]` -> a list of its images, chosen as WordPress's gallery_shortcode chooses them:
- * `ids` (in the order given), else `include`, else the attachments of the post (or of post `id`)
- * but those in `exclude`; only images, in menu order unless `orderby`/`order` say otherwise.
+ * `[gallery]` -> a list of its images, chosen as WordPress's gallery_shortcode chooses them (see
+ * attachmentIds): images only.
  */
 function gallery(attrs: Record<string, string>, context: ShortcodeContext): string {
-  const items: string[] = [];
+  const items = shownAttachments(attrs, context, 'image', 'gallery image').map(({ id, url }) => {
+    const alt = context.attachmentAlt?.(id) ?? '';
+    return `<li><img src="${escapeAttribute(url)}" alt="${escapeAttribute(alt)}"></li>`;
+  });
+  return items.length ? `\n\n<ul>${items.join('')}</ul>\n\n` : '';
+}
+
+/**
+ * The attachments of one kind a `[gallery]` or `[playlist]` shows, with their URLs, as WordPress
+ * leaves out those of another kind (a PDF among a gallery's ids); one not in the export is
+ * reported as a `what` (`gallery image 12 (no attachment ...)`).
+ */
+function shownAttachments(
+  attrs: Record<string, string>,
+  context: ShortcodeContext,
+  kind: MediaKind,
+  what: string,
+): Array<{ id: string; url: string }> {
+  const shown: Array<{ id: string; url: string }> = [];
   for (const id of attachmentIds(attrs, context)) {
     const url = context.attachmentUrl(id);
     if (!url) {
       context.onDropped(
-        `gallery image ${id} (no attachment with that id in the export)`,
-        'gallery images whose attachment is not in the export',
+        `${what} ${id} (no attachment with that id in the export)`,
+        `${what}s whose attachment is not in the export`,
       );
       continue;
     }
-    // WordPress's gallery shows images only: a PDF or an MP3 among the ids is left out there too.
-    if (context.attachmentKind && context.attachmentKind(id) !== 'image') continue;
-    const alt = context.attachmentAlt?.(id) ?? '';
-    items.push(`<li><img src="${escapeAttribute(url)}" alt="${escapeAttribute(alt)}"></li>`);
+    if (context.attachmentKind && context.attachmentKind(id) !== kind) continue;
+    shown.push({ id, url });
   }
-  return items.length ? `\n\n<ul>${items.join('')}</ul>\n\n` : '';
+  return shown;
 }
 
 /** A list of attachment ids (`"1, 2,3"`), each once. */
@@ -411,16 +426,7 @@ function attachmentIds(attrs: Record<string, string>, context: ShortcodeContext)
 function playlist(attrs: Record<string, string>, context: ShortcodeContext): string {
   const kind = attrs.type?.trim().toLowerCase() === 'video' ? 'video' : 'audio';
   let out = '';
-  for (const id of attachmentIds(attrs, context)) {
-    const url = context.attachmentUrl(id);
-    if (!url) {
-      context.onDropped(
-        `playlist track ${id} (no attachment with that id in the export)`,
-        'playlist tracks whose attachment is not in the export',
-      );
-      continue;
-    }
-    if (context.attachmentKind && context.attachmentKind(id) !== kind) continue;
+  for (const { id, url } of shownAttachments(attrs, context, kind, 'playlist track')) {
     const title = context.attachmentTitle?.(id)?.trim();
     if (title) out += `\n\n<p>${escapeText(title)}</p>`;
     out += media(kind, { src: url }, '', context);
