@@ -133,8 +133,7 @@ export function spoolRecord(record: DesiredRecord, spool: BodySpool, template?: 
   if (record.input) kept.input = record.input;
   const shelf = shelfOf(spool);
   const spooled = new SpooledRecord(record.key, shelf, spool.place(kept));
-  const file = shelf.fileToKeep(record.key, record.resource, record.file);
-  if (file !== undefined) spooled.ownFile = file;
+  shelf.keepFile(spooled, record.key, record.resource, record.file);
   if (record.formerSlugs) spooled.formerSlugs = record.formerSlugs;
   if (record.siteId) spooled.siteId = record.siteId;
   return spooled;

@@ -26,24 +26,22 @@ export class Shelf {
 
   constructor(readonly spool: BodySpool) {}
 
-  /** The file to keep for a document of this key: undefined when it is the default one (see fileOf). */
-  fileToKeep(key: string, resource: RecordResource, file: string): string | undefined {
+  /**
+   * Gives `held` its file when it is not the one its key names by default (see fileOf): most
+   * documents keep none.
+   */
+  keepFile(held: { ownFile?: string }, key: string, resource: RecordResource, file: string): void {
     const tail = defaultTail(key, resource);
     if (this.#prefix === undefined && file.endsWith(tail)) this.#prefix = file.slice(0, -tail.length);
-    return this.#prefix !== undefined &&
-      file.length === this.#prefix.length + tail.length &&
-      file.startsWith(this.#prefix) &&
-      file.endsWith(tail)
-      ? undefined
-      : file;
+    if (this.#prefix === undefined || file !== this.#prefix + tail) held.ownFile = file;
   }
 
   /**
-   * The file of a document of this key that keeps none (see fileToKeep): a flat string, since a
+   * The file of a document of this key that keeps none (see keepFile): a flat string, since a
    * caller may hold it for the rest of the run.
    */
   fileOf(key: string, resource: RecordResource): string {
-    return [this.#prefix!, RESOURCE_TABLE[resource].folder, '/', slugOfKey(key, resource), '.md'].join('');
+    return ownCopy(this.#prefix! + defaultTail(key, resource));
   }
 }
 
@@ -136,8 +134,7 @@ export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocu
   // One flat string: a key joined from its resource and slug is held as a node over both.
   const key = ownCopy(doc.key);
   const spooled = new SpooledDocument(key, shelf, at, length);
-  const file = shelf.fileToKeep(key, doc.resource, doc.file);
-  if (file !== undefined) spooled.ownFile = file;
+  shelf.keepFile(spooled, key, doc.resource, doc.file);
   if (doc.lang !== undefined) spooled.lang = doc.lang;
   return spooled;
 }
