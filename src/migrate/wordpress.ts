@@ -8,7 +8,9 @@ import { convertExtras, wordpressTexturize } from './markdown-extras.js';
 import { OldSiteLinks, rewriteLink, type LinkFolder, type OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { codeShortcodes, expandShortcodes, mediaKind, type MediaKind } from './shortcodes.js';
+import { defaultLanguage, itemLanguage } from './wp-languages.js';
 import { decodeSlug, slugify } from './slug.js';
+import { translatedSlug } from '../source/languages.js';
 import { decodeEntities, plainText } from './text.js';
 import { assignSlugs, reportRenamed } from './unique-slugs.js';
 import { ContentWriter } from './write-content.js';
@@ -19,6 +21,7 @@ import {
   parseItem,
   parseItemHead,
   validateXml,
+  TRANSLATION_TAXONOMIES,
   type WxrChannel,
   type WxrItem,
 } from './wxr.js';
@@ -54,6 +57,8 @@ const SKIPPED_TYPES: Record<string, string> = {
  *   description* (Yoast SEO's or Rank Math's meta description),
  *   featured_image* (the `_thumbnail_id` attachment's URL) and featured_image_alt*, author* (the login).
  * - page -> pages/<slug>.md: title, `draft: true` as for posts, description*.
+ * - A post or page in another language (Polylang, WPML) than the default one -> its translation,
+ *   `<slug>-<lang>.md` with `slug` and `lang` (see translations).
  * - A slug already taken by an earlier item of the same folder gets `-2`, `-3`... (reported).
  * - Embeds (players, gists, audio, video, auto-embedded URLs) are kept (embeds.ts); links to
  *   imported posts and pages are rewritten to their new paths (old-links.ts).
@@ -122,6 +127,8 @@ interface ItemContext {
   reusableBlocks: Map<string, string | { hidden: string }>;
   /** Category slugs by term id. */
   categoryById: Map<string, string>;
+  /** The site's default language (see wp-languages.ts): its items keep their slugs, others are translations. */
+  defaultLanguage: string | undefined;
 }
 
 /**
@@ -134,6 +141,8 @@ interface Records {
   folder: LinkFolder[];
   /** The slug asked for (the export's, or one made from the title); after the first pass, the one given. */
   slug: string[];
+  /** The record's language, one string per language (see wp-languages.ts). */
+  lang: Array<string | undefined>;
 }
 
 /**
@@ -153,7 +162,10 @@ async function indexExport(
   const attachmentOrder = new Map<string, number>();
   const attachmentTitle = new Map<string, string>();
   const reusableBlocks = new Map<string, string | { hidden: string }>();
-  const records: Records = { position: [], folder: [], slug: [] };
+  const records: Records = { position: [], folder: [], slug: [], lang: [] };
+  /** Items by language (Polylang, WPML); languages that are no language tag. */
+  const languages = new Map<string, { lang: string; count: number }>();
+  const notLanguages = new Map<string, number>();
   // Old addresses are added as they are read; hosts (from the channel, read last) matter only to
   // the links being rewritten.
   const links = new OldSiteLinks(options.linkPath);
@@ -166,7 +178,19 @@ async function indexExport(
     const type = itemType(item.text);
     if (type === 'post' || type === 'page') {
       const head = parseItemHead(item.text);
-      if (!NOT_IMPORTED.has(head.status)) addRecord(records, links, total, head);
+      if (NOT_IMPORTED.has(head.status)) continue;
+      const language = itemLanguage(head);
+      let lang: string | undefined;
+      if (language && 'invalid' in language) {
+        const slug = detach(language.invalid);
+        notLanguages.set(slug, (notLanguages.get(slug) ?? 0) + 1);
+      } else if (language) {
+        // One string per language, not a view into each item's text.
+        const known = languages.get(language.lang);
+        lang = known?.lang ?? detach(language.lang);
+        languages.set(lang, { lang, count: (known?.count ?? 0) + 1 });
+      }
+      addRecord(records, links, total, head, lang);
       continue;
     }
     if (type === 'wp_block') {
@@ -224,6 +248,7 @@ async function indexExport(
   };
 
   for (const url of channel.siteUrls) links.addSite(url);
+  const siteLanguage = translations(records, languages, notLanguages, channel.language, report);
   records.slug = assignSlugs(records.folder, records.slug);
   links.resolveRecords((n) => links.pathOf(records.folder[n]!, records.slug[n]!));
 
@@ -245,7 +270,57 @@ async function indexExport(
     knownCategories,
     reusableBlocks,
     categoryById: new Map(channel.categories.map((c) => [detach(c.id), detach(decodeSlug(c.slug))])),
+    defaultLanguage: siteLanguage,
   };
+}
+
+/**
+ * The languages of a Polylang or WPML site (see wp-languages.ts): each post or page in another
+ * language than the site's default one is a translation, written as the static importers write one
+ * (`slug:` without the language, `lang:`), so that sync keys it `<slug>-<lang>`; its slug asked for
+ * here is that key, so two translations with one slug (Polylang allows it across languages) do not
+ * clash. Returns the default language.
+ */
+function translations(
+  records: Records,
+  languages: ReadonlyMap<string, { count: number }>,
+  notLanguages: ReadonlyMap<string, number>,
+  siteLanguage: string,
+  report: MigrationReport,
+): string | undefined {
+  for (const [slug, count] of notLanguages)
+    report.warnings.push(
+      detach(
+        `language \`${slug}\` is not a language tag such as en or pt-br: its ${count} post` +
+          `${count === 1 ? '' : 's'} and pages are imported without a language`,
+      ),
+    );
+  const siteDefault = defaultLanguage(
+    new Map([...languages].map(([lang, { count }]) => [lang, count])),
+    siteLanguage,
+  );
+  if (siteDefault === undefined) return undefined;
+  const site = { default: siteDefault };
+  let translated = 0;
+  for (let n = 0; n < records.slug.length; n++) {
+    const lang = records.lang[n];
+    if (lang === undefined || lang === siteDefault) continue;
+    records.slug[n] = translatedSlug(records.slug[n]!, lang, site);
+    translated++;
+  }
+  if (translated === 0) return siteDefault;
+  report.convert(
+    'translations (Polylang, WPML), written with `lang:` (sync keys each `<slug>-<lang>`)',
+    translated,
+  );
+  if (siteDefault !== 'en')
+    report.warnings.push(
+      detach(
+        `the site's default language is \`${siteDefault}\`: set \`languages: { default: '${siteDefault}' }\` in ` +
+          `sync.config.ts, so that its translations keep their keys`,
+      ),
+    );
+  return siteDefault;
 }
 
 /** Throws where the channel (the export outside its items) is not well-formed XML. */
@@ -328,7 +403,13 @@ function folderOf(item: WxrItem): LinkFolder {
  * A post or page to import, and its old addresses (permalink, guid, `?p=<id>`). Each gets its
  * slug before any is converted, so that a link to a post later in the file is rewritten too.
  */
-function addRecord(records: Records, links: OldSiteLinks, position: number, item: WxrItem): void {
+function addRecord(
+  records: Records,
+  links: OldSiteLinks,
+  position: number,
+  item: WxrItem,
+  lang: string | undefined,
+): void {
   const n = records.position.length;
   links.addRecord([item.link, item.guid, `?p=${item.id}`], n);
   // A hostile export's thousand old slugs cost no more than a few.
@@ -338,6 +419,7 @@ function addRecord(records: Records, links: OldSiteLinks, position: number, item
   records.position.push(position);
   records.folder.push(folderOf(item));
   records.slug.push(detach(slugOf(item)));
+  records.lang.push(lang);
 }
 
 const MAX_OLD_ADDRESSES = 10;
@@ -400,9 +482,17 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   const title = texturized.text;
   const label = labelOf(item);
   if (markup) report.drop('HTML markup in titles (a title is text here: written without its tags)', label);
+  const language = itemLanguage(item);
+  const lang =
+    language && 'lang' in language && language.lang !== ctx.defaultLanguage ? language.lang : undefined;
   // Kept in the report and the writer's indexes: not a view into the item's text.
-  const asked = detach(slugOf(item));
+  const own = detach(slugOf(item));
+  const asked = lang === undefined ? own : translatedSlug(own, lang, { default: ctx.defaultLanguage! });
   const slug = assigned ?? asked;
+  // A translation's file says its slug without the language, and the language (see translations).
+  const suffix = `-${lang}`;
+  const translation =
+    lang !== undefined && slug.endsWith(suffix) ? { slug: slug.slice(0, -suffix.length), lang } : {};
   if (slug !== asked) reportRenamed(report, label, folderOf(item), asked, slug);
   const body = convertBody(item, label, ctx);
   // A private or password-protected item must not become public by being imported.
@@ -423,7 +513,7 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   // As the static importers do, for posts and pages alike.
   const description = seoDescription(item, label, report);
   if (item.type === 'page') {
-    const fm: Record<string, unknown> = { title: title || slug };
+    const fm: Record<string, unknown> = { title: title || slug, ...translation };
     if (draft) fm.draft = true;
     if (description) fm.description = description;
     // A page has a featured image too (a theme's header on an About page).
@@ -442,7 +532,9 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   const tags = item.terms.filter((t) => t.domain === 'post_tag').map((t) => decodeSlug(t.slug));
   // Co-Authors Plus keeps a post's authors as terms of its `author` taxonomy, in their order.
   const coAuthors = [...new Set(item.terms.filter((t) => t.domain === 'author').map((t) => t.name.trim()))];
-  const others = item.terms.filter((t) => !['category', 'post_tag', 'author'].includes(t.domain)).length;
+  const others = item.terms.filter(
+    (t) => !['category', 'post_tag', 'author'].includes(t.domain) && !TRANSLATION_TAXONOMIES.has(t.domain),
+  ).length;
   if (others) report.skip('post terms of other taxonomies (post formats, custom taxonomies)', others);
   const [firstCategory, ...otherCategories] = categories;
   // Kept in the writer's indexes after this item is done: not a view into the item's text.
@@ -459,7 +551,7 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
       `category \`${category}\``,
     );
   }
-  const fm: Record<string, unknown> = { title: title || slug, date: dateOf(item) };
+  const fm: Record<string, unknown> = { title: title || slug, ...translation, date: dateOf(item) };
   if (draft) fm.draft = true;
   if (item.sticky) fm.sticky = true;
   if (category) fm.category = category;

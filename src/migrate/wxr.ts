@@ -62,6 +62,8 @@ export interface WxrChannel {
   categories: WxrCategory[];
   /** `wp:term` entries: terms of custom taxonomies, which have no place in cms-sync. */
   otherTerms: number;
+  /** The channel's `<language>` (`en-US`): the site's language, and its default one for Polylang and WPML. */
+  language: string;
 }
 
 const REPEATED = new Set([
@@ -183,7 +185,10 @@ export function parseChannel(skeleton: string): WxrChannel {
       firstName: text(a['wp:author_first_name']),
       lastName: text(a['wp:author_last_name']),
     })),
-    otherTerms: list(channel['wp:term']).length,
+    otherTerms: list(channel['wp:term']).filter(
+      (t) => !TRANSLATION_TAXONOMIES.has(text(t['wp:term_taxonomy'])),
+    ).length,
+    language: text(channel.language),
     categories: list(channel['wp:category']).map((c) => ({
       slug: text(c['wp:category_nicename']),
       name: text(c['wp:cat_name']),
@@ -193,6 +198,18 @@ export function parseChannel(skeleton: string): WxrChannel {
     })),
   };
 }
+
+/**
+ * Polylang's taxonomies: an item's language (`language`) and its translation group
+ * (`post_translations`), and the same for terms. What they say is read (see wp-languages.ts), not
+ * skipped as a custom taxonomy.
+ */
+export const TRANSLATION_TAXONOMIES: ReadonlySet<string> = new Set([
+  'language',
+  'post_translations',
+  'term_language',
+  'term_translations',
+]);
 
 /** Cheap look at an item's type, without parsing it (the first pass only needs attachments). */
 export function itemType(xml: string): string {
