@@ -2,6 +2,7 @@ import type { Element, ElementContent, Root, RootContent } from 'hast';
 import type { FootnoteDefinition, FootnoteReference, Html, Nodes, Paragraph, PhrasingContent } from 'mdast';
 import type { Root as MdastRoot } from 'mdast';
 import rehypeParse from 'rehype-parse';
+import { parseHtml } from './deep-html.js';
 import rehypeRemark, { type Options as RehypeRemarkOptions } from 'rehype-remark';
 import rehypeStringify from 'rehype-stringify';
 import remarkGfm from 'remark-gfm';
@@ -31,6 +32,8 @@ export interface ConvertOptions {
    * (tight lists, bare URLs, editor markers dropped) more than the old site's exact markup.
    */
   faithful?: boolean;
+  /** Told how many wrappers nested too deep to convert were removed (see deep-html.ts). */
+  onFlattened?: (removed: number) => void;
 }
 
 const OPTIONS = 'cmsSyncConvert';
@@ -799,7 +802,8 @@ function toMarkdown(tree: Root, options: ConvertOptions): string {
 }
 
 function parse(html: string, options: ConvertOptions): Root {
-  const tree = htmlReader.parse(html);
+  const { tree, flattened } = parseHtml(html);
+  if (flattened > 0) options.onFlattened?.(flattened);
   rehypePrepare()(tree, { data: { [OPTIONS]: options } } as unknown as VFile);
   return tree;
 }

@@ -7,6 +7,7 @@ import { MEDIA_EXTENSIONS } from '../resources.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
 import type { FeaturedImage } from './featured-image.js';
+import { FLATTENED } from './deep-html.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax } from './kramdown.js';
 import { convertExtras, MAX_DEFINITION_LINES, type MarkdownExtras } from './markdown-extras.js';
@@ -347,7 +348,7 @@ export async function importSite(
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
     const html = doc.html
-      ? htmlToMarkdown(restored, { localImages: true })
+      ? htmlToMarkdown(restored, { localImages: true, onFlattened: () => report.drop(FLATTENED, file) })
       : profile.kramdown
         ? markdownInHtml(restored, { everyBlock: profile.parseBlockHtml === true })
         : restored;

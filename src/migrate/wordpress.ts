@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { detach } from './detach.js';
+import { FLATTENED } from './deep-html.js';
 import { protectEmbeds } from './embeds.js';
 import { htmlBlockMarker } from './html-block.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
@@ -651,6 +652,7 @@ function convertBody(item: WxrItem, label: string, ctx: ItemContext): string {
   });
   const markdown = htmlToMarkdown(embeds.html, {
     resolveUrl: (url) => rewriteLink(ctx.resolveUrl(url) ?? url, label, ctx.links, report),
+    onFlattened: () => report.drop(FLATTENED, label),
     onRelativeImage: (src) =>
       report.warnings.push(
         detach(`${item.type} ${item.id}: image \`${src}\` has no absolute URL; written as a link`),
