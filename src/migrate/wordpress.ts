@@ -191,7 +191,7 @@ async function indexExport(
         lang = known?.lang ?? detach(language.lang);
         languages.set(lang, { lang, count: (known?.count ?? 0) + 1 });
       }
-      addRecord(records, links, total, head, lang);
+      addRecord(records, links, total, head, lang, pagesOf(item.text));
       continue;
     }
     if (type === 'wp_block') {
@@ -410,9 +410,20 @@ function addRecord(
   position: number,
   item: WxrItem,
   lang: string | undefined,
+  pages: number,
 ): void {
   const n = records.position.length;
   links.addRecord([item.link, item.guid, `?p=${item.id}`], n);
+  // Page 2 and on of a post split by <!--nextpage--> (`<permalink>/2/`): one page here.
+  // A plain permalink's pages (`?p=12&page=2`) are the post's `?p=12` already.
+  if (pages > 1 && URL.canParse(item.link) && !/[?#]/.test(item.link)) {
+    const permalink = item.link.replace(/\/*$/, '/');
+    const numbered = Array.from(
+      { length: Math.min(pages, MAX_PAGES) - 1 },
+      (_, i) => `${permalink}${i + 2}/`,
+    );
+    links.addRedirects(numbered, [], n);
+  }
   // A hostile export's thousand old slugs cost no more than a few.
   const oldSlugs = item.oldSlugs.slice(0, MAX_OLD_ADDRESSES);
   const oldDates = item.oldDates.slice(0, MAX_OLD_ADDRESSES);
@@ -424,6 +435,17 @@ function addRecord(
 }
 
 const MAX_OLD_ADDRESSES = 10;
+
+/** How many pages `<!--nextpage-->` splits an item's body into (1 for a body it does not split). */
+function pagesOf(itemXml: string): number {
+  let pages = 1;
+  for (let at = itemXml.indexOf(NEXT_PAGE); at !== -1; at = itemXml.indexOf(NEXT_PAGE, at + 1)) pages++;
+  return pages;
+}
+
+const NEXT_PAGE = '<!--nextpage-->';
+/** Pages of a split post whose addresses are kept: a hostile export's thousand cost no more. */
+const MAX_PAGES = 100;
 
 /**
  * The post's permalink as it was under each old slug (`_wp_old_slug`) and old date

@@ -163,6 +163,42 @@ describe('import wordpress: links the old site redirected to a post', () => {
   });
 });
 
+describe('import wordpress: links to a page of a post split by <!--nextpage-->', () => {
+  it('lead to the post, which is one page here; an archive of the same year is no page of a post', async () => {
+    const { read, stdout } = await importItems([
+      post({
+        id: 20,
+        slug: 'guide',
+        link: 'https://blog.example.org/2023/05/guide/',
+        content: '<p>Part one.</p><!--nextpage--><p>Part two.</p><!--nextpage--><p>Part three.</p>',
+      }),
+      post({ id: 21, slug: '2023', link: 'https://blog.example.org/2023/' }),
+      post({
+        id: 22,
+        slug: 'links',
+        content: [
+          '<a href="https://blog.example.org/2023/05/guide/2/">page two</a>',
+          '<a href="https://blog.example.org/2023/05/guide/3/#step">page three</a>',
+          '<a href="https://blog.example.org/?p=20&amp;page=2">plain page two</a>',
+          '<a href="https://blog.example.org/2023/05/">archive</a>',
+        ].join(' '),
+      }),
+    ]);
+    expect(bodyOf(await read('guide'))).toBe('Part one.\n\nPart two.\n\nPart three.\n');
+    expect(bodyOf(await read('links')).trim()).toBe(
+      [
+        '[page two](/articles/guide/)',
+        '[page three](/articles/guide/#step)',
+        '[plain page two](/articles/guide/)',
+        '[archive](https://blog.example.org/2023/05/)',
+      ].join(' '),
+    );
+    expect(stdout).toContain(
+      "Links to the old site's posts and pages: 3 rewritten to their new paths, 1 left as they were",
+    );
+  });
+});
+
 describe('import wordpress: a title with inline HTML', () => {
   it('is written as its text, entities decoded once, and reported', async () => {
     const { read, stdout } = await importItems([
