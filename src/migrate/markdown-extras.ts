@@ -1,5 +1,5 @@
 import type { Element, Root as HastRoot } from 'hast';
-import type { Paragraph, Root, Text } from 'mdast';
+import type { Paragraph, Parents, Root, Text } from 'mdast';
 import { defListFromMarkdown, defListHastHandlers } from 'mdast-util-definition-list';
 import { toHast } from 'mdast-util-to-hast';
 import { nameToEmoji } from 'gemoji';
@@ -159,13 +159,20 @@ export function convertExtras(
     const abbreviation = abbreviationPattern(defined);
     const removed = [...edits].sort((a, b) => a.start - b.start);
     const wanted = { emoji, smilies, typographer };
-    visit(tree, 'text', (node: Text, _index, parent) => {
+    const untexturized = new WeakMap<object, ReadonlySet<number>>();
+    visit(tree, 'text', (node: Text, index, parent) => {
       const { start, end } = range(node);
       if (start === undefined || end === undefined) return;
       // An autolink's text is its URL (`<https://x.example/a--b>`, a bare `www.…`): as typed.
       const linkStart = parent?.type === 'link' ? range(parent).start : undefined;
       const autolink = linkStart !== undefined && (linkStart === start || markdown[linkStart] === '<');
-      const kinds = autolink ? { ...wanted, typographer: false } : wanted;
+      // wptexturize leaves the text of a `<kbd>` or `<tt>` as typed (its no_texturize_tags).
+      const keyboard =
+        typographer === 'wordpress' &&
+        parent !== undefined &&
+        index !== undefined &&
+        untexturizedIn(parent, untexturized).has(index);
+      const kinds = autolink || keyboard ? { ...wanted, typographer: false } : wanted;
       for (const found of textEdits(markdown, start, end, kinds, abbreviation, defined)) {
         const at = { start: start + found.start, end: start + found.end };
         // Not in what is rewritten already (an abbreviation's definition, an alert's marker).
@@ -585,6 +592,28 @@ function textEdits(
       });
     }
   return found.sort((a, b) => a.start - b.start);
+}
+
+/** Inline HTML whose text wptexturize leaves as typed (`pre`, `code`, `script` and `style` are code here). */
+const NO_TEXTURIZE = /^<(\/?)(kbd|tt)(?=[\s>])[^>]*>$/i;
+
+/**
+ * The positions, among `parent`'s children, of those inside an inline `<kbd>…</kbd>` or
+ * `<tt>…</tt>` (an `html` node opens it, another closes it), found once per parent.
+ */
+function untexturizedIn(parent: Parents, cache: WeakMap<object, ReadonlySet<number>>): ReadonlySet<number> {
+  let inside = cache.get(parent);
+  if (inside) return inside;
+  const found = new Set<number>();
+  let depth = 0;
+  parent.children.forEach((child, i) => {
+    const tag = child.type === 'html' ? NO_TEXTURIZE.exec(child.value.trim()) : null;
+    if (tag) depth = Math.max(0, depth + (tag[1] ? -1 : 1));
+    else if (depth > 0) found.add(i);
+  });
+  inside = found;
+  cache.set(parent, inside);
+  return inside;
 }
 
 /** A definition list as one HTML block (markdown-html.ts). */

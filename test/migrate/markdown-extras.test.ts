@@ -167,6 +167,20 @@ describe('Markdown a site renderer had and CommonMark has not, converted on impo
     expect(out.typographer).toBe(21);
   });
 
+  it("typographer 'wordpress': the text of a <kbd> or <tt> as typed, as wptexturize leaves it", () => {
+    const out = convertExtras(
+      'Press <kbd>Ctrl+"--"</kbd> or <KBD class="k">Alt+\'x\'</KBD>, type <tt>a -- b...</tt>; then "go" -- now.',
+      { typographer: 'wordpress' },
+    );
+    expect(out.text).toBe(
+      'Press <kbd>Ctrl+"--"</kbd> or <KBD class="k">Alt+\'x\'</KBD>, type <tt>a -- b...</tt>; then ' +
+        '\u201cgo\u201d \u2014 now.',
+    );
+    expect(out.typographer).toBe(3);
+    // Not for the static sites' typographers, which do change the text of inline HTML.
+    expect(convertExtras('<kbd>a -- b</kbd>', { typographer: true }).text).toBe('<kbd>a \u2013 b</kbd>');
+  });
+
   it('typographer: dashes, ellipsis, guillemets and curly quotes, as Goldmark and kramdown show them', () => {
     const out = convertExtras(
       [
