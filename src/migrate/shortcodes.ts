@@ -1,3 +1,4 @@
+import { htmlBlockMarker } from './html-block.js';
 import { oembedMarker } from './embeds.js';
 import { isOEmbedUrl } from './oembed.js';
 import { decodeEntities } from './text.js';
@@ -284,7 +285,9 @@ function pageBuilderElement(
     const alt = attrs.alt ?? (id ? context.attachmentAlt?.(id) : undefined) ?? '';
     return `<p><img src="${escapeAttribute(src)}" alt="${escapeAttribute(alt)}"></p>`;
   }
-  if (name === 'vc_raw_html' && content !== undefined) return rawHtml(content);
+  // Its author wrote HTML, which WordPress showed as written (a widget and its script): kept whole.
+  if (name === 'vc_raw_html' && content !== undefined)
+    return `\n\n${htmlBlockMarker(rawHtml(content), 'raw HTML elements (WPBakery [vc_raw_html])')}\n\n`;
   // WPBakery's heading keeps its level in `font_container="tag:h3|…"`, Enfold's in `tag`.
   const heading =
     name === 'vc_custom_heading' ? attrs.text : name === 'av_heading' ? attrs.heading : undefined;

@@ -299,8 +299,9 @@ describe('import wordpress: page builders', () => {
   });
 
   it('keeps the headings, buttons and raw HTML of page builders, and reports what it cannot keep', async () => {
-    // WPBakery keeps raw HTML URL-encoded, in base64.
-    const raw = Buffer.from(encodeURIComponent('<p>Raw <em>HTML</em></p>')).toString('base64');
+    // WPBakery keeps raw HTML URL-encoded, in base64: a widget's placeholder and its script, kept whole.
+    const widget = '<div class="widget" data-id="7"></div>\n<script src="https://w.example/w.js"></script>';
+    const raw = Buffer.from(encodeURIComponent(widget)).toString('base64');
     const { body, stdout } = await importBody(
       [
         '[vc_row][vc_column][vc_custom_heading text="Our team" font_container="tag:h3|text_align:left"]',
@@ -317,13 +318,14 @@ describe('import wordpress: page builders', () => {
         '',
         '[Contact us](https://blog.example.org/contact)',
         '',
-        'Raw _HTML_',
+        widget,
         '',
         '[Buy](https://shop.example.org/)',
       ].join('\n'),
     );
     expect(stdout).toContain('1  page-builder images whose attachment is not in the export: post 1 "Code"');
     expect(stdout).toContain('1  page-builder [vc_gmaps] elements, which have no form here: post 1 "Code"');
+    expect(stdout).toMatch(/raw HTML elements \(WPBakery \[vc_raw_html\]\)/);
   });
 });
 
