@@ -14,6 +14,7 @@ import { sameValue } from '../plan/payload.js';
 import { bindMedia } from '../render/bind-media.js';
 import { classesOf } from './embeds.js';
 import { renderMarkdown } from '../render/render-markdown.js';
+import { mathSyntaxPlugins, type MathSyntax } from '../render/math-syntax.js';
 
 export interface ConvertOptions {
   /** Makes a URL found in the HTML absolute (site address, `__GHOST_URL__`); undefined if it cannot. */
@@ -32,6 +33,12 @@ export interface ConvertOptions {
    * (tight lists, bare URLs, editor markers dropped) more than the old site's exact markup.
    */
   faithful?: boolean;
+  /**
+   * TeX math as cms-sync renders it (config `markdown.math`, see render/math.ts): its
+   * `<span class="math math-inline">\(…\)</span>` and `<div class="math math-display">\[…\]</div>`
+   * become `$…$` and `$$…$$` again. Needs loadMath() first.
+   */
+  math?: MathSyntax | false | undefined;
   /** Told how many wrappers nested too deep to convert were removed (see deep-html.ts). */
   onFlattened?: (removed: number) => void;
 }
@@ -587,8 +594,22 @@ const inlineHtml: Handle = (state, node: Element) => {
 
 type Handle = NonNullable<RehypeRemarkOptions['handlers']>[string];
 
+/** Stand-ins for math as cms-sync renders it, marked in toMarkdown: their one child is the TeX. */
+const MATH_INLINE = 'cms-sync-math-inline';
+const MATH_DISPLAY = 'cms-sync-math-display';
+
 /** hast -> mdast handlers for what rehype-remark does not know or would flatten. */
 const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
+  [MATH_INLINE](state, node: Element) {
+    const math = { type: 'inlineMath', value: texOf(node) } as unknown as PhrasingContent;
+    state.patch(node, math);
+    return math;
+  },
+  [MATH_DISPLAY](state, node: Element) {
+    const math = { type: 'math', value: texOf(node) } as unknown as Nodes;
+    state.patch(node, math);
+    return math;
+  },
   [RAW](state, node: Element) {
     const html: Html = { type: 'html', value: rawOf(node).html };
     state.patch(node, html);
@@ -768,23 +789,35 @@ const STRINGIFY = {
   listItemIndent: 'one',
 } as const;
 
-function buildProcessor(faithful: boolean) {
-  const base = unified().use(rehypeRemark, { handlers }).use(remarkGfm).use(remarkTidy);
+function buildProcessor(faithful: boolean, math: MathSyntax | false) {
+  const base = unified()
+    .use(rehypeRemark, { handlers })
+    .use(remarkGfm)
+    .use(mathSyntaxPlugins(math))
+    .use(remarkTidy);
   return (faithful ? base : base.use(remarkBareUrls)).use(remarkStringify, STRINGIFY).freeze();
 }
 
 // Built on first use, one per kind: assembling a pipeline costs more than converting a post.
-const processors: {
-  plain?: ReturnType<typeof buildProcessor>;
-  faithful?: ReturnType<typeof buildProcessor>;
-} = {};
+const processors = new Map<string, ReturnType<typeof buildProcessor>>();
 
 function toMarkdown(tree: Root, options: ConvertOptions): string {
-  const kind = options.faithful ? 'faithful' : 'plain';
-  const processor = (processors[kind] ??= buildProcessor(kind === 'faithful'));
+  const math = options.math ?? false;
+  const kind = `${options.faithful ? 'faithful' : 'plain'} ${math ? `math ${math.singleDollar}` : ''}`;
+  let processor = processors.get(kind);
+  if (!processor) processors.set(kind, (processor = buildProcessor(options.faithful === true, math)));
   const file = { data: { [OPTIONS]: options } } as unknown as VFile;
   const copy = structuredClone(tree);
   visit(copy, 'element', (node) => {
+    if (math) {
+      const stand = mathStandIn(node);
+      if (stand) {
+        node.tagName = stand.tagName;
+        node.properties = {};
+        node.children = [{ type: 'text', value: stand.tex }];
+        return SKIP;
+      }
+    }
     if (node.tagName !== 'dynamic-block') return;
     // The CMS's media element: back to the Markdown cms-sync renders it from (docs/contract.md,
     // Media). As an image it sits among text as the renderer reads it.
@@ -813,7 +846,7 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): stri
   if (html.trim() === '') return '';
   const tree = parse(html, options);
   const markdown = toMarkdown(tree, options);
-  if (!options.faithful || rendersAs(markdown, html)) return markdown;
+  if (!options.faithful || rendersAs(markdown, html, options.math)) return markdown;
   // Some block does not come back: find which, one block at a time, and keep those raw.
   // remark-gfm's footnotes go together, references and section: their numbers and ids depend
   // on the whole set.
@@ -825,13 +858,35 @@ export function htmlToMarkdown(html: string, options: ConvertOptions = {}): stri
   ];
   for (const group of groups) {
     const part: Root = { type: 'root', children: group };
-    if (rendersAs(toMarkdown(part, options), toHtml(part))) continue;
+    if (rendersAs(toMarkdown(part, options), toHtml(part), options.math)) continue;
     for (const block of group) {
       const index = tree.children.indexOf(block);
       if (block.type === 'element' || block.type === 'comment') keepRaw(block, index, tree);
     }
   }
   return toMarkdown(tree, options);
+}
+
+/**
+ * Math as render/math.ts writes it: a `<span class="math math-inline">` whose one text is
+ * `\(TeX\)`, or a `<div class="math math-display">` whose one text is `\[TeX\]`.
+ */
+function mathStandIn(node: Element): { tagName: string; tex: string } | undefined {
+  const display = node.tagName === 'div';
+  if (!display && node.tagName !== 'span') return undefined;
+  const classes = classesOf(node);
+  if (!classes.includes('math') || !classes.includes(display ? 'math-display' : 'math-inline'))
+    return undefined;
+  const [only, ...rest] = node.children;
+  if (rest.length > 0 || only?.type !== 'text') return undefined;
+  const delimited = display ? /^\\\[([\s\S]*)\\\]$/.exec(only.value) : /^\\\(([\s\S]*)\\\)$/.exec(only.value);
+  if (!delimited) return undefined;
+  return { tagName: display ? MATH_DISPLAY : MATH_INLINE, tex: delimited[1]! };
+}
+
+function texOf(node: Element): string {
+  const [text] = node.children;
+  return text?.type === 'text' ? text.value : '';
 }
 
 function holdsFootnotes(node: RootContent): boolean {
@@ -847,8 +902,8 @@ function holdsFootnotes(node: RootContent): boolean {
  * the HTML of both is written alike (attribute order and quotes, entities): media blocks are
  * bound to the ids their `cms-media:` sources name.
  */
-export function rendersAs(markdown: string, html: string): boolean {
-  const rendered = renderMarkdown(markdown, { defaultSize: 'medium' });
+export function rendersAs(markdown: string, html: string, math?: MathSyntax | false): boolean {
+  const rendered = renderMarkdown(markdown, { defaultSize: 'medium', math });
   if (rendered.problems.some((p) => p.severity === 'error')) return false;
   const ids = rendered.images.map((image) => /^cms-media:(\d+)$/.exec(image.src)?.[1]);
   if (ids.some((id) => id === undefined)) return false;

@@ -87,6 +87,8 @@ export async function pullRecords(options: PullOptions): Promise<PullResult> {
     report,
     exists: existsSync,
   });
+  // Math goes back to `$…$` when the config reads it (see htmlToMarkdown's `math`).
+  if (config.markdown.math) await (await import('../render/render-markdown.js')).loadMath();
   const pulled: Pulled[] = [];
   const total = [...listings.values()].reduce((n, l) => n + l.length, 0);
   let done = 0;
@@ -223,6 +225,7 @@ function toDocument(
       ? ''
       : htmlToMarkdown(fields.html, {
           faithful: true,
+          math: ctx.config.markdown.math,
           onRelativeImage: (src) =>
             ctx.report.warnings.push(`${ctx.label}: image \`${src}\` has a relative URL; written as a link`),
         });
