@@ -57,7 +57,8 @@ const SKIPPED_TYPES: Record<string, string> = {
  *   category's slug), tags* (other categories, then tags, as slugs), excerpt*, sticky*,
  *   description* (Yoast SEO's or Rank Math's meta description),
  *   featured_image* (the `_thumbnail_id` attachment's URL) and featured_image_alt*, author* (the login).
- * - page -> pages/<slug>.md: title, `draft: true` as for posts, description*.
+ * - page -> pages/<slug>.md: title, `draft: true` as for posts, description*, parent* (the slug
+ *   of its parent page).
  * - A post or page in another language (Polylang, WPML) than the default one -> its translation,
  *   `<slug>-<lang>.md` with `slug` and `lang` (see translations).
  * - A slug already taken by an earlier item of the same folder gets `-2`, `-3`... (reported).
@@ -144,6 +145,8 @@ interface Records {
   slug: string[];
   /** The record's language, one string per language (see wp-languages.ts). */
   lang: Array<string | undefined>;
+  /** Pages by post id: a page's parent (`wp:post_parent`) is another page. */
+  pageById: Map<string, number>;
 }
 
 /**
@@ -163,7 +166,7 @@ async function indexExport(
   const attachmentOrder = new Map<string, number>();
   const attachmentTitle = new Map<string, string>();
   const reusableBlocks = new Map<string, string | { hidden: string }>();
-  const records: Records = { position: [], folder: [], slug: [], lang: [] };
+  const records: Records = { position: [], folder: [], slug: [], lang: [], pageById: new Map() };
   /** Items by language (Polylang, WPML); languages that are no language tag. */
   const languages = new Map<string, { lang: string; count: number }>();
   const notLanguages = new Map<string, number>();
@@ -429,6 +432,7 @@ function addRecord(
   const oldDates = item.oldDates.slice(0, MAX_OLD_ADDRESSES);
   links.addRedirects(oldPermalinks(item, oldSlugs, oldDates), item.slug ? [item.slug, ...oldSlugs] : [], n);
   records.position.push(position);
+  if (item.type === 'page') records.pageById.set(detach(item.id), n);
   records.folder.push(folderOf(item));
   records.slug.push(detach(slugOf(item)));
   records.lang.push(lang);
@@ -539,6 +543,9 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
     const fm: Record<string, unknown> = { title: title || slug, ...translation };
     if (draft) fm.draft = true;
     if (description) fm.description = description;
+    // Its place in the site's tree of pages (`/about/team/`): kept for the site, which the CMS has no field for.
+    const parent = item.parent && item.parent !== '0' ? ctx.records.pageById.get(item.parent) : undefined;
+    if (parent !== undefined) fm.parent = ctx.records.slug[parent];
     // A page has a featured image too (a theme's header on an About page).
     Object.assign(fm, featuredImage(item, label, ctx));
     await ctx.writer.write('pages', slug, fm, body, label);

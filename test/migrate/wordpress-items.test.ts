@@ -199,6 +199,35 @@ describe('import wordpress: links to a page of a post split by <!--nextpage-->',
   });
 });
 
+/** A published page, child of `parent` (a post id, 0 for none). */
+function page(id: number, slug: string, parent: number, link: string): string {
+  return `<item><title>${slug}</title><link>${link}</link><dc:creator>admin</dc:creator>
+<content:encoded><![CDATA[<p>${slug}.</p>]]></content:encoded><wp:post_id>${id}</wp:post_id>
+<wp:post_name>${slug}</wp:post_name><wp:status>publish</wp:status><wp:post_parent>${parent}</wp:post_parent>
+<wp:post_type>page</wp:post_type></item>`;
+}
+
+describe('import wordpress: the tree of pages', () => {
+  it("keeps a page's parent page as `parent` (its slug), and links to its nested address lead to it", async () => {
+    const { stdout } = await importItems([
+      page(31, 'team', 30, 'https://blog.example.org/about/team/'),
+      page(30, 'about', 0, 'https://blog.example.org/about/'),
+      page(32, 'orphan', 99, 'https://blog.example.org/gone/orphan/'),
+      post({ id: 33, slug: 'hello', content: '<a href="https://blog.example.org/about/team/">our team</a>' }),
+    ]);
+    const pages = path.join(dir!, 'content/pages');
+    expect(await readFile(path.join(pages, 'team.md'), 'utf8')).toBe(
+      '---\ntitle: team\nparent: about\n---\n\nteam.\n',
+    );
+    expect(await readFile(path.join(pages, 'about.md'), 'utf8')).toBe('---\ntitle: about\n---\n\nabout.\n');
+    // Its parent is not in the export: no key.
+    expect(await readFile(path.join(pages, 'orphan.md'), 'utf8')).toBe(
+      '---\ntitle: orphan\n---\n\norphan.\n',
+    );
+    expect(stdout).toContain("Links to the old site's posts and pages: 1 rewritten to their new paths");
+  });
+});
+
 describe('import wordpress: a title with inline HTML', () => {
   it('is written as its text, entities decoded once, and reported', async () => {
     const { read, stdout } = await importItems([
