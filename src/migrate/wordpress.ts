@@ -314,7 +314,10 @@ function translations(
   }
   if (translated === 0) return siteDefault;
   report.convert(
-    'translations (Polylang, WPML), written with `lang:` (sync keys each `<slug>-<lang>`)',
+    detach(
+      `translations (Polylang, WPML) out of the default language \`${siteDefault}\`, written with \`lang:\` ` +
+        '(sync keys each `<slug>-<lang>`)',
+    ),
     translated,
   );
   if (siteDefault !== 'en')

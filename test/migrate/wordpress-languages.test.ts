@@ -160,8 +160,8 @@ describe('import wordpress: Polylang languages', () => {
         'that its translations keep their keys',
     );
     expect(stdout).toContain(
-      'Converted as the old site showed them: translations (Polylang, WPML), written with `lang:` (sync keys each ' +
-        '`<slug>-<lang>`) x3\n',
+      'Converted as the old site showed them: translations (Polylang, WPML) out of the default language `fr`, ' +
+        'written with `lang:` (sync keys each `<slug>-<lang>`) x3\n',
     );
     // Polylang's taxonomies are read, not skipped as custom ones (the `genre` term is).
     expect(stdout).toMatch(/\n +1 +terms of custom taxonomies \(wp:term\)\n/);
