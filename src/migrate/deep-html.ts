@@ -79,6 +79,7 @@ function flatten(fragment: Parent): number {
         continue;
       }
       stack.push({ node: child, depth: depth + 1 });
+      if ('content' in child) stack.push({ node: child.content, depth: depth + 1 });
       i++;
     }
   }
@@ -92,8 +93,12 @@ function depthOf(fragment: Parent): number {
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (depth > deepest) deepest = depth;
-    for (const child of node.childNodes)
-      if ('childNodes' in child) stack.push({ node: child, depth: depth + 1 });
+    for (const child of node.childNodes) {
+      if (!('childNodes' in child)) continue;
+      stack.push({ node: child, depth: depth + 1 });
+      // A `<template>`'s content is a fragment of its own, which the tree built from it holds too.
+      if ('content' in child) stack.push({ node: child.content, depth: depth + 1 });
+    }
   }
   return deepest;
 }

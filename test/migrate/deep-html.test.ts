@@ -17,6 +17,10 @@ describe('HTML nested too deep to convert', () => {
     const markdown = htmlToMarkdown(html, { onFlattened: (n) => (removed = n) });
     expect(markdown).toBe('Before.\n\nDeep _text_.\n\nMore.\n');
     expect(removed).toBe(5000 - WRAPPER_DEPTH);
+    // Inside a `<template>` too.
+    expect(htmlToMarkdown(`<template>${'<div>'.repeat(5000)}hidden</template><p>Shown.</p>`)).toContain(
+      'Shown.',
+    );
     // Inline wrappers too: `<span>` and `<font>`.
     expect(htmlToMarkdown(`<p>${nest('<span><font color="red">', '</font></span>', 3000, 'x')} y</p>`)).toBe(
       'x y\n',
