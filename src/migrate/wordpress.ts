@@ -394,6 +394,31 @@ function titleOf(item: WxrItem): { text: string; markup: boolean } {
   return { text: decodeEntities(stripped).replace(/\s+/g, ' ').trim(), markup: true };
 }
 
+/**
+ * A title for an item WordPress showed without one (an aside or a status update, whose theme
+ * prints no title): the CMS needs one, and the first words of its text say more than its slug
+ * (WordPress names such a post by its id). Empty for an item with no text either.
+ */
+function untitled(item: WxrItem, label: string, report: MigrationReport): string {
+  const words = firstWords(item.content);
+  if (!words) return '';
+  const title = wordpressTexturize(words).text;
+  report.warnings.push(detach(`${label} has no title; titled with the first words of its text: "${title}"`));
+  return title;
+}
+
+/** The first sentence of a body's text, when short, else its first words up to about 60 characters. */
+function firstWords(html: string): string {
+  const text = plainText(html.replace(/\[[^\]\n]*\]/g, ' '));
+  if (!text) return '';
+  const sentence = /^(.{1,80}?[.!?…])(?=\s|$)/u.exec(text)?.[1];
+  if (sentence) return sentence;
+  if (text.length <= 60) return text;
+  const cut = text.slice(0, 60);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 20 ? cut.slice(0, space) : cut).replace(/[\s,;:–—-]+$/u, '')}…`;
+}
+
 function labelOf(item: WxrItem): string {
   return detach(`${item.type} ${item.id} "${titleOf(item).text}"`);
 }
@@ -509,8 +534,8 @@ async function importItem(item: WxrItem, assigned: string | undefined, ctx: Item
   // WordPress showed titles texturized too (`Party's` as `Party’s`).
   const texturized = wordpressTexturize(plainTitle);
   report.convert('typographic punctuation', texturized.count);
-  const title = texturized.text;
   const label = labelOf(item);
+  const title = texturized.text || untitled(item, label, report);
   if (markup) report.drop('HTML markup in titles (a title is text here: written without its tags)', label);
   const language = itemLanguage(item);
   const lang =

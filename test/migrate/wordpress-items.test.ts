@@ -228,6 +228,32 @@ describe('import wordpress: the tree of pages', () => {
   });
 });
 
+describe('import wordpress: a post without a title (an aside, a status)', () => {
+  it('is titled with the first sentence or words of its text, and reported; with no text, its slug', async () => {
+    const long =
+      'Reading on the train this morning and thinking about how much the city has changed since we ' +
+      'moved here';
+    const { read, stdout } = await importItems([
+      post({ id: 40, slug: '40', title: '', content: '<p>Just landed in Paris! More soon.</p>' }),
+      post({ id: 41, slug: '41', title: '', content: `[gallery ids="1,2"]<p>${long}</p>` }),
+      post({
+        id: 42,
+        slug: '42',
+        title: '',
+        content: '<p><img src="https://blog.example.org/a.jpg" alt=""></p>',
+      }),
+    ]);
+    expect(await read('40')).toMatch(/^---\ntitle: Just landed in Paris!\n/);
+    expect(await read('41')).toMatch(
+      /^---\ntitle: Reading on the train this morning and thinking about how…\n/,
+    );
+    expect(await read('42')).toMatch(/^---\ntitle: '42'\n/);
+    expect(stdout).toContain(
+      'Warning: post 40 "" has no title; titled with the first words of its text: "Just landed in Paris!"',
+    );
+  });
+});
+
 describe('import wordpress: a title with inline HTML', () => {
   it('is written as its text, entities decoded once, and reported', async () => {
     const { read, stdout } = await importItems([
