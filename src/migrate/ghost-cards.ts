@@ -7,14 +7,15 @@ import { classesOf, elements, textOf } from './embeds.js';
  * Ghost's cards whose markup is a widget, not content: a bookmark (a link to another page, shown
  * with its title, description, favicon and thumbnail), a toggle (a question that opens on a click,
  * with a chevron icon), a file (a download, with its size and an icon) and a callout (a box with
- * an emoji), which becomes a quote, and a product (its rating drawn by icons: stars in text). Converted as markup,
+ * an emoji), which becomes a quote, a product (its rating drawn by icons: stars in text), and an
+ * NFT (a marketplace's token, read as a bookmark). Converted as markup,
  * they would run a favicon into the link's text, upload other sites' thumbnails (one unreachable
  * fails the post at sync) and keep icons as embeds. Each becomes what a reader takes from it: the
  * link with its title in bold and its description; the question in bold and its answer; the
  * download's link and caption.
  */
 export function ghostCards(html: string): string {
-  if (!/kg-(?:bookmark|toggle|file|callout|product)-card/.test(html)) return html;
+  if (!/kg-(?:bookmark|toggle|file|callout|product|nft)-card/.test(html)) return html;
   const tree: Root = fromHtml(html, { fragment: true });
   replaceCards(tree);
   return toHtml(tree);
@@ -29,6 +30,7 @@ function replaceCards(parent: Root | Element): void {
     if (classes.includes('kg-file-card')) return file(child);
     if (classes.includes('kg-callout-card')) return callout(child);
     if (classes.includes('kg-product-card')) return product(child);
+    if (classes.includes('kg-nft-card')) return nft(child);
     replaceCards(child);
     return [child];
   });
@@ -43,6 +45,26 @@ function bookmark(card: Element): ElementContent[] {
     ...optional(textIn(card, 'kg-bookmark-description'), (text) =>
       paragraph([{ type: 'text', value: text }]),
     ),
+    ...caption(card),
+  ];
+}
+
+/**
+ * An NFT card (a token on a marketplace: its picture, title, creator and description, all one
+ * link): read as a bookmark is, the link with the title in bold, then who made it and what it is.
+ * Its picture is the marketplace's, on a host that may be gone: kept, an unreachable one would
+ * fail the post at sync, as a bookmark's thumbnail would.
+ */
+function nft(card: Element): ElementContent[] {
+  const href = hrefOf(card, 'kg-nft-card-container');
+  const title = textIn(card, 'kg-nft-title') || href;
+  return [
+    ...optional(title, (text) => paragraph([linkOrText(href, [strong(text)])])),
+    // `Created by <name>&bull; Ethereum`: the theme's CSS spaced the bullet.
+    ...optional(textIn(card, 'kg-nft-creator').replace(/\s*•\s*/g, ' • '), (text) =>
+      paragraph([{ type: 'text', value: text }]),
+    ),
+    ...optional(textIn(card, 'kg-nft-description'), (text) => paragraph([{ type: 'text', value: text }])),
     ...caption(card),
   ];
 }

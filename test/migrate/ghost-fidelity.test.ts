@@ -330,6 +330,28 @@ describe('import ghost: what real exports hold', () => {
     expect(stdout).not.toContain('svg');
   });
 
+  it("makes an NFT card its link, title, creator and description, without the marketplace's picture", async () => {
+    const html =
+      '<figure class="kg-card kg-embed-card kg-nft-card"><a href="https://opensea.io/assets/0x/1" ' +
+      'class="kg-nft-card-container"><img src="https://i.seadn.io/nft.png" class="kg-nft-image" alt="">' +
+      '<div class="kg-nft-metadata"><div class="kg-nft-header"><h4 class="kg-nft-title">Cool NFT #1</h4></div>' +
+      '<div class="kg-nft-creator">Created by <span class="kg-nft-creator-name">artist</span>&bull; Ethereum</div>' +
+      '<div class="kg-nft-description">A cool one.</div></div></a></figure><p>After.</p>';
+    const { read } = await importGhost({ posts: [post('p1', 'token', { html })] });
+    expect(bodyOf(await read('content/articles/token.md'))).toBe(
+      [
+        '[**Cool NFT #1**](https://opensea.io/assets/0x/1)',
+        '',
+        'Created by artist • Ethereum',
+        '',
+        'A cool one.',
+        '',
+        'After.',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('keeps the title and description of a bookmark or file card whose link is gone', async () => {
     const html =
       '<figure class="kg-card kg-bookmark-card"><div class="kg-bookmark-content"><div class="kg-bookmark-title">' +
