@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { SyncError } from '../errors.js';
 import { protectEmbeds } from './embeds.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
+import { FLATTENED } from './deep-html.js';
 import { ghostCards } from './ghost-cards.js';
 import { lexicalToHtml, mobiledocToHtml } from './ghost-editor.js';
 import { htmlBlockMarker } from './html-block.js';
@@ -449,6 +450,7 @@ function withHtmlCardsKept(html: string): string {
 function toMarkdown(html: string, { report, label, links, resolve, resolveUrl }: PostContext): string {
   return htmlToMarkdown(resolve(html), {
     resolveUrl: (url) => rewriteLink(resolveUrl(url), label, links, report),
+    onFlattened: () => report.drop(FLATTENED, label),
     onRelativeImage: (src) =>
       report.warnings.push(`${label}: image \`${src}\` has no absolute URL; written as a link`),
   });

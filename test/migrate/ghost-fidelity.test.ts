@@ -352,6 +352,13 @@ describe('import ghost: what real exports hold', () => {
     );
   });
 
+  it('flattens <div>s nested by the thousand, and lists the post', async () => {
+    const html = `<p>Pasted.</p>${'<div>'.repeat(3000)}<p>Still here.</p>`;
+    const { read, stdout } = await importGhost({ posts: [post('p1', 'pasted', { html })] });
+    expect(bodyOf(await read('content/articles/pasted.md'))).toBe('Pasted.\n\nStill here.\n');
+    expect(stdout).toContain('wrappers nested more than 64 deep');
+  });
+
   it('keeps the title and description of a bookmark or file card whose link is gone', async () => {
     const html =
       '<figure class="kg-card kg-bookmark-card"><div class="kg-bookmark-content"><div class="kg-bookmark-title">' +
