@@ -236,6 +236,35 @@ function keepRaw(node: ElementContent, index: number, parent: Root | Element): v
   };
 }
 
+/** Makes the links inside an element kept as HTML absolute (and rewritten: see ConvertOptions.resolveUrl). */
+function resolveLinksIn(node: Element, resolve: (url: string) => string): void {
+  visit(node, 'element', (a) => {
+    if (a.tagName === 'a' && typeof a.properties.href === 'string')
+      a.properties.href = resolve(a.properties.href);
+  });
+}
+
+/**
+ * Blocks whose `dir` is kept by keeping them as HTML; a list is kept whole for one of its items'.
+ * Inline elements keep theirs around Markdown (see inlineHtml).
+ */
+const DIRECTED = /^(?:p|h[1-6]|blockquote|ul|ol|dl|div|section|figure|pre|table)$/;
+
+function hasDirection(node: Element): boolean {
+  if (!DIRECTED.test(node.tagName)) return false;
+  if (directionOf(node)) return true;
+  return (
+    (node.tagName === 'ul' || node.tagName === 'ol') &&
+    node.children.some((item) => item.type === 'element' && item.tagName === 'li' && directionOf(item))
+  );
+}
+
+/** An element's `dir` (`rtl`, `ltr` or `auto`, lower case), or undefined for none or another value. */
+function directionOf(node: Element): string | undefined {
+  const dir = node.properties.dir;
+  return typeof dir === 'string' && /^(?:rtl|ltr|auto)$/i.test(dir) ? dir.toLowerCase() : undefined;
+}
+
 /** Ids that a link in the document points at (`href="#id"`): footnotes and their back links. */
 function linkedIds(tree: Root): Set<string> {
   const ids = new Set<string>();
@@ -344,10 +373,14 @@ function rehypePrepare() {
         return SKIP;
       }
       if (node.tagName === 'pre' && isProse(node)) {
-        visit(node, 'element', (a) => {
-          if (a.tagName === 'a' && typeof a.properties.href === 'string')
-            a.properties.href = resolve(a.properties.href);
-        });
+        resolveLinksIn(node, resolve);
+        keepRaw(node, index, parent);
+        return SKIP;
+      }
+      // A paragraph, heading or list written in another direction than the page's (`dir="rtl"` in
+      // a left-to-right site, as the block editor sets it): Markdown has no form for the direction.
+      if (hasDirection(node)) {
+        resolveLinksIn(node, resolve);
         keepRaw(node, index, parent);
         return SKIP;
       }
@@ -582,11 +615,15 @@ function holdsTarget(node: Element, targets: ReadonlySet<string>): boolean {
 
 const FOOTNOTE = 'user-content-fn-';
 
-/** An inline element kept as raw HTML around its content, which stays Markdown: `<sub>2</sub>`. */
+/**
+ * An inline element kept as raw HTML around its content, which stays Markdown: `<sub>2</sub>`;
+ * with its direction, when it has one (see directionOf).
+ */
 const inlineHtml: Handle = (state, node: Element) => {
   const tag = node.tagName;
+  const dir = directionOf(node);
   return [
-    { type: 'html', value: `<${tag}>` },
+    { type: 'html', value: dir ? `<${tag} dir="${dir}">` : `<${tag}>` },
     ...(state.all(node) as PhrasingContent[]),
     { type: 'html', value: `</${tag}>` },
   ];
@@ -646,6 +683,11 @@ const handlers: NonNullable<RehypeRemarkOptions['handlers']> = {
   mark: inlineHtml,
   ins: inlineHtml,
   kbd: inlineHtml,
+  // Words in another direction than the sentence's (`<span dir="rtl">`): kept so; else their text.
+  span: (state, node: Element, parent) =>
+    directionOf(node) ? inlineHtml(state, node, parent) : (state.all(node) as PhrasingContent[]),
+  bdi: inlineHtml,
+  bdo: inlineHtml,
   // remark-gfm's footnote section: each item back to a definition, without its back links.
   section(state, node: Element) {
     if (node.properties.dataFootnotes === undefined) return state.toFlow(state.all(node));

@@ -93,3 +93,33 @@ describe('htmlToMarkdown: formatting set with a style', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });
+
+describe('htmlToMarkdown: text written in another direction', () => {
+  it('keeps a paragraph, heading or list with `dir` as its HTML, links resolved; others stay Markdown', () => {
+    const resolveUrl = (url: string) => new URL(url, 'https://old.example/').href;
+    const html =
+      '<h2 dir="rtl">عنوان</h2><p dir="rtl">مرحبا <a href="/ar/about/">بالعالم</a> <strong>اليوم</strong>.</p>' +
+      '<p>Plain <em>text</em>.</p><ul><li>one</li><li dir="rtl">اثنان</li></ul>' +
+      '<p>Mixed <span dir="rtl">عربي</span> inline.</p>';
+    const markdown = htmlToMarkdown(html, { resolveUrl });
+    expect(markdown).toBe(
+      [
+        '<h2 dir="rtl">عنوان</h2>',
+        '',
+        '<p dir="rtl">مرحبا <a href="https://old.example/ar/about/">بالعالم</a> <strong>اليوم</strong>.</p>',
+        '',
+        'Plain _text_.',
+        '',
+        '<ul><li>one</li><li dir="rtl">اثنان</li></ul>',
+        '',
+        'Mixed <span dir="rtl">عربي</span> inline.',
+        '',
+      ].join('\n'),
+    );
+    // As the old site showed it: each keeps its direction.
+    const rendered = renderMarkdown(markdown, { defaultSize: 'medium' }).html;
+    expect(rendered).toContain('<p dir="rtl">مرحبا <a href="https://old.example/ar/about/">بالعالم</a>');
+    expect(rendered).toContain('<li dir="rtl">اثنان</li>');
+    expect(rendered).toContain('<p>Mixed <span dir="rtl">عربي</span> inline.</p>');
+  });
+});
