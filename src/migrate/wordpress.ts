@@ -295,8 +295,8 @@ function translations(
   for (const [slug, count] of notLanguages)
     report.warnings.push(
       detach(
-        `language \`${slug}\` is not a language tag such as en or pt-br: its ${count} post` +
-          `${count === 1 ? '' : 's'} and pages are imported without a language`,
+        `language \`${slug}\` is not a language tag such as en or pt-br: its ` +
+          `${count === 1 ? 'post or page is' : `${count} posts and pages are`} imported without a language`,
       ),
     );
   const siteDefault = defaultLanguage(

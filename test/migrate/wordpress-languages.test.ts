@@ -212,8 +212,8 @@ describe('import wordpress: Polylang languages', () => {
     ]);
     expect(files).toEqual(['articles/hallo.md', 'articles/hello.md']);
     expect(stdout).toContain(
-      'Warning: language `english` is not a language tag such as en or pt-br: its 1 post and pages are ' +
-        'imported without a language',
+      'Warning: language `english` is not a language tag such as en or pt-br: its post or page is imported ' +
+        'without a language',
     );
   });
 
