@@ -145,6 +145,10 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       dateKeys: ['date', 'publishDate', 'pubdate', 'published', 'lastmod', 'modified'],
       hidesFuture: config.buildFuture !== true,
       ...hugoMath(config),
+      // `{.class}` on a line after a block, with `markup.goldmark.parser.attribute.block`.
+      ...(anyCase(record(anyCase(goldmarkSetting(config, 'parser'), 'attribute')), 'block') === true
+        ? { attributes: 'goldmark' as const }
+        : {}),
       // Goldmark's definition lists are on unless turned off; emoji only with `enableEmoji`.
       extras: {
         definitionLists: anyCase(goldmarkExtensions(config), 'definitionList') !== false,

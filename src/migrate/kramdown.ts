@@ -8,7 +8,7 @@ import { applyEdits, type TextEdit } from '../text-edits.js';
 const parser = unified().use(remarkParse).freeze();
 
 /** What `markdown` of the old site holds that the CMS's Markdown would show as text. */
-export type AttributeSyntax = 'attributes' | 'toc' | 'extension';
+export type AttributeSyntax = 'attributes' | 'braces' | 'toc' | 'extension';
 
 export interface AttributesRemoved {
   text: string;
@@ -37,11 +37,31 @@ export function removeAttributeSyntax(
   markdown: string,
   /** Just the Docs' callouts (`_config.yml` `callouts:`): each class, with its title. */
   callouts: ReadonlyMap<string, string> = new Map(),
+  /**
+   * Whose syntax: kramdown's (the default), or attribute lists without the colon instead
+   * (`{.class #id key=value}`): `markdown-it` (markdown-it-attrs: at the end of a block's last
+   * line, right after a span, or on a line of its own after a block) or `goldmark` (Hugo with
+   * `markup.goldmark.parser.attribute.block`: on a line of its own after a block).
+   */
+  syntax: 'kramdown' | 'markdown-it' | 'goldmark' = 'kramdown',
 ): AttributesRemoved {
   if (!markdown.includes('{')) return unchanged(markdown);
   const candidates: Edit[] = [];
   const add = (start: number, end: number, what: AttributeSyntax, rank: number) =>
     candidates.push({ start, end, what, rank });
+  if (syntax !== 'kramdown') {
+    for (const m of markdown.matchAll(BRACE_BLOCK)) add(m.index, m.index + m[0].length, 'braces', 2);
+    if (syntax === 'markdown-it') {
+      for (const m of markdown.matchAll(BRACE_LINE_END)) {
+        // A heading's (`## Title {#id .wide}`): sync reads it (src/render/heading-ids.ts).
+        const lineStart = markdown.lastIndexOf('\n', m.index - 1) + 1;
+        if (/^ {0,3}#{1,6}[ \t]/.test(markdown.slice(lineStart, m.index + 1))) continue;
+        add(m.index, m.index + m[0].length, 'braces', 2);
+      }
+      for (const m of markdown.matchAll(BRACE_SPAN)) add(m.index, m.index + m[0].length, 'braces', 2);
+    }
+    return removeEdits(markdown, candidates);
+  }
   for (const m of markdown.matchAll(TOC)) add(m.index, m.index + m[0].length, 'toc', 0);
   for (const m of markdown.matchAll(TOC_INCLUDE)) add(m.index, m.index + m[0].length, 'toc', 0);
   for (const [start, end] of comments(markdown)) add(start, end, 'extension', 1);
@@ -71,6 +91,11 @@ export function removeAttributeSyntax(
     }
   }
   for (const m of markdown.matchAll(SPAN_IAL)) add(m.index, m.index + m[0].length, 'attributes', 2);
+  return removeEdits(markdown, candidates);
+}
+
+/** The edits found, applied where they touch no code or HTML, and what they removed by line. */
+function removeEdits(markdown: string, candidates: Edit[]): AttributesRemoved {
   if (candidates.length === 0) return unchanged(markdown);
 
   const kept = protectedRanges(markdown);
@@ -234,6 +259,19 @@ const LIST = String.raw`(?:[^}"'\n]|"[^"\n]*"|'[^'\n]*')*\}`;
 const BLOCK_IAL = new RegExp(String.raw`^[ \t]*\{:(?!:)${LIST}[ \t]*(?:\n|$)`, 'gm');
 /** An attribute list right after a span: an image or link, emphasis, code. */
 const SPAN_IAL = new RegExp(String.raw`(?<=[)\]*_\`])\{:(?!:)${LIST}`, 'g');
+
+/**
+ * markdown-it-attrs' and Goldmark's attribute list, `{.class #id key=value}`: every item a class,
+ * an id or a key with a value, so that a brace of prose (`{name}`, `{ }`) is never taken for one.
+ */
+const BRACE_ITEM = String.raw`(?:[.#][\w:-]+|[\w:-]+=(?:"[^"\n]*"|'[^'\n]*'|[^\s}"']+))`;
+const BRACE_LIST = String.raw`\{[ \t]*${BRACE_ITEM}(?:[ \t]+${BRACE_ITEM})*[ \t]*\}`;
+/** On a line of its own, after the block it is for. */
+const BRACE_BLOCK = new RegExp(String.raw`^[ \t]*${BRACE_LIST}[ \t]*(?:\n|$)`, 'gm');
+/** At the end of a block's (last) line, after a space. */
+const BRACE_LINE_END = new RegExp(String.raw`(?<=\S)[ \t]+${BRACE_LIST}[ \t]*$`, 'gm');
+/** Right after a span: an image or link, emphasis, code. */
+const BRACE_SPAN = new RegExp(String.raw`(?<=[)\]*_\`])${BRACE_LIST}`, 'g');
 
 /** `{::comment}…{:/comment}` (or `{:/}`), with what it holds: found with indexOf, in one pass. */
 function comments(markdown: string): Array<[number, number]> {

@@ -99,6 +99,11 @@ export interface SiteProfile {
    * and extensions are removed (see removeAttributeSyntax). Headings' ids stay: sync reads them.
    */
   kramdown?: boolean;
+  /**
+   * Attribute lists without kramdown's colon (`{.class #id}`) that the site's renderer reads:
+   * markdown-it-attrs' or Goldmark's block attributes (see removeAttributeSyntax).
+   */
+  attributes?: 'markdown-it' | 'goldmark' | undefined;
   /** kramdown's `parse_block_html`: Markdown inside every block HTML element, not only `markdown="1"`'s. */
   parseBlockHtml?: boolean;
   /** Just the Docs' callouts (`callouts:` in `_config.yml`): each class, with its title ('' for none). */
@@ -312,11 +317,15 @@ export async function importSite(
     done++;
     const { doc, file } = entry;
     // An HTML body is no one's Markdown: its braces are text.
-    // Goldmark (Hugo) has attributes on headings only, which sync reads as kramdown's (heading-ids.ts).
-    const plain =
-      doc.html || !profile.kramdown
-        ? unchanged(entry.body)
-        : removeAttributeSyntax(entry.body, profile.callouts);
+    // Goldmark (Hugo) has attributes on headings, which sync reads as kramdown's (heading-ids.ts), and
+    // on blocks when the site turns them on.
+    const plain = doc.html
+      ? unchanged(entry.body)
+      : profile.kramdown
+        ? removeAttributeSyntax(entry.body, profile.callouts)
+        : profile.attributes
+          ? removeAttributeSyntax(entry.body, undefined, profile.attributes)
+          : unchanged(entry.body);
     for (const { line, what } of plain.removed) {
       const places = attributes.get(what) ?? [];
       const place = `${file}:${entry.bodyLine + line - 1}`;
@@ -504,6 +513,9 @@ const ATTRIBUTES_REMOVED: Record<AttributeSyntax, string> = {
   attributes:
     'kramdown attribute lists (`{: .class}`, `{: width="200"}`) removed: the CMS takes no classes or ' +
     'attributes from Markdown',
+  braces:
+    'attribute lists (`{.class}`, `{target=_blank}`) removed: the CMS takes no classes or attributes from ' +
+    'Markdown',
   toc: 'tables of contents (`* TOC` and `{:toc}`, `{% include toc %}`) removed: the CMS does not make them',
   extension:
     'kramdown extensions (`{::comment}`, `{::nomarkdown}`, `{::options}`) removed; what ' +
