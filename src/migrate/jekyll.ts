@@ -438,6 +438,7 @@ async function eleventyProfile(
           .map((engine) => engine.trim().toLowerCase())
           .every((engine) => engine === 'md' || engine === 'markdown' || engine === 'html' || engine === '')),
     collectionTags: new Set(['posts', 'post', 'all']),
+    postTags: new Set(['posts', 'post']),
     addresses: eleventyAddresses(),
     shortcodes: { image: eleventyImage },
     extras: await markdownItPlugins(siteDir, source),

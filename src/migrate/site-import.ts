@@ -130,6 +130,11 @@ export interface SiteProfile {
   defaultTitle?: (doc: SiteDocument) => string | undefined;
   /** Tags that name a collection rather than a subject (Eleventy's `posts`): dropped. */
   collectionTags?: ReadonlySet<string>;
+  /**
+   * Tags that make a file a post wherever it lies (Eleventy's `posts` collection): a page whose
+   * own front matter (or defaults) has one is an article.
+   */
+  postTags?: ReadonlySet<string>;
   /** Where the site served a document (its permalink rules), so that links to it are rewritten. */
   addresses: Addresses;
   /** The folder (a path on the site) a page's images are named in, from its front matter (Chirpy's `media_subpath`). */
@@ -277,6 +282,9 @@ export async function importSite(
     const given = profile.defaults?.(doc);
     const defaults = given && known ? withKnownKeys({ data: given, lines: {} }, known).data : given;
     const read = defaults ? { ...own, data: deepMerge(defaults, own.data) } : own;
+    const postTags = profile.postTags;
+    if (postTags && doc.folder === 'pages' && names(read.data.tags, false).some((tag) => postTags.has(tag)))
+      doc.folder = 'articles';
     const unpublished = profile.unpublished?.(read.data, read.body, doc);
     if (unpublished) {
       report.skip(unpublished);

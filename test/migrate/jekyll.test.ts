@@ -201,6 +201,26 @@ describe('import jekyll', () => {
     );
   });
 
+  it('makes a file tagged `posts` in its own front matter a post, wherever it lies', async () => {
+    project = await projectWithSite('eleventy');
+    await project.site('t', {
+      '.eleventy.js': 'module.exports = () => ({});\n',
+      'trip.md': '---\ntitle: Trip\ndate: 2024-01-01\ntags: [posts, travel]\n---\nA trip.\n',
+      'notes/note.md': '---\ntitle: Note\ndate: 2024-02-01\ntags: post\n---\nA note.\n',
+      'about.md': '---\ntitle: About\ntags: travel\n---\nUs.\n',
+    });
+    const run = await runInProcess(project.dir, ['import', 'jekyll', 't']);
+    expect(run.code).toBe(0);
+    expect(await project.files()).toEqual([
+      'content/articles/note.md',
+      'content/articles/trip.md',
+      'content/pages/about.md',
+    ]);
+    expect(await project.read('content/articles/trip.md')).toBe(
+      '---\ntitle: Trip\ndate: 2024-01-01T00:00:00.000Z\ntags:\n  - travel\n---\n\nA trip.\n',
+    );
+  });
+
   it("reads a folder's .11tydata.js, .cjs, .mjs as text: `tags` make posts; what it cannot read, it says", async () => {
     project = await projectWithSite('eleventy');
     const essay = (title: string) => `---\ntitle: ${title}\ndate: 2024-01-01\n---\nAn essay.\n`;
