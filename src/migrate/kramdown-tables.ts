@@ -3,6 +3,7 @@ import type { Paragraph, Root } from 'mdast';
 import { toHast } from 'mdast-util-to-hast';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
+import { visit } from 'unist-util-visit';
 import { applyEdits, type TextEdit } from '../text-edits.js';
 import { htmlBlockOf } from './markdown-html.js';
 
@@ -20,14 +21,15 @@ import { htmlBlockOf } from './markdown-html.js';
  * line where kramdown's had a `+`); any other is written as the HTML table kramdown made, its
  * cells' Markdown as HTML (`cellText` converts a cell's text first). A table is a paragraph after
  * a blank line whose lines all start with `|` (kramdown takes any line with a pipe, but so would a
- * sentence), at the top level.
+ * sentence), at the top level or in a block quote or list item.
  */
 export function kramdownTables(
   markdown: string,
   cellText: (text: string) => string = (text) => text,
 ): { text: string; tables: number } {
   const edits: TextEdit[] = [];
-  for (const node of commonmark.parse(markdown).children) {
+  const tree = commonmark.parse(markdown);
+  for (const node of tree.children) {
     if (node.type !== 'paragraph') continue;
     const start = node.position?.start.offset;
     const end = node.position?.end.offset;
@@ -36,13 +38,47 @@ export function kramdownTables(
     const before = markdown.slice(0, lineStart);
     if (before !== '' && !/\n[ \t]*\n$|^[ \t]*\n$/.test(before)) continue;
     const lines = markdown.slice(lineStart, end).split('\n');
-    if (!lines.every((line) => /^ {0,3}\|/.test(line) || SEPARATOR.test(line) || FOOTER.test(line))) continue;
-    const table = readTable(lines);
-    if (!table) continue;
-    const text = asGfm(table, lines) ?? htmlBlockOf(tableHtml(table, cellText));
-    if (text !== lines.join('\n')) edits.push({ start: lineStart, end, text });
+    const text = tableText(lines, cellText);
+    if (text !== undefined && text !== lines.join('\n')) edits.push({ start: lineStart, end, text });
   }
+  // A table in a block quote or a list item (kramdown reads their content as blocks): its lines
+  // without the container's prefix (`> `, the item's indent), written back with it.
+  visit(tree, 'paragraph', (node, index, parent) => {
+    if (!parent || index === undefined || (parent.type !== 'blockquote' && parent.type !== 'listItem'))
+      return;
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
+    if (start === undefined || end === undefined) return;
+    // The first block of its container, or after a blank line in it.
+    const previous = index > 0 ? parent.children[index - 1] : undefined;
+    const startLine = node.position!.start.line;
+    if (previous && (previous.position?.end.line ?? startLine) >= startLine - 1) return;
+    const lineStart = markdown.lastIndexOf('\n', start - 1) + 1;
+    // A list item's marker is the width of spaces on the lines after it.
+    const first = markdown.slice(lineStart, start);
+    const prefix = first.replace(/(?:[-*+]|\d{1,9}[.)])(?=[ \t])/g, (marker) => ' '.repeat(marker.length));
+    const raw = markdown.slice(start, end).split('\n');
+    const lines = [raw[0]!];
+    for (const line of raw.slice(1)) {
+      // A lazy line (no `>`): not a table kramdown would make here.
+      if (!line.startsWith(prefix)) return;
+      lines.push(line.slice(prefix.length));
+    }
+    const text = tableText(lines, cellText);
+    if (text === undefined || text === lines.join('\n')) return;
+    edits.push({ start, end, text: text.replaceAll('\n', `\n${prefix}`) });
+  });
+  edits.sort((a, b) => a.start - b.start);
   return { text: applyEdits(markdown, edits), tables: edits.length };
+}
+
+/** The lines of a paragraph as GFM or HTML, when they are a kramdown table. */
+function tableText(lines: string[], cellText: (text: string) => string): string | undefined {
+  if (!lines.every((line) => /^ {0,3}\|/.test(line) || SEPARATOR.test(line) || FOOTER.test(line)))
+    return undefined;
+  const table = readTable(lines);
+  if (!table) return undefined;
+  return asGfm(table, lines) ?? htmlBlockOf(tableHtml(table, cellText));
 }
 
 /** CommonMark without GFM: every table, kramdown's or GFM's, is a paragraph to it. */

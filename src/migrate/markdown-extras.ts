@@ -118,7 +118,7 @@ export function convertExtras(
   // cell takes the extras of a text (but abbreviations, which the whole document defines).
   const cellExtras = { ...extras, kramdownTables: false, definitionLists: false, abbreviations: false };
   const tables =
-    extras.kramdownTables === true && /^ {0,3}\|/m.test(given)
+    extras.kramdownTables === true && /^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?\|/m.test(given)
       ? kramdownTables(given, (cell) => convertExtras(cell, cellExtras, math).text)
       : undefined;
   const markdown = tables?.text ?? given;

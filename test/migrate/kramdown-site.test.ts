@@ -230,3 +230,50 @@ describe("import jekyll: Just the Docs' callouts", () => {
     );
   });
 });
+
+describe('import jekyll: a kramdown table in a block quote or a list item', () => {
+  it('is made as at the top level, its lines keeping the container; a lazy line is no table', async () => {
+    const { markdown } = await importPost(
+      [
+        '> Opening hours:',
+        '>',
+        '> | Monday | 9:00 |',
+        '> | Sunday | closed |',
+        '',
+        '1. Book a table:',
+        '',
+        '   | Day | Seats |',
+        '   |-----|------:|',
+        '   | Mon | 4     |',
+        '   |=====|=======|',
+        '   | All | 4     |',
+        '2. Come.',
+        '',
+        '> | lazy | x |',
+        '| lazy | y |',
+        '',
+      ].join('\n'),
+    );
+    expect(markdown).toBe(
+      [
+        '> Opening hours:',
+        '>',
+        '> <table><tbody><tr><td>Monday</td><td>9:00</td></tr><tr><td>Sunday</td><td>closed</td></tr></tbody></table>',
+        '',
+        '1. Book a table:',
+        '',
+        '   <table><thead><tr><th>Day</th><th style="text-align: right">Seats</th></tr></thead><tbody><tr>' +
+          '<td>Mon</td><td style="text-align: right">4</td></tr></tbody><tfoot><tr><td>All</td>' +
+          '<td style="text-align: right">4</td></tr></tfoot></table>',
+        '2. Come.',
+        '',
+        '> | lazy | x |',
+        '| lazy | y |',
+        '',
+      ].join('\n'),
+    );
+    // The quote holds its table, the item its own.
+    expect(rendered(markdown)).toContain('<blockquote>\n<p>Opening hours:</p>\n<table><tbody>');
+    expect(rendered(markdown)).toMatch(/<li>\n<p>Book a table:<\/p>\n<table><thead>/);
+  });
+});
