@@ -20,6 +20,12 @@ export const FLATTENED =
 /** Deeper than this even then (lists, quotes or tables inside one another), the HTML is refused. */
 export const MAX_DEPTH = 400;
 
+/**
+ * More children than this in one element (no page has them: a table of 50,000 rows), the HTML is
+ * refused too: the converter passes an element's children as one call's arguments.
+ */
+export const MAX_CHILDREN = 50_000;
+
 const WRAPPERS: ReadonlySet<string> = new Set([
   'div',
   'span',
@@ -46,15 +52,18 @@ type Child = DefaultTreeAdapterMap['childNode'];
 export function parseHtml(html: string): { tree: Root; flattened: number } {
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true, scriptingEnabled: false });
   let flattened = 0;
-  if (depthOf(fragment) > WRAPPER_DEPTH) {
-    flattened = flatten(fragment);
-    const depth = depthOf(fragment);
-    if (depth > MAX_DEPTH)
-      throw new Error(
-        `its HTML nests elements ${depth} deep (lists, quotes or tables inside one another), more than the ` +
-          `${MAX_DEPTH} cms-sync converts; simplify that part of it and import again`,
-      );
-  }
+  if (shapeOf(fragment).depth > WRAPPER_DEPTH) flattened = flatten(fragment);
+  const { depth, widest } = shapeOf(fragment);
+  if (depth > MAX_DEPTH)
+    throw new Error(
+      `its HTML nests elements ${depth} deep (lists, quotes or tables inside one another), more than the ` +
+        `${MAX_DEPTH} cms-sync converts; simplify that part of it and import again`,
+    );
+  if (widest > MAX_CHILDREN)
+    throw new Error(
+      `its HTML has an element with ${widest} children side by side, more than the ${MAX_CHILDREN} cms-sync ` +
+        'converts; split that part of it and import again',
+    );
   return { tree: fromParse5(fragment, { file: new VFile(html) }) as Root, flattened };
 }
 
@@ -64,41 +73,50 @@ function flatten(fragment: Parent): number {
   const stack: Array<{ node: Parent; depth: number }> = [{ node: fragment, depth: 0 }];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
-    const children = node.childNodes;
-    for (let i = 0; i < children.length;) {
-      const child = children[i]!;
-      if (!('childNodes' in child)) {
-        i++;
-        continue;
-      }
-      if (depth >= WRAPPER_DEPTH && WRAPPERS.has(child.nodeName)) {
-        // What it held takes its place, at its depth, and is looked at in turn.
-        for (const grandchild of child.childNodes) grandchild.parentNode = node;
-        children.splice(i, 1, ...(child.childNodes as Child[]));
+    if (depth < WRAPPER_DEPTH) {
+      for (const child of node.childNodes) push(stack, child, depth + 1);
+      continue;
+    }
+    // Its children anew, in one pass: a wrapper is replaced by what it holds, which is looked at
+    // in turn (a wrapper may hold wrappers), however many there are.
+    const kept: Child[] = [];
+    const pending: Child[] = node.childNodes.slice().reverse();
+    while (pending.length > 0) {
+      const child = pending.pop()!;
+      if ('childNodes' in child && WRAPPERS.has(child.nodeName)) {
+        for (let k = child.childNodes.length - 1; k >= 0; k--) pending.push(child.childNodes[k]!);
         removed++;
         continue;
       }
-      stack.push({ node: child, depth: depth + 1 });
-      if ('content' in child) stack.push({ node: child.content, depth: depth + 1 });
-      i++;
+      child.parentNode = node;
+      kept.push(child);
+      push(stack, child, depth + 1);
     }
+    node.childNodes = kept;
   }
   return removed;
 }
 
-/** How deep the elements go (the fragment's children are at depth 1), without recursion. */
-function depthOf(fragment: Parent): number {
+/** A child to walk, with a `<template>`'s content: a fragment of its own, which the tree built from it holds too. */
+function push(stack: Array<{ node: Parent; depth: number }>, child: Child, depth: number): void {
+  if (!('childNodes' in child)) return;
+  stack.push({ node: child, depth });
+  if ('content' in child) stack.push({ node: child.content, depth });
+}
+
+/**
+ * How deep the elements go (the fragment's children are at depth 1), and the most children one
+ * has, without recursion.
+ */
+function shapeOf(fragment: Parent): { depth: number; widest: number } {
   let deepest = 0;
+  let widest = 0;
   const stack: Array<{ node: Parent; depth: number }> = [{ node: fragment, depth: 0 }];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (depth > deepest) deepest = depth;
-    for (const child of node.childNodes) {
-      if (!('childNodes' in child)) continue;
-      stack.push({ node: child, depth: depth + 1 });
-      // A `<template>`'s content is a fragment of its own, which the tree built from it holds too.
-      if ('content' in child) stack.push({ node: child.content, depth: depth + 1 });
-    }
+    if (node.childNodes.length > widest) widest = node.childNodes.length;
+    for (const child of node.childNodes) push(stack, child, depth + 1);
   }
-  return deepest;
+  return { depth: deepest, widest };
 }

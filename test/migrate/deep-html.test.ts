@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_DEPTH, WRAPPER_DEPTH } from '../../src/migrate/deep-html.js';
+import { MAX_CHILDREN, MAX_DEPTH, WRAPPER_DEPTH } from '../../src/migrate/deep-html.js';
 import { htmlToMarkdown } from '../../src/migrate/html-to-markdown.js';
 import { bodyOf, runInProcess } from './helpers.js';
 
@@ -42,6 +42,14 @@ describe('HTML nested too deep to convert', () => {
     );
     expect(() => htmlToMarkdown(nest('<blockquote>', '</blockquote>', 500, 'q'))).toThrow(
       /nests elements 500 deep/,
+    );
+    // Too many side by side, whether written so or left by the flattening.
+    expect(() => htmlToMarkdown(`<p>${'<b>x</b>'.repeat(MAX_CHILDREN + 1)}</p>`)).toThrow(
+      `its HTML has an element with ${MAX_CHILDREN + 1} children side by side, more than the ${MAX_CHILDREN} ` +
+        'cms-sync converts; split that part of it and import again',
+    );
+    expect(() => htmlToMarkdown('<div>'.repeat(70) + '<span>x</span>'.repeat(MAX_CHILDREN + 1))).toThrow(
+      /children side by side/,
     );
     // Emphasis inside emphasis is no wrapper: its words are bold or italic.
     expect(() => htmlToMarkdown(`<p>${nest('<i><b>', '</b></i>', 250, 'z')}</p>`)).toThrow(
