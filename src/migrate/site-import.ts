@@ -364,11 +364,18 @@ export async function importSite(
     }
     const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
     const restored = raw ? raw.restore(expanded.text) : expanded.text;
-    const html = doc.html
-      ? htmlToMarkdown(restored, { localImages: true, onFlattened: () => report.drop(FLATTENED, file) })
-      : profile.kramdown
-        ? markdownInHtml(restored, { everyBlock: profile.parseBlockHtml === true })
-        : restored;
+    let html: string;
+    try {
+      html = doc.html
+        ? htmlToMarkdown(restored, { localImages: true, onFlattened: () => report.drop(FLATTENED, file) })
+        : profile.kramdown
+          ? markdownInHtml(restored, { everyBlock: profile.parseBlockHtml === true })
+          : restored;
+    } catch (error) {
+      // HTML the converter refuses (nested or wide past its limits: see deep-html.ts) costs this file only.
+      report.failures.push(`${file}: ${(error as Error).message}; not imported`);
+      continue;
+    }
     const math = profile.math && !doc.html ? convertMath(html, profile.math) : undefined;
     if (math?.formulas) {
       formulas.count += math.formulas;

@@ -5,9 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_CHILDREN, MAX_DEPTH, WRAPPER_DEPTH } from '../../src/migrate/deep-html.js';
 import { htmlToMarkdown } from '../../src/migrate/html-to-markdown.js';
 import { bodyOf, runInProcess } from './helpers.js';
+import { projectWithSite } from './hugo-and-jekyll-helpers.js';
 
 const nest = (open: string, close: string, n: number, inner: string) =>
   open.repeat(n) + inner + close.repeat(n);
+
+/** Tables inside one another, 600 deep: 2,400 elements. */
+const TABLES = nest('<table><tr><td>', '</td></tr></table>', 600, 'x');
 
 describe('HTML nested too deep to convert', () => {
   it('removes wrappers below the depth no page reaches, keeping their text, and says how many', () => {
@@ -35,8 +39,7 @@ describe('HTML nested too deep to convert', () => {
   });
 
   it('refuses, saying what to do, what is deep in elements that mean something (tables, lists, quotes)', () => {
-    const tables = nest('<table><tr><td>', '</td></tr></table>', 600, 'x');
-    expect(() => htmlToMarkdown(tables)).toThrow(
+    expect(() => htmlToMarkdown(TABLES)).toThrow(
       `its HTML nests elements 2400 deep (lists, quotes or tables inside one another), more than the ${MAX_DEPTH} ` +
         'cms-sync converts; simplify that part of it and import again',
     );
@@ -69,7 +72,7 @@ describe('import wordpress: a post nested too deep costs only itself', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cms-sync-deep-html-'));
     const posts = [
       ['unclosed', `<p>Pasted.</p>${'<div>'.repeat(3000)}<p>Still here.</p>`],
-      ['tables', nest('<table><tr><td>', '</td></tr></table>', 600, 'x')],
+      ['tables', TABLES],
       ['plain', '<p>Fine.</p>'],
     ]
       .map(
@@ -96,5 +99,28 @@ describe('import wordpress: a post nested too deep costs only itself', () => {
       /export\.xml:3:1: post 2 "tables" could not be converted: its HTML nests elements 2400 deep \(lists, quotes or tables inside one another\), more than the 400 cms-sync converts; simplify that part of it and import again/,
     );
     expect(run.stdout).toContain('wrappers nested more than 64 deep');
+  });
+});
+
+describe('import jekyll: an HTML post nested too deep costs only itself', () => {
+  it('imports the other posts and names the refused one', async () => {
+    const site = await projectWithSite('jekyll');
+    try {
+      await site.site('deep', {
+        '_config.yml': 'title: J\n',
+        '_posts/2024-01-01-tables.html': `---\ntitle: Tables\n---\n${TABLES}`,
+        '_posts/2024-01-01-fine.md': '---\ntitle: Fine\n---\nFine.\n',
+      });
+      const run = await runInProcess(site.dir, ['import', 'jekyll', 'deep']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(1);
+      expect(await site.files()).toEqual(['content/articles/fine.md']);
+      expect(run.stdout).toContain(
+        'deep/_posts/2024-01-01-tables.html: its HTML nests elements 2400 deep (lists, quotes or tables inside one ' +
+          'another), more than the 400 cms-sync converts; simplify that part of it and import again; not imported',
+      );
+    } finally {
+      await site.close();
+    }
   });
 });
