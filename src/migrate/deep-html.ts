@@ -21,7 +21,7 @@ export const FLATTENED =
 export const MAX_DEPTH = 400;
 
 /**
- * More children than this in one element (no page has them: a table of 50,000 rows), the HTML is
+ * More children than this in one element (a table of 50,000 rows, which no page has), the HTML is
  * refused too: the converter passes an element's children as one call's arguments.
  */
 export const MAX_CHILDREN = 50_000;
@@ -52,8 +52,13 @@ type Child = DefaultTreeAdapterMap['childNode'];
 export function parseHtml(html: string): { tree: Root; flattened: number } {
   const fragment = parseFragment(html, { sourceCodeLocationInfo: true, scriptingEnabled: false });
   let flattened = 0;
-  if (shapeOf(fragment).depth > WRAPPER_DEPTH) flattened = flatten(fragment);
-  const { depth, widest } = shapeOf(fragment);
+  let shape = shapeOf(fragment);
+  // Measured again only when something was flattened: most HTML is walked once.
+  if (shape.depth > WRAPPER_DEPTH) {
+    flattened = flatten(fragment);
+    shape = shapeOf(fragment);
+  }
+  const { depth, widest } = shape;
   if (depth > MAX_DEPTH)
     throw new Error(
       `its HTML nests elements ${depth} deep (lists, quotes or tables inside one another), more than the ` +
