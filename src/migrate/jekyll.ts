@@ -441,10 +441,7 @@ async function eleventyProfile(
     postTags: new Set(['posts', 'post']),
     addresses: eleventyAddresses(),
     shortcodes: { image: eleventyImage },
-    extras: await markdownItPlugins(siteDir, source),
-    ...((await usesPackage(siteDir, source, 'markdown-it-attrs'))
-      ? { attributes: 'markdown-it' as const }
-      : {}),
+    ...(await markdownItPlugins(siteDir, source)),
     // Eleventy has no key of its own: sites write `image` as Jekyll's themes do (a path or `{path, alt}`).
     featuredImages: (data) => featuredImages(data, [imageKey('image')]),
     featuredKeys: ['image'],
@@ -694,11 +691,20 @@ async function readJson(siteDir: string, file: string, shown: string): Promise<R
 /**
  * The markdown-it plugins an Eleventy site uses for what CommonMark lacks: named in its config
  * (imported there) or among its package's dependencies (imported by a file the config loads).
+ * Its package.json is read once for all of them.
  */
-async function markdownItPlugins(siteDir: string, configSource: string): Promise<MarkdownExtras> {
-  const dependencies = await siteDependencies(siteDir);
+async function markdownItPlugins(
+  siteDir: string,
+  configSource: string,
+): Promise<{ extras: MarkdownExtras; attributes?: 'markdown-it' }> {
+  const file = path.join(siteDir, 'package.json');
+  // Only a hint: a package.json that cannot be read (or leads out of the site) counts as none.
+  const manifest: Record<string, unknown> = existsSync(file)
+    ? await readJson(siteDir, file, 'package.json').catch(() => ({}))
+    : {};
+  const dependencies = { ...record(manifest.dependencies), ...record(manifest.devDependencies) };
   const uses = (name: string) => configSource.includes(name) || Object.hasOwn(dependencies, name);
-  return {
+  const extras: MarkdownExtras = {
     definitionLists: uses('markdown-it-deflist'),
     emoji: uses('markdown-it-emoji'),
     abbreviations: uses('markdown-it-abbr'),
@@ -709,21 +715,8 @@ async function markdownItPlugins(siteDir: string, configSource: string): Promise
     typographer: /\btypographer\s*:\s*true\b/.test(configSource),
     hardWraps: /\bbreaks\s*:\s*true\b/.test(configSource),
   };
-}
-
-/** Whether the Eleventy site uses the package `name`: named in its config or among its dependencies. */
-async function usesPackage(siteDir: string, configSource: string, name: string): Promise<boolean> {
-  return configSource.includes(name) || Object.hasOwn(await siteDependencies(siteDir), name);
-}
-
-/** The site's package.json dependencies, dev ones too. */
-async function siteDependencies(siteDir: string): Promise<Record<string, unknown>> {
-  const file = path.join(siteDir, 'package.json');
-  // Only a hint: a package.json that cannot be read (or leads out of the site) counts as none.
-  const manifest: Record<string, unknown> = existsSync(file)
-    ? await readJson(siteDir, file, 'package.json').catch(() => ({}))
-    : {};
-  return { ...record(manifest.dependencies), ...record(manifest.devDependencies) };
+  // markdown-it-attrs' `{.class}` lists (see removeAttributeSyntax).
+  return uses('markdown-it-attrs') ? { extras, attributes: 'markdown-it' } : { extras };
 }
 
 function isMarkdown(name: string): boolean {
