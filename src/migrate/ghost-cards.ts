@@ -52,8 +52,8 @@ function bookmark(card: Element): ElementContent[] {
 /**
  * An NFT card (a token on a marketplace: its picture, title, creator and description, all one
  * link): read as a bookmark is, the link with the title in bold, then who made it and what it is.
- * Its picture is the marketplace's, on a host that may be gone: kept, an unreachable one would
- * fail the post at sync, as a bookmark's thumbnail would.
+ * Its picture is left out: it is the marketplace's, on a host that may be gone, and an unreachable
+ * one would fail the post at sync, as a bookmark's thumbnail would.
  */
 function nft(card: Element): ElementContent[] {
   const href = hrefOf(card, 'kg-nft-card-container');

@@ -200,9 +200,9 @@ export function parseChannel(skeleton: string): WxrChannel {
 }
 
 /**
- * Polylang's taxonomies: an item's language (`language`) and its translation group
- * (`post_translations`), and the same for terms. What they say is read (see wp-languages.ts), not
- * skipped as a custom taxonomy.
+ * Polylang's taxonomies: an item's language (`language`, read: see wp-languages.ts) and its
+ * translation group (`post_translations`), and the same for terms. None is a custom taxonomy of
+ * the site's to report as skipped.
  */
 export const TRANSLATION_TAXONOMIES: ReadonlySet<string> = new Set([
   'language',
