@@ -19,6 +19,7 @@ import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
 import { featuredImages, imageKey, minimalMistakesHeader } from './featured-image.js';
 import { readDataModule } from './js-data.js';
+import type { ContainerRules } from './containers.js';
 import type { MarkdownExtras } from './markdown-extras.js';
 import { jekyllDefaults } from './jekyll-defaults.js';
 import { eleventyAddresses, jekyllAddresses } from './site-addresses.js';
@@ -714,9 +715,32 @@ async function markdownItPlugins(
     // markdown-it's own, off unless the config turns it on.
     typographer: /\btypographer\s*:\s*true\b/.test(configSource),
     hardWraps: /\bbreaks\s*:\s*true\b/.test(configSource),
+    ...(uses('markdown-it-container') ? { containers: containerRules(configSource) } : {}),
   };
   // markdown-it-attrs' `{.class}` lists (see removeAttributeSyntax).
   return uses('markdown-it-attrs') ? { extras, attributes: 'markdown-it' } : { extras };
+}
+
+/**
+ * The names an Eleventy config registers with markdown-it-container (`md.use(container, 'tip')`,
+ * `.use(require('markdown-it-container'), 'warning', { render })`), each with whether it has a
+ * render of its own. The plugin is found by the name it is imported or required as. None read (a
+ * loop over a list, a config in another file): every name, as the site's renderer might have had.
+ */
+export function containerRules(configSource: string): ContainerRules {
+  const plugin = ['require\\(\\s*["\'`]markdown-it-container["\'`]\\s*\\)'];
+  for (const bound of configSource.matchAll(
+    /\b(?:const|let|var|import)\s+([A-Za-z_$][\w$]*)\s*(?:=\s*require\(\s*["'`]markdown-it-container["'`]\s*\)|from\s*["'`]markdown-it-container["'`])/g,
+  ))
+    plugin.push(bound[1]!.replace(/\$/g, '\\$'));
+  const names = new Map<string, { ownRender: boolean }>();
+  const use = new RegExp(`\\.use\\(\\s*(?:${plugin.join('|')})\\s*,\\s*(["'\`])([\\w-]+)\\1`, 'g');
+  for (const call of configSource.matchAll(use)) {
+    const rest = callArguments(configSource, call.index + call[0].length);
+    const ownRender = /\brender\s*[:(]/.test(rest) || /^\s*,\s*[A-Za-z_$]/.test(rest);
+    names.set(call[2]!, { ownRender: ownRender || names.get(call[2]!)?.ownRender === true });
+  }
+  return names.size > 0 ? { names } : {};
 }
 
 function isMarkdown(name: string): boolean {

@@ -10,6 +10,7 @@ import { unified, type Processor } from 'unified';
 import { visit } from 'unist-util-visit';
 import { mathSyntaxPlugins, type MathSyntax } from '../render/math-syntax.js';
 import { applyEdits, type TextEdit } from '../text-edits.js';
+import { convertContainers, type ContainerRules } from './containers.js';
 import { kramdownTables } from './kramdown-tables.js';
 import { htmlBlockOf } from './markdown-html.js';
 
@@ -50,6 +51,8 @@ export interface MarkdownExtras {
   subscript?: boolean;
   superscript?: boolean;
   mark?: boolean;
+  /** markdown-it-container's `::: name` blocks (containers.ts). */
+  containers?: ContainerRules;
 }
 
 export interface ExtrasResult {
@@ -64,6 +67,9 @@ export interface ExtrasResult {
   lineBreaks: number;
   inlineMarks: number;
   tables: number;
+  containers: number;
+  /** Container names the site drew with a render of its own, written as a `<div>` (see containers.ts). */
+  containersOwnRender: string[];
   /** Set when a document has more definition-list lines than are converted. */
   definitionListsLeft?: boolean;
 }
@@ -116,12 +122,21 @@ export function convertExtras(
 ): ExtrasResult {
   // kramdown's tables first: their separator lines are no text for the passes below, and each
   // cell takes the extras of a text (but abbreviations, which the whole document defines).
-  const cellExtras = { ...extras, kramdownTables: false, definitionLists: false, abbreviations: false };
+  // Containers before anything: what they hold is Markdown of its own, for every pass below.
+  const containers = extras.containers ? convertContainers(given, extras.containers) : undefined;
+  const source = containers?.text ?? given;
+  const cellExtras = {
+    ...extras,
+    kramdownTables: false,
+    definitionLists: false,
+    abbreviations: false,
+    containers: undefined,
+  };
   const tables =
-    extras.kramdownTables === true && /^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?\|/m.test(given)
-      ? kramdownTables(given, (cell) => convertExtras(cell, cellExtras, math).text)
+    extras.kramdownTables === true && /^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?\|/m.test(source)
+      ? kramdownTables(source, (cell) => convertExtras(cell, cellExtras, math).text)
       : undefined;
-  const markdown = tables?.text ?? given;
+  const markdown = tables?.text ?? source;
   const result: ExtrasResult = {
     text: markdown,
     definitionLists: 0,
@@ -133,6 +148,8 @@ export function convertExtras(
     lineBreaks: 0,
     inlineMarks: 0,
     tables: tables?.tables ?? 0,
+    containers: containers?.count ?? 0,
+    containersOwnRender: containers?.ownRender ?? [],
   };
   const emoji = extras.emoji === true && /:[a-z0-9_+-]+:/.test(markdown);
   const abbreviations = extras.abbreviations === true && /^\*\[[^\]\n]+\]:/m.test(markdown);

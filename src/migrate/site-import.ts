@@ -878,6 +878,12 @@ function extrasOf(
   report.convert('line breaks', converted.lineBreaks);
   report.convert('tables', converted.tables);
   report.convert('subscripts, superscripts and marks', converted.inlineMarks);
+  report.convert('containers (`:::`)', converted.containers);
+  for (const name of converted.containersOwnRender)
+    report.warnings.push(
+      `${file}: \`::: ${name}\` blocks written as \`<div class="${name}">\` (a title as a bold first line): ` +
+        'the site drew them with a render function of its own, which is JavaScript and not run; check them',
+    );
   if (converted.definitionListsLeft)
     report.warnings.push(
       `${file}: more definition-list lines than are converted in good time (over ` +
