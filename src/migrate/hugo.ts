@@ -110,6 +110,7 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       documents,
       // Hugo's `comment` (0.137): what it holds is never shown.
       shortcodes: { comment: () => '', ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])) },
+      mathShortcodes: { katex },
       silentKeys: new Set([
         'layout',
         'type',
@@ -241,6 +242,21 @@ function admonition(call: ShortcodeCall): string {
     .map((line) => (line.trim() === '' ? '>' : `> ${line}`))
     .join('\n');
   return `> **${title}**\n>\n${quoted}`;
+}
+
+/**
+ * hugo-book's `{{< katex >}}TeX{{< /katex >}}`: its TeX, as typed (a `<` shortcode's content is not
+ * Markdown), shown as a block with `display=true` (or a bare `display`, in older versions).
+ */
+function katex(call: ShortcodeCall): { tex: string; display: boolean } {
+  if (call.inner === undefined || call.inner.trim() === '')
+    throw new ShortcodeProblem(
+      'shortcode `katex` holds no TeX here, so it is left as text: write the formula between ' +
+        '`{{< katex >}}` and `{{< /katex >}}`',
+      'unhandled',
+    );
+  const display = /^(?:true|display)$/i.test(call.named.display ?? '') || call.args.includes('display');
+  return { tex: call.inner.trim(), display };
 }
 
 /**

@@ -13,7 +13,13 @@ import { markdownInHtml, removeAttributeSyntax, unchanged, type AttributeSyntax 
 import { convertExtras, MAX_DEFINITION_LINES, type MarkdownExtras } from './markdown-extras.js';
 import { convertMath, writtenSyntax, type OldSiteMath } from './old-math.js';
 import { loadMath, type MathSyntax } from '../render/math-syntax.js';
-import { refPath, type PageRef, type ShortcodeHandler, type SiteInfo } from '../render/templates/builtins.js';
+import {
+  refPath,
+  type PageRef,
+  type ShortcodeCall,
+  type ShortcodeHandler,
+  type SiteInfo,
+} from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
 import type { ImportOptions } from './import-options.js';
 import { hugoPagePath } from './hugo-cascade.js';
@@ -117,6 +123,11 @@ export interface SiteProfile {
   spaceSeparatedNames?: boolean;
   /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
   shortcodes?: Record<string, ShortcodeHandler>;
+  /**
+   * Shortcodes that hold TeX (hugo-book's `{{< katex >}}`): each gives a call's TeX and whether it is
+   * shown as a block. Written as math in remark-math's syntax, and counted with the site's formulas.
+   */
+  mathShortcodes?: Record<string, (call: ShortcodeCall) => { tex: string; display: boolean }>;
   /**
    * Why a document the site never publishes as a page of its own is not imported (Hugo's headless
    * bundles, `build: { render: never }`), or undefined for one it does.
@@ -317,8 +328,20 @@ export async function importSite(
   /** Where a post's featured image was hidden by its theme, and imported all the same. */
   const hidden: string[] = [];
   const imageKeys = new Set(profile.featuredKeys);
-  const mathSyntax = profile.math ? writtenSyntax(profile.math) : false;
+  // A site whose only math is in shortcodes read no `$`: only `$$` is math in what is written.
+  const shortcodeMath = usesShortcodes(entries, profile.mathShortcodes);
+  const mathSyntax = profile.math
+    ? writtenSyntax(profile.math)
+    : shortcodeMath
+      ? { singleDollar: false }
+      : false;
   if (mathSyntax) await loadMath();
+  /** Formulas the document being imported had in math shortcodes. */
+  const shortcodeFormulas = { count: 0 };
+  const shortcodes =
+    shortcodeMath && mathSyntax
+      ? { ...profile.shortcodes, ...mathHandlers(profile.mathShortcodes!, mathSyntax, shortcodeFormulas) }
+      : profile.shortcodes;
   const formulas = { count: 0, documents: 0, loneDollars: 0 };
   let done = 0;
   for (const entry of entries) {
@@ -355,7 +378,7 @@ export async function importSite(
           ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
           ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
           ...(profile.dialect === 'hugo' ? { page: entry.data } : {}),
-          ...(profile.shortcodes ? { shortcodes: profile.shortcodes } : {}),
+          ...(shortcodes ? { shortcodes } : {}),
         });
     for (const p of expanded.problems) {
       const inBody = p.line - entry.bodyLine;
@@ -376,9 +399,12 @@ export async function importSite(
       report.failures.push(`${file}: ${(error as Error).message}; not imported`);
       continue;
     }
-    const math = profile.math && !doc.html ? convertMath(html, profile.math) : undefined;
-    if (math?.formulas) {
-      formulas.count += math.formulas;
+    const inShortcodes = shortcodeFormulas.count;
+    shortcodeFormulas.count = 0;
+    const math =
+      !doc.html && (profile.math || inShortcodes > 0) ? convertMath(html, profile.math ?? {}) : undefined;
+    if (math && math.formulas + inShortcodes > 0) {
+      formulas.count += math.formulas + inShortcodes;
       formulas.documents++;
       if (math.loneDollars) formulas.loneDollars++;
     }
@@ -499,6 +525,35 @@ export async function importSite(
   else if (profile.mathUnread) report.warnings.push(profile.mathUnread);
   await copyMedia(copies, profile.siteDir, options, report, shown);
   await writer.flush();
+}
+
+/** Whether a document calls one of these shortcodes, in either form (`{{< name` or `{{% name`). */
+function usesShortcodes(entries: readonly { body: string }[], names: object | undefined): boolean {
+  if (!names || Object.keys(names).length === 0) return false;
+  const call = new RegExp(`\\{\\{[<%]-?\\s*(?:${Object.keys(names).join('|')})\\b`);
+  return entries.some((entry) => call.test(entry.body));
+}
+
+/**
+ * Handlers that write each math shortcode's TeX as remark-math reads it in `syntax`: a block as
+ * `$$` lines around it, inline between `$` (or `$$` when only that is math), and count each.
+ */
+function mathHandlers(
+  shortcodes: NonNullable<SiteProfile['mathShortcodes']>,
+  syntax: MathSyntax,
+  counted: { count: number },
+): Record<string, ShortcodeHandler> {
+  const inline = syntax.singleDollar ? '$' : '$$';
+  return Object.fromEntries(
+    Object.entries(shortcodes).map(([name, read]) => [
+      name,
+      (call: ShortcodeCall) => {
+        const { tex, display } = read(call);
+        counted.count++;
+        return display ? `$$\n${tex}\n$$` : `${inline}${tex}${inline}`;
+      },
+    ]),
+  );
 }
 
 /** The report's line on math: how much was written as math, and the setting that reads it. */

@@ -213,4 +213,60 @@ describe('import: math the old site read is written in remark-math’s syntax, i
       "Warning: the site loads a math renderer (`params.math`) without Goldmark's passthrough, so its formulas",
     );
   });
+
+  it("hugo-book's `{{< katex >}}`: its TeX written as math, inline and display; prices stay dollars", async () => {
+    project = await projectWithSite('hugo');
+    const integral = String.raw`f(x) = \int_{-\infty}^\infty \hat f(\xi)\,e^{2 \pi i \xi x}\,d\xi`;
+    const post = [
+      '---',
+      'title: K',
+      '---',
+      String.raw`Inline {{< katex >}}a_1 * b_2 * c_3{{< /katex >}} for $5 or $10 -- then:`,
+      '',
+      '{{< katex display=true >}}',
+      integral,
+      '{{< /katex >}}',
+      '',
+      '{{< katex display >}}x^2{{< /katex >}}',
+      '',
+      '{{< katex >}}{{< /katex >}}',
+      '',
+    ].join('\n');
+    await project.site('b', {
+      'hugo.toml': 'baseURL = "https://b.example.com/"\ntheme = "hugo-book"\n',
+      'content/docs/k.md': post,
+    });
+    const run = await runInProcess(project.dir, ['import', 'hugo', 'b']);
+    expect(run.code, run.stderr).toBe(0);
+    const written = await project.read('content/articles/k.md');
+    expect(written.split('\n---\n')[1]).toBe(
+      [
+        '',
+        // Goldmark's typographer made `--` a dash in the text, not in the TeX.
+        'Inline $$a_1 * b_2 * c_3$$ for $5 or $10 – then:',
+        '',
+        '$$',
+        integral,
+        '$$',
+        '',
+        '$$',
+        'x^2',
+        '$$',
+        '',
+        '{{< katex >}}{{< /katex >}}',
+        '',
+      ].join('\n'),
+    );
+    expect(run.stdout).toContain('Warning: 3 formulas in 1 document written as math');
+    expect(run.stdout).toContain('`markdown: { math: { singleDollar: false } }`');
+    expect(run.stdout).toContain('shortcode `katex` holds no TeX here, so it is left as text');
+    expect(await published(written, false)).toBe(
+      [
+        String.raw`<p>Inline <span class="math math-inline">\(a_1 * b_2 * c_3\)</span> for $5 or $10 – then:</p>`,
+        `<div class="math math-display">\\[${integral}\\]</div>`,
+        String.raw`<div class="math math-display">\[x^2\]</div>`,
+        '<p>{{&#x3C; katex >}}{{&#x3C; /katex >}}</p>',
+      ].join('\n'),
+    );
+  });
 });
