@@ -180,7 +180,7 @@ export async function listRecords(
 export async function noteOwnWrites(
   ctx: Pick<ListRemoteContext, 'config' | 'identity' | 'state'>,
   deleted: ReadonlyMap<RecordResource, ReadonlySet<number>>,
-  written: ReadonlyMap<RecordResource, readonly CachedRecord[]>,
+  written: ReadonlyMap<RecordResource, OwnWrites>,
   listed?: Listings,
 ): Promise<void> {
   // The cache this run's listing made and has not saved yet, rather than one read back (a large
@@ -200,28 +200,79 @@ export async function noteOwnWrites(
     const entry = cache.resources[resource];
     const gone = deleted.get(resource);
     const own = written.get(resource);
-    if (!entry || (!gone?.size && !own?.length)) continue;
+    const owned = own?.ids.length ?? 0;
+    if (!entry || (!gone?.size && owned === 0)) continue;
     let records = gone?.size ? keepRows(entry.records, (id) => !gone.has(id)) : entry.records;
-    if (own?.length) {
+    // The ids written, in order, to find in the cache's rows: 8 bytes each, where a set of a cold
+    // apply's 200,000 ids held up to the end of the run was megabytes.
+    const ownIds = own && owned > 0 ? Float64Array.from(own.ids).sort() : undefined;
+    if (own && ownIds) {
       if (records === entry.records) records = copyColumns(records);
-      // Only the rows of the records written are looked for: the cache may hold 100,000.
-      const at = rowsOfIds(records, new Set(own.map((r) => r[0])));
-      for (const record of own) {
-        putRow(records, at.get(record[0]), record);
-        // A record written twice in one run (created, then edited) has one row.
-        at.set(record[0], at.get(record[0]) ?? records.ids.length - 1);
-      }
+      putOwnRows(records, own, ownIds);
     }
     if (records === entry.records) continue;
     // The newest record may be one deleted: the CMS's newest is then older than it, rightly. Our
     // writes leave the newest as listed, so that the next listing still reads down to them.
     const { newest: _gone, ...rest } = entry;
-    const ownIds = new Set(own?.map((r) => r[0]));
-    const newest = gone?.size ? newestOf(keepRows(records, (id) => !ownIds.has(id))) : entry.newest;
+    const newest = gone?.size
+      ? newestOf(keepRows(records, (id) => !ownIds || !sortedHas(ownIds, id)))
+      : entry.newest;
     cache.resources[resource] = newest === undefined ? { ...rest, records } : { ...rest, records, newest };
     changed = true;
   }
   if (changed) await saveListingCache(file, cache);
+}
+
+/**
+ * The records one resource's writes of this run left, by column (row i of each is one record):
+ * a cold apply writes one per document, and an array of three per record would add up.
+ */
+export interface OwnWrites {
+  ids: number[];
+  slugs: Array<CachedRecord[1]>;
+  markers: Array<CachedRecord[2]>;
+}
+
+/** The own writes of one record, added to `into`. */
+export function addOwnWrite(
+  into: OwnWrites,
+  id: number,
+  slug: CachedRecord[1],
+  marker: CachedRecord[2],
+): void {
+  into.ids.push(id);
+  into.slugs.push(slug);
+  into.markers.push(marker);
+}
+
+/**
+ * Each written record's row set to what the write left: the cache's row of its id, else a new
+ * row (a record written twice in one run, created then edited, has one row). `sortedIds` are the
+ * written ids in order.
+ */
+function putOwnRows(records: CachedColumns, own: OwnWrites, sortedIds: Float64Array): void {
+  // Only the rows of the records written are looked for: the cache may hold 100,000.
+  const at = rowsOfIds(records, { has: (id) => sortedHas(sortedIds, id) });
+  const twice = new Set<number>();
+  for (let i = 1; i < sortedIds.length; i++) if (sortedIds[i] === sortedIds[i - 1]) twice.add(sortedIds[i]!);
+  for (let i = 0; i < own.ids.length; i++) {
+    const id = own.ids[i]!;
+    const row = at.get(id);
+    putRow(records, row, [id, own.slugs[i]!, own.markers[i]!]);
+    if (row === undefined && twice.has(id)) at.set(id, records.ids.length - 1);
+  }
+}
+
+/** Whether `sorted` (ascending) holds `value`. */
+function sortedHas(sorted: Float64Array, value: number): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]! < value) low = mid + 1;
+    else high = mid;
+  }
+  return low < sorted.length && sorted[low] === value;
 }
 
 /** The cache a listing made with `save: false` would have saved. */

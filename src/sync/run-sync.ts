@@ -21,8 +21,14 @@ import {
 } from '../plan/compute-plan.js';
 import { idOfKey } from '../plan/payload.js';
 import { completeRecords, type Listings } from '../remote/snapshot.js';
-import type { CachedRecord } from '../remote/listing-cache.js';
-import { listRecords, listRemote, noteOwnWrites, saveListing } from './list-remote.js';
+import {
+  addOwnWrite,
+  listRecords,
+  listRemote,
+  noteOwnWrites,
+  saveListing,
+  type OwnWrites,
+} from './list-remote.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
 import { countPlan, hasChanges } from '../plan/format-plan.js';
@@ -630,7 +636,7 @@ async function noteWrites(
   // What this pass's writes left, as they were confirmed: not read back from the state.
   const landed = session.store?.takeWritten() ?? new Map<string, WrittenRecord | null>();
   const deleted = new Map<RecordResource, Set<number>>();
-  const written = new Map<RecordResource, CachedRecord[]>();
+  const written = new Map<RecordResource, OwnWrites>();
   for (const change of plan.changes) {
     if (change.action === 'delete') {
       if (landed.get(change.key) !== null) continue;
@@ -639,10 +645,9 @@ async function noteWrites(
       // Only a write that landed: it holds the marker the CMS answered with.
       const entry = landed.get(change.key);
       if (entry?.marker === undefined || (change.action !== 'create' && entry.id !== change.id)) continue;
-      const slug = change.key.slice(change.key.indexOf('/') + 1);
-      const list = written.get(change.resource) ?? [];
-      list.push([entry.id, slug, entry.marker]);
-      written.set(change.resource, list);
+      let own = written.get(change.resource);
+      if (!own) written.set(change.resource, (own = { ids: [], slugs: [], markers: [] }));
+      addOwnWrite(own, entry.id, change.key.slice(change.key.indexOf('/') + 1), entry.marker);
     }
   }
   await noteOwnWrites(

@@ -207,3 +207,35 @@ describe('a refresh that reads only what changed in the CMS', () => {
     });
   }
 });
+
+describe("the listing cache after an apply: what the run's own writes left", () => {
+  let project: Project;
+  afterAll(async () => {
+    await project.close();
+  });
+
+  it('holds a row per record created or edited, with the marker the CMS gave it, one row per record', async () => {
+    project = await createProject({
+      'sync.config.ts': CONFIG,
+      'content/articles/a.md': article('A'),
+      'content/articles/b.md': article('B'),
+    });
+    expect((await project.run(['apply'])).code).toBe(0);
+    await project.write('content/articles/a.md', article('A, edited'));
+    await project.write('content/articles/c.md', article('C'));
+    expect((await project.run(['apply'])).code).toBe(0);
+    const [file] = await readdir(path.join(project.dir, '.cms-sync', 'listing-cache'));
+    const cache = JSON.parse(
+      await readFile(path.join(project.dir, '.cms-sync', 'listing-cache', file!), 'utf8'),
+    );
+    const { ids, slugs, markers } = cache.resources.article.records as {
+      ids: number[];
+      slugs: string;
+      markers: string;
+    };
+    const rows = ids.map((id, i) => [id, slugs.split('\n')[i], markers.split('\n')[i]]);
+    const cms = (await project.records('article')).map((r) => [r.id, r.slug, r.updated_at]);
+    expect(rows.sort()).toEqual(cms.sort());
+    expect(cms).toHaveLength(3);
+  });
+});
