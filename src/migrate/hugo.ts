@@ -8,6 +8,7 @@ import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
 import { dateFromFileName } from '../records/parse-date.js';
 import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builtins.js';
+import { THEME_SHORTCODES } from './hugo-theme-shortcodes.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
@@ -109,7 +110,11 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       mediaRoot: contentRoot,
       documents,
       // Hugo's `comment` (0.137): what it holds is never shown.
-      shortcodes: { comment: () => '', ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])) },
+      shortcodes: {
+        comment: () => '',
+        ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])),
+        ...THEME_SHORTCODES,
+      },
       mathShortcodes: { katex },
       silentKeys: new Set([
         'layout',

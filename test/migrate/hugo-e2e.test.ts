@@ -31,7 +31,7 @@ describe('import hugo, then plan and apply against the local CMS', () => {
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('Plan: 15 to create, 0 to update, 0 to delete, 5 to upload, 0 unchanged.');
     // What the importer left as text is still said at its line, now in content/.
-    expect(plan.stderr).toContain('content/articles/shortcodes-tour.md:37:1: warning: shortcode `columns`');
+    expect(plan.stderr).toContain('content/articles/shortcodes-tour.md:37:1: warning: shortcode `timeline`');
 
     const apply = await project.run(['apply']);
     expect(errorsIn(apply.stderr)).toEqual([]);

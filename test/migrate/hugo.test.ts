@@ -31,9 +31,9 @@ describe('import hugo', () => {
         '       1  Markdown files inside page bundles (resources, not pages)',
         'Warning: site/content/posts/2023/hello-world/index.md: its slug `hello-world` is also ' +
           "site/content/posts/2019/hello-world.md's; written as `hello-world-2023`",
-        'Warning: site/content/posts/shortcodes-tour.md:34:1: shortcode `columns` (`{{< columns warning >}}`) is ' +
+        'Warning: site/content/posts/shortcodes-tour.md:34:1: shortcode `timeline` (`{{< timeline warning >}}`) is ' +
           'neither built in nor mapped, so it is left as text: map it under `markdown.shortcodes` in sync.config.ts, ' +
-          'e.g. `columns: ({ args, named, inner }) => \\`…\\``, returning Markdown or HTML',
+          'e.g. `timeline: ({ args, named, inner }) => \\`…\\``, returning Markdown or HTML',
         'Warning: front matter `toc` is not imported (1 file): site/content/posts/first-trip/index.en.md:8',
         'Next: `cms-sync plan` shows what apply would send.',
         '',
@@ -123,7 +123,7 @@ describe('import hugo', () => {
     expect(tour).toContain('![Diagram](../media/images/diagram.png)');
     // The old site's own absolute URL is its static file.
     expect(tour).toContain('<figure><img src="../media/images/logo.png" alt="Logo"></figure>');
-    expect(tour).toContain('{{< columns warning >}}\nTrains can be late.\n{{< /columns >}}');
+    expect(tour).toContain('{{< timeline warning >}}\nTrains can be late.\n{{< /timeline >}}');
     expect(tour).toContain('Follow us: @fieldnotes@example.social');
 
     expect(await project.read('content/articles/dated-by-name.md')).toBe(
