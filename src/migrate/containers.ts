@@ -38,6 +38,11 @@ const OPENING = /^( {0,3})(:{3,})[ \t]*(.*)$/;
 const CLOSING = /^ {0,3}(:{3,})[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const NAME = /^[\w-]+$/;
+/**
+ * Blocks inside blocks deeper than this are left as text: no page nests so many, and each level
+ * looks ahead for its closing line, so a hostile file of openings alone would cost their square.
+ */
+export const MAX_CONTAINER_DEPTH = 32;
 
 export function convertContainers(markdown: string, rules: ContainerRules): ContainersResult {
   const result: ContainersResult = { text: markdown, count: 0, ownRender: [] };
@@ -54,7 +59,7 @@ export function convertContainers(markdown: string, rules: ContainerRules): Cont
   };
 
   // Lines [from, to) of one block's content: containers opened in it end at `to` at the latest.
-  const convert = (from: number, to: number): void => {
+  const convert = (from: number, to: number, depth: number): void => {
     let fence: string | undefined;
     for (let i = from; i < to; i++) {
       const line = lines[i]!;
@@ -78,7 +83,7 @@ export function convertContainers(markdown: string, rules: ContainerRules): Cont
       }
       const opening = OPENING.exec(line);
       const name = opening ? nameOf(opening[3]!) : undefined;
-      if (!opening || name === undefined) {
+      if (!opening || name === undefined || depth >= MAX_CONTAINER_DEPTH) {
         out.push(line);
         continue;
       }
@@ -97,7 +102,7 @@ export function convertContainers(markdown: string, rules: ContainerRules): Cont
       blankBefore(out);
       out.push(`${opening[1]}<div class="${name}">`, '');
       if (own && title) out.push(`${opening[1]}**${title.replace(/\*/g, '\\*')}**`, '');
-      convert(i + 1, end);
+      convert(i + 1, end, depth + 1);
       blankBefore(out);
       out.push(`${opening[1]}</div>`);
       // An HTML block runs to the next blank line: what follows the block is Markdown again.
@@ -106,7 +111,7 @@ export function convertContainers(markdown: string, rules: ContainerRules): Cont
       i = end < to ? end : to - 1;
     }
   };
-  convert(0, lines.length);
+  convert(0, lines.length, 0);
   result.text = out.join('\n');
   result.ownRender = [...ownRender];
   return result;

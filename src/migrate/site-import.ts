@@ -346,155 +346,159 @@ export async function importSite(
   let done = 0;
   for (const entry of entries) {
     done++;
-    const { doc, file } = entry;
-    // An HTML body is no one's Markdown: its braces are text.
-    // Goldmark (Hugo) has attributes on headings, which sync reads as kramdown's (heading-ids.ts), and
-    // on blocks when the site turns them on.
-    const plain = doc.html
-      ? unchanged(entry.body)
-      : profile.kramdown
-        ? removeAttributeSyntax(entry.body, profile.callouts)
-        : profile.attributes
-          ? removeAttributeSyntax(entry.body, undefined, profile.attributes)
-          : unchanged(entry.body);
-    for (const { line, what } of plain.removed) {
-      const places = attributes.get(what) ?? [];
-      const place = `${file}:${entry.bodyLine + line - 1}`;
-      if (places.at(-1) !== place) places.push(place);
-      attributes.set(what, places);
-    }
-    // A page that turned its templates off showed them as typed (a tutorial's code): none runs.
-    const literal = profile.templatesOff?.(entry.data) === true;
-    const raw = !literal && profile.dialect === 'liquid' ? protectRaw(plain.text) : undefined;
-    const expanded = literal
-      ? { text: plain.text, problems: [] }
-      : expandTemplates(raw?.text ?? plain.text, {
-          file,
-          bodyLine: entry.bodyLine,
-          site: profile.site,
-          dialect: profile.dialect,
-          resolveRef: refsFrom(entry),
-          keepEscaped: true,
-          ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
-          ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
-          ...(profile.dialect === 'hugo' ? { page: entry.data } : {}),
-          ...(shortcodes ? { shortcodes } : {}),
-        });
-    for (const p of expanded.problems) {
-      const inBody = p.line - entry.bodyLine;
-      const line = entry.bodyLine + plain.bodyLine(raw ? raw.bodyLine(inBody) : inBody);
-      report.warnings.push(`${p.file}:${line}:${p.column}: ${p.message}`);
-    }
-    const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
-    const restored = raw ? raw.restore(expanded.text) : expanded.text;
-    let html: string;
+    shortcodeFormulas.count = 0;
+    // Whatever one document's conversion throws (HTML past the converter's limits, a hostile
+    // body) costs that document only; a SyncError is the run's.
     try {
-      html = doc.html
+      const { doc, file } = entry;
+      // An HTML body is no one's Markdown: its braces are text.
+      // Goldmark (Hugo) has attributes on headings, which sync reads as kramdown's (heading-ids.ts), and
+      // on blocks when the site turns them on.
+      const plain = doc.html
+        ? unchanged(entry.body)
+        : profile.kramdown
+          ? removeAttributeSyntax(entry.body, profile.callouts)
+          : profile.attributes
+            ? removeAttributeSyntax(entry.body, undefined, profile.attributes)
+            : unchanged(entry.body);
+      for (const { line, what } of plain.removed) {
+        const places = attributes.get(what) ?? [];
+        const place = `${file}:${entry.bodyLine + line - 1}`;
+        if (places.at(-1) !== place) places.push(place);
+        attributes.set(what, places);
+      }
+      // A page that turned its templates off showed them as typed (a tutorial's code): none runs.
+      const literal = profile.templatesOff?.(entry.data) === true;
+      const raw = !literal && profile.dialect === 'liquid' ? protectRaw(plain.text) : undefined;
+      const expanded = literal
+        ? { text: plain.text, problems: [] }
+        : expandTemplates(raw?.text ?? plain.text, {
+            file,
+            bodyLine: entry.bodyLine,
+            site: profile.site,
+            dialect: profile.dialect,
+            resolveRef: refsFrom(entry),
+            keepEscaped: true,
+            ...(profile.frontMatterAs === 'page' ? { variables: { page: entry.data } } : {}),
+            ...(profile.frontMatterAs === 'data' ? { variables: entry.data } : {}),
+            ...(profile.dialect === 'hugo' ? { page: entry.data } : {}),
+            ...(shortcodes ? { shortcodes } : {}),
+          });
+      for (const p of expanded.problems) {
+        const inBody = p.line - entry.bodyLine;
+        const line = entry.bodyLine + plain.bodyLine(raw ? raw.bodyLine(inBody) : inBody);
+        report.warnings.push(`${p.file}:${line}:${p.column}: ${p.message}`);
+      }
+      const written = path.join(options.contentDir, doc.folder, `${entry.slug}.md`);
+      const restored = raw ? raw.restore(expanded.text) : expanded.text;
+      const html = doc.html
         ? htmlToMarkdown(restored, { localImages: true, onFlattened: () => report.drop(FLATTENED, file) })
         : profile.kramdown
           ? markdownInHtml(restored, { everyBlock: profile.parseBlockHtml === true })
           : restored;
-    } catch (error) {
-      // HTML the converter refuses (nested or wide past its limits: see deep-html.ts) costs this file only.
-      report.failures.push(`${file}: ${(error as Error).message}; not imported`);
-      continue;
-    }
-    const inShortcodes = shortcodeFormulas.count;
-    shortcodeFormulas.count = 0;
-    const math =
-      !doc.html && (profile.math || inShortcodes > 0) ? convertMath(html, profile.math ?? {}) : undefined;
-    if (math && math.formulas + inShortcodes > 0) {
-      formulas.count += math.formulas + inShortcodes;
-      formulas.documents++;
-      if (math.loneDollars) formulas.loneDollars++;
-    }
-    const converted = math?.text ?? html;
-    // The other generator's syntax was text on this site: so it stays, once sync reads the file.
-    const markdown = templatesAsText(
-      converted,
-      literal ? 'both' : profile.dialect === 'hugo' ? 'liquid' : 'hugo',
-      mathSyntax,
-    );
-    const unmatched: string[] = [];
-    const placing: Placing = { profile, copies, contentDir: options.contentDir, written, shown, report };
-    const rewritten = rewriteUrls(markdown, {
-      link: (url) => rewriteLink(url, entry, links, report, unmatched),
-      image: (given) => {
-        const where = `${file}:${lineOf(entry, given)}`;
-        const placed = placeImage(given, entry, where, placing);
-        if ('to' in placed) return placed.to;
-        if ('missing' in placed)
-          report.warnings.push(
-            `${where}: image \`${placed.url}\` ${placed.missing} left as written: plan reports it until the file ` +
-              'is added or the reference removed',
-          );
-        if ('notMedia' in placed)
-          report.warnings.push(
-            `${where}: \`${placed.url}\` is not a media file cms-sync uploads; left as written`,
-          );
-        return undefined;
-      },
-    });
-    const body =
-      doc.html || !profile.extras ? rewritten : extrasOf(rewritten, profile.extras, file, report, mathSyntax);
-
-    // Each listed by its line, the first few of a file: finding a line reads the body.
-    for (const url of unmatched.slice(0, LISTED_LINKS))
-      report.oldLink(`${file}:${lineOf(entry, url)}: ${url}`);
-    const more = unmatched.length - LISTED_LINKS;
-    if (more > 0) report.oldLink(`${file}: and ${more} more`, more);
-
-    const fm: Record<string, unknown> = { title: entry.title };
-    // sync keys a translation `<slug>-<lang>` itself (languages.default is the site's, see the
-    // report): the file carries the slug without the language, and its `lang`.
-    const suffix = entry.lang === undefined ? '' : `-${slugify(entry.lang)}`;
-    const translated = entry.lang !== undefined && entry.lang !== profile.defaultLanguage;
-    const langKey = translated && suffix !== '' && entry.slug.endsWith(suffix);
-    if (translated) fm.slug = langKey ? entry.slug.slice(0, -suffix.length) : entry.slug;
-    const used = doc.folder === 'articles' ? ARTICLE_KEYS : PAGE_KEYS;
-    if (doc.folder === 'articles') {
-      fm.date = entry.date;
-      if (entry.draft) fm.draft = true;
-      const [category, ...more] = entry.categories;
-      if (category !== undefined) {
-        const slug = slugify(category);
-        if (!categories.has(slug)) categories.set(slug, category);
-        fm.category = slug;
+      const inShortcodes = shortcodeFormulas.count;
+      const math =
+        !doc.html && (profile.math || inShortcodes > 0) ? convertMath(html, profile.math ?? {}) : undefined;
+      if (math && math.formulas + inShortcodes > 0) {
+        formulas.count += math.formulas + inShortcodes;
+        formulas.documents++;
+        if (math.loneDollars) formulas.loneDollars++;
       }
-      for (const name of more) {
-        const slug = slugify(name);
-        if (!categories.has(slug)) categories.set(slug, name);
-      }
-      if (more.length)
-        report.skip('categories beyond the first of a post (the CMS takes one; added to its tags)');
-      const tags = [...new Set([...more, ...entry.tags])];
-      if (tags.length) fm.tags = tags;
-      const handles = entry.authors.map((author) => {
-        const [key, person] = findPerson(profile.people, author);
-        const slug = slugify(key);
-        if (!users.has(slug)) users.set(slug, { ...person, name: person?.name ?? author });
-        return slug;
+      const converted = math?.text ?? html;
+      // The other generator's syntax was text on this site: so it stays, once sync reads the file.
+      const markdown = templatesAsText(
+        converted,
+        literal ? 'both' : profile.dialect === 'hugo' ? 'liquid' : 'hugo',
+        mathSyntax,
+      );
+      const unmatched: string[] = [];
+      const placing: Placing = { profile, copies, contentDir: options.contentDir, written, shown, report };
+      const rewritten = rewriteUrls(markdown, {
+        link: (url) => rewriteLink(url, entry, links, report, unmatched),
+        image: (given) => {
+          const where = `${file}:${lineOf(entry, given)}`;
+          const placed = placeImage(given, entry, where, placing);
+          if ('to' in placed) return placed.to;
+          if ('missing' in placed)
+            report.warnings.push(
+              `${where}: image \`${placed.url}\` ${placed.missing} left as written: plan reports it until the file ` +
+                'is added or the reference removed',
+            );
+          if ('notMedia' in placed)
+            report.warnings.push(
+              `${where}: \`${placed.url}\` is not a media file cms-sync uploads; left as written`,
+            );
+          return undefined;
+        },
       });
-      if (handles.length === 1) fm.author = handles[0];
-      else if (handles.length > 1) fm.authors = handles;
-    } else if (entry.draft) {
-      fm.draft = true;
+      const body =
+        doc.html || !profile.extras
+          ? rewritten
+          : extrasOf(rewritten, profile.extras, file, report, mathSyntax);
+
+      // Each listed by its line, the first few of a file: finding a line reads the body.
+      for (const url of unmatched.slice(0, LISTED_LINKS))
+        report.oldLink(`${file}:${lineOf(entry, url)}: ${url}`);
+      const more = unmatched.length - LISTED_LINKS;
+      if (more > 0) report.oldLink(`${file}: and ${more} more`, more);
+
+      const fm: Record<string, unknown> = { title: entry.title };
+      // sync keys a translation `<slug>-<lang>` itself (languages.default is the site's, see the
+      // report): the file carries the slug without the language, and its `lang`.
+      const suffix = entry.lang === undefined ? '' : `-${slugify(entry.lang)}`;
+      const translated = entry.lang !== undefined && entry.lang !== profile.defaultLanguage;
+      const langKey = translated && suffix !== '' && entry.slug.endsWith(suffix);
+      if (translated) fm.slug = langKey ? entry.slug.slice(0, -suffix.length) : entry.slug;
+      const used = doc.folder === 'articles' ? ARTICLE_KEYS : PAGE_KEYS;
+      if (doc.folder === 'articles') {
+        fm.date = entry.date;
+        if (entry.draft) fm.draft = true;
+        const [category, ...more] = entry.categories;
+        if (category !== undefined) {
+          const slug = slugify(category);
+          if (!categories.has(slug)) categories.set(slug, category);
+          fm.category = slug;
+        }
+        for (const name of more) {
+          const slug = slugify(name);
+          if (!categories.has(slug)) categories.set(slug, name);
+        }
+        if (more.length)
+          report.skip('categories beyond the first of a post (the CMS takes one; added to its tags)');
+        const tags = [...new Set([...more, ...entry.tags])];
+        if (tags.length) fm.tags = tags;
+        const handles = entry.authors.map((author) => {
+          const [key, person] = findPerson(profile.people, author);
+          const slug = slugify(key);
+          if (!users.has(slug)) users.set(slug, { ...person, name: person?.name ?? author });
+          return slug;
+        });
+        if (handles.length === 1) fm.author = handles[0];
+        else if (handles.length > 1) fm.authors = handles;
+      } else if (entry.draft) {
+        fm.draft = true;
+      }
+      const description = text(entry.data.description);
+      if (description) fm.description = description;
+      const excerpt = text(entry.data.excerpt) ?? text(entry.data.summary);
+      if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
+      // A page has one too, as a Ghost page has (an About page's hero image). Its own: a default
+      // for every page (a site-wide social card) is the site's, not the page's.
+      Object.assign(fm, featured(profile.featuredImages?.(entry.own, doc) ?? [], entry, placing, hidden));
+      if (langKey) fm.lang = entry.lang;
+      for (const key of Object.keys(entry.own)) {
+        if (used.has(key) || imageKeys.has(key) || profile.silentKeys.has(key) || key === entry.dateKey)
+          continue;
+        dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);
+      }
+      // The blank line after the front matter is the writer's to add.
+      await writer.write(doc.folder, entry.slug, fm, body.replace(/^(?:[ \t]*\n)+/, ''), file);
+    } catch (error) {
+      if (error instanceof SyncError) throw error;
+      report.failures.push(
+        `${entry.file}: ${error instanceof Error ? error.message : String(error)}; not imported`,
+      );
     }
-    const description = text(entry.data.description);
-    if (description) fm.description = description;
-    const excerpt = text(entry.data.excerpt) ?? text(entry.data.summary);
-    if (doc.folder === 'articles' && excerpt) fm.excerpt = excerpt;
-    // A page has one too, as a Ghost page has (an About page's hero image). Its own: a default
-    // for every page (a site-wide social card) is the site's, not the page's.
-    Object.assign(fm, featured(profile.featuredImages?.(entry.own, doc) ?? [], entry, placing, hidden));
-    if (langKey) fm.lang = entry.lang;
-    for (const key of Object.keys(entry.own)) {
-      if (used.has(key) || imageKeys.has(key) || profile.silentKeys.has(key) || key === entry.dateKey)
-        continue;
-      dropped.set(key, [...(dropped.get(key) ?? []), `${file}:${entry.lines[key] ?? 1}`]);
-    }
-    // The blank line after the front matter is the writer's to add.
-    await writer.write(doc.folder, entry.slug, fm, body.replace(/^(?:[ \t]*\n)+/, ''), file);
     options.onProgress?.(done, entries.length);
   }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { convertContainers, type ContainerRules } from '../../src/migrate/containers.js';
+import { convertContainers, MAX_CONTAINER_DEPTH, type ContainerRules } from '../../src/migrate/containers.js';
 import { containerRules } from '../../src/migrate/jekyll.js';
 import { renderMarkdown } from '../../src/render/render-markdown.js';
 import { runInProcess } from './helpers.js';
@@ -61,6 +61,15 @@ describe("convertContainers: markdown-it-container's blocks as its default rende
     expect(convertContainers(fenced, ANY)).toEqual({ text: fenced, count: 0, ownRender: [] });
     const indented = 'Text.\n\n    ::: tip\n    code\n    :::\n';
     expect(convertContainers(indented, ANY).count).toBe(0);
+  });
+
+  it('leaves blocks nested deeper than any page as text, in time, however many openings a file has', () => {
+    const openings = '::: a\n'.repeat(100_000);
+    const converted = convertContainers(openings, ANY);
+    expect(converted.count).toBe(MAX_CONTAINER_DEPTH);
+    expect(converted.text.split('\n').filter((line) => line === '::: a')).toHaveLength(
+      100_000 - MAX_CONTAINER_DEPTH,
+    );
   });
 
   it('converts only the names the site registered, when they are known; other lines stay text', () => {
