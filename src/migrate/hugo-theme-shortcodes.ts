@@ -1,8 +1,35 @@
-import { ShortcodeProblem, type ShortcodeCall, type ShortcodeHandler } from '../render/templates/builtins.js';
+import {
+  escapeText,
+  fencedCode,
+  ShortcodeProblem,
+  type ShortcodeCall,
+  type ShortcodeHandler,
+} from '../render/templates/builtins.js';
+
+/**
+ * The boxes of the popular themes (Docsy's `alert`, Relearn's `notice`, Book's `hint`, Hextra's
+ * `callout`, LoveIt's `admonition`, and `note`/`tip`/`warning` of many): they all mean a titled
+ * aside, which the CMS's Markdown has as a blockquote.
+ */
+const ADMONITIONS = [
+  'notice',
+  'alert',
+  'hint',
+  'callout',
+  'admonition',
+  'note',
+  'tip',
+  'info',
+  'warning',
+  'caution',
+  'important',
+  'danger',
+];
 
 /**
  * Shortcodes of popular Hugo themes whose meaning every theme shares, written as what the CMS's
- * Markdown has for it (the admonitions are in hugo.ts):
+ * Markdown has for it:
+ * - the boxes (`alert`, `notice`, `hint`…): a blockquote headed by their title;
  * - tabs (hugo-book's `tabs`/`tab`, Hextra's `tabs items="A,B"`/`tab`, Relearn's `tabs`/`tab
  *   title=`, Docsy's `tabpane`/`tab header=`): the CMS has no tabs, so each tab becomes its title
  *   in bold, then its content, one after another. Docsy's tabs are code unless `text=true`: each
@@ -16,6 +43,7 @@ import { ShortcodeProblem, type ShortcodeCall, type ShortcodeHandler } from '../
  *   columns one after another.
  */
 export const THEME_SHORTCODES: Readonly<Record<string, ShortcodeHandler>> = {
+  ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])),
   tabs: (call) =>
     tabsOf(
       call,
@@ -31,7 +59,7 @@ export const THEME_SHORTCODES: Readonly<Record<string, ShortcodeHandler>> = {
     ),
   tab,
   expand,
-  mermaid: (call) => `\`\`\`mermaid\n${contentOf(call).trim()}\n\`\`\``,
+  mermaid: (call) => fencedCode('mermaid', contentOf(call).trim()),
   rawhtml: (call) => contentOf(call).trim(),
   button,
   columns: (call) =>
@@ -40,6 +68,38 @@ export const THEME_SHORTCODES: Readonly<Record<string, ShortcodeHandler>> = {
       .replace(/^[ \t]*<--->[ \t]*$/gm, ''),
   steps: (call) => contentOf(call).trim(),
 };
+
+/** `{{% notice warning "Title" %}}…{{% /notice %}}` and its kin: `> **Title**` and the content, quoted. */
+function admonition(call: ShortcodeCall): string {
+  const inner = contentOf(call);
+  const { named, args } = call;
+  const kind = named.type ?? named.color ?? (call.name === 'callout' ? undefined : args[0]) ?? call.name;
+  const title = named.title ?? args[1] ?? kind.charAt(0).toUpperCase() + kind.slice(1);
+  const quoted = inner
+    .trim()
+    .split('\n')
+    .map((line) => (line.trim() === '' ? '>' : `> ${line}`))
+    .join('\n');
+  return `> **${title}**\n>\n${quoted}`;
+}
+
+/**
+ * hugo-book's `{{< katex >}}TeX{{< /katex >}}`: its TeX, as typed (a `<` shortcode's content is not
+ * Markdown), shown as a block with `display=true` (or a bare `display`, in older versions).
+ */
+function katex(call: ShortcodeCall): { tex: string; display: boolean } {
+  if (call.inner === undefined || call.inner.trim() === '')
+    throw new ShortcodeProblem(
+      'shortcode `katex` holds no TeX here, so it is left as text: write the formula between ' +
+        '`{{< katex >}}` and `{{< /katex >}}`',
+      'unhandled',
+    );
+  const display = /^(?:true|display)$/i.test(call.named.display ?? '') || call.args.includes('display');
+  return { tex: call.inner.trim(), display };
+}
+
+/** Shortcodes that hold TeX (see SiteProfile.mathShortcodes). */
+export const MATH_SHORTCODES = { katex };
 
 /** A tab's place in its tabs' content: its title, language and whether it is only a header (Docsy). */
 interface TabMark {
@@ -86,7 +146,7 @@ function tabsOf(
     const body =
       code === undefined
         ? inner!.trim()
-        : fenced(mark.lang ?? (code.fromTitle ? title.toLowerCase() : code.lang), inner!);
+        : fencedCode(mark.lang ?? (code.fromTitle ? title.toLowerCase() : code.lang), inner!);
     sections.push(`${bold(title)}\n\n${body}`);
   }
   if (sections.length === 0) return content.trim();
@@ -103,7 +163,7 @@ function readMark(marked: string): TabMark {
 
 function expand(call: ShortcodeCall): string {
   const title = call.named.title ?? call.args[0] ?? 'Expand';
-  return `<details><summary>${escapeHtml(title)}</summary>\n\n${contentOf(call).trim()}\n\n</details>`;
+  return `<details><summary>${escapeText(title)}</summary>\n\n${contentOf(call).trim()}\n\n</details>`;
 }
 
 function button(call: ShortcodeCall): string {
@@ -130,15 +190,4 @@ function contentOf(call: ShortcodeCall): string {
 
 function bold(title: string): string {
   return `**${title.replace(/\*/g, '\\*')}**`;
-}
-
-function fenced(lang: string, inner: string): string {
-  const code = inner.replace(/^\n+|\s+$/g, '');
-  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${lang.replace(/[`\s]/g, '')}\n${code}\n${fence}`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -7,8 +7,7 @@ import { SyncError } from '../errors.js';
 import { isInside } from '../source/content-paths.js';
 import { parseFrontMatter } from '../source/front-matter.js';
 import { dateFromFileName } from '../records/parse-date.js';
-import { ShortcodeProblem, type ShortcodeCall } from '../render/templates/builtins.js';
-import { THEME_SHORTCODES } from './hugo-theme-shortcodes.js';
+import { MATH_SHORTCODES, THEME_SHORTCODES } from './hugo-theme-shortcodes.js';
 import type { ImportOptions } from './import-options.js';
 import type { OldSiteOptions } from './old-links.js';
 import type { MigrationReport } from './report.js';
@@ -112,10 +111,9 @@ export async function importHugo(options: ImportOptions & OldSiteOptions): Promi
       // Hugo's `comment` (0.137): what it holds is never shown.
       shortcodes: {
         comment: () => '',
-        ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])),
         ...THEME_SHORTCODES,
       },
-      mathShortcodes: { katex },
+      mathShortcodes: MATH_SHORTCODES,
       silentKeys: new Set([
         'layout',
         'type',
@@ -208,61 +206,6 @@ const HUGO_FEATURED_KEYS = [
   'image',
   'images',
 ];
-
-/**
- * The boxes of the popular themes (Docsy's `alert`, Relearn's `notice`, Book's `hint`, Hextra's
- * `callout`, LoveIt's `admonition`, and `note`/`tip`/`warning` of many): they all mean a titled
- * aside, which the CMS's Markdown has as a blockquote.
- */
-const ADMONITIONS = [
-  'notice',
-  'alert',
-  'hint',
-  'callout',
-  'admonition',
-  'note',
-  'tip',
-  'info',
-  'warning',
-  'caution',
-  'important',
-  'danger',
-];
-
-/** `{{% notice warning "Title" %}}…{{% /notice %}}` and its kin: `> **Title**` and the content, quoted. */
-function admonition(call: ShortcodeCall): string {
-  if (call.inner === undefined) {
-    throw new ShortcodeProblem(
-      `shortcode \`${call.name}\` holds no content here, so it is left as text: map it under ` +
-        '`markdown.shortcodes` in sync.config.ts if it means more',
-      'unhandled',
-    );
-  }
-  const { named, args } = call;
-  const kind = named.type ?? named.color ?? (call.name === 'callout' ? undefined : args[0]) ?? call.name;
-  const title = named.title ?? args[1] ?? kind.charAt(0).toUpperCase() + kind.slice(1);
-  const quoted = call.inner
-    .trim()
-    .split('\n')
-    .map((line) => (line.trim() === '' ? '>' : `> ${line}`))
-    .join('\n');
-  return `> **${title}**\n>\n${quoted}`;
-}
-
-/**
- * hugo-book's `{{< katex >}}TeX{{< /katex >}}`: its TeX, as typed (a `<` shortcode's content is not
- * Markdown), shown as a block with `display=true` (or a bare `display`, in older versions).
- */
-function katex(call: ShortcodeCall): { tex: string; display: boolean } {
-  if (call.inner === undefined || call.inner.trim() === '')
-    throw new ShortcodeProblem(
-      'shortcode `katex` holds no TeX here, so it is left as text: write the formula between ' +
-        '`{{< katex >}}` and `{{< /katex >}}`',
-      'unhandled',
-    );
-  const display = /^(?:true|display)$/i.test(call.named.display ?? '') || call.args.includes('display');
-  return { tex: call.inner.trim(), display };
-}
 
 /**
  * Pages Hugo never renders: a headless bundle (a folder of resources that other pages use) and a

@@ -172,7 +172,7 @@ function videoId(call: ShortcodeCall, example: string): string {
 }
 
 /** A fence longer than any run of backticks in the code, so the code cannot end it. */
-function fencedCode(language: string | undefined, inner: string): string {
+export function fencedCode(language: string | undefined, inner: string): string {
   const code = inner.replace(/^[ \t]*\r?\n/, '').replace(/\r?\n[ \t]*$/, '');
   const longest = Math.max(0, ...Array.from(code.matchAll(/`+/g), (m) => m[0].length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
