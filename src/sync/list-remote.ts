@@ -203,8 +203,8 @@ export async function noteOwnWrites(
     const owned = own?.ids.length ?? 0;
     if (!entry || (!gone?.size && owned === 0)) continue;
     let records = gone?.size ? keepRows(entry.records, (id) => !gone.has(id)) : entry.records;
-    // The ids written, in order, to find in the cache's rows: 8 bytes each, where a set of a cold
-    // apply's 200,000 ids held up to the end of the run was megabytes.
+    // The ids written, in order, to find in the cache's rows: a cold apply writes one per document,
+    // and a typed array holds each in 8 bytes where a set would hold an entry.
     const ownIds = own && owned > 0 ? Float64Array.from(own.ids).sort() : undefined;
     if (own && ownIds) {
       if (records === entry.records) records = copyColumns(records);
