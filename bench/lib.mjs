@@ -30,9 +30,11 @@ export async function time(fn) {
  */
 export function runCli(args, env, { measureRss = false } = {}) {
   const rssFile = measureRss ? path.join(tmpdir(), `cms-sync-rss-${process.pid}-${Date.now()}`) : undefined;
+  // Node's own options for the CLI, to try one (some, such as V8's, are not allowed in NODE_OPTIONS).
+  const node = [process.execPath, ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), BIN];
   const [command, commandArgs] = rssFile
-    ? ['/usr/bin/time', ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args]]
-    : [process.execPath, [BIN, ...args]];
+    ? ['/usr/bin/time', ['-f', '%M', '-o', rssFile, ...node, ...args]]
+    : [node[0], [...node.slice(1), ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, commandArgs, {
       env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },

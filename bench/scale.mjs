@@ -12,7 +12,9 @@
 // comparing two sizes gives the bytes held per document. `--snapshots` writes a heap snapshot at
 // each point too, beside the timeline (in DIR, or the temp folder).
 // `--maps` (with `--points`) notes at each point the resident size of the process's mappings by kind
-// (V8's and malloc's anonymous ones by size, files), and the largest (Linux).
+// (V8's and malloc's anonymous ones by size, files), and the largest (Linux). Each point also gives
+// the main heap's spaces, committed and used. `BENCH_NODE_ARGS='--flag …'` runs the CLI with Node
+// options of its own, to try one that NODE_OPTIONS does not allow (V8's `--single-threaded-gc`).
 // Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--points [--snapshots|--maps]]] [--dir DIR] [--cold]
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -108,7 +110,13 @@ if (isMainThread && process.env.BENCH_HEAP_OUT) {
     const m = process.memoryUsage();
     const maps = process.env.BENCH_MAPS ? largestMappings() : undefined;
     const external = m.external + m.arrayBuffers;
-    points.push({ name, at, rssBefore, rss: m.rss >> 20, heapUsed: m.heapUsed, external, maps });
+    // Each of the main heap's spaces, committed and used (MiB): the young generation apart from the old.
+    const spaces = v8
+      .getHeapSpaceStatistics()
+      .filter((s) => s.space_size > 0)
+      .map((s) => s.space_name.replace(/_space$/, '') + ' ' + (s.space_size >> 20) + '/' + (s.space_used_size >> 20))
+      .join(', ');
+    points.push({ name, at, rssBefore, rss: m.rss >> 20, heapUsed: m.heapUsed, external, maps, spaces });
   });
   process.on('exit', () => {
     sample();
@@ -242,7 +250,10 @@ const printTimeline = (coldRun) => {
     '\nAfter a full collection (ms, name, RSS MiB before and after, heap used bytes, external bytes):',
   );
   for (const p of coldRun.sampled.points)
-    console.log([p.at, p.name, p.rssBefore, p.rss, p.heapUsed, p.external].join(' '));
+    console.log(
+      [p.at, p.name, p.rssBefore, p.rss, p.heapUsed, p.external].join(' '),
+      `(spaces, MiB committed/used: ${p.spaces})`,
+    );
   for (const p of coldRun.sampled.points.filter((p) => p.maps)) {
     const kinds = JSON.stringify(p.maps.byKind);
     console.log(
