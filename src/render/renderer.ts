@@ -3,6 +3,7 @@ import type { ContentLimits } from '../source/limits.js';
 import type { CaptionStyle, MathSyntax, RenderResult } from './render-markdown.js';
 import type { RenderPool } from './render-pool.js';
 import type { ResolvedPlugins } from './plugins.js';
+import { beforeRenderWorkers } from '../process-tuning.js';
 
 export interface Renderer {
   render(markdown: string): Promise<RenderResult>;
@@ -54,8 +55,10 @@ export async function createRenderer(options: {
   type PoolModule = typeof import('./render-pool.js');
   let pool: Promise<{ pool: RenderPool; WorkerDiedError: PoolModule['WorkerDiedError'] }> | undefined;
   const openPool = (size?: number) =>
-    (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => ({
-      pool: createRenderPool({
+    (pool ??= import('./render-pool.js').then(({ createRenderPool, WorkerDiedError }) => {
+      // Before the workers start: what it sets is read by their isolates as they are made.
+      beforeRenderWorkers();
+      const workers = createRenderPool({
         defaultSize,
         captions,
         math,
@@ -63,9 +66,9 @@ export async function createRenderer(options: {
         budgetMs: limits.renderBudgetMs,
         ...(size ? { size } : {}),
         ...(plugins ? { plugins } : {}),
-      }),
-      WorkerDiedError,
-    })));
+      });
+      return { pool: workers, WorkerDiedError };
+    }));
   const pooled = async (md: string) => {
     const { pool: workers, WorkerDiedError } = await openPool();
     // A document whose worker died (too big for a worker's heap) is rendered here instead.
