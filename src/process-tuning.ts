@@ -67,15 +67,14 @@ function growHeapByHalf(): void {
 }
 
 /**
- * Before render workers start. Early in a long render, TurboFan optimises mdast-util-from-markdown's
- * `compiler` (run once a document: it makes a hundred or so closures a call) in each worker: about
- * 0.8 s and a burst of about 10 MiB of malloc on one of V8's own threads, which malloc keeps mapped
- * and a long run makes resident again page by page (a cold apply of 100,000 documents peaked about
- * 10 MiB higher for it). Unoptimised, it costs nothing measurable next to rendering the document.
- * V8 is told not to optimise functions of that name, which also leaves remark-stringify's and
- * rehype-stringify's one-line `compiler`s to the interpreter (what they call is optimised as ever).
- * Only in the CLI's process, as above, and only once: the value it replaces is V8's own constant,
- * so a thread that reads the flag meanwhile (watch's) reads one or the other.
+ * Before render workers start. mdast-util-from-markdown's `compiler` runs once a document and makes
+ * a hundred or so closures a call: TurboFan's optimisation of it in each worker gains nothing, and
+ * its compile memory, on one of V8's own threads, is kept mapped by malloc and made resident again
+ * by a long render (README, Performance: "Whose memory grows"). V8 is told not to optimise
+ * functions of that name, which also leaves remark-stringify's and rehype-stringify's one-line
+ * `compiler`s to the interpreter (what they call is optimised as ever). Only in the CLI's process,
+ * as above, and only once: the value it replaces is V8's own constant, so a thread that reads the
+ * flag meanwhile (watch's) reads one or the other.
  */
 export function beforeRenderWorkers(): void {
   if (!ownsProcess || renderSet) return;
