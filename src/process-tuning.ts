@@ -70,7 +70,7 @@ function growHeapByHalf(): void {
  * Before render workers start. mdast-util-from-markdown's `compiler` runs once a document and makes
  * a hundred or so closures a call: TurboFan's optimisation of it in each worker gains nothing, and
  * its compile memory, on one of V8's own threads, is kept mapped by malloc and made resident again
- * by a long render (README, Performance: "Whose memory grows"). V8 is told not to optimise
+ * by a long render (docs/performance-history.md, "Whose memory grows"). V8 is told not to optimise
  * functions of that name, which also leaves remark-stringify's and rehype-stringify's one-line
  * `compiler`s to the interpreter (what they call is optimised as ever). Only in the CLI's process,
  * as above, and only once: the value it replaces is V8's own constant, so a thread that reads the
