@@ -2,8 +2,9 @@ import {
   escapeText,
   fencedCode,
   ShortcodeProblem,
+  type BlockHandler,
+  type BuiltinResult,
   type ShortcodeCall,
-  type ShortcodeHandler,
 } from '../render/templates/builtins.js';
 
 /**
@@ -42,32 +43,47 @@ const ADMONITIONS = [
  * - `columns` (hugo-book, its columns apart by `<--->`) and Hextra's `steps`: their content, the
  *   columns one after another.
  */
-export const THEME_SHORTCODES: Readonly<Record<string, ShortcodeHandler>> = {
-  ...Object.fromEntries(ADMONITIONS.map((name) => [name, admonition])),
+export const THEME_SHORTCODES: Readonly<Record<string, BlockHandler>> = {
+  ...Object.fromEntries(ADMONITIONS.map((name) => [name, (call: ShortcodeCall) => apart(admonition(call))])),
   tabs: (call) =>
-    tabsOf(
-      call,
-      call.named.items?.split(',').map((item) => item.trim()),
+    apart(
+      tabsOf(
+        call,
+        call.named.items?.split(',').map((item) => item.trim()),
+      ),
     ),
   tabpane: (call) =>
-    tabsOf(
-      call,
-      undefined,
-      call.named.text === 'true'
-        ? undefined
-        : { lang: call.named.lang ?? '', fromTitle: call.named.langEqualsHeader === 'true' },
+    apart(
+      tabsOf(
+        call,
+        undefined,
+        call.named.text === 'true'
+          ? undefined
+          : { lang: call.named.lang ?? '', fromTitle: call.named.langEqualsHeader === 'true' },
+      ),
     ),
   tab,
-  expand,
-  mermaid: (call) => fencedCode('mermaid', contentOf(call).trim()),
+  expand: (call) => apart(expand(call)),
+  mermaid: (call) => ({ block: fencedCode('mermaid', contentOf(call).trim()) }),
   rawhtml: (call) => contentOf(call).trim(),
   button,
   columns: (call) =>
-    contentOf(call)
-      .trim()
-      .replace(/^[ \t]*<--->[ \t]*$/gm, ''),
-  steps: (call) => contentOf(call).trim(),
+    apart(
+      contentOf(call)
+        .trim()
+        .replace(/^[ \t]*<--->[ \t]*$/gm, ''),
+    ),
+  steps: (call) => apart(contentOf(call).trim()),
 };
+
+/**
+ * What these shortcodes become is Markdown blocks (paragraphs, a quote, a list): a shortcode used in
+ * the middle of a line gets blank lines around it, or the text beside it would join its first or
+ * last paragraph.
+ */
+function apart(block: string): BuiltinResult {
+  return { block, apart: true };
+}
 
 /** `{{% notice warning "Title" %}}…{{% /notice %}}` and its kin: `> **Title**` and the content, quoted. */
 function admonition(call: ShortcodeCall): string {

@@ -15,9 +15,9 @@ import { convertMath, writtenSyntax, type OldSiteMath } from './old-math.js';
 import { loadMath, type MathSyntax } from '../render/math-syntax.js';
 import {
   refPath,
+  type BlockHandler,
   type PageRef,
   type ShortcodeCall,
-  type ShortcodeHandler,
   type SiteInfo,
 } from '../render/templates/builtins.js';
 import { expandTemplates, templatesAsText, type Dialect } from '../render/templates/expand-templates.js';
@@ -122,7 +122,7 @@ export interface SiteProfile {
   /** A taxonomy given as one string is a space-separated list (Jekyll), not one name (Hugo, Eleventy). */
   spaceSeparatedNames?: boolean;
   /** Tags of the site's own that have a meaning everyone shares (Eleventy's `image`), by name. */
-  shortcodes?: Record<string, ShortcodeHandler>;
+  shortcodes?: Record<string, BlockHandler>;
   /**
    * Shortcodes that hold TeX (hugo-book's `{{< katex >}}`): each gives a call's TeX and whether it is
    * shown as a block. Written as math in remark-math's syntax, and counted with the site's formulas.
@@ -546,7 +546,7 @@ function mathHandlers(
   shortcodes: NonNullable<SiteProfile['mathShortcodes']>,
   syntax: MathSyntax,
   counted: { count: number },
-): Record<string, ShortcodeHandler> {
+): Record<string, BlockHandler> {
   const inline = syntax.singleDollar ? '$' : '$$';
   return Object.fromEntries(
     Object.entries(shortcodes).map(([name, read]) => [
@@ -554,7 +554,7 @@ function mathHandlers(
       (call: ShortcodeCall) => {
         const { tex, display } = read(call);
         counted.count++;
-        return display ? `$$\n${tex}\n$$` : `${inline}${tex}${inline}`;
+        return display ? { block: `$$\n${tex}\n$$` } : `${inline}${tex}${inline}`;
       },
     ]),
   );

@@ -43,6 +43,62 @@ describe("import hugo: the themes' shortcodes everyone shares, as the CMS's Mark
     );
   });
 
+  it('tabs, a box, an expand and a diagram mid-line: set apart, the text beside them kept out', async () => {
+    const { markdown, html } = await imported(
+      [
+        'Intro {{< tabs >}}{{< tab "A" >}}a one{{< /tab >}}{{< tab "B" >}}b two{{< /tab >}}{{< /tabs >}} after text.',
+        'Then {{< hint warning >}}Careful.{{< /hint >}} and on.',
+        'Next {{< expand "More" >}}hidden{{< /expand >}} tail.',
+        'See {{< mermaid >}}graph LR; A-->B{{< /mermaid >}} below.',
+        '',
+      ].join('\n'),
+    );
+    expect(markdown).toBe(
+      [
+        '',
+        'Intro',
+        '',
+        '**A**',
+        '',
+        'a one',
+        '',
+        '**B**',
+        '',
+        'b two',
+        '',
+        'after text.',
+        'Then',
+        '',
+        '> **Warning**',
+        '>',
+        '> Careful.',
+        '',
+        'and on.',
+        'Next',
+        '',
+        '<details><summary>More</summary>',
+        '',
+        'hidden',
+        '',
+        '</details>',
+        '',
+        'tail.',
+        'See',
+        '```mermaid',
+        'graph LR; A-->B',
+        '```',
+        'below.',
+        '',
+      ].join('\n'),
+    );
+    // The text after each is a paragraph of its own, not the end of the last tab, quote or details.
+    expect(html).toContain('<p>b two</p>\n<p>after text.\nThen</p>');
+    expect(html).toContain(
+      '<blockquote>\n<p><strong>Warning</strong></p>\n<p>Careful.</p>\n</blockquote>\n<p>and on.\nNext</p>',
+    );
+    expect(html).toContain('</details>\n<p>tail.\nSee</p>');
+  });
+
   it("Hextra's tabs take their titles from `items` by order; Docsy's tabpane is code unless text=true", async () => {
     const { markdown } = await imported(
       [

@@ -188,8 +188,12 @@ describe('Hugo built-in shortcodes', () => {
     expect(text('{{< highlight go "linenos=table" >}}\nfmt.Println("hi")\n{{< /highlight >}}')).toBe(
       '```go\nfmt.Println("hi")\n```',
     );
+    // In the middle of a line: on lines of its own, without the spaces that stood beside it.
     expect(text('Text {{< highlight md >}}a ``` b{{< /highlight >}} after')).toBe(
-      'Text \n````md\na ``` b\n````\n after',
+      'Text\n````md\na ``` b\n````\nafter',
+    );
+    expect(text('Text\n{{< highlight md >}}x{{< /highlight >}}\n\nafter')).toBe(
+      'Text\n```md\nx\n```\n\nafter',
     );
   });
 

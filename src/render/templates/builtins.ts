@@ -57,8 +57,15 @@ export interface PageRef {
   lang?: string;
 }
 
-/** A block result is put on lines of its own, as a fenced code block must be. */
-export type BuiltinResult = string | { block: string };
+/**
+ * A block result is put on lines of its own, as a fenced code block must be. `apart`: set off by a
+ * blank line on each side, for Markdown (a paragraph, a list, a quote) that a single line break
+ * would join to the text around it.
+ */
+export type BuiltinResult = string | { block: string; apart?: boolean };
+
+/** A handler cms-sync brings (an importer's), which may give a block as the built-in ones do. */
+export type BlockHandler = (call: ShortcodeCall) => BuiltinResult;
 
 export interface Builtin {
   /** `required`: a paired form only (`highlight`); `none`: never paired. */

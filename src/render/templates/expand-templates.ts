@@ -12,9 +12,9 @@ import {
   resolveSite,
   type Builtin,
   type BuiltinContext,
+  type BlockHandler,
   type BuiltinResult,
   type PageRef,
-  type ShortcodeHandler,
   type SiteInfo,
 } from './builtins.js';
 import { evaluateOutput } from './liquid-output.js';
@@ -26,7 +26,7 @@ import {
   type TemplateNode,
 } from './parse-templates.js';
 
-export type { ShortcodeCall, ShortcodeHandler, SiteInfo } from './builtins.js';
+export type { BlockHandler, ShortcodeCall, ShortcodeHandler, SiteInfo } from './builtins.js';
 export type { Dialect } from './parse-templates.js';
 
 /** Where a user maps their own shortcodes, named in messages. */
@@ -39,7 +39,7 @@ export interface ExpandOptions {
   bodyLine?: number;
   site?: SiteInfo;
   /** A site's own shortcodes and tags by name; they take precedence over the built-in ones. */
-  shortcodes?: Record<string, ShortcodeHandler>;
+  shortcodes?: Record<string, BlockHandler>;
   /**
    * `hugo`: only `{{< >}}` / `{{% %}}`. `liquid`: only `{% %}` / `{{ }}`, expanded inside code
    * too, as Jekyll does. `auto` (default): both, with Liquid syntax inside Markdown code left as written.
@@ -268,10 +268,9 @@ class Expander {
       }
       return;
     }
-    const end = (close ?? open).end;
-    const text =
-      typeof result === 'string' ? result : onOwnLines(result.block, out.lastChar(), this.source[end]);
-    out.consumed(open.trimLeft, text, (close ?? open).trimRight);
+    const { end, trimRight } = close ?? open;
+    if (typeof result === 'string') out.consumed(open.trimLeft, result, trimRight);
+    else out.block(result, open.trimLeft, trimRight ? undefined : breaksAt(this.source, end));
   }
 
   private unhandled(offset: number, message: string): void {
@@ -295,17 +294,21 @@ class Expander {
 
 const SPLIT = '<!---->';
 
-/** Collects rendered pieces; knows the last character written, for whitespace control and blocks. */
+/** Collects rendered pieces; knows the last characters written, for whitespace control and blocks. */
 class Output {
   private readonly parts: string[] = [];
+
+  /** The spaces (not the line breaks) at the start of the next text are dropped: a block ended before it. */
+  private spacesNext = false;
 
   constructor(private trimNext: boolean) {}
 
   text(piece: string): void {
-    if (this.trimNext) {
-      piece = piece.replace(/^\s+/, '');
+    if (this.trimNext || this.spacesNext) {
+      piece = piece.replace(this.trimNext ? /^\s+/ : /^[ \t]+/, '');
       if (piece === '') return;
       this.trimNext = false;
+      this.spacesNext = false;
     }
     this.parts.push(piece);
   }
@@ -316,16 +319,44 @@ class Output {
     if (piece !== '') {
       this.parts.push(piece);
       this.trimNext = false;
+      this.spacesNext = false;
     }
     if (trimRight) this.trimNext = true;
   }
 
-  lastChar(): string | undefined {
-    for (let i = this.parts.length - 1; i >= 0; i -= 1) {
-      const part = this.parts[i]!;
-      if (part !== '') return part[part.length - 1];
+  /**
+   * A block result (see BuiltinResult): on lines of its own, the spaces beside it on its line
+   * dropped. `after`: the line breaks that follow the tag in the source (see breaksAt), undefined
+   * when its whitespace control trims them.
+   */
+  block(result: { block: string; apart?: boolean }, trimLeft: boolean, after: number | undefined): void {
+    if (trimLeft) this.trimEnd();
+    else this.trimSpacesEnd();
+    const breaks = result.apart ? 2 : 1;
+    const before = this.lastChars();
+    const lead = before === '' ? 0 : Math.max(0, breaks - trailingBreaks(before));
+    const trail = after === undefined || after === END ? 0 : Math.max(0, breaks - after);
+    this.parts.push(`${'\n'.repeat(lead)}${result.block}${'\n'.repeat(trail)}`);
+    this.trimNext = after === undefined;
+    this.spacesNext = after !== undefined;
+  }
+
+  /** The last two characters written ('' when nothing is). */
+  lastChars(): string {
+    let tail = '';
+    for (let i = this.parts.length - 1; i >= 0 && tail.length < 2; i -= 1) tail = this.parts[i]! + tail;
+    return tail.slice(-2);
+  }
+
+  private trimSpacesEnd(): void {
+    while (this.parts.length > 0) {
+      const trimmed = this.parts[this.parts.length - 1]!.replace(/[ \t]+$/, '');
+      if (trimmed !== '') {
+        this.parts[this.parts.length - 1] = trimmed;
+        return;
+      }
+      this.parts.pop();
     }
-    return undefined;
   }
 
   private trimEnd(): void {
@@ -344,11 +375,29 @@ class Output {
   }
 }
 
-/** A block such as a fenced code block must start and end a line to be read as one. */
-function onOwnLines(block: string, before: string | undefined, after: string | undefined): string {
-  const lead = before === undefined || before === '\n' ? '' : '\n';
-  const trail = after === undefined || after === '\n' || after === '\r' ? '' : '\n';
-  return `${lead}${block}${trail}`;
+/** breaksAt: only whitespace follows, to the end of the text. */
+const END = -1;
+
+/**
+ * How many line breaks (up to two) follow `at` in `source`, spaces and tabs between them skipped;
+ * END when nothing but whitespace does. A block must start and end a line to be read as one (a
+ * fenced code block), and one set `apart` must have a blank line on each side: the block adds what
+ * its place lacks.
+ */
+function breaksAt(source: string, at: number): number {
+  let breaks = 0;
+  for (let i = at; i < source.length; i += 1) {
+    const c = source[i];
+    if (c === '\n') breaks += 1;
+    else if (c !== ' ' && c !== '\t' && c !== '\r') return Math.min(breaks, 2);
+  }
+  return END;
+}
+
+function trailingBreaks(text: string): number {
+  let count = 0;
+  for (let i = text.length - 1; i >= 0 && text[i] === '\n'; i -= 1) count += 1;
+  return count;
 }
 
 function notTextMessage(value: unknown): string {
