@@ -51,6 +51,10 @@ describe("import hugo: the themes' shortcodes everyone shares, as the CMS's Mark
         'Next {{< expand "More" >}}hidden{{< /expand >}} tail.',
         'See {{< mermaid >}}graph LR; A-->B{{< /mermaid >}} below.',
         '',
+        '1. Install.',
+        '   {{< hint info >}}Needs **root**.{{< /hint >}}',
+        '2. Run.',
+        '',
       ].join('\n'),
     );
     expect(markdown).toBe(
@@ -89,6 +93,14 @@ describe("import hugo: the themes' shortcodes everyone shares, as the CMS's Mark
         '```',
         'below.',
         '',
+        '1. Install.',
+        '',
+        '   > **Info**',
+        '   >',
+        '   > Needs **root**.',
+        '',
+        '2. Run.',
+        '',
       ].join('\n'),
     );
     // The text after each is a paragraph of its own, not the end of the last tab, quote or details.
@@ -97,6 +109,8 @@ describe("import hugo: the themes' shortcodes everyone shares, as the CMS's Mark
       '<blockquote>\n<p><strong>Warning</strong></p>\n<p>Careful.</p>\n</blockquote>\n<p>and on.\nNext</p>',
     );
     expect(html).toContain('</details>\n<p>tail.\nSee</p>');
+    // A box indented in a list item stays in it.
+    expect(html).toContain('<li>\n<p>Install.</p>\n<blockquote>\n<p><strong>Info</strong></p>');
   });
 
   it("Hextra's tabs take their titles from `items` by order; Docsy's tabpane is code unless text=true", async () => {

@@ -195,6 +195,10 @@ describe('Hugo built-in shortcodes', () => {
     expect(text('Text\n{{< highlight md >}}x{{< /highlight >}}\n\nafter')).toBe(
       'Text\n```md\nx\n```\n\nafter',
     );
+    // Indented on a line of its own, in a list item: the block stays in the item.
+    expect(text('- one\n  {{< highlight go >}}\nx := 1\n\ny := 2\n{{< /highlight >}}\n- two')).toBe(
+      '- one\n  ```go\n  x := 1\n\n  y := 2\n  ```\n- two',
+    );
   });
 
   it('ref and relref -> /<slug>/ from the file name (index.md: its folder), keeping a #fragment', () => {

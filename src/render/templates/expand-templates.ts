@@ -330,15 +330,31 @@ class Output {
    * when its whitespace control trims them.
    */
   block(result: { block: string; apart?: boolean }, trimLeft: boolean, after: number | undefined): void {
+    // A tag indented on a line of its own (in a list item) keeps its block there: each line indented alike.
+    const indent = trimLeft ? '' : this.lineIndent();
     if (trimLeft) this.trimEnd();
     else this.trimSpacesEnd();
     const breaks = result.apart ? 2 : 1;
     const before = this.lastChars();
     const lead = before === '' ? 0 : Math.max(0, breaks - trailingBreaks(before));
     const trail = after === undefined || after === END ? 0 : Math.max(0, breaks - after);
-    this.parts.push(`${'\n'.repeat(lead)}${result.block}${'\n'.repeat(trail)}`);
+    const block = indent ? result.block.replace(/^(?=.)/gm, indent) : result.block;
+    this.parts.push(`${'\n'.repeat(lead)}${block}${'\n'.repeat(trail)}`);
     this.trimNext = after === undefined;
     this.spacesNext = after !== undefined;
+  }
+
+  /** The spaces and tabs written since the last line break, when nothing else was ('' otherwise). */
+  private lineIndent(): string {
+    let line = '';
+    for (let i = this.parts.length - 1; i >= 0; i -= 1) {
+      const part = this.parts[i]!;
+      const lineBreak = part.lastIndexOf('\n');
+      line = part.slice(lineBreak + 1) + line;
+      if (!/^[ \t]*$/.test(line)) return '';
+      if (lineBreak !== -1) return line;
+    }
+    return '';
   }
 
   /** The last two characters written ('' when nothing is). */
