@@ -166,7 +166,8 @@ function watchPoints(docs, at) {
     }
     return write.call(this, data, ...rest);
   };
-  // The spool takes a value per document scanned, then its HTML and its record per document built.
+  // The spool takes a text (its body) and a value per document scanned, then its HTML and its
+  // record per document built: all scanned at 2 writes a document, halfway through building at 3.
   let spoolFd;
   let spooled = 0;
   const openSync = fs.openSync;
@@ -177,7 +178,7 @@ function watchPoints(docs, at) {
   };
   const writeSync = fs.writeSync;
   fs.writeSync = function (fd, ...rest) {
-    if (fd === spoolFd && ++spooled >= docs) once(spooled >= 2 * docs ? 'mid-render' : 'scanned');
+    if (fd === spoolFd && ++spooled >= 2 * docs) once(spooled >= 3 * docs ? 'mid-render' : 'scanned');
     return writeSync.call(this, fd, ...rest);
   };
   const open = fsp.open;

@@ -5,6 +5,7 @@ import {
   fstatSync,
   openSync,
   readFileSync,
+  readSync,
   readlinkSync,
   realpathSync,
   type Stats,
@@ -84,20 +85,61 @@ export class NotRegularFile extends Error {
 /**
  * Reads a regular file whole, with its `fstat` (taken before the read); a file over `maxBytes`
  * is not read (`bytes` undefined). With `within` (a real path), only a file inside it is read.
+ * With `scratch`, a file of up to SCRATCH_MAX bytes is read into it, and `bytes` is a view of it
+ * that the next read through the same scratch overwrites: for a caller that is done with the bytes
+ * before it reads again.
  */
 export function readRegularSync(
   file: string,
   maxBytes = Infinity,
   within?: string,
+  scratch?: ReadScratch,
 ): { bytes?: Buffer; stat: Stats } {
   const fd = openSync(file, READ_FLAGS);
   try {
     if (within !== undefined && canName()) checkWithin(file, readlinkSync(`${PROC_FD}/${fd}`), within);
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new NotRegularFile(file, kindOf(stat));
-    return stat.size > maxBytes ? { stat } : { bytes: readFileSync(fd), stat };
+    if (stat.size > maxBytes) return { stat };
+    return { bytes: scratch && stat.size < SCRATCH_MAX ? readInto(fd, scratch) : readFileSync(fd), stat };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * A buffer that one reader reads file after file into (see readRegularSync). A Buffer per file
+ * is memory outside the heap, given back only once the collector finds it unused: over a scan
+ * of many files those allocations leave the process's malloc heap larger the longer it runs.
+ */
+export interface ReadScratch {
+  buffer: Buffer;
+}
+
+/** Files larger than this are read into a buffer of their own, so that one huge file does not keep a huge scratch. */
+const SCRATCH_MAX = 1024 * 1024;
+
+export function readScratch(): ReadScratch {
+  return { buffer: Buffer.allocUnsafe(64 * 1024) };
+}
+
+/** Reads to the end of the file (which may have grown since its stat), growing the scratch as needed. */
+function readInto(fd: number, scratch: ReadScratch): Buffer {
+  let read = 0;
+  for (;;) {
+    if (read === scratch.buffer.length) {
+      const grown = Buffer.allocUnsafe(scratch.buffer.length * 2);
+      scratch.buffer.copy(grown, 0, 0, read);
+      scratch.buffer = grown;
+    }
+    const n = readSync(fd, scratch.buffer, read, scratch.buffer.length - read, null);
+    if (n === 0) {
+      const bytes = scratch.buffer.subarray(0, read);
+      // A file that grew while it was read: its bytes keep the large buffer, the scratch does not.
+      if (scratch.buffer.length > SCRATCH_MAX) scratch.buffer = Buffer.allocUnsafe(64 * 1024);
+      return bytes;
+    }
+    read += n;
   }
 }
 

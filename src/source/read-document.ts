@@ -10,7 +10,7 @@ import type { HashCache } from './hash-cache.js';
 import { parseFrontMatter } from './front-matter.js';
 import { DEFAULT_LANGUAGES, isLanguageTag, translatedSlug, type Languages } from './languages.js';
 import { DEFAULT_LIMITS, formatBytes, raiseHint, type ContentLimits } from './limits.js';
-import { readRegularSync, unreadableReason } from './open-regular.js';
+import { readRegularSync, readScratch, unreadableReason } from './open-regular.js';
 
 export interface SourceDocument {
   /** `${resource}/${slug}` */
@@ -146,7 +146,7 @@ export function readDocument(
     const unchanged = cached && known?.(file, cached);
     if (unchanged) return unparsed(unchanged, cached);
     // What is read is what was opened: a regular file, not a link or a pipe put there since.
-    const read = readRegularSync(source, limits.maxFileBytes, options.within);
+    const read = readRegularSync(source, limits.maxFileBytes, options.within, scratch);
     // It grew between the stat and the read.
     if (!read.bytes || read.bytes.length > limits.maxFileBytes)
       return tooBig(pathOf(file, options), options.resource, read.bytes?.length ?? read.stat.size, limits);
@@ -178,6 +178,9 @@ function tooBig(
     `Markdown file; split it into several documents, or ${raiseHint('maxFileBytes')}`;
   return failure(file, resource, [], 1, 1, message);
 }
+
+/** The bytes of each file read, until the next: readDocument is done with them when it returns. */
+const scratch = readScratch();
 
 /** The pure part of readDocument: bytes in, document or positioned problems out. */
 export function parseDocument(

@@ -4,11 +4,16 @@ import { RESOURCE_TABLE } from '../resources/table.js';
 import type { SourceDocument } from './read-document.js';
 import { ownCopy } from '../own-copy.js';
 
-/** What of a scanned document waits in the spool until it is built. */
+/**
+ * What of a scanned document waits in the spool until it is built. Its body is a text of the spool
+ * (where it lies is kept here), not part of this value: a value goes through V8's serializer,
+ * which hands back a new buffer outside the heap each time, and the bodies are most of the bytes.
+ */
 interface Kept {
   frontMatter: Record<string, unknown>;
   frontMatterLines: Record<string, number>;
-  body: string;
+  bodyAt: number;
+  bodyLength: number;
   /** Read only when the document is built, so not held in memory for every file scanned. */
   absPath: string;
   hash: string;
@@ -100,7 +105,8 @@ class SpooledDocument implements SourceDocument {
   }
 
   get body(): string {
-    return this.kept().body;
+    const { bodyAt, bodyLength } = this.kept();
+    return this.shelf.spool.textAt(bodyAt, bodyLength);
   }
 
   get absPath(): string {
@@ -122,13 +128,14 @@ class SpooledDocument implements SourceDocument {
 }
 
 /**
- * The document with its front matter and body moved to the spool (one value per document). A
+ * The document with its front matter and body moved to the spool (a text and a value per document). A
  * document whose key is not `resource/slug` stays as it is.
  */
 export function spoolDocument(doc: SourceDocument, spool: BodySpool): SourceDocument {
   if (!slugEndsKey(doc)) return doc;
   const { frontMatter, frontMatterLines, body, absPath, hash, bodyLine } = doc;
-  const kept: Kept = { frontMatter, frontMatterLines, body, absPath, hash, bodyLine };
+  const { at: bodyAt, length: bodyLength } = spool.placeOf(spool.hold(body))!;
+  const kept: Kept = { frontMatter, frontMatterLines, bodyAt, bodyLength, absPath, hash, bodyLine };
   const { at, length } = spool.place(kept);
   const shelf = shelfOf(spool);
   // One flat string: a key joined from its resource and slug is held as a node over both.
