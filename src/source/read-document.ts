@@ -100,6 +100,9 @@ export interface ReadDocumentOptions {
   holdBody?: ((text: string) => { toString(): string }) | undefined;
 }
 
+/** The bytes of each file read, until the next: readDocument is done with them when it returns. */
+const scratch = readScratch();
+
 /**
  * Reads one document. Synchronously on purpose: for the many small files of a content folder,
  * readFileSync is much faster than fs/promises (no file-handle and thread-pool round trips per
@@ -178,9 +181,6 @@ function tooBig(
     `Markdown file; split it into several documents, or ${raiseHint('maxFileBytes')}`;
   return failure(file, resource, [], 1, 1, message);
 }
-
-/** The bytes of each file read, until the next: readDocument is done with them when it returns. */
-const scratch = readScratch();
 
 /** The pure part of readDocument: bytes in, document or positioned problems out. */
 export function parseDocument(

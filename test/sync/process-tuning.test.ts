@@ -72,3 +72,39 @@ it("the CLI's render workers leave mdast's `compiler` unoptimised, and optimise 
   expect(optimisedInWorker(['t.tuneThisProcess()'])).toEqual(['compiler', 'other']);
   expect(optimisedInWorker(['t.beforeRenderWorkers()'])).toEqual(['compiler', 'other']);
 });
+
+// Full collections forced by beforeRenderWorkers() (node:perf_hooks' gc entries, flagged forced),
+// and whether a worker started afterwards was given V8's `gc` (it must not be).
+function forcedCollections(steps: string[]): { forced: number; workerHasGc: boolean } {
+  const script =
+    `const t = await import(${JSON.stringify(MODULE)});` +
+    `const { PerformanceObserver, constants } = await import('node:perf_hooks');` +
+    'let forced = 0;' +
+    'const observer = new PerformanceObserver((list) => { for (const e of list.getEntries())' +
+    ' if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR &&' +
+    ' (e.detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED)) forced++; });' +
+    `observer.observe({ entryTypes: ['gc'] }); ${steps.join('; ')};` +
+    'await new Promise((done) => setTimeout(done, 50)); observer.disconnect();' +
+    `const { Worker } = await import('node:worker_threads');` +
+    'const workerHasGc = await new Promise((done) => new Worker(' +
+    `"process.getBuiltinModule('node:worker_threads').parentPort.postMessage(typeof gc === 'function')",` +
+    ' { eval: true }).on("message", done));' +
+    'process.stdout.write(JSON.stringify({ forced, workerHasGc }));';
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout) as { forced: number; workerHasGc: boolean };
+}
+
+it("after a scan of many documents, the CLI's process collects its garbage once before render workers start", () => {
+  const many = 'for (let i = 0; i < t.MANY_DOCUMENTS_READ; i++) t.documentRead()';
+  expect(forcedCollections(['t.tuneThisProcess()', many, 't.beforeRenderWorkers()'])).toEqual({
+    forced: 1,
+    workerHasGc: false,
+  });
+  // Not after a scan of few, nor in a program that imports cms-sync.
+  expect(forcedCollections(['t.tuneThisProcess()', 't.beforeRenderWorkers()'])).toEqual({
+    forced: 0,
+    workerHasGc: false,
+  });
+  expect(forcedCollections([many, 't.beforeRenderWorkers()'])).toEqual({ forced: 0, workerHasGc: false });
+});
