@@ -43,10 +43,10 @@ describe('a cold apply in bounded memory', () => {
   it('holds no more bodies at once than it builds at once, every other one on disk', () => {
     expect(cold.result.created).toBe(ARTICLES + 1);
     expect(cold.source.rendered).toBe(ARTICLES);
-    // Every rendered body's HTML went to the spool...
-    expect(cold.source.spool?.texts).toBe(cold.source.rendered);
-    // ...and every document at the scan (front matter and Markdown), and every built record's
-    // fields: memory keeps their keys and where the rest is.
+    // Every document's Markdown went to the spool at the scan, and every rendered body's HTML...
+    expect(cold.source.spool?.texts).toBe(cold.source.documents + cold.source.rendered);
+    // ...and every document's front matter, and every built record's fields: memory keeps their
+    // keys and where the rest is.
     expect(cold.source.spool?.values).toBe(2 * cold.source.documents);
     expect(cold.source.spool?.heldAtOnce).toBeGreaterThan(0);
     expect(cold.source.spool?.heldAtOnce).toBeLessThanOrEqual(2);
