@@ -199,6 +199,10 @@ describe('Hugo built-in shortcodes', () => {
     expect(text('- one\n  {{< highlight go >}}\nx := 1\n\ny := 2\n{{< /highlight >}}\n- two')).toBe(
       '- one\n  ```go\n  x := 1\n\n  y := 2\n  ```\n- two',
     );
+    // Its content indented with the item, as a Markdown list's code is: not indented twice.
+    expect(
+      text('1. Step\n   {{< highlight sh >}}\n   npm install\n     --save\n   {{< /highlight >}}\n2. Next'),
+    ).toBe('1. Step\n   ```sh\n   npm install\n     --save\n   ```\n2. Next');
   });
 
   it('ref and relref -> /<slug>/ from the file name (index.md: its folder), keeping a #fragment', () => {

@@ -338,7 +338,12 @@ class Output {
     const before = this.lastChars();
     const lead = before === '' ? 0 : Math.max(0, breaks - trailingBreaks(before));
     const trail = after === undefined || after === END ? 0 : Math.max(0, breaks - after);
-    const block = indent ? result.block.replace(/^(?=.)/gm, indent) : result.block;
+    // A line the tag's content already indented so (a list item's code, indented with the item) is left as it is.
+    const block = indent
+      ? result.block.replace(/^(?=.)/gm, (_, at: number) =>
+          result.block.startsWith(indent, at) ? '' : indent,
+        )
+      : result.block;
     this.parts.push(`${'\n'.repeat(lead)}${block}${'\n'.repeat(trail)}`);
     this.trimNext = after === undefined;
     this.spacesNext = after !== undefined;
