@@ -101,7 +101,10 @@ export function readRegularSync(
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new NotRegularFile(file, kindOf(stat));
     if (stat.size > maxBytes) return { stat };
-    return { bytes: scratch && stat.size < SCRATCH_MAX ? readInto(fd, scratch) : readFileSync(fd), stat };
+    return {
+      bytes: scratch && stat.size < SCRATCH_MAX ? readInto(fd, stat.size, scratch) : readFileSync(fd),
+      stat,
+    };
   } finally {
     closeSync(fd);
   }
@@ -119,12 +122,20 @@ export interface ReadScratch {
 /** Files larger than this are read into a buffer of their own, so that one huge file does not keep a huge scratch. */
 const SCRATCH_MAX = 1024 * 1024;
 
+/** A scratch's size to start with, and to go back to after a file that grew past SCRATCH_MAX. */
+const SCRATCH_START = 64 * 1024;
+
 export function readScratch(): ReadScratch {
-  return { buffer: Buffer.allocUnsafe(64 * 1024) };
+  return { buffer: Buffer.allocUnsafe(SCRATCH_START) };
 }
 
-/** Reads to the end of the file (which may have grown since its stat), growing the scratch as needed. */
-function readInto(fd: number, scratch: ReadScratch): Buffer {
+/**
+ * Reads to the end of the file (which may have grown since its stat), into a scratch made large
+ * enough for its stat's size (and one byte more, to see the end) at once, and grown if it grew.
+ */
+function readInto(fd: number, size: number, scratch: ReadScratch): Buffer {
+  if (scratch.buffer.length <= size)
+    scratch.buffer = Buffer.allocUnsafe(Math.max(size + 1, 2 * scratch.buffer.length));
   let read = 0;
   for (;;) {
     if (read === scratch.buffer.length) {
@@ -136,7 +147,7 @@ function readInto(fd: number, scratch: ReadScratch): Buffer {
     if (n === 0) {
       const bytes = scratch.buffer.subarray(0, read);
       // A file that grew while it was read: its bytes keep the large buffer, the scratch does not.
-      if (scratch.buffer.length > SCRATCH_MAX) scratch.buffer = Buffer.allocUnsafe(64 * 1024);
+      if (scratch.buffer.length > SCRATCH_MAX) scratch.buffer = Buffer.allocUnsafe(SCRATCH_START);
       return bytes;
     }
     read += n;

@@ -335,8 +335,8 @@ class Output {
     if (trimLeft) this.trimEnd();
     else this.trimSpacesEnd();
     const breaks = result.apart ? 2 : 1;
-    const before = this.lastChars();
-    const lead = before === '' ? 0 : Math.max(0, breaks - trailingBreaks(before));
+    const before = this.breaksBefore();
+    const lead = before === START ? 0 : Math.max(0, breaks - before);
     const trail = after === undefined || after === END ? 0 : Math.max(0, breaks - after);
     // A line the tag's content already indented so (a list item's code, indented with the item) is left as it is.
     const block = indent
@@ -362,11 +362,12 @@ class Output {
     return '';
   }
 
-  /** The last two characters written ('' when nothing is). */
-  lastChars(): string {
+  /** How many line breaks (up to two) end what is written; START when nothing is (see breaksAt). */
+  private breaksBefore(): number {
     let tail = '';
     for (let i = this.parts.length - 1; i >= 0 && tail.length < 2; i -= 1) tail = this.parts[i]! + tail;
-    return tail.slice(-2);
+    if (tail === '') return START;
+    return tail.endsWith('\n\n') ? 2 : tail.endsWith('\n') ? 1 : 0;
   }
 
   private trimSpacesEnd(): void {
@@ -396,8 +397,9 @@ class Output {
   }
 }
 
-/** breaksAt: only whitespace follows, to the end of the text. */
+/** breaksAt: only whitespace follows, to the end of the text; breaksBefore: nothing is written yet. */
 const END = -1;
+const START = -1;
 
 /**
  * How many line breaks (up to two) follow `at` in `source`, spaces and tabs between them skipped;
@@ -413,12 +415,6 @@ function breaksAt(source: string, at: number): number {
     else if (c !== ' ' && c !== '\t' && c !== '\r') return Math.min(breaks, 2);
   }
   return END;
-}
-
-function trailingBreaks(text: string): number {
-  let count = 0;
-  for (let i = text.length - 1; i >= 0 && text[i] === '\n'; i -= 1) count += 1;
-  return count;
 }
 
 function notTextMessage(value: unknown): string {
