@@ -25,7 +25,8 @@ import { digest } from '../plan/digest.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { RecordResource } from '../resources.js';
 import type { BodySpool, SpooledText, SpoolStats } from '../render/body-spool.js';
-import { spoolRecord } from './spooled-record.js';
+import { packedRecords, spoolRecord } from './spooled-record.js';
+import { packedDocuments } from '../source/spooled-document.js';
 import { eachInWindow } from './in-window.js';
 import { warmUpReading } from './warm-up-reading.js';
 
@@ -322,6 +323,11 @@ export async function readSource(
     toBuild += 1;
     if (RESOURCE_TABLE[doc.resource].htmlField !== undefined) toRender += 1;
   }
+  // Packed until each is built, before the render workers start and the scan's garbage is
+  // collected (see beforeRenderWorkers): the documents' objects go with it.
+  const waiting = packedDocuments();
+  for (const doc of docs) if (doc) waiting.add(doc);
+  docs.length = 0;
   const renderer = await createRenderer({
     defaultSize: config.media.defaultSize,
     captions: config.markdown.captions,
@@ -350,16 +356,12 @@ export async function readSource(
     desired.push(record);
     options.onRecord?.(record);
   }
-  // Each document is let go as it is taken: holding every body until the last one is rendered
-  // would keep the whole content folder in memory twice (Markdown and HTML).
-  function* toTake(): Generator<SourceDocument> {
-    for (const [i, doc] of docs.entries()) {
-      if (!doc) continue;
-      docs[i] = undefined;
-      yield doc;
-    }
-  }
-  await eachInWindow(toTake(), options.buildWindow ?? 32, async (doc) => {
+  // Built records wait packed too while the render workers run, and join the rest afterwards.
+  const waitingRecords = packedRecords();
+  notes.packedIn(waitingRecords);
+  // Each document is made as it is taken and let go once built: holding every body until the
+  // last one is rendered would keep the whole content folder in memory twice (Markdown and HTML).
+  await eachInWindow(waiting[Symbol.iterator](), options.buildWindow ?? 32, async (doc) => {
     spool?.borrow();
     let template: SpooledText | undefined;
     const outcome = await buildRecord(doc, {
@@ -379,11 +381,11 @@ export async function readSource(
     const built = record;
     // Built: from here on only its key and where its fields are stay in memory.
     if (record && spool) record = spoolRecord(record, spool, template);
-    if (built && clean) notes.note(built, record);
     spool?.giveBack();
     problems.push(...outcome.problems);
-    if (record) {
-      desired.push(record);
+    if (built && record) {
+      const position = waitingRecords.add(record);
+      if (clean) notes.note(built, position);
       options.onRecord?.(record);
     } else {
       failedFiles.push(doc.file);
@@ -392,6 +394,7 @@ export async function readSource(
     options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild });
   }).finally(() => renderer.close());
   if (pluginFailure) throw pluginFailure;
+  for (const record of waitingRecords) desired.push(record);
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.
   // (Documents passed over were looked up, images were not: the images are kept as they are.)
   if (options.saveHashes) hashCache.save({ complete: !options.only?.length && scan.untouched === undefined });

@@ -3,6 +3,7 @@ import { refsFromState } from '../resources/derived.js';
 import type { RecordResource } from '../resources.js';
 import { resourceOfKey, shelfOf, slugEndsKey, slugOfKey, type Shelf } from '../source/spooled-document.js';
 import type { RecordInput } from '../state/state-file.js';
+import { PackedList, type PackedKind } from '../source/packed-list.js';
 import type { DesiredRecord, RecordRef } from './build-record.js';
 import type { FormerSlugs } from './front-matter.js';
 import type { RecordHtml } from './packed-html.js';
@@ -96,6 +97,19 @@ class SpooledRecord implements DesiredRecord {
     return parts.view!.html;
   }
 
+  /** How a record is packed while it waits (see PackedList): its key, where its parts lie, and the rest it holds. */
+  static readonly packed: PackedKind<DesiredRecord, Shelf> = {
+    placeOf: (record) =>
+      record instanceof SpooledRecord
+        ? { shelf: record.#shelf, at: record.#at, length: record.#length, extras: extrasOf(record) }
+        : undefined,
+    make(key, { shelf, at, length, extras }) {
+      const record = new SpooledRecord(key, shelf, { at, length });
+      if (extras) Object.assign(record, extras);
+      return record;
+    },
+  };
+
   // Methods, not private (#) ones: those add a field to every record.
   private parts(): Parts {
     return this.#shelf.spool.valueAt(this.#at, this.#length) as Parts;
@@ -106,6 +120,21 @@ class SpooledRecord implements DesiredRecord {
     parts.view ??= {};
     return parts;
   }
+}
+
+function extrasOf(record: SpooledRecord): object | undefined {
+  const { ownFile, formerSlugs, siteId } = record;
+  if (ownFile === undefined && formerSlugs === undefined && siteId === undefined) return undefined;
+  return {
+    ...(ownFile !== undefined ? { ownFile } : {}),
+    ...(formerSlugs !== undefined ? { formerSlugs } : {}),
+    ...(siteId !== undefined ? { siteId } : {}),
+  };
+}
+
+/** Built records, packed until the render is done (see PackedList). */
+export function packedRecords(): PackedList<DesiredRecord, Shelf> {
+  return new PackedList(SpooledRecord.packed);
 }
 
 /**

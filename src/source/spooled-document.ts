@@ -3,6 +3,7 @@ import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import type { SourceDocument } from './read-document.js';
 import { ownCopy } from '../own-copy.js';
+import { PackedList } from './packed-list.js';
 
 /**
  * What of a scanned document waits in the spool until it is built. Its body is a text of the spool
@@ -78,10 +79,11 @@ class SpooledDocument implements SourceDocument {
 
   constructor(
     readonly key: string,
-    // Where the rest lies, in fields of its own: an object per document to say so would add up.
-    private readonly shelf: Shelf,
-    private readonly at: number,
-    private readonly length: number,
+    // Where the rest lies, in fields of its own (an object per document to say so would add up),
+    // read by packedDocuments alone.
+    readonly shelf: Shelf,
+    readonly partsAt: number,
+    readonly partsLength: number,
   ) {}
 
   get resource(): RecordResource {
@@ -123,8 +125,34 @@ class SpooledDocument implements SourceDocument {
 
   // A method, not a private (#) one: that would add a field to every document.
   private kept(): Kept {
-    return this.shelf.spool.valueAt(this.at, this.length) as Kept;
+    return this.shelf.spool.valueAt(this.partsAt, this.partsLength) as Kept;
   }
+}
+
+/** Documents waiting to be built, packed (see PackedList). */
+export function packedDocuments(): PackedList<SourceDocument, Shelf> {
+  return new PackedList<SourceDocument, Shelf>({
+    placeOf: (doc) =>
+      doc instanceof SpooledDocument
+        ? {
+            shelf: doc.shelf,
+            at: doc.partsAt,
+            length: doc.partsLength,
+            extras:
+              doc.ownFile !== undefined || doc.lang !== undefined
+                ? {
+                    ...(doc.ownFile !== undefined ? { ownFile: doc.ownFile } : {}),
+                    ...(doc.lang !== undefined ? { lang: doc.lang } : {}),
+                  }
+                : undefined,
+          }
+        : undefined,
+    make(key, { shelf, at, length, extras }) {
+      const doc = new SpooledDocument(key, shelf, at, length);
+      if (extras) Object.assign(doc, extras);
+      return doc;
+    },
+  });
 }
 
 /**

@@ -235,22 +235,46 @@ function fingerprintOf(config: Config): string | undefined {
  * large run (twice: its relations and what it embeds) would parse the whole site once more.
  */
 export class MarkNotes {
-  /** Each record a relation names (`category/politics`), and the records that name it. */
-  readonly named = new Map<string, DesiredRecord[]>();
+  /**
+   * Each record a relation names (`category/politics`), and the records that name it: each the
+   * record itself, or its position among the packed records of the run (see packedIn).
+   */
+  readonly #named = new Map<string, Array<DesiredRecord | number>>();
+  #packed: { at(position: number): DesiredRecord } | undefined;
   /** Files records embed that the listing does not take for images, relative to content/. */
   readonly embedded = new Set<string>();
 
-  /** Notes what `record` names and embeds; `held` is what is kept of it (a spooled copy, see spoolRecord). */
-  note(record: DesiredRecord, held: DesiredRecord = record): void {
+  /**
+   * Notes what `record` names and embeds; `held` is what is kept of it: a spooled copy (see
+   * spoolRecord), or its position among the packed records (a number in an array costs no object).
+   */
+  note(record: DesiredRecord, held: DesiredRecord | number = record): void {
     for (const ref of record.refs ?? [])
       for (const slug of ref.slugs) {
         const target = `${ref.relation.target}/${slug}`;
-        const holders = this.named.get(target);
+        const holders = this.#named.get(target);
         // The record, held anyway: its file may be one it makes when asked (see Shelf).
         if (holders) holders.push(held);
-        else this.named.set(target, [held]);
+        else this.#named.set(target, [held]);
       }
     for (const file of record.input?.media ?? [])
       if (!isMediaName(path.posix.basename(file))) this.embedded.add(file);
+  }
+
+  /** Where the positions noted are records (see PackedList). */
+  packedIn(list: { at(position: number): DesiredRecord }): void {
+    this.#packed = list;
+  }
+
+  /** Each record a relation names (`category/politics`). */
+  targets(): IterableIterator<string> {
+    return this.#named.keys();
+  }
+
+  /** The records that name `target`. */
+  holdersOf(target: string): DesiredRecord[] {
+    return (this.#named.get(target) ?? []).map((held) =>
+      typeof held === 'number' ? this.#packed!.at(held) : held,
+    );
   }
 }

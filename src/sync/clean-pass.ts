@@ -220,8 +220,9 @@ export async function markCleanRun(
   const prefix = contentPrefix(config.projectDir, config.contentDir);
   const dependencies = new Set(run.untouched?.dependencies.files);
   const { notes } = source.clean!;
-  for (const [target, holders] of notes.named)
-    if (!run.state.records.has(target)) for (const holder of holders) records.set(holder.key, holder.file);
+  for (const target of notes.targets())
+    if (!run.state.records.has(target))
+      for (const holder of notes.holdersOf(target)) records.set(holder.key, holder.file);
   for (const file of notes.embedded) dependencies.add(prefix + file);
   for (const file of records.values()) files.delete(file);
   const dependencyFiles = [...dependencies].sort(byCodeUnit);

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredRecord } from '../../src/records/build-record.js';
-import { plainRecord, spoolRecord } from '../../src/records/spooled-record.js';
+import { packedRecords, plainRecord, spoolRecord } from '../../src/records/spooled-record.js';
 import { openBodySpool, type BodySpool } from '../../src/render/body-spool.js';
 import type { SourceDocument } from '../../src/source/read-document.js';
-import { spoolDocument } from '../../src/source/spooled-document.js';
+import { packedDocuments, spoolDocument } from '../../src/source/spooled-document.js';
 
 /**
  * What waits in the spool comes back as it went in. Memory keeps a record's key, and where the
@@ -171,5 +171,81 @@ describe('a spooled document', () => {
   it('is not made for a document whose key is not its resource and slug', () => {
     const odd = doc('article/other-fr', 'story-fr');
     expect(spoolDocument(odd, spool)).toBe(odd);
+  });
+});
+
+/**
+ * Packed (see PackedList): what waits for the render to start or end is held as columns, and made
+ * again, with everything it held, when read. Past the columns' first sizes (256 items, 16 KiB of
+ * keys), with keys that are not ASCII.
+ */
+describe('packed documents and records', () => {
+  const slugOf = (i: number) => (i % 3 === 0 ? `histoire-${i}-été-${'é'.repeat(40)}` : `story-${i}`);
+
+  it('gives back each record as it was spooled, and keeps one that is not spooled as it is', () => {
+    const records: DesiredRecord[] = [];
+    for (let i = 0; i < 600; i++) {
+      const slug = slugOf(i);
+      const over: Partial<DesiredRecord> = {};
+      if (i % 7 === 0) over.file = `content/articles/${slug}/index.md`;
+      if (i % 11 === 0) over.formerSlugs = { slugs: [`old-${i}`], key: 'aliases', line: 4 };
+      if (i % 13 === 0) over.siteId = { value: `id-${i}`, line: 5 };
+      // Its key is not its resource and slug: not spooled.
+      if (i === 300) over.key = 'article/other';
+      records.push(spoolRecord(article(slug, over), spool));
+    }
+    const packed = packedRecords();
+    expect(records.map((r) => packed.add(r))).toEqual(records.map((_, i) => i));
+    expect(packed.size).toBe(600);
+    const again = [...packed];
+    for (const [i, record] of records.entries()) {
+      const back = again[i]!;
+      expect(packed.at(i).key).toBe(record.key);
+      if (i === 300) {
+        expect(back).toBe(record);
+        continue;
+      }
+      expect(back).not.toBe(record);
+      expect(plainRecord(back)).toEqual(plainRecord(record));
+      expect(Object.keys(back).sort()).toEqual(Object.keys(record).sort());
+    }
+    expect(() => packed.at(600)).toThrow(RangeError);
+    expect(() => packed.at(-1)).toThrow(RangeError);
+  });
+
+  it('gives back each document as it was scanned, and keeps one of another spool as it is', () => {
+    const other = openBodySpool(dir);
+    try {
+      const docs: SourceDocument[] = [];
+      for (let i = 0; i < 600; i++) {
+        const slug = slugOf(i);
+        const original = {
+          key: `article/${slug}`,
+          resource: 'article',
+          slug,
+          file: i % 5 === 0 ? `content/articles/${slug}.fr.md` : `content/articles/${slug}.md`,
+          ...(i % 5 === 0 ? { lang: 'fr' } : {}),
+          bodyLine: 3,
+          absPath: `/p/content/articles/${slug}.md`,
+          hash: String(i).padStart(64, '0'),
+          frontMatter: { title: `Title ${i}` },
+          frontMatterLines: { title: 2 },
+          body: `Body of ${slug}`,
+        } as SourceDocument;
+        docs.push(spoolDocument(original, i === 42 ? other : spool));
+      }
+      const packed = packedDocuments();
+      for (const doc of docs) packed.add(doc);
+      for (const [i, back] of [...packed].entries()) {
+        const doc = docs[i]!;
+        if (i === 42) expect(back).toBe(doc);
+        else expect(back).not.toBe(doc);
+        for (const field of ['key', 'resource', 'slug', 'file', 'lang', 'hash', 'body', 'bodyLine'] as const)
+          expect(back[field]).toBe(doc[field]);
+        expect(back.frontMatter).toEqual(doc.frontMatter);
+      }
+    } finally {
+      other.close();
+    }
   });
 });

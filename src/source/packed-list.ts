@@ -1,0 +1,105 @@
+/**
+ * Where a spooled item's parts lie (its spool's shelf, see spooled-document.ts, and its place),
+ * and what it holds that its key and place do not say.
+ */
+export interface PackedPlace<S> {
+  shelf: S;
+  at: number;
+  length: number;
+  /** Few items have any (a file of their own, a language): undefined for most. */
+  extras: object | undefined;
+}
+
+/** How a kind of spooled item (a document, a record) is packed and made again. */
+export interface PackedKind<T, S> {
+  /** Where the item lies, or undefined for one that is not spooled: it is kept as it is. */
+  placeOf(item: T): PackedPlace<S> | undefined;
+  /** The item again, as a new object. */
+  make(key: string, place: PackedPlace<S>): T;
+}
+
+/**
+ * Spooled documents or records packed outside V8's heap, for the run's longest stretch, while
+ * the render workers run beside it: a spooled item's key and where its parts lie go into typed
+ * arrays, and it is made again, as a new object, when it is read. An object and a key per item
+ * on the heap cost about 100 bytes each, which V8 lets grow by half again before it collects;
+ * here about 40, on no collector's account (docs/performance-history.md, "The index outside the
+ * heap"). An item that is not spooled, or of another spool, stays as it is.
+ */
+export class PackedList<T extends { key: string }, S> {
+  #count = 0;
+  #keys = Buffer.allocUnsafe(16 * 1024);
+  #keysUsed = 0;
+  #keyEnds = new Uint32Array(256);
+  #at = new Float64Array(256);
+  #length = new Uint32Array(256);
+  /** Per position, an item kept as it is. */
+  #kept = new Map<number, T>();
+  #extras = new Map<number, object>();
+  #shelf: S | undefined;
+
+  constructor(private readonly kind: PackedKind<T, S>) {}
+
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Adds `item` at the end; returns its position. */
+  add(item: T): number {
+    const i = this.#count;
+    if (i === this.#at.length) this.#grow();
+    this.#count += 1;
+    const start = this.#keysUsed;
+    this.#keyEnds[i] = start;
+    const place = this.kind.placeOf(item);
+    if (!place || (this.#shelf && place.shelf !== this.#shelf)) {
+      this.#kept.set(i, item);
+      return i;
+    }
+    this.#shelf = place.shelf;
+    const room = Buffer.byteLength(item.key, 'utf8');
+    if (start + room > this.#keys.length) {
+      const keys = Buffer.allocUnsafe(Math.max(2 * this.#keys.length, start + room));
+      this.#keys.copy(keys, 0, 0, start);
+      this.#keys = keys;
+    }
+    this.#keysUsed += this.#keys.write(item.key, start, 'utf8');
+    this.#keyEnds[i] = this.#keysUsed;
+    this.#at[i] = place.at;
+    this.#length[i] = place.length;
+    if (place.extras) this.#extras.set(i, place.extras);
+    return i;
+  }
+
+  /** The item at `position`: the one kept, or a spooled one made again. */
+  at(position: number): T {
+    if (!(position >= 0 && position < this.#count)) throw new RangeError(`no item at ${position}`);
+    const kept = this.#kept.get(position);
+    if (kept) return kept;
+    const from = position === 0 ? 0 : this.#keyEnds[position - 1]!;
+    return this.kind.make(this.#keys.toString('utf8', from, this.#keyEnds[position]), {
+      shelf: this.#shelf!,
+      at: this.#at[position]!,
+      length: this.#length[position]!,
+      extras: this.#extras.get(position),
+    });
+  }
+
+  /** Each item in the order added. */
+  *[Symbol.iterator](): Generator<T> {
+    for (let i = 0; i < this.#count; i++) yield this.at(i);
+  }
+
+  #grow(): void {
+    const size = 2 * this.#at.length;
+    const keyEnds = new Uint32Array(size);
+    keyEnds.set(this.#keyEnds);
+    this.#keyEnds = keyEnds;
+    const at = new Float64Array(size);
+    at.set(this.#at);
+    this.#at = at;
+    const length = new Uint32Array(size);
+    length.set(this.#length);
+    this.#length = length;
+  }
+}
