@@ -203,6 +203,11 @@ describe('Hugo built-in shortcodes', () => {
     expect(
       text('1. Step\n   {{< highlight sh >}}\n   npm install\n     --save\n   {{< /highlight >}}\n2. Next'),
     ).toBe('1. Step\n   ```sh\n   npm install\n     --save\n   ```\n2. Next');
+    // Its content written from column 0, with deeper lines: every line indented alike, so the
+    // code keeps its own indentation.
+    expect(
+      text('1. Step\n   {{< highlight go >}}\nfunc main() {\n    run()\n}\n   {{< /highlight >}}\n2. Next'),
+    ).toBe('1. Step\n   ```go\n   func main() {\n       run()\n   }\n   ```\n2. Next');
   });
 
   it('ref and relref -> /<slug>/ from the file name (index.md: its folder), keeping a #fragment', () => {

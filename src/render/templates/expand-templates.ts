@@ -270,7 +270,7 @@ class Expander {
     }
     const { end, trimRight } = close ?? open;
     if (typeof result === 'string') out.consumed(open.trimLeft, result, trimRight);
-    else out.block(result, open.trimLeft, trimRight ? undefined : breaksAt(this.source, end));
+    else out.block(result, open.trimLeft, trimRight ? undefined : breaksAt(this.source, end), call.inner);
   }
 
   private unhandled(offset: number, message: string): void {
@@ -293,6 +293,16 @@ class Expander {
 }
 
 const SPLIT = '<!---->';
+
+/** Whether each line of `text` but its first (the rest of the tag's line) starts with `indent`, or is blank. */
+function indentedAlike(text: string, indent: string): boolean {
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+    const end = text.indexOf('\n', at + 1);
+    const line = text.slice(at + 1, end === -1 ? undefined : end);
+    if (line.trim() !== '' && !line.startsWith(indent)) return false;
+  }
+  return true;
+}
 
 /** Collects rendered pieces; knows the last characters written, for whitespace control and blocks. */
 class Output {
@@ -327,9 +337,14 @@ class Output {
   /**
    * A block result (see BuiltinResult): on lines of its own, the spaces beside it on its line
    * dropped. `after`: the line breaks that follow the tag in the source (see breaksAt), undefined
-   * when its whitespace control trims them.
+   * when its whitespace control trims them. `inner`: the content its handler was given.
    */
-  block(result: { block: string; apart?: boolean }, trimLeft: boolean, after: number | undefined): void {
+  block(
+    result: { block: string; apart?: boolean },
+    trimLeft: boolean,
+    after: number | undefined,
+    inner: string | undefined,
+  ): void {
     // A tag indented on a line of its own (in a list item) keeps its block there: each line indented alike.
     const indent = trimLeft ? '' : this.lineIndent();
     if (trimLeft) this.trimEnd();
@@ -338,10 +353,13 @@ class Output {
     const before = this.breaksBefore();
     const lead = before === START ? 0 : Math.max(0, breaks - before);
     const trail = after === undefined || after === END ? 0 : Math.max(0, breaks - after);
-    // A line the tag's content already indented so (a list item's code, indented with the item) is left as it is.
+    // Content indented with its tag (a list item's code, indented with the item) is in the block
+    // indented already: those lines are left as they are. Content that is not (written from
+    // column 0, with deeper lines in it) is indented with every other line, as it stands.
+    const withTag = inner !== undefined && indentedAlike(inner, indent);
     const block = indent
       ? result.block.replace(/^(?=.)/gm, (_, at: number) =>
-          result.block.startsWith(indent, at) ? '' : indent,
+          withTag && result.block.startsWith(indent, at) ? '' : indent,
         )
       : result.block;
     this.parts.push(`${'\n'.repeat(lead)}${block}${'\n'.repeat(trail)}`);
