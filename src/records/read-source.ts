@@ -361,7 +361,7 @@ export async function readSource(
   notes.packedIn(waitingRecords);
   // Each document is made as it is taken and let go once built: holding every body until the
   // last one is rendered would keep the whole content folder in memory twice (Markdown and HTML).
-  await eachInWindow(waiting[Symbol.iterator](), options.buildWindow ?? 32, async (doc) => {
+  await eachInWindow(waiting.take(), options.buildWindow ?? 32, async (doc) => {
     spool?.borrow();
     let template: SpooledText | undefined;
     const outcome = await buildRecord(doc, {
@@ -394,7 +394,10 @@ export async function readSource(
     options.onProgress?.({ phase: 'render', done: ++buildCount, total: toBuild });
   }).finally(() => renderer.close());
   if (pluginFailure) throw pluginFailure;
-  for (const record of waitingRecords) desired.push(record);
+  // Made once, in the order built (the notes' positions), and held as `desired` holds them.
+  const builtRecords = [...waitingRecords];
+  for (const record of builtRecords) desired.push(record);
+  notes.packedIn(builtRecords);
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.
   // (Documents passed over were looked up, images were not: the images are kept as they are.)
   if (options.saveHashes) hashCache.save({ complete: !options.only?.length && scan.untouched === undefined });

@@ -37,6 +37,7 @@ export class PackedList<T extends { key: string }, S> {
   #kept = new Map<number, T>();
   #extras = new Map<number, object>();
   #shelf: S | undefined;
+  #taken = false;
 
   constructor(private readonly kind: PackedKind<T, S>) {}
 
@@ -52,7 +53,8 @@ export class PackedList<T extends { key: string }, S> {
     const start = this.#keysUsed;
     this.#keyEnds[i] = start;
     const place = this.kind.placeOf(item);
-    if (!place || (this.#shelf && place.shelf !== this.#shelf)) {
+    // A key with a lone surrogate (a `\uD800` escape in YAML) would not come back from UTF-8 as it was.
+    if (!place || (this.#shelf && place.shelf !== this.#shelf) || LONE_SURROGATE.test(item.key)) {
       this.#kept.set(i, item);
       return i;
     }
@@ -74,6 +76,29 @@ export class PackedList<T extends { key: string }, S> {
   /** The item at `position`: the one kept, or a spooled one made again. */
   at(position: number): T {
     if (!(position >= 0 && position < this.#count)) throw new RangeError(`no item at ${position}`);
+    if (this.#taken) throw new Error('the items were taken (see take)');
+    return this.#itemAt(position);
+  }
+
+  /** Each item in the order added. */
+  *[Symbol.iterator](): Generator<T> {
+    for (let i = 0; i < this.#count; i++) yield this.at(i);
+  }
+
+  /**
+   * Each item in the order added, once: an item kept as it is (a document read again after the
+   * scan holds its front matter) is let go as it is taken, and the list cannot be read again.
+   */
+  *take(): Generator<T> {
+    this.#taken = true;
+    for (let i = 0; i < this.#count; i++) {
+      const item = this.#itemAt(i);
+      this.#kept.delete(i);
+      yield item;
+    }
+  }
+
+  #itemAt(position: number): T {
     const kept = this.#kept.get(position);
     if (kept) return kept;
     const from = position === 0 ? 0 : this.#keyEnds[position - 1]!;
@@ -83,11 +108,6 @@ export class PackedList<T extends { key: string }, S> {
       length: this.#length[position]!,
       extras: this.#extras.get(position),
     });
-  }
-
-  /** Each item in the order added. */
-  *[Symbol.iterator](): Generator<T> {
-    for (let i = 0; i < this.#count; i++) yield this.at(i);
   }
 
   #grow(): void {
@@ -103,3 +123,5 @@ export class PackedList<T extends { key: string }, S> {
     this.#length = length;
   }
 }
+
+const LONE_SURROGATE = /\p{Surrogate}/u;

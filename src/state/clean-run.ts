@@ -240,7 +240,7 @@ export class MarkNotes {
    * record itself, or its position among the packed records of the run (see packedIn).
    */
   readonly #named = new Map<string, Array<DesiredRecord | number>>();
-  #packed: { at(position: number): DesiredRecord } | undefined;
+  #packed: { at(position: number): DesiredRecord | undefined } | undefined;
   /** Files records embed that the listing does not take for images, relative to content/. */
   readonly embedded = new Set<string>();
 
@@ -261,8 +261,8 @@ export class MarkNotes {
       if (!isMediaName(path.posix.basename(file))) this.embedded.add(file);
   }
 
-  /** Where the positions noted are records (see PackedList). */
-  packedIn(list: { at(position: number): DesiredRecord }): void {
+  /** Where the positions noted are records (a PackedList while rendering, then the records made from it). */
+  packedIn(list: { at(position: number): DesiredRecord | undefined }): void {
     this.#packed = list;
   }
 
@@ -274,7 +274,7 @@ export class MarkNotes {
   /** The records that name `target`. */
   holdersOf(target: string): DesiredRecord[] {
     return (this.#named.get(target) ?? []).map((held) =>
-      typeof held === 'number' ? this.#packed!.at(held) : held,
+      typeof held === 'number' ? this.#packed!.at(held)! : held,
     );
   }
 }

@@ -234,18 +234,43 @@ describe('packed documents and records', () => {
         } as SourceDocument;
         docs.push(spoolDocument(original, i === 42 ? other : spool));
       }
+      // A slug with a lone surrogate (YAML's "\uD800"), which UTF-8 cannot carry: kept as it is.
+      const lone = spoolDocument(
+        { ...plainDocument(docs[1]!), key: 'article/caf\uD800', slug: 'caf\uD800' },
+        spool,
+      );
+      docs.push(lone);
       const packed = packedDocuments();
       for (const doc of docs) packed.add(doc);
       for (const [i, back] of [...packed].entries()) {
         const doc = docs[i]!;
-        if (i === 42) expect(back).toBe(doc);
+        if (i === 42 || doc === lone) expect(back).toBe(doc);
         else expect(back).not.toBe(doc);
         for (const field of ['key', 'resource', 'slug', 'file', 'lang', 'hash', 'body', 'bodyLine'] as const)
           expect(back[field]).toBe(doc[field]);
         expect(back.frontMatter).toEqual(doc.frontMatter);
       }
+      // Taken once, for the render: each made again in order, and none can be read after.
+      expect([...packed.take()].map((d) => d.key)).toEqual(docs.map((d) => d.key));
+      expect(() => packed.at(0)).toThrow(/taken/);
     } finally {
       other.close();
     }
   });
 });
+
+function plainDocument(doc: SourceDocument): SourceDocument {
+  const { key, resource, slug, file, bodyLine, absPath, hash, frontMatter, frontMatterLines, body } = doc;
+  return {
+    key,
+    resource,
+    slug,
+    file,
+    bodyLine,
+    absPath,
+    hash,
+    frontMatter,
+    frontMatterLines,
+    body,
+  } as SourceDocument;
+}

@@ -208,6 +208,10 @@ describe('Hugo built-in shortcodes', () => {
     expect(
       text('1. Step\n   {{< highlight go >}}\nfunc main() {\n    run()\n}\n   {{< /highlight >}}\n2. Next'),
     ).toBe('1. Step\n   ```go\n   func main() {\n       run()\n   }\n   ```\n2. Next');
+    // Indented with the item but for a line that must start at column 0: that line alone moves.
+    expect(
+      text('1. Step\n   {{< highlight sh >}}\n   cat <<EOF\n   a\nEOF\n   {{< /highlight >}}\n2. Next'),
+    ).toBe('1. Step\n   ```sh\n   cat <<EOF\n   a\n   EOF\n   ```\n2. Next');
   });
 
   it('ref and relref -> /<slug>/ from the file name (index.md: its folder), keeping a #fragment', () => {

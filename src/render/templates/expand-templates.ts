@@ -294,12 +294,17 @@ class Expander {
 
 const SPLIT = '<!---->';
 
-/** Whether each line of `text` but its first (the rest of the tag's line) starts with `indent`, or is blank. */
+/**
+ * Whether `text` is indented with its tag: its first line that is not blank, after the rest of the
+ * tag's own line, starts with `indent`. The first line decides, not every line: a list item's
+ * snippet indented with the item may hold a line that must start at column 0 (a heredoc's end),
+ * and code pasted from column 0 has deeper lines that start with the indent all the same.
+ */
 function indentedAlike(text: string, indent: string): boolean {
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
     const end = text.indexOf('\n', at + 1);
     const line = text.slice(at + 1, end === -1 ? undefined : end);
-    if (line.trim() !== '' && !line.startsWith(indent)) return false;
+    if (line.trim() !== '') return line.startsWith(indent);
   }
   return true;
 }
