@@ -318,14 +318,16 @@ export async function readSource(
   }
   let toBuild = 0;
   let toRender = 0;
+  let keyBytes = 0;
   for (const doc of docs) {
     if (!doc) continue;
     toBuild += 1;
+    keyBytes += Buffer.byteLength(doc.key, 'utf8');
     if (RESOURCE_TABLE[doc.resource].htmlField !== undefined) toRender += 1;
   }
   // Packed until each is built, before the render workers start and the scan's garbage is
   // collected (see beforeRenderWorkers): the documents' objects go with it.
-  const waiting = packedDocuments();
+  const waiting = packedDocuments({ items: toBuild, keyBytes });
   for (const doc of docs) if (doc) waiting.add(doc);
   docs.length = 0;
   const renderer = await createRenderer({
@@ -357,7 +359,8 @@ export async function readSource(
     options.onRecord?.(record);
   }
   // Built records wait packed too while the render workers run, and join the rest afterwards.
-  const waitingRecords = packedRecords();
+  // A record's key is its document's (see slugEndsKey).
+  const waitingRecords = packedRecords({ items: toBuild, keyBytes });
   notes.packedIn(waitingRecords);
   // Each document is made as it is taken and let go once built: holding every body until the
   // last one is rendered would keep the whole content folder in memory twice (Markdown and HTML).

@@ -133,8 +133,11 @@ function extrasOf(record: SpooledRecord): object | undefined {
 }
 
 /** Built records, packed until the render is done (see PackedList). */
-export function packedRecords(): PackedList<DesiredRecord, Shelf> {
-  return new PackedList(SpooledRecord.packed);
+export function packedRecords(expected?: {
+  items: number;
+  keyBytes: number;
+}): PackedList<DesiredRecord, Shelf> {
+  return new PackedList(SpooledRecord.packed, expected);
 }
 
 /**

@@ -28,18 +28,31 @@ export interface PackedKind<T, S> {
  */
 export class PackedList<T extends { key: string }, S> {
   #count = 0;
-  #keys = Buffer.allocUnsafe(16 * 1024);
+  #keys: Buffer;
   #keysUsed = 0;
-  #keyEnds = new Uint32Array(256);
-  #at = new Float64Array(256);
-  #length = new Uint32Array(256);
+  #keyEnds: Uint32Array;
+  #at: Float64Array;
+  #length: Uint32Array;
   /** Per position, an item kept as it is. */
   #kept = new Map<number, T>();
   #extras = new Map<number, object>();
   #shelf: S | undefined;
   #taken = false;
 
-  constructor(private readonly kind: PackedKind<T, S>) {}
+  /**
+   * `expected`: how many items, and how many bytes their keys take in UTF-8, when the caller knows:
+   * the columns are made that size at once rather than grown by doubling (which leaves room unused).
+   */
+  constructor(
+    private readonly kind: PackedKind<T, S>,
+    expected?: { items: number; keyBytes: number },
+  ) {
+    const items = Math.max(expected?.items ?? 0, 256);
+    this.#keys = Buffer.allocUnsafe(Math.max(expected?.keyBytes ?? 0, 16 * 1024));
+    this.#keyEnds = new Uint32Array(items);
+    this.#at = new Float64Array(items);
+    this.#length = new Uint32Array(items);
+  }
 
   get size(): number {
     return this.#count;

@@ -130,29 +130,35 @@ class SpooledDocument implements SourceDocument {
 }
 
 /** Documents waiting to be built, packed (see PackedList). */
-export function packedDocuments(): PackedList<SourceDocument, Shelf> {
-  return new PackedList<SourceDocument, Shelf>({
-    placeOf: (doc) =>
-      doc instanceof SpooledDocument
-        ? {
-            shelf: doc.shelf,
-            at: doc.partsAt,
-            length: doc.partsLength,
-            extras:
-              doc.ownFile !== undefined || doc.lang !== undefined
-                ? {
-                    ...(doc.ownFile !== undefined ? { ownFile: doc.ownFile } : {}),
-                    ...(doc.lang !== undefined ? { lang: doc.lang } : {}),
-                  }
-                : undefined,
-          }
-        : undefined,
-    make(key, { shelf, at, length, extras }) {
-      const doc = new SpooledDocument(key, shelf, at, length);
-      if (extras) Object.assign(doc, extras);
-      return doc;
+export function packedDocuments(expected?: {
+  items: number;
+  keyBytes: number;
+}): PackedList<SourceDocument, Shelf> {
+  return new PackedList<SourceDocument, Shelf>(
+    {
+      placeOf: (doc) =>
+        doc instanceof SpooledDocument
+          ? {
+              shelf: doc.shelf,
+              at: doc.partsAt,
+              length: doc.partsLength,
+              extras:
+                doc.ownFile !== undefined || doc.lang !== undefined
+                  ? {
+                      ...(doc.ownFile !== undefined ? { ownFile: doc.ownFile } : {}),
+                      ...(doc.lang !== undefined ? { lang: doc.lang } : {}),
+                    }
+                  : undefined,
+            }
+          : undefined,
+      make(key, { shelf, at, length, extras }) {
+        const doc = new SpooledDocument(key, shelf, at, length);
+        if (extras) Object.assign(doc, extras);
+        return doc;
+      },
     },
-  });
+    expected,
+  );
 }
 
 /**
