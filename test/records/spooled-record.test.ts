@@ -217,28 +217,9 @@ describe('packed documents and records', () => {
     const other = openBodySpool(dir);
     try {
       const docs: SourceDocument[] = [];
-      for (let i = 0; i < 600; i++) {
-        const slug = slugOf(i);
-        const original = {
-          key: `article/${slug}`,
-          resource: 'article',
-          slug,
-          file: i % 5 === 0 ? `content/articles/${slug}.fr.md` : `content/articles/${slug}.md`,
-          ...(i % 5 === 0 ? { lang: 'fr' } : {}),
-          bodyLine: 3,
-          absPath: `/p/content/articles/${slug}.md`,
-          hash: String(i).padStart(64, '0'),
-          frontMatter: { title: `Title ${i}` },
-          frontMatterLines: { title: 2 },
-          body: `Body of ${slug}`,
-        } as SourceDocument;
-        docs.push(spoolDocument(original, i === 42 ? other : spool));
-      }
+      for (let i = 0; i < 600; i++) docs.push(spoolDocument(scanned(i, slugOf(i)), i === 42 ? other : spool));
       // A slug with a lone surrogate (YAML's "\uD800"), which UTF-8 cannot carry: kept as it is.
-      const lone = spoolDocument(
-        { ...plainDocument(docs[1]!), key: 'article/caf\uD800', slug: 'caf\uD800' },
-        spool,
-      );
+      const lone = spoolDocument(scanned(1, 'caf\uD800'), spool);
       docs.push(lone);
       const packed = packedDocuments();
       for (const doc of docs) packed.add(doc);
@@ -259,18 +240,19 @@ describe('packed documents and records', () => {
   });
 });
 
-function plainDocument(doc: SourceDocument): SourceDocument {
-  const { key, resource, slug, file, bodyLine, absPath, hash, frontMatter, frontMatterLines, body } = doc;
+/** A document as the scan makes it, before it is spooled. */
+function scanned(i: number, slug: string): SourceDocument {
   return {
-    key,
-    resource,
+    key: `article/${slug}`,
+    resource: 'article',
     slug,
-    file,
-    bodyLine,
-    absPath,
-    hash,
-    frontMatter,
-    frontMatterLines,
-    body,
+    file: i % 5 === 0 ? `content/articles/${slug}.fr.md` : `content/articles/${slug}.md`,
+    ...(i % 5 === 0 ? { lang: 'fr' } : {}),
+    bodyLine: 3,
+    absPath: `/p/content/articles/${slug}.md`,
+    hash: String(i).padStart(64, '0'),
+    frontMatter: { title: `Title ${i}` },
+    frontMatterLines: { title: 2 },
+    body: `Body of ${slug}`,
   } as SourceDocument;
 }

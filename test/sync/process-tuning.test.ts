@@ -6,15 +6,20 @@ import { expect, it } from 'vitest';
 // node:v8 was loaded after each step (`t.` is src/process-tuning.ts) tells whether a flag was set.
 const MODULE = new URL('../../dist/process-tuning.js', import.meta.url).href;
 
+/** What a module script run in a fresh process writes to stdout, as JSON (it must write nothing to stderr). */
+function outputOf<T>(script: string): T {
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout) as T;
+}
+
 function v8LoadedAfterEach(steps: string[]): boolean[] {
   const check = `out.push(process.moduleLoadList.includes('NativeModule v8'));`;
   const script =
     `const t = await import(${JSON.stringify(MODULE)}); const out = [];` +
     steps.map((step) => `${step}; ${check}`).join(' ') +
     ` process.stdout.write(JSON.stringify(out));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(run.stderr).toBe('');
-  return JSON.parse(run.stdout) as boolean[];
+  return outputOf<boolean[]>(script);
 }
 
 it('a program that imports cms-sync keeps its own V8 flags, however large its site', () => {
@@ -90,9 +95,7 @@ function forcedCollections(steps: string[]): { forced: number; workerHasGc: bool
     `"process.getBuiltinModule('node:worker_threads').parentPort.postMessage(typeof gc === 'function')",` +
     ' { eval: true }).on("message", done));' +
     'process.stdout.write(JSON.stringify({ forced, workerHasGc }));';
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(run.stderr).toBe('');
-  return JSON.parse(run.stdout) as { forced: number; workerHasGc: boolean };
+  return outputOf<{ forced: number; workerHasGc: boolean }>(script);
 }
 
 it("after a scan of many documents, the CLI's process collects its garbage once before render workers start", () => {
@@ -120,9 +123,7 @@ function oldSpaceAfter(steps: string[]): { committed: number; used: number } {
     "const old = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');" +
     'process.stdout.write(JSON.stringify({ committed: old.space_size / 2 ** 20, used: old.space_used_size / 2 ** 20,' +
     ' kept: kept.length }));';
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  expect(run.stderr).toBe('');
-  return JSON.parse(run.stdout) as { committed: number; used: number };
+  return outputOf<{ committed: number; used: number }>(script);
 }
 
 it("the CLI's collection after a scan compacts the heap, so that its pages are given back", () => {
