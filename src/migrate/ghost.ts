@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:buffer';
+import { readFile, stat } from 'node:fs/promises';
 import { SyncError } from '../errors.js';
 import { protectEmbeds } from './embeds.js';
 import { templatesAsText } from '../render/templates/expand-templates.js';
@@ -23,6 +24,8 @@ export interface GhostImportOptions extends ImportOptions, OldSiteOptions {
 
 type Row = Record<string, unknown>;
 const GHOST_URL = /__GHOST_URL__/g;
+/** The longest string V8 makes, in UTF-16 units: an export's UTF-8 bytes make at most as many. */
+const { MAX_STRING_LENGTH } = constants;
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
@@ -86,7 +89,7 @@ const SEARCH_AND_SOCIAL = [
  */
 export async function importGhost(options: GhostImportOptions): Promise<void> {
   const { report } = options;
-  const text = (await readFile(options.absPath, 'utf8')).replace(/^\uFEFF/, '');
+  const text = (await readWhole(options)).replace(/^\uFEFF/, '');
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -369,6 +372,32 @@ function dateAndWarn(post: Row, ctx: PostContext): Date | undefined {
   else if (!published && !created && str(post.created_at).trim())
     warn('created_at', 'written without a date');
   return published ?? created;
+}
+
+/**
+ * The export as one text, which JSON.parse needs. V8 makes no string longer than about 512 MiB:
+ * a larger export is refused with what to do, before it is read (or, for one whose UTF-8 became
+ * longer than it looked, as it is read), rather than failing halfway with a stack.
+ */
+async function readWhole(options: GhostImportOptions): Promise<string> {
+  const size = (await stat(options.absPath)).size;
+  try {
+    if (size > MAX_STRING_LENGTH) throw new RangeError('Invalid string length');
+    return await readFile(options.absPath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof RangeError) && code !== 'ERR_STRING_TOO_LONG' && code !== 'ERR_FS_FILE_TOO_LARGE')
+      throw error;
+    const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+    throw new SyncError(
+      'CMS_SYNC_INPUT',
+      `${options.file}: the export is ${mib(size)} MiB, more than can be read as one JSON text ` +
+        `(${mib(MAX_STRING_LENGTH)} MiB); nothing was written. Most of a large export is the posts' editor copies, ` +
+        'which a post with html does not need: jq \'.db[0].data.posts |= map(if (.html // "") != "" then ' +
+        `del(.mobiledoc, .lexical, .plaintext) else . end)' ${options.file} > smaller.json, then import smaller.json.`,
+      { cause: error },
+    );
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectWith, runInProcess } from './helpers.js';
@@ -120,6 +120,20 @@ describe('import ghost', () => {
       'ghost.json:1:32: the file ends inside a value (was it cut short?) (the export is not valid JSON; nothing ' +
         'was written)\n',
     );
+  });
+
+  it('refuses an export too large to read as one text, before reading it, saying what to do', async () => {
+    project = await projectWith('ghost/export.json', 'ghost.json');
+    // Sparse: as large as it says, without the disk or the time to write it.
+    await truncate(path.join(project.dir, 'ghost.json'), 600 * 2 ** 20);
+    const run = await runInProcess(project.dir, ['import', 'ghost', 'ghost.json']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^ghost\.json: the export is 600 MiB, more than can be read as one JSON text \(512 MiB\); nothing was written\. /,
+    );
+    expect(run.stderr).toContain("jq '.db[0].data.posts |= map(");
+    expect(run.stderr).not.toContain('    at ');
+    expect(await readdir(project.dir)).toEqual(['ghost.json']);
   });
 
   it('refuses an unknown export type', async () => {
