@@ -12,10 +12,12 @@
 // comparing two sizes gives the bytes held per document. `--snapshots` writes a heap snapshot at
 // each point too, beside the timeline (in DIR, or the temp folder).
 // `--maps` (with `--points`) notes at each point the resident size of the process's mappings by kind
-// (V8's and malloc's anonymous ones by size, files), and the largest (Linux). Each point also gives
+// (V8's and malloc's anonymous ones by size, files), and the largest (Linux); without `--points`, it
+// samples them once a second by kind (malloc's main heap and arenas, V8's pages, the rest) and
+// prints each kind's mean, spread and highest in fifths of the cold apply. Each point also gives
 // the main heap's spaces, committed and used. `BENCH_NODE_ARGS='--flag …'` runs the CLI with Node
 // options of its own, to try one that NODE_OPTIONS does not allow (V8's `--single-threaded-gc`).
-// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--points [--snapshots|--maps]]] [--dir DIR] [--cold]
+// Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--maps] [--points [--snapshots]]] [--dir DIR] [--cold]
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -100,6 +102,10 @@ if (isMainThread && process.env.BENCH_HEAP_OUT) {
     }
   };
   setInterval(sample, 25).unref();
+  // With --maps and no points: once a second, the resident MiB of each kind of mapping (see mappingKinds).
+  const mapsTimeline = [];
+  if (process.env.BENCH_MAPS && !process.env.BENCH_POINTS)
+    setInterval(() => mapsTimeline.push([Date.now() - start, ...mappingKinds()]), 1000).unref();
   const points = [];
   if (process.env.BENCH_POINTS) watchPoints(Number(process.env.BENCH_POINTS), (name) => {
     const at = Date.now() - start;
@@ -120,8 +126,28 @@ if (isMainThread && process.env.BENCH_HEAP_OUT) {
   });
   process.on('exit', () => {
     sample();
-    writeFileSync(process.env.BENCH_HEAP_OUT, JSON.stringify({ peak, timeline, points }));
+    writeFileSync(process.env.BENCH_HEAP_OUT, JSON.stringify({ peak, timeline, points, mapsTimeline }));
   });
+}
+
+// Resident MiB by kind of mapping (Linux): the main thread's malloc heap ([heap]); other threads'
+// malloc arenas (anonymous, at a 64 MiB boundary, as glibc places them); V8's pages (anonymous, in
+// 256 KiB steps: every isolate's heap); other anonymous mappings (large buffers); files.
+function mappingKinds() {
+  const kib = [0, 0, 0, 0, 0];
+  let kind = -1;
+  for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \\S+ \\S+ \\S+ (\\d+)\\s*(.*)$/.exec(line);
+    if (head) {
+      const start = parseInt(head[1], 16);
+      const size = parseInt(head[2], 16) - start;
+      const named = head[3] !== '0' || head[4] !== '';
+      const arena = start % 2 ** 26 === 0 && size <= 2 ** 26;
+      const v8Pages = start % 2 ** 18 === 0 && size % 2 ** 18 === 0;
+      kind = head[4] === '[heap]' ? 0 : named ? 4 : arena ? 1 : v8Pages ? 2 : 3;
+    } else if (kind >= 0 && line.startsWith('Rss:')) kib[kind] += parseInt(line.slice(4));
+  }
+  return kib.map((k) => k >> 10);
 }
 
 // The process's largest mappings by resident size (Linux): which of V8's heaps, malloc's arenas and
@@ -246,6 +272,23 @@ const printTimeline = (coldRun) => {
   if (!coldRun.sampled) return;
   console.log('\nCold apply memory timeline (ms, RSS MiB, heap used MiB, external MiB, heap total MiB):');
   console.log(coldRun.sampled.timeline.map((s) => s.join(' ')).join('\n'));
+  const maps = coldRun.sampled.mapsTimeline;
+  if (maps?.length) {
+    // In fifths of the run: each kind's mean ± standard deviation, and its highest, MiB.
+    const kinds = ['main malloc', 'malloc arenas', "V8's pages", 'other anonymous', 'files'];
+    console.log('\nResident MiB by kind of mapping, in fifths of the cold apply (mean ± sd, highest):');
+    for (let f = 0; f < 5; f++) {
+      const part = maps.slice(Math.floor((f * maps.length) / 5), Math.floor(((f + 1) * maps.length) / 5));
+      if (!part.length) continue;
+      const cells = kinds.map((name, k) => {
+        const v = part.map((row) => row[k + 1]);
+        const mean = v.reduce((a, b) => a + b, 0) / v.length;
+        const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+        return `${name} ${mean.toFixed(0)} ± ${sd.toFixed(1)}, ${Math.max(...v)}`;
+      });
+      console.log(`${fmt(part[0][0])} to ${fmt(part[part.length - 1][0])}: ${cells.join('; ')}`);
+    }
+  }
   if (!coldRun.sampled.points?.length) return;
   console.log(
     '\nAfter a full collection (ms, name, RSS MiB before and after, heap used bytes, external bytes):',
