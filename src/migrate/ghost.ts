@@ -376,8 +376,8 @@ function dateAndWarn(post: Row, ctx: PostContext): Date | undefined {
 
 /**
  * The export as one text, which JSON.parse needs. V8 makes no string longer than about 512 MiB:
- * a larger export is refused with what to do, before it is read (or, for one whose UTF-8 became
- * longer than it looked, as it is read), rather than failing halfway with a stack.
+ * a larger export is refused with what to do before it is read (and, should the read fail on its
+ * length all the same, when it does), rather than failing halfway with a stack.
  */
 async function readWhole(options: GhostImportOptions): Promise<string> {
   const size = (await stat(options.absPath)).size;
