@@ -101,13 +101,10 @@ class SpooledRecord implements DesiredRecord {
   static readonly packed: PackedKind<DesiredRecord, Shelf> = {
     placeOf: (record) =>
       record instanceof SpooledRecord
-        ? { shelf: record.#shelf, at: record.#at, length: record.#length, extras: extrasOf(record) }
+        ? { shelf: record.#shelf, at: record.#at, length: record.#length }
         : undefined,
-    make(key, { shelf, at, length, extras }) {
-      const record = new SpooledRecord(key, shelf, { at, length });
-      if (extras) Object.assign(record, extras);
-      return record;
-    },
+    make: (key, { shelf, at, length }) => new SpooledRecord(key, shelf, { at, length }),
+    extras: ['ownFile', 'formerSlugs', 'siteId'],
   };
 
   // Methods, not private (#) ones: those add a field to every record.
@@ -120,16 +117,6 @@ class SpooledRecord implements DesiredRecord {
     parts.view ??= {};
     return parts;
   }
-}
-
-function extrasOf(record: SpooledRecord): object | undefined {
-  const { ownFile, formerSlugs, siteId } = record;
-  if (ownFile === undefined && formerSlugs === undefined && siteId === undefined) return undefined;
-  return {
-    ...(ownFile !== undefined ? { ownFile } : {}),
-    ...(formerSlugs !== undefined ? { formerSlugs } : {}),
-    ...(siteId !== undefined ? { siteId } : {}),
-  };
 }
 
 /** Built records, packed until the render is done (see PackedList). */

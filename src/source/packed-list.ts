@@ -1,30 +1,26 @@
-/**
- * Where a spooled item's parts lie (its spool's shelf, see spooled-document.ts, and its place),
- * and what it holds that its key and place do not say.
- */
+/** Where a spooled item's parts lie: its spool's shelf (see spooled-document.ts) and its place there. */
 export interface PackedPlace<S> {
   shelf: S;
   at: number;
   length: number;
-  /** Few items have any (a file of their own, a language): undefined for most. */
-  extras: object | undefined;
 }
 
 /** How a kind of spooled item (a document, a record) is packed and made again. */
 export interface PackedKind<T, S> {
   /** Where the item lies, or undefined for one that is not spooled: it is kept as it is. */
   placeOf(item: T): PackedPlace<S> | undefined;
-  /** The item again, as a new object. */
+  /** The item again, as a new object, without its extras. */
   make(key: string, place: PackedPlace<S>): T;
+  /** The fields few items have (a file of their own, a language): kept apart for those that do. */
+  extras: readonly string[];
 }
 
 /**
  * Spooled documents or records packed outside V8's heap, for the run's longest stretch, while
  * the render workers run beside it: a spooled item's key and where its parts lie go into typed
- * arrays, and it is made again, as a new object, when it is read. An object and a key per item
- * on the heap cost about 100 bytes each, which V8 lets grow by half again before it collects;
- * here about 40, on no collector's account (docs/performance-history.md, "The index outside the
- * heap"). An item that is not spooled, or of another spool, stays as it is.
+ * arrays, and it is made again, as a new object, when it is read. Held as objects, the index
+ * would sit on the main heap, which V8 lets grow in proportion to what it holds; typed arrays are
+ * outside the collector's account. An item that is not spooled, or of another spool, stays as it is.
  */
 export class PackedList<T extends { key: string }, S> {
   #count = 0;
@@ -35,7 +31,7 @@ export class PackedList<T extends { key: string }, S> {
   #length: Uint32Array;
   /** Per position, an item kept as it is. */
   #kept = new Map<number, T>();
-  #extras = new Map<number, object>();
+  #extras = new Map<number, Record<string, unknown>>();
   #shelf: S | undefined;
   #taken = false;
 
@@ -82,7 +78,12 @@ export class PackedList<T extends { key: string }, S> {
     this.#keyEnds[i] = this.#keysUsed;
     this.#at[i] = place.at;
     this.#length[i] = place.length;
-    if (place.extras) this.#extras.set(i, place.extras);
+    let extras: Record<string, unknown> | undefined;
+    for (const name of this.kind.extras) {
+      const value = (item as Record<string, unknown>)[name];
+      if (value !== undefined) (extras ??= {})[name] = value;
+    }
+    if (extras) this.#extras.set(i, extras);
     return i;
   }
 
@@ -115,12 +116,13 @@ export class PackedList<T extends { key: string }, S> {
     const kept = this.#kept.get(position);
     if (kept) return kept;
     const from = position === 0 ? 0 : this.#keyEnds[position - 1]!;
-    return this.kind.make(this.#keys.toString('utf8', from, this.#keyEnds[position]), {
+    const item = this.kind.make(this.#keys.toString('utf8', from, this.#keyEnds[position]), {
       shelf: this.#shelf!,
       at: this.#at[position]!,
       length: this.#length[position]!,
-      extras: this.#extras.get(position),
     });
+    const extras = this.#extras.get(position);
+    return extras ? Object.assign(item, extras) : item;
   }
 
   #grow(): void {

@@ -138,24 +138,10 @@ export function packedDocuments(expected?: {
     {
       placeOf: (doc) =>
         doc instanceof SpooledDocument
-          ? {
-              shelf: doc.shelf,
-              at: doc.partsAt,
-              length: doc.partsLength,
-              extras:
-                doc.ownFile !== undefined || doc.lang !== undefined
-                  ? {
-                      ...(doc.ownFile !== undefined ? { ownFile: doc.ownFile } : {}),
-                      ...(doc.lang !== undefined ? { lang: doc.lang } : {}),
-                    }
-                  : undefined,
-            }
+          ? { shelf: doc.shelf, at: doc.partsAt, length: doc.partsLength }
           : undefined,
-      make(key, { shelf, at, length, extras }) {
-        const doc = new SpooledDocument(key, shelf, at, length);
-        if (extras) Object.assign(doc, extras);
-        return doc;
-      },
+      make: (key, { shelf, at, length }) => new SpooledDocument(key, shelf, at, length),
+      extras: ['ownFile', 'lang'],
     },
     expected,
   );
