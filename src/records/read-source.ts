@@ -361,7 +361,6 @@ export async function readSource(
   // Built records wait packed too while the render workers run, and join the rest afterwards.
   // A record's key is its document's (see slugEndsKey).
   const waitingRecords = packedRecords({ items: toBuild, keyBytes });
-  notes.packedIn(waitingRecords);
   // Each document is made as it is taken and let go once built: holding every body until the
   // last one is rendered would keep the whole content folder in memory twice (Markdown and HTML).
   await eachInWindow(waiting.take(), options.buildWindow ?? 32, async (doc) => {
@@ -400,7 +399,7 @@ export async function readSource(
   // Made once, in the order built (the notes' positions), and held as `desired` holds them.
   const builtRecords = [...waitingRecords];
   for (const record of builtRecords) desired.push(record);
-  notes.packedIn(builtRecords);
+  notes.builtAre(builtRecords);
   // Every document and image was looked at unless --only narrowed the scan: forget the rest.
   // (Documents passed over were looked up, images were not: the images are kept as they are.)
   if (options.saveHashes) hashCache.save({ complete: !options.only?.length && scan.untouched === undefined });

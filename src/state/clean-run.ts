@@ -237,16 +237,17 @@ function fingerprintOf(config: Config): string | undefined {
 export class MarkNotes {
   /**
    * Each record a relation names (`category/politics`), and the records that name it: each the
-   * record itself, or its position among the packed records of the run (see packedIn).
+   * record itself, or its position among the records the run built (see builtAre).
    */
   readonly #named = new Map<string, Array<DesiredRecord | number>>();
-  #packed: { at(position: number): DesiredRecord | undefined } | undefined;
+  #built: readonly DesiredRecord[] = [];
   /** Files records embed that the listing does not take for images, relative to content/. */
   readonly embedded = new Set<string>();
 
   /**
    * Notes what `record` names and embeds; `held` is what is kept of it: a spooled copy (see
-   * spoolRecord), or its position among the packed records (a number in an array costs no object).
+   * spoolRecord), or its position in the order built (a number in an array costs no object, while
+   * the built records wait packed: see PackedList).
    */
   note(record: DesiredRecord, held: DesiredRecord | number = record): void {
     for (const ref of record.refs ?? [])
@@ -261,9 +262,9 @@ export class MarkNotes {
       if (!isMediaName(path.posix.basename(file))) this.embedded.add(file);
   }
 
-  /** Where the positions noted are records (a PackedList while rendering, then the records made from it). */
-  packedIn(list: { at(position: number): DesiredRecord | undefined }): void {
-    this.#packed = list;
+  /** The records the run built, in the order built: what the positions noted stand for. */
+  builtAre(records: readonly DesiredRecord[]): void {
+    this.#built = records;
   }
 
   /** Each record a relation names (`category/politics`). */
@@ -274,7 +275,7 @@ export class MarkNotes {
   /** The records that name `target`. */
   holdersOf(target: string): DesiredRecord[] {
     return (this.#named.get(target) ?? []).map((held) =>
-      typeof held === 'number' ? this.#packed!.at(held)! : held,
+      typeof held === 'number' ? this.#built[held]! : held,
     );
   }
 }
