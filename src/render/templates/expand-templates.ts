@@ -361,12 +361,13 @@ class Output {
     // Content indented with its tag (a list item's code, indented with the item) is in the block
     // indented already: those lines are left as they are. Content that is not (written from
     // column 0, with deeper lines in it) is indented with every other line, as it stands.
-    const withTag = inner !== undefined && indentedAlike(inner, indent);
-    const block = indent
-      ? result.block.replace(/^(?=.)/gm, (_, at: number) =>
-          withTag && result.block.startsWith(indent, at) ? '' : indent,
-        )
-      : result.block;
+    let block = result.block;
+    if (indent) {
+      const withTag = inner !== undefined && indentedAlike(inner, indent);
+      block = block.replace(/^(?=.)/gm, (_, at: number) =>
+        withTag && result.block.startsWith(indent, at) ? '' : indent,
+      );
+    }
     this.parts.push(`${'\n'.repeat(lead)}${block}${'\n'.repeat(trail)}`);
     this.trimNext = after === undefined;
     this.spacesNext = after !== undefined;
