@@ -381,22 +381,25 @@ function dateAndWarn(post: Row, ctx: PostContext): Date | undefined {
  */
 async function readWhole(options: GhostImportOptions): Promise<string> {
   const size = (await stat(options.absPath)).size;
-  try {
-    if (size > MAX_STRING_LENGTH) throw new RangeError('Invalid string length');
-    return await readFile(options.absPath, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (!(error instanceof RangeError) && code !== 'ERR_STRING_TOO_LONG' && code !== 'ERR_FS_FILE_TOO_LARGE')
-      throw error;
+  const tooLarge = (cause?: unknown): SyncError => {
     const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-    throw new SyncError(
+    return new SyncError(
       'CMS_SYNC_INPUT',
       `${options.file}: the export is ${mib(size)} MiB, more than can be read as one JSON text ` +
         `(${mib(MAX_STRING_LENGTH)} MiB); nothing was written. Most of a large export is the posts' editor copies, ` +
         'which a post with html does not need: jq \'.db[0].data.posts |= map(if (.html // "") != "" then ' +
         `del(.mobiledoc, .lexical, .plaintext) else . end)' ${options.file} > smaller.json, then import smaller.json.`,
-      { cause: error },
+      { cause },
     );
+  };
+  if (size > MAX_STRING_LENGTH) throw tooLarge();
+  try {
+    return await readFile(options.absPath, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_STRING_TOO_LONG' || code === 'ERR_FS_FILE_TOO_LARGE' || error instanceof RangeError)
+      throw tooLarge(error);
+    throw error;
   }
 }
 
