@@ -1,18 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { digest } from '../digest.js';
 import { textOf } from '../text-of.js';
+import { writeTextSync } from '../write-text.js';
 import { racy } from './hash-cache.js';
 
 /**
@@ -197,7 +188,12 @@ export class FolderCache {
     try {
       mkdirSync(path.dirname(file), { recursive: true });
       // 'wx': never through whatever already has the temporary name.
-      writeFileSync(temp, text, { flag: 'wx' });
+      const fd = openSync(temp, 'wx');
+      try {
+        writeTextSync(fd, text);
+      } finally {
+        closeSync(fd);
+      }
       renameSync(temp, file);
     } catch {
       rmSync(temp, { force: true });

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, type Stats } from 'node:fs';
 import { APPEND_NO_FOLLOW } from '../state/no-follow.js';
 import { readRegularSync } from './open-regular.js';
 import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { ownCopy } from '../own-copy.js';
 import { textOf } from '../text-of.js';
+import { writeTextSync } from '../write-text.js';
 import type { Stamp } from './stamp-table.js';
 
 /** Kept beside the state files but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
@@ -134,9 +135,12 @@ export function openHashCache(
     // Created exclusively: a link planted at the temp's name is never written through (no-follow.ts).
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const names = [...current.keys()].sort(byCodeUnit);
-    writeFileSync(temp, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''), {
-      flag: 'wx',
-    });
+    const fd = openSync(temp, 'wx');
+    try {
+      writeTextSync(fd, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temp, file);
     format = 'lines';
     stale = 0;
@@ -150,7 +154,7 @@ export function openHashCache(
       // Never through a link put where the cache was (no-follow.ts).
       const fd = openSync(file, APPEND_NO_FOLLOW, 0o644);
       try {
-        writeSync(fd, pending.map(({ line }) => `\n${line}`).join(''));
+        writeTextSync(fd, pending.map(({ line }) => `\n${line}`).join(''));
       } finally {
         closeSync(fd);
       }

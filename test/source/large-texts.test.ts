@@ -1,0 +1,168 @@
+import { Hash } from 'node:crypto';
+import type * as Fs from 'node:fs';
+import type { Stats } from 'node:fs';
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { digest, listedDigest } from '../../src/digest.js';
+import { FOLDER_CACHE_FILE } from '../../src/source/folder-cache.js';
+import { openHashCache } from '../../src/source/hash-cache.js';
+import { scanContent } from '../../src/source/scan-content.js';
+import { writeTextSync } from '../../src/write-text.js';
+import { makeProject } from './helpers.js';
+
+// Texts that grow with the archive (every file's name, every file's hash) are handed to Node a
+// few KiB at a time. Node encodes a string it writes or hashes into one malloc'd buffer; freeing
+// one larger than glibc's mmap threshold raises the malloc thresholds for the rest of the process,
+// and every thread's arena then keeps that much more memory (README, "Memory of a cold apply").
+
+/** The largest piece of data handed to a write, in bytes or characters. */
+const handed = vi.hoisted(() => ({ largest: 0, strings: 0 }));
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof Fs>();
+  const note = (data: unknown) => {
+    if (typeof data === 'string') handed.strings = Math.max(handed.strings, data.length);
+    else if (ArrayBuffer.isView(data)) handed.largest = Math.max(handed.largest, data.byteLength);
+  };
+  const writeSync = (fd: number, data: unknown, ...rest: unknown[]) => {
+    // A slice of a buffer is what is handed: its length, when given.
+    if (ArrayBuffer.isView(data) && typeof rest[1] === 'number')
+      handed.largest = Math.max(handed.largest, rest[1]);
+    else note(data);
+    return (fs.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
+  };
+  const writeFileSync = (file: Fs.PathOrFileDescriptor, data: unknown, ...rest: unknown[]) => {
+    note(data);
+    return (fs.writeFileSync as (...args: unknown[]) => void)(file, data, ...rest);
+  };
+  return { ...fs, default: { ...fs, writeSync, writeFileSync }, writeSync, writeFileSync };
+});
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((c) => c()));
+  handed.largest = 0;
+  handed.strings = 0;
+});
+
+const PIECE = 64 * 1024;
+
+describe('writeTextSync', () => {
+  it('writes the UTF-8 of the text, a piece at a time, never cutting a character', async () => {
+    const { openSync, closeSync } = await import('node:fs');
+    const dir = await realpath(tmpdir());
+    const file = path.join(dir, `write-text-${process.pid}-${Date.now()}.txt`);
+    cleanups.push(() => import('node:fs/promises').then((f) => f.rm(file, { force: true })));
+    // Characters of 1 to 4 bytes, placed so that some straddle the pieces' ends, and lone surrogates.
+    const parts = ['a', 'é', '日', '🎉', '\ud800', '\udc00x'];
+    const text = Array.from({ length: 90_000 }, (_, i) => parts[(i * 7) % parts.length]).join('');
+    for (const t of [text, '', 'plain', 'x'.repeat(PIECE - 1) + '🎉' + 'y'.repeat(10)]) {
+      const fd = openSync(file, 'w');
+      const bytes = writeTextSync(fd, t);
+      closeSync(fd);
+      const written = await readFile(file);
+      expect(written.equals(Buffer.from(t, 'utf8'))).toBe(true);
+      expect(bytes).toBe(written.length);
+    }
+    expect(handed.largest).toBeLessThanOrEqual(PIECE);
+    expect(handed.strings).toBe(0);
+  });
+});
+
+describe('the caches of every file', () => {
+  it('hash cache: written a piece at a time, read back whole', async () => {
+    const made = await makeProject({});
+    cleanups.push(made.cleanup);
+    const now = 1_800_000_000_000;
+    const stat = (i: number) =>
+      ({ size: i, mtimeMs: now - 60_000, ctimeMs: now - 60_000, ino: i, isFile: () => true }) as Stats;
+    const names = Array.from({ length: 5_000 }, (_, i) => `content/articles/a-long-enough-name-${i}.md`);
+    const first = openHashCache(made.dir, () => now);
+    for (const [i, name] of names.entries()) first.set(name, stat(i), `sha-${i}`);
+    first.save({ complete: true });
+    expect(handed.largest).toBeGreaterThan(0);
+    expect(handed.largest).toBeLessThanOrEqual(PIECE);
+    expect(handed.strings).toBeLessThan(1024);
+    const next = openHashCache(made.dir, () => now);
+    for (const [i, name] of names.entries()) expect(next.get(name, stat(i))).toBe(`sha-${i}`);
+  });
+
+  it('folder cache: written a piece at a time, reused by the next scan', async () => {
+    const made = await makeProject({});
+    cleanups.push(made.cleanup);
+    const dir = await realpath(made.dir);
+    const folder = path.join(dir, 'content', 'articles');
+    await mkdir(folder, { recursive: true });
+    const count = 2_000; // names of ~50 characters: about 100,000 characters in all
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        writeFile(path.join(folder, `an-article-with-a-rather-long-name-${i}.md`), '# A\n'),
+      ),
+    );
+    const scan = () =>
+      scanContent({
+        projectDir: dir,
+        contentDir: path.join(dir, 'content'),
+        folderCache: {
+          file: path.join(dir, '.cms-sync', FOLDER_CACHE_FILE),
+          save: true,
+          now: () => Date.now() + 10_000,
+        },
+      });
+    const first = await scan();
+    expect(first.folders).toEqual({ reused: 0, read: 2 });
+    expect(handed.largest).toBeGreaterThan(PIECE / 2);
+    expect(handed.largest).toBeLessThanOrEqual(PIECE);
+    expect(handed.strings).toBeLessThan(1024);
+    const again = await scan();
+    expect(again.folders).toEqual({ reused: 2, read: 0 });
+    expect(again.documents.map((d) => d.file)).toEqual(first.documents.map((d) => d.file));
+  });
+});
+
+describe('listedDigest', () => {
+  const sameAsJoined = (names: string[]) => expect(listedDigest(names)).toBe(digest(names.join('\n')));
+
+  it('is the digest of the names joined by newlines, whatever the names hold', () => {
+    sameAsJoined([]);
+    sameAsJoined(['']);
+    sameAsJoined(['articles/a.md']);
+    sameAsJoined([
+      'a "quoted" name.md',
+      'back\\slash.md',
+      'tab\there.md',
+      'line\nbreak.md',
+      '\u0001\u001f.md',
+    ]);
+    sameAsJoined([
+      'café/naïve.md',
+      '日本語/記事.md',
+      'emoji 🎉.md',
+      'lone \ud800 high.md',
+      'lone \udc00 low.md',
+    ]);
+    sameAsJoined(['ends high \ud83c', '\udf89 starts low']);
+  });
+
+  it('is the same across the pieces it is hashed in', () => {
+    sameAsJoined(Array.from({ length: 5000 }, (_, i) => `articles/${i % 7 ? 'plain' : 'qu"ote\\é'}-${i}.md`));
+    // One name longer than a piece, and names that end a piece exactly.
+    sameAsJoined(['x'.repeat(40_000), 'y']);
+    for (let n = 16_380; n < 16_390; n++) sameAsJoined(['a'.repeat(n), 'b', 'c']);
+  });
+
+  it('hands the hash the listing a few KiB at a time', () => {
+    const update = vi.spyOn(Hash.prototype, 'update');
+    try {
+      const names = Array.from({ length: 100_000 }, (_, i) => `articles/a-long-enough-file-name-${i}.md`);
+      const value = listedDigest(names);
+      const pieces = update.mock.calls.map(([data]) => (data as string).length);
+      expect(pieces.length).toBeGreaterThan(100);
+      expect(Math.max(...pieces)).toBeLessThan(32 * 1024);
+      expect(value).toBe(digest(names.join('\n')));
+    } finally {
+      update.mockRestore();
+    }
+  });
+});
