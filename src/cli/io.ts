@@ -117,23 +117,34 @@ export function guardUnfinished(stderr: NodeJS.WritableStream): () => void {
 
 export { writeLine };
 
-/** Characters written at a time by writeParts. */
-const PARTS_CHUNK = 64 * 1024;
+/**
+ * Characters written at a time by writeParts. Node encodes a string it writes into one malloc'd
+ * buffer of three bytes a character; kept under glibc's mmap threshold (128 KiB at start), such a
+ * buffer never raises that threshold (see src/write-text.ts).
+ */
+const PARTS_CHUNK = 32 * 1024;
 
 /**
- * Writes `parts` one after another, about 64 KiB at a time, waiting whenever the stream asks to
- * (a pipe read slowly), so that a long output is never one string in memory.
+ * Writes `parts` one after another, about 32 KiB at a time (a longer part is cut), waiting whenever
+ * the stream asks to (a pipe read slowly), so that a long output is never one string in memory.
  */
 export async function writeParts(stream: NodeJS.WritableStream, parts: Iterable<string>): Promise<void> {
   let chunk = '';
   for (const part of parts) {
     chunk += part;
-    if (chunk.length < PARTS_CHUNK) continue;
-    if (closed(stream)) return;
-    if (!stream.write(chunk)) await drained(stream);
-    chunk = '';
+    while (chunk.length >= PARTS_CHUNK) {
+      if (closed(stream)) return;
+      // Never between the two halves of a surrogate pair: each half alone would be written as U+FFFD.
+      const cut = isHighSurrogate(chunk.charCodeAt(PARTS_CHUNK - 1)) ? PARTS_CHUNK - 1 : PARTS_CHUNK;
+      if (!stream.write(chunk.slice(0, cut))) await drained(stream);
+      chunk = chunk.slice(cut);
+    }
   }
   if (chunk && !closed(stream) && !stream.write(chunk)) await drained(stream);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** Whether the stream takes nothing more (a reader that went away): what is left is not written. */

@@ -121,6 +121,29 @@ describe('--json', () => {
       }
   });
 
+  it('cuts a part longer than a piece, never between the halves of a surrogate pair', async () => {
+    // The document's text before its changes holds each upload's users: at 100,000 documents sharing
+    // one image, megabytes in one part. Written whole, Node would encode it into one malloc'd buffer.
+    const pieces: string[] = [];
+    const sink = new Writable({
+      decodeStrings: false,
+      write: (chunk: string, _encoding, done) => {
+        pieces.push(chunk);
+        done();
+      },
+    });
+    const parts = ['a'.repeat(32 * 1024 - 1) + '🎉' + 'b'.repeat(70_000), 'é🎉'.repeat(40_000), 'end'];
+    await writeParts(sink, parts);
+    expect(pieces.join('')).toBe(parts.join(''));
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(32 * 1024);
+    expect(pieces.length).toBeGreaterThan(6);
+    // No piece ends with the first half of a pair, or starts with the second.
+    for (const piece of pieces) {
+      expect(piece.charCodeAt(piece.length - 1) & 0xfc00).not.toBe(0xd800);
+      expect(piece.charCodeAt(0) & 0xfc00).not.toBe(0xdc00);
+    }
+  });
+
   it('is written whole through a stream that asks to wait, and never waits for a closed one', async () => {
     const r = report(
       Array.from({ length: 3000 }, (_, i) => ({ ...changes[1]!, key: `article/${i}` })),
