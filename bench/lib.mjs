@@ -24,6 +24,11 @@ export async function time(fn) {
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
+/** glibc's malloc tuning (MALLOC_ARENA_MAX…) from the bench's environment, passed on to try one. */
+function mallocTuning() {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('MALLOC_')));
+}
+
 /**
  * Runs the real CLI. With `measureRss`, under GNU time, whose report (the peak resident set of
  * the process) is read from a file so that the CLI's own stderr stays as it is.
@@ -37,7 +42,7 @@ export function runCli(args, env, { measureRss = false } = {}) {
     : [node[0], [...node.slice(1), ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, commandArgs, {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...env },
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...mallocTuning(), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
