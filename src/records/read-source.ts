@@ -318,16 +318,14 @@ export async function readSource(
   }
   let toBuild = 0;
   let toRender = 0;
-  let keyBytes = 0;
   for (const doc of docs) {
     if (!doc) continue;
     toBuild += 1;
-    keyBytes += Buffer.byteLength(doc.key, 'utf8');
     if (RESOURCE_TABLE[doc.resource].htmlField !== undefined) toRender += 1;
   }
   // Packed until each is built, before the render workers start and the scan's garbage is
   // collected (see beforeRenderWorkers): the documents' objects go with it.
-  const waiting = packedDocuments({ items: toBuild, keyBytes });
+  const waiting = packedDocuments();
   for (const doc of docs) if (doc) waiting.add(doc);
   docs.length = 0;
   const renderer = await createRenderer({
@@ -360,7 +358,7 @@ export async function readSource(
   }
   // Built records wait packed too while the render workers run, and join the rest afterwards.
   // A record's key is its document's (see slugEndsKey).
-  const waitingRecords = packedRecords({ items: toBuild, keyBytes });
+  const waitingRecords = packedRecords();
   // Each document is made as it is taken and let go once built: holding every body until the
   // last one is rendered would keep the whole content folder in memory twice (Markdown and HTML).
   await eachInWindow(waiting.take(), options.buildWindow ?? 32, async (doc) => {

@@ -120,11 +120,8 @@ class SpooledRecord implements DesiredRecord {
 }
 
 /** Built records, packed until the render is done (see PackedList). */
-export function packedRecords(expected?: {
-  items: number;
-  keyBytes: number;
-}): PackedList<DesiredRecord, Shelf> {
-  return new PackedList(SpooledRecord.packed, expected);
+export function packedRecords(): PackedList<DesiredRecord, Shelf> {
+  return new PackedList(SpooledRecord.packed);
 }
 
 /**

@@ -15,40 +15,42 @@ export interface PackedKind<T, S> {
   extras: readonly string[];
 }
 
+/** Items per page of the columns: 16 to 32 KiB a column. */
+const PAGE_ITEMS = 4096;
+/** Bytes per page of keys; a key longer than that is kept as it is. */
+const KEY_PAGE = 64 * 1024;
+
+/** The columns of PAGE_ITEMS items: where each key ends in the pages of keys, and where its parts lie. */
+interface Page {
+  keyEnds: Float64Array;
+  at: Float64Array;
+  length: Uint32Array;
+}
+
 /**
  * Spooled documents or records packed outside V8's heap, for the run's longest stretch, while
  * the render workers run beside it: a spooled item's key and where its parts lie go into typed
  * arrays, and it is made again, as a new object, when it is read. Held as objects, the index
  * would sit on the main heap, which V8 lets grow in proportion to what it holds; typed arrays are
  * outside the collector's account. An item that is not spooled, or of another spool, stays as it is.
+ *
+ * The arrays are pages of at most 64 KiB, never one block the size of the archive: glibc maps a
+ * block larger than its mmap threshold on its own, and freeing one raises that threshold, and the
+ * memory every thread's malloc arena keeps, for the rest of the process (see src/write-text.ts).
  */
 export class PackedList<T extends { key: string }, S> {
   #count = 0;
-  #keys: Buffer;
+  #pages: Page[] = [];
+  #keyPages: Buffer[] = [];
+  /** Bytes of keys placed: the next key goes here, or at the next page's start if it does not fit. */
   #keysUsed = 0;
-  #keyEnds: Uint32Array;
-  #at: Float64Array;
-  #length: Uint32Array;
   /** Per position, an item kept as it is. */
   #kept = new Map<number, T>();
   #extras = new Map<number, Record<string, unknown>>();
   #shelf: S | undefined;
   #taken = false;
 
-  /**
-   * `expected`: how many items, and how many bytes their keys take in UTF-8, when the caller knows:
-   * the columns are made that size at once rather than grown by doubling (which leaves room unused).
-   */
-  constructor(
-    private readonly kind: PackedKind<T, S>,
-    expected?: { items: number; keyBytes: number },
-  ) {
-    const items = Math.max(expected?.items ?? 0, 256);
-    this.#keys = Buffer.allocUnsafe(Math.max(expected?.keyBytes ?? 0, 16 * 1024));
-    this.#keyEnds = new Uint32Array(items);
-    this.#at = new Float64Array(items);
-    this.#length = new Uint32Array(items);
-  }
+  constructor(private readonly kind: PackedKind<T, S>) {}
 
   get size(): number {
     return this.#count;
@@ -57,27 +59,39 @@ export class PackedList<T extends { key: string }, S> {
   /** Adds `item` at the end; returns its position. */
   add(item: T): number {
     const i = this.#count;
-    if (i === this.#at.length) this.#grow();
+    if (i % PAGE_ITEMS === 0)
+      this.#pages.push({
+        keyEnds: new Float64Array(PAGE_ITEMS),
+        at: new Float64Array(PAGE_ITEMS),
+        length: new Uint32Array(PAGE_ITEMS),
+      });
     this.#count += 1;
-    const start = this.#keysUsed;
-    this.#keyEnds[i] = start;
+    const page = this.#pages[this.#pages.length - 1]!;
+    const slot = i % PAGE_ITEMS;
+    page.keyEnds[slot] = this.#keysUsed;
     const place = this.kind.placeOf(item);
+    const bytes = place ? Buffer.byteLength(item.key, 'utf8') : 0;
     // A key with a lone surrogate (a `\uD800` escape in YAML) would not come back from UTF-8 as it was.
-    if (!place || (this.#shelf && place.shelf !== this.#shelf) || LONE_SURROGATE.test(item.key)) {
+    if (
+      !place ||
+      (this.#shelf && place.shelf !== this.#shelf) ||
+      bytes > KEY_PAGE ||
+      LONE_SURROGATE.test(item.key)
+    ) {
       this.#kept.set(i, item);
       return i;
     }
     this.#shelf = place.shelf;
-    const room = Buffer.byteLength(item.key, 'utf8');
-    if (start + room > this.#keys.length) {
-      const keys = Buffer.allocUnsafe(Math.max(2 * this.#keys.length, start + room));
-      this.#keys.copy(keys, 0, 0, start);
-      this.#keys = keys;
+    let start = this.#keysUsed;
+    if ((start % KEY_PAGE) + bytes > KEY_PAGE || start === this.#keyPages.length * KEY_PAGE) {
+      start = this.#keyPages.length * KEY_PAGE;
+      this.#keyPages.push(Buffer.allocUnsafeSlow(KEY_PAGE));
     }
-    this.#keysUsed += this.#keys.write(item.key, start, 'utf8');
-    this.#keyEnds[i] = this.#keysUsed;
-    this.#at[i] = place.at;
-    this.#length[i] = place.length;
+    this.#keyPages[this.#keyPages.length - 1]!.write(item.key, start % KEY_PAGE, 'utf8');
+    this.#keysUsed = start + bytes;
+    page.keyEnds[slot] = this.#keysUsed;
+    page.at[slot] = place.at;
+    page.length[slot] = place.length;
     let extras: Record<string, unknown> | undefined;
     for (const name of this.kind.extras) {
       const value = (item as Record<string, unknown>)[name];
@@ -115,27 +129,27 @@ export class PackedList<T extends { key: string }, S> {
   #itemAt(position: number): T {
     const kept = this.#kept.get(position);
     if (kept) return kept;
-    const from = position === 0 ? 0 : this.#keyEnds[position - 1]!;
-    const item = this.kind.make(this.#keys.toString('utf8', from, this.#keyEnds[position]), {
+    const page = this.#pages[Math.floor(position / PAGE_ITEMS)]!;
+    const slot = position % PAGE_ITEMS;
+    const item = this.kind.make(this.#keyAt(position, page.keyEnds[slot]!), {
       shelf: this.#shelf!,
-      at: this.#at[position]!,
-      length: this.#length[position]!,
+      at: page.at[slot]!,
+      length: page.length[slot]!,
     });
     const extras = this.#extras.get(position);
     return extras ? Object.assign(item, extras) : item;
   }
 
-  #grow(): void {
-    const size = 2 * this.#at.length;
-    const keyEnds = new Uint32Array(size);
-    keyEnds.set(this.#keyEnds);
-    this.#keyEnds = keyEnds;
-    const at = new Float64Array(size);
-    at.set(this.#at);
-    this.#at = at;
-    const length = new Uint32Array(size);
-    length.set(this.#length);
-    this.#length = length;
+  /** The key that ends at `end`: from where the one before it ended, or its page's start if it did not fit there. */
+  #keyAt(position: number, end: number): string {
+    const before =
+      position === 0
+        ? 0
+        : this.#pages[Math.floor((position - 1) / PAGE_ITEMS)]!.keyEnds[(position - 1) % PAGE_ITEMS]!;
+    if (end === before) return '';
+    const keyPage = Math.floor((end - 1) / KEY_PAGE);
+    const from = keyPage * KEY_PAGE;
+    return this.#keyPages[keyPage]!.toString('utf8', Math.max(before, from) - from, end - from);
   }
 }
 

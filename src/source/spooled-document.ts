@@ -130,21 +130,15 @@ class SpooledDocument implements SourceDocument {
 }
 
 /** Documents waiting to be built, packed (see PackedList). */
-export function packedDocuments(expected?: {
-  items: number;
-  keyBytes: number;
-}): PackedList<SourceDocument, Shelf> {
-  return new PackedList<SourceDocument, Shelf>(
-    {
-      placeOf: (doc) =>
-        doc instanceof SpooledDocument
-          ? { shelf: doc.shelf, at: doc.partsAt, length: doc.partsLength }
-          : undefined,
-      make: (key, { shelf, at, length }) => new SpooledDocument(key, shelf, at, length),
-      extras: ['ownFile', 'lang'],
-    },
-    expected,
-  );
+export function packedDocuments(): PackedList<SourceDocument, Shelf> {
+  return new PackedList<SourceDocument, Shelf>({
+    placeOf: (doc) =>
+      doc instanceof SpooledDocument
+        ? { shelf: doc.shelf, at: doc.partsAt, length: doc.partsLength }
+        : undefined,
+    make: (key, { shelf, at, length }) => new SpooledDocument(key, shelf, at, length),
+    extras: ['ownFile', 'lang'],
+  });
 }
 
 /**
