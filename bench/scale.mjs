@@ -16,7 +16,8 @@
 // samples them once a second by kind (malloc's main heap and arenas, V8's pages, the rest) and
 // prints each kind's mean, spread and highest in fifths of the cold apply. Each point also gives
 // the main heap's spaces, committed and used. `BENCH_NODE_ARGS='--flag …'` runs the CLI with Node
-// options of its own, to try one that NODE_OPTIONS does not allow (V8's `--single-threaded-gc`).
+// options of its own, to try one that NODE_OPTIONS does not allow (V8's `--single-threaded-gc`);
+// glibc's `MALLOC_*` variables in the bench's environment reach the CLI too (`MALLOC_ARENA_MAX=1`).
 // Usage: node bench/scale.mjs [--docs N] [--kb K] [--heap [--maps] [--points [--snapshots]]] [--dir DIR] [--cold]
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
