@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 
 /** Bytes encoded and written at a time by writeTextSync: under glibc's mmap threshold at start (128 KiB). */
 const PIECE_BYTES = 64 * 1024;
@@ -21,6 +22,23 @@ export function writeTextSync(fd: number, text: string): number {
     const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), piece);
     at += read;
     for (let done = 0; done < written;) done += writeSync(fd, piece, done, written - done);
+    bytes += written;
+  }
+  return bytes;
+}
+
+/**
+ * writeTextSync through a file handle: `text` as UTF-8, a piece at a time, each piece written before
+ * the next is encoded (into a buffer of this call's own, so that two writes never share one).
+ */
+export async function writeText(handle: FileHandle, text: string): Promise<number> {
+  const buffer = new Uint8Array(PIECE_BYTES);
+  let bytes = 0;
+  for (let at = 0; at < text.length;) {
+    const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), buffer);
+    at += read;
+    for (let done = 0; done < written;)
+      done += (await handle.write(buffer, done, written - done)).bytesWritten;
     bytes += written;
   }
   return bytes;

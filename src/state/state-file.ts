@@ -25,6 +25,7 @@ import type { PlainState, State } from './state-types.js';
 import { openForAppend, refusedLink } from './no-follow.js';
 import { readRegularSync } from '../source/open-regular.js';
 import { stableJson } from '../stable-json.js';
+import { writeText } from '../write-text.js';
 
 // The shapes live in their own file, which state-lines.ts reads too, so the two do not import each other.
 export type { MediaEntry, RecordInput, State, StateRecord } from './state-types.js';
@@ -330,7 +331,7 @@ export async function saveStateFiles(stateDir: string, state: State): Promise<vo
   try {
     // A torn append of a run that died is cut off first, so that this commit does not take its lines in.
     await handle.truncate(files.logBytes);
-    await handle.write(text);
+    await writeText(handle, text);
     await handle.datasync();
   } finally {
     await handle.close();
@@ -429,7 +430,7 @@ async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<
       if (size > WRITE_CHUNK) {
         const text = `${chunk.join('\n')}\n`;
         bytes += Buffer.byteLength(text);
-        await handle.write(text);
+        await writeText(handle, text);
         chunk = [];
         size = 0;
       }
@@ -437,7 +438,7 @@ async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<
     if (chunk.length) {
       const text = `${chunk.join('\n')}\n`;
       bytes += Buffer.byteLength(text);
-      await handle.write(text);
+      await writeText(handle, text);
     }
     await handle.sync();
   } finally {

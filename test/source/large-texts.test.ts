@@ -1,6 +1,6 @@
 import { Hash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -8,7 +8,16 @@ import { digest, listedDigest } from '../../src/digest.js';
 import { FOLDER_CACHE_FILE } from '../../src/source/folder-cache.js';
 import { HASH_CACHE_FILE, openHashCache } from '../../src/source/hash-cache.js';
 import { scanContent } from '../../src/source/scan-content.js';
-import { writeTextSync } from '../../src/write-text.js';
+import {
+  columnsOf,
+  listingCacheFile,
+  loadListingCache,
+  rowOf,
+  saveListingCache,
+  type CachedRecord,
+  type ListingCache,
+} from '../../src/remote/listing-cache.js';
+import { writeText, writeTextSync } from '../../src/write-text.js';
 import { makeProject } from './helpers.js';
 
 // Texts that grow with the archive (every file's name, every file's hash) are handed to Node a
@@ -65,6 +74,23 @@ describe('writeTextSync', () => {
   });
 });
 
+describe('writeText', () => {
+  it('writes the UTF-8 of the text through a file handle, a piece at a time', async () => {
+    const dir = await realpath(tmpdir());
+    const file = path.join(dir, `write-text-async-${process.pid}-${Date.now()}.txt`);
+    cleanups.push(() => rm(file, { force: true }));
+    const text = Array.from({ length: 60_000 }, (_, i) => ['a', 'é', '日', '🎉', '\ud800'][i % 5]).join('');
+    const handle = await open(file, 'w');
+    const bytes = await writeText(handle, text);
+    await handle.close();
+    const written = await readFile(file);
+    expect(written.equals(Buffer.from(text, 'utf8'))).toBe(true);
+    expect(bytes).toBe(written.length);
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
+  });
+});
+
 describe('the caches of every file', () => {
   it('hash cache: written a piece at a time, read back whole', async () => {
     const made = await makeProject({});
@@ -116,6 +142,32 @@ describe('the caches of every file', () => {
     const again = await scan();
     expect(again.folders).toEqual({ reused: 2, read: 0 });
     expect(again.documents.map((d) => d.file)).toEqual(first.documents.map((d) => d.file));
+  });
+});
+
+describe('the listing cache', () => {
+  it('is written a piece at a time and read back whole', async () => {
+    const made = await makeProject({});
+    cleanups.push(made.cleanup);
+    const file = listingCacheFile(made.dir, 'https://cms.example.com');
+    const marker = (i: number) => new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString();
+    const rows: CachedRecord[] = Array.from({ length: 5_000 }, (_, i) => [i + 1, `a-story-${i}`, marker(i)]);
+    const cache: ListingCache = {
+      version: 3,
+      target: 'https://cms.example.com',
+      lineage: 'L1',
+      resources: {
+        article: { fields: ['id', 'slug', 'updated_at'], fullAt: 0, runs: 0, records: columnsOf(rows) },
+      },
+    };
+    await saveListingCache(file, cache);
+    const written = await readFile(file);
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
+    expect(pieces.reduce((a, b) => a + b, 0)).toBe(written.length);
+    const back = (await loadListingCache(file, 'https://cms.example.com', 'L1')).resources.article!.records;
+    expect(back.ids).toEqual(rows.map((r) => r[0]));
+    expect(rows.every((r, i) => rowOf(back, i)[1] === r[1] && rowOf(back, i)[2] === r[2])).toBe(true);
   });
 });
 
