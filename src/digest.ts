@@ -14,7 +14,7 @@ export function digest(value: unknown): string {
   return sha256Head(text, 10);
 }
 
-/** Characters of JSON text handed to the hash at a time by listedDigest. */
+/** Characters of names hashed at a time by listedDigest (their JSON text: a few times as many bytes at most). */
 const LISTED_CHUNK = 16 * 1024;
 
 /**
@@ -28,21 +28,26 @@ const LISTED_CHUNK = 16 * 1024;
  */
 export function listedDigest(sortedNames: readonly string[]): string {
   const hash = createHash('sha256');
-  let chunk: string[] = ['"'];
-  let size = 1;
-  sortedNames.forEach((name, i) => {
-    // JSON escapes each character alone (a lone surrogate too, and a newline cannot split a
-    // pair), so escaping name by name gives the joined text's escaping.
-    const escaped = JSON.stringify(name).slice(1, -1);
-    chunk.push(i === 0 ? escaped : `\\n${escaped}`);
-    size += escaped.length + 2;
-    if (size < LISTED_CHUNK) return;
-    hash.update(chunk.join(''));
-    chunk = [];
+  hash.update('"');
+  let batch: string[] = [];
+  let size = 0;
+  let first = true;
+  // JSON escapes each character alone (a lone surrogate too, and a newline cannot split a pair):
+  // the joined text's escaping is its batches' escaping joined by an escaped newline.
+  const flush = () => {
+    const escaped = JSON.stringify(batch.join('\n')).slice(1, -1);
+    hash.update(first ? escaped : `\\n${escaped}`);
+    first = false;
+    batch = [];
     size = 0;
-  });
-  chunk.push('"');
-  hash.update(chunk.join(''));
+  };
+  for (const name of sortedNames) {
+    batch.push(name);
+    size += name.length + 1;
+    if (size >= LISTED_CHUNK) flush();
+  }
+  if (batch.length > 0) flush();
+  hash.update('"');
   return ownCopy(hash.digest('hex').slice(0, 20));
 }
 
