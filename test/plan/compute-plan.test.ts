@@ -454,13 +454,23 @@ describe('computePlan', () => {
       url: 'https://example.com/a.png',
       identity: 'url:https://example.com/a.png',
     };
+    const other = {
+      ...map,
+      contentPath: 'images/other.png',
+      file: 'content/images/other.png',
+      identity: 'sha256:def',
+    };
+    // An image twice in one body, with another between: its record is named once.
     const records = ['a', 'b', 'c'].map((slug) =>
-      article(slug, { html: { field: 'body', template: '<p>x</p>', media: [map, known] } }),
+      article(slug, { html: { field: 'body', template: '<p>x</p>', media: [map, known, other, map] } }),
     );
     const state = emptyState('local');
     state.media['url:https://example.com/a.png'] = { id: 5, source: 'https://example.com/a.png' };
     const plan = computePlan(input(records, [], state));
-    expect(plan.uploads).toEqual([{ source: map, usedBy: ['article/a', 'article/b', 'article/c'] }]);
+    expect(plan.uploads).toEqual([
+      { source: map, usedBy: ['article/a', 'article/b', 'article/c'] },
+      { source: other, usedBy: ['article/a', 'article/b', 'article/c'] },
+    ]);
   });
 
   it('reports an article whose category exists nowhere, at the line of `category:`', () => {
