@@ -33,6 +33,16 @@ export function createUploadAhead(
   // plan compares with. `shared` itself is refreshed when an upload's answer is lost.
   let before: Promise<RemoteRecord[]> | undefined;
   const library = () => (before ??= shared.list(false));
+  // The library by identity, the first of the list for each, made once: looking through the whole
+  // library for every image to upload took images times library.
+  let byIdentity: Promise<Map<string, RemoteRecord>> | undefined;
+  const inLibrary = () =>
+    (byIdentity ??= library().then((records) => {
+      const index = new Map<string, RemoteRecord>();
+      for (const media of records)
+        for (const identity of mediaIdentities(media)) if (!index.has(identity)) index.set(identity, media);
+      return index;
+    }));
   let gate: 'waiting' | 'open' | 'closed' = 'waiting';
   let writes: (record: DesiredRecord) => boolean | { after: string } = () => true;
   // As in applyPlan: no more uploads queue in the client than it sends at once, so none goes out
@@ -44,9 +54,7 @@ export function createUploadAhead(
     const outcome = (async () => {
       // Lost state: the library may hold this image already. Then the plan adopts it; no upload.
       // Not with --refresh=false, which trusts the state and reads nothing from the CMS.
-      const held = ctx.checkLibrary
-        ? (await library()).find((m) => mediaIdentities(m).includes(source.identity))
-        : undefined;
+      const held = ctx.checkLibrary ? (await inLibrary()).get(source.identity) : undefined;
       if (held) return { id: held.id, uploaded: false, text: undefined };
       return slots(async () => {
         if (stopped()) throw new NotStarted();
