@@ -1,5 +1,5 @@
 import { Hash } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { closeSync, openSync, type Stats } from 'node:fs';
 import { mkdir, open, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,43 +52,51 @@ afterEach(async () => {
 
 const PIECE = 64 * 1024;
 
-describe('writeTextSync', () => {
-  it('writes the UTF-8 of the text, a piece at a time, never cutting a character', async () => {
-    const { openSync, closeSync } = await import('node:fs');
-    const dir = await realpath(tmpdir());
-    const file = path.join(dir, `write-text-${process.pid}-${Date.now()}.txt`);
-    cleanups.push(() => import('node:fs/promises').then((f) => f.rm(file, { force: true })));
-    // Characters of 1 to 4 bytes, placed so that some straddle the pieces' ends, and lone surrogates.
-    const parts = ['a', 'é', '日', '🎉', '\ud800', '\udc00x'];
-    const text = Array.from({ length: 90_000 }, (_, i) => parts[(i * 7) % parts.length]).join('');
-    for (const t of [text, '', 'plain', 'x'.repeat(PIECE - 1) + '🎉' + 'y'.repeat(10)]) {
-      const fd = openSync(file, 'w');
-      const bytes = writeTextSync(fd, t);
-      closeSync(fd);
-      const written = await readFile(file);
-      expect(written.equals(Buffer.from(t, 'utf8'))).toBe(true);
-      expect(bytes).toBe(written.length);
-    }
-    expect(pieces.length).toBeGreaterThan(3);
-    expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
-  });
-});
+describe('writeTextSync and writeText', () => {
+  const writers: Array<[string, (file: string, text: string) => Promise<number>]> = [
+    [
+      'writeTextSync',
+      async (file, text) => {
+        const fd = openSync(file, 'w');
+        try {
+          return writeTextSync(fd, text);
+        } finally {
+          closeSync(fd);
+        }
+      },
+    ],
+    [
+      'writeText',
+      async (file, text) => {
+        const handle = await open(file, 'w');
+        try {
+          return await writeText(handle, text);
+        } finally {
+          await handle.close();
+        }
+      },
+    ],
+  ];
 
-describe('writeText', () => {
-  it('writes the UTF-8 of the text through a file handle, a piece at a time', async () => {
-    const dir = await realpath(tmpdir());
-    const file = path.join(dir, `write-text-async-${process.pid}-${Date.now()}.txt`);
-    cleanups.push(() => rm(file, { force: true }));
-    const text = Array.from({ length: 60_000 }, (_, i) => ['a', 'é', '日', '🎉', '\ud800'][i % 5]).join('');
-    const handle = await open(file, 'w');
-    const bytes = await writeText(handle, text);
-    await handle.close();
-    const written = await readFile(file);
-    expect(written.equals(Buffer.from(text, 'utf8'))).toBe(true);
-    expect(bytes).toBe(written.length);
-    expect(pieces.length).toBeGreaterThan(2);
-    expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
-  });
+  it.each(writers)(
+    '%s writes the UTF-8 of the text, a piece at a time, never cutting a character',
+    async (name, write) => {
+      const dir = await realpath(tmpdir());
+      const file = path.join(dir, `${name}-${process.pid}-${Date.now()}.txt`);
+      cleanups.push(() => rm(file, { force: true }));
+      // Characters of 1 to 4 bytes, placed so that some straddle the pieces' ends, and lone surrogates.
+      const parts = ['a', 'é', '日', '🎉', '\ud800', '\udc00x'];
+      const text = Array.from({ length: 90_000 }, (_, i) => parts[(i * 7) % parts.length]).join('');
+      for (const t of [text, '', 'plain', 'x'.repeat(PIECE - 1) + '🎉' + 'y'.repeat(10)]) {
+        const bytes = await write(file, t);
+        const written = await readFile(file);
+        expect(written.equals(Buffer.from(t, 'utf8'))).toBe(true);
+        expect(bytes).toBe(written.length);
+      }
+      expect(pieces.length).toBeGreaterThan(3);
+      expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
+    },
+  );
 });
 
 describe('the caches of every file', () => {
