@@ -1,10 +1,23 @@
-import { writeSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 
-/** Bytes encoded and written at a time by writeTextSync: under glibc's mmap threshold at start (128 KiB). */
+/** Bytes encoded and written at a time: under glibc's mmap threshold at start (128 KiB). */
 const PIECE_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 let piece: Uint8Array | undefined;
+
+/**
+ * `text` as UTF-8 into `buffer`, a piece at a time: yields each piece's length, and encodes the
+ * next only when asked, so the caller writes the piece out first. encodeInto stops before a
+ * character that does not fit: a surrogate pair is never cut.
+ */
+function* encoded(text: string, buffer: Uint8Array): Generator<number> {
+  for (let at = 0; at < text.length;) {
+    const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), buffer);
+    at += read;
+    yield written;
+  }
+}
 
 /**
  * Writes `text` to `fd` as UTF-8, a piece at a time through one small buffer; returns the bytes
@@ -15,31 +28,46 @@ let piece: Uint8Array | undefined;
  * of a cache of every file's name grows with the archive, and so, through it, would the arenas.
  */
 export function writeTextSync(fd: number, text: string): number {
-  piece ??= new Uint8Array(PIECE_BYTES);
+  const buffer = (piece ??= new Uint8Array(PIECE_BYTES));
   let bytes = 0;
-  for (let at = 0; at < text.length;) {
-    // encodeInto stops before a character that does not fit: a surrogate pair is never cut.
-    const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), piece);
-    at += read;
-    for (let done = 0; done < written;) done += writeSync(fd, piece, done, written - done);
+  for (const written of encoded(text, buffer)) {
+    for (let done = 0; done < written;) done += writeSync(fd, buffer, done, written - done);
+    bytes += written;
+  }
+  return bytes;
+}
+
+/** writeTextSync through a file handle, with a buffer of this call's own (two writes may overlap). */
+export async function writeText(handle: FileHandle, text: string): Promise<number> {
+  const buffer = new Uint8Array(PIECE_BYTES);
+  let bytes = 0;
+  for (const written of encoded(text, buffer)) {
+    for (let done = 0; done < written;)
+      done += (await handle.write(buffer, done, written - done)).bytesWritten;
     bytes += written;
   }
   return bytes;
 }
 
 /**
- * writeTextSync through a file handle: `text` as UTF-8, a piece at a time, each piece written before
- * the next is encoded (into a buffer of this call's own, so that two writes never share one).
+ * Creates `file` (never through anything already at its name: 'wx') with `text` in it, written a
+ * piece at a time. The file is closed whether or not the write succeeds; a failure is thrown.
  */
-export async function writeText(handle: FileHandle, text: string): Promise<number> {
-  const buffer = new Uint8Array(PIECE_BYTES);
-  let bytes = 0;
-  for (let at = 0; at < text.length;) {
-    const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), buffer);
-    at += read;
-    for (let done = 0; done < written;)
-      done += (await handle.write(buffer, done, written - done)).bytesWritten;
-    bytes += written;
+export function createTextFileSync(file: string, text: string): void {
+  const fd = openSync(file, 'wx');
+  try {
+    writeTextSync(fd, text);
+  } finally {
+    closeSync(fd);
   }
-  return bytes;
+}
+
+/** createTextFileSync through a file handle. */
+export async function createTextFile(file: string, text: string): Promise<void> {
+  const handle = await open(file, 'wx');
+  try {
+    await writeText(handle, text);
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
 import { textOf } from '../text-of.js';
-import { writeText } from '../write-text.js';
+import { createTextFile } from '../write-text.js';
 import { PackedColumn } from './packed-column.js';
 
 /** Under the state folder, not committed: what this checkout last saw of the CMS, one file per target. */
@@ -128,13 +128,8 @@ export async function saveListingCache(file: string, cache: ListingCache): Promi
     await mkdir(path.dirname(file), { recursive: true });
     // Created exclusively: a link planted at the temp's name is never written through.
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await open(temp, 'wx');
-    try {
-      // A piece at a time: the text holds every record's slug and marker (see src/write-text.ts).
-      await writeText(handle, JSON.stringify(cache));
-    } finally {
-      await handle.close();
-    }
+    // A piece at a time: the text holds every record's slug and marker (see src/write-text.ts).
+    await createTextFile(temp, JSON.stringify(cache));
     await rename(temp, file);
   } catch {
     // A read-only checkout or a full disk: the run is as correct without the cache, only slower next time.

@@ -3,7 +3,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync
 import path from 'node:path';
 import { digest } from '../digest.js';
 import { textOf } from '../text-of.js';
-import { writeTextSync } from '../write-text.js';
+import { createTextFileSync } from '../write-text.js';
 import { racy } from './hash-cache.js';
 
 /**
@@ -188,12 +188,7 @@ export class FolderCache {
     try {
       mkdirSync(path.dirname(file), { recursive: true });
       // 'wx': never through whatever already has the temporary name.
-      const fd = openSync(temp, 'wx');
-      try {
-        writeTextSync(fd, text);
-      } finally {
-        closeSync(fd);
-      }
+      createTextFileSync(temp, text);
       renameSync(temp, file);
     } catch {
       rmSync(temp, { force: true });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { byCodeUnit } from '../compare.js';
 import { ownCopy } from '../own-copy.js';
 import { textOf } from '../text-of.js';
-import { writeTextSync } from '../write-text.js';
+import { createTextFileSync, writeTextSync } from '../write-text.js';
 import type { Stamp } from './stamp-table.js';
 
 /** Kept beside the state files but local to this checkout (inodes and times mean nothing elsewhere): not committed. */
@@ -135,12 +135,7 @@ export function openHashCache(
     // Created exclusively: a link planted at the temp's name is never written through (no-follow.ts).
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const names = [...current.keys()].sort(byCodeUnit);
-    const fd = openSync(temp, 'wx');
-    try {
-      writeTextSync(fd, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
-    } finally {
-      closeSync(fd);
-    }
+    createTextFileSync(temp, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
     renameSync(temp, file);
     format = 'lines';
     stale = 0;

@@ -428,17 +428,13 @@ async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<
       chunk.push(line);
       size += line.length;
       if (size > WRITE_CHUNK) {
-        const text = `${chunk.join('\n')}\n`;
-        bytes += Buffer.byteLength(text);
-        await writeText(handle, text);
+        bytes += await writeText(handle, `${chunk.join('\n')}\n`);
         chunk = [];
         size = 0;
       }
     }
     if (chunk.length) {
-      const text = `${chunk.join('\n')}\n`;
-      bytes += Buffer.byteLength(text);
-      await writeText(handle, text);
+      bytes += await writeText(handle, `${chunk.join('\n')}\n`);
     }
     await handle.sync();
   } finally {
