@@ -1,7 +1,5 @@
 import type { MediaSource } from './media/resolve-media.js';
-import { createHash } from 'node:crypto';
-import { ownCopy } from './own-copy.js';
-import { sha256Head } from './sha256.js';
+import { sha256Head, sha256HeadOfPieces } from './sha256.js';
 import { stableJson } from './stable-json.js';
 
 /** Short, stable digest of a JSON value (object keys sorted). */
@@ -20,35 +18,34 @@ const LISTED_CHUNK = 16 * 1024;
 /**
  * The digest of sorted names, one per line: two lists with one digest hold the same names (what
  * content/ lists, for the clean-run mark; files with their stamps). The same as `digest` of the
- * names joined by newlines, fed to the hash a few KiB at a time: a one-shot hash of the joined
- * text (9.6 MiB at 100,000 files) makes Node copy it into one malloc'd buffer, and freeing a chunk
- * that large raises glibc's mmap and trim thresholds for the rest of the process, so that every
- * thread's malloc arena then keeps up to twice that size of freed memory (see "Memory of a cold
- * apply" in the README).
+ * names joined by newlines, hashed a batch of names at a time, since the list grows with the
+ * archive (see sha256HeadOfPieces).
  */
 export function listedDigest(sortedNames: readonly string[]): string {
-  const hash = createHash('sha256');
-  hash.update('"');
+  return sha256HeadOfPieces(listedJson(sortedNames), 10);
+}
+
+/**
+ * The JSON text of the names joined by newlines, in pieces. JSON escapes each character alone (a
+ * lone surrogate too, and a newline cannot split a pair): the joined text's escaping is its
+ * batches' escaping joined by an escaped newline.
+ */
+function* listedJson(sortedNames: readonly string[]): Generator<string> {
+  yield '"';
   let batch: string[] = [];
   let size = 0;
   let first = true;
-  // JSON escapes each character alone (a lone surrogate too, and a newline cannot split a pair):
-  // the joined text's escaping is its batches' escaping joined by an escaped newline.
-  const flush = () => {
+  for (const [i, name] of sortedNames.entries()) {
+    batch.push(name);
+    size += name.length + 1;
+    if (size < LISTED_CHUNK && i < sortedNames.length - 1) continue;
     const escaped = JSON.stringify(batch.join('\n')).slice(1, -1);
-    hash.update(first ? escaped : `\\n${escaped}`);
+    yield first ? escaped : `\\n${escaped}`;
     first = false;
     batch = [];
     size = 0;
-  };
-  for (const name of sortedNames) {
-    batch.push(name);
-    size += name.length + 1;
-    if (size >= LISTED_CHUNK) flush();
   }
-  if (batch.length > 0) flush();
-  hash.update('"');
-  return ownCopy(hash.digest('hex').slice(0, 20));
+  yield '"';
 }
 
 /**

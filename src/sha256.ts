@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { ownCopy } from './own-copy.js';
 
 /**
@@ -13,4 +13,14 @@ export function sha256(data: string | Uint8Array): string {
 /** The first `bytes` bytes of the sha256, in hex, as a string of its own (see ownCopy). */
 export function sha256Head(data: string | Uint8Array, bytes: number): string {
   return ownCopy(hash('sha256', data, 'hex').slice(0, 2 * bytes));
+}
+
+/**
+ * sha256Head of the pieces' text joined, hashed a piece at a time: for a text that grows with the
+ * archive, which a one-shot hash would copy into one buffer its size (see src/write-text.ts).
+ */
+export function sha256HeadOfPieces(pieces: Iterable<string>, bytes: number): string {
+  const running = createHash('sha256');
+  for (const piece of pieces) running.update(piece);
+  return ownCopy(running.digest('hex').slice(0, 2 * bytes));
 }

@@ -33,8 +33,8 @@ export function createUploadAhead(
   // plan compares with. `shared` itself is refreshed when an upload's answer is lost.
   let before: Promise<RemoteRecord[]> | undefined;
   const library = () => (before ??= shared.list(false));
-  // The library by identity, the first of the list for each, made once: looking through the whole
-  // library for every image to upload took images times library.
+  // The library by identity, the first of the list for each, made once: each image to upload is
+  // then one look-up, not a pass over the library.
   let byIdentity: Promise<Map<string, RemoteRecord>> | undefined;
   const inLibrary = () =>
     (byIdentity ??= library().then((records) => {

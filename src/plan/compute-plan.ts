@@ -705,8 +705,8 @@ function plannedUploads(changes: Change[], book: IdBook): Upload[] {
       if (source.kind === 'existing' || book.mediaIdByIdentity.has(source.identity)) continue;
       const upload = uploads.get(source.identity) ?? { source, usedBy: [] };
       // One change per key, its images in a row: the key is already there only as the last one
-      // (an image twice in one body). Looking through the whole list was quadratic: an image in
-      // every one of 100,000 documents took minutes.
+      // (an image twice in one body), so no search of a list that one image can share with every
+      // document.
       if (upload.usedBy.at(-1) !== change.key) upload.usedBy.push(change.key);
       uploads.set(source.identity, upload);
     }
