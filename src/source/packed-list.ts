@@ -83,11 +83,12 @@ export class PackedList<T extends { key: string }, S> {
     }
     this.#shelf = place.shelf;
     let start = this.#keysUsed;
-    if ((start % KEY_PAGE) + bytes > KEY_PAGE || start === this.#keyPages.length * KEY_PAGE) {
+    // A key that does not fit the rest of the last page starts a new one (an empty key fits anywhere).
+    if (start + bytes > this.#keyPages.length * KEY_PAGE) {
       start = this.#keyPages.length * KEY_PAGE;
       this.#keyPages.push(Buffer.allocUnsafeSlow(KEY_PAGE));
     }
-    this.#keyPages[this.#keyPages.length - 1]!.write(item.key, start % KEY_PAGE, 'utf8');
+    if (bytes > 0) this.#keyPages[this.#keyPages.length - 1]!.write(item.key, start % KEY_PAGE, 'utf8');
     this.#keysUsed = start + bytes;
     page.keyEnds[slot] = this.#keysUsed;
     page.at[slot] = place.at;
