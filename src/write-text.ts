@@ -7,16 +7,33 @@ const encoder = new TextEncoder();
 let piece: Uint8Array | undefined;
 
 /**
- * `text` as UTF-8 into `buffer`, a piece at a time: yields each piece's length, and encodes the
- * next only when asked, so the caller writes the piece out first. encodeInto stops before a
- * character that does not fit: a surrogate pair is never cut.
+ * A text to write: one string, or its parts in order (see src/json-parts.ts), none of which ends
+ * with the first half of a surrogate pair.
  */
-function* encoded(text: string, buffer: Uint8Array): Generator<number> {
-  for (let at = 0; at < text.length;) {
-    const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), buffer);
-    at += read;
-    yield written;
+export type TextParts = string | Iterable<string>;
+
+/**
+ * `text` as UTF-8 into `buffer`, a piece at a time: yields each piece's length, and encodes the
+ * next only when asked, so the caller writes the piece out first. Parts are packed into the buffer
+ * one after another. encodeInto stops before a character that does not fit: a surrogate pair
+ * within a part is never cut.
+ */
+function* encoded(text: TextParts, buffer: Uint8Array): Generator<number> {
+  let filled = 0;
+  for (const part of typeof text === 'string' ? [text] : text) {
+    for (let at = 0; at < part.length;) {
+      const room = filled === 0 ? buffer : buffer.subarray(filled);
+      const { read, written } = encoder.encodeInto(at === 0 ? part : part.slice(at), room);
+      at += read;
+      filled += written;
+      // The buffer is full (or the next character does not fit in what is left of it).
+      if (at < part.length) {
+        yield filled;
+        filled = 0;
+      }
+    }
   }
+  if (filled > 0) yield filled;
 }
 
 /**
@@ -27,7 +44,7 @@ function* encoded(text: string, buffer: Uint8Array): Generator<number> {
  * process: from then on every thread's malloc arena keeps up to that much freed memory. The text
  * of a cache of every file's name grows with the archive, and so, through it, would the arenas.
  */
-export function writeTextSync(fd: number, text: string): number {
+export function writeTextSync(fd: number, text: TextParts): number {
   const buffer = (piece ??= new Uint8Array(PIECE_BYTES));
   let bytes = 0;
   for (const written of encoded(text, buffer)) {
@@ -38,7 +55,7 @@ export function writeTextSync(fd: number, text: string): number {
 }
 
 /** writeTextSync through a file handle, with a buffer of this call's own (two writes may overlap). */
-export async function writeText(handle: FileHandle, text: string): Promise<number> {
+export async function writeText(handle: FileHandle, text: TextParts): Promise<number> {
   const buffer = new Uint8Array(PIECE_BYTES);
   let bytes = 0;
   for (const written of encoded(text, buffer)) {
@@ -53,7 +70,7 @@ export async function writeText(handle: FileHandle, text: string): Promise<numbe
  * Creates `file` (never through anything already at its name: 'wx') with `text` in it, written a
  * piece at a time. The file is closed whether or not the write succeeds; a failure is thrown.
  */
-export function createTextFileSync(file: string, text: string): void {
+export function createTextFileSync(file: string, text: TextParts): void {
   const fd = openSync(file, 'wx');
   try {
     writeTextSync(fd, text);
@@ -63,7 +80,7 @@ export function createTextFileSync(file: string, text: string): void {
 }
 
 /** createTextFileSync through a file handle. */
-export async function createTextFile(file: string, text: string): Promise<void> {
+export async function createTextFile(file: string, text: TextParts): Promise<void> {
   const handle = await open(file, 'wx');
   try {
     await writeText(handle, text);

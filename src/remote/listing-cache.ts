@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { RECORD_RESOURCES, type RecordResource, type RemoteRecord } from '../resources.js';
+import { JsonPieces, jsonParts } from '../json-parts.js';
 import { textOf } from '../text-of.js';
 import { createTextFile } from '../write-text.js';
 import { PackedColumn } from './packed-column.js';
@@ -128,12 +129,29 @@ export async function saveListingCache(file: string, cache: ListingCache): Promi
     await mkdir(path.dirname(file), { recursive: true });
     // Created exclusively: a link planted at the temp's name is never written through.
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    // A piece at a time: the text holds every record's slug and marker (see src/write-text.ts).
-    await createTextFile(temp, JSON.stringify(cache));
+    // A piece at a time: the text holds every record's id, slug and marker (see src/json-parts.ts).
+    await createTextFile(temp, jsonParts(streamedCache(cache)));
     await rename(temp, file);
   } catch {
     // A read-only checkout or a full disk: the run is as correct without the cache, only slower next time.
   }
+}
+
+/** The cache with each resource's columns given a piece at a time: the same text as JSON.stringify's. */
+function streamedCache(cache: ListingCache): unknown {
+  const resources: Record<string, unknown> = {};
+  for (const [resource, entry] of Object.entries(cache.resources)) {
+    const { ids, slugs, markers } = entry.records;
+    resources[resource] = {
+      ...entry,
+      records: {
+        ids: JsonPieces.list(ids),
+        slugs: JsonPieces.text(() => slugs.textPieces()),
+        markers: JsonPieces.text(() => markers.textPieces()),
+      },
+    };
+  }
+  return { ...cache, resources };
 }
 
 /** The records of a cached resource as a light listing would give them (those `has` takes, with `has`). */

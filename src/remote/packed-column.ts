@@ -96,21 +96,36 @@ export class PackedColumn<T extends string | number | null> {
 
   /** The text of every row (see the class): the loaded text with the rows set or added since. */
   toJSON(): string {
-    let text = this.text;
+    return [...this.textPieces()].join('');
+  }
+
+  /**
+   * toJSON's text in pieces of at most about PIECE_CHARS, never cut inside a surrogate pair: the
+   * column of a large archive is megabytes, written to the cache a piece at a time.
+   */
+  *textPieces(): Generator<string> {
+    let from = 0;
     if (this.#changed.size > 0) {
       const starts = (this.#starts ??= startsOf(this.text, this.count));
-      text = '';
-      let from = 0;
       for (const i of [...this.#changed.keys()].sort((a, b) => a - b)) {
-        text += this.text.slice(from, starts[i]) + encode(this.#changed.get(i)!);
+        yield* cut(this.text, from, starts[i]!);
+        yield encode(this.#changed.get(i)!);
         // The line break after row i (or the end).
         from = starts[i + 1]! - 1;
       }
-      text += this.text.slice(from);
     }
-    if (this.#added.length === 0) return text;
-    const added = this.#added.map(encode).join('\n');
-    return this.count === 0 ? added : `${text}\n${added}`;
+    yield* cut(this.text, from, this.text.length);
+    let line = this.count === 0 ? '' : '\n';
+    let batch = '';
+    for (const value of this.#added) {
+      batch += line + encode(value);
+      line = '\n';
+      if (batch.length >= PIECE_CHARS) {
+        yield batch;
+        batch = '';
+      }
+    }
+    if (batch) yield batch;
   }
 
   /** Row i as a line. */
@@ -126,6 +141,20 @@ export class PackedColumn<T extends string | number | null> {
 }
 
 const EQUALS = 0x3d;
+
+/** Characters of a column's text given out at a time (see textPieces). */
+const PIECE_CHARS = 16 * 1024;
+
+/** `text` from `from` to `to`, in slices of at most PIECE_CHARS, none ending inside a surrogate pair. */
+function* cut(text: string, from: number, to: number): Generator<string> {
+  while (from < to) {
+    let end = Math.min(to, from + PIECE_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < to && last >= 0xd800 && last <= 0xdbff) end--;
+    yield text.slice(from, end);
+    from = end;
+  }
+}
 
 function encode(value: string | number | null): string {
   return typeof value === 'string' && !value.includes('\n') && !value.startsWith('=')

@@ -17,7 +17,8 @@ import {
   type CachedRecord,
   type ListingCache,
 } from '../../src/remote/listing-cache.js';
-import { writeText, writeTextSync } from '../../src/write-text.js';
+import { JsonPieces, jsonParts } from '../../src/json-parts.js';
+import { writeText, writeTextSync, type TextParts } from '../../src/write-text.js';
 import { makeProject } from './helpers.js';
 
 // Texts that grow with the archive (every file's name, every file's hash) are handed to Node a
@@ -53,7 +54,7 @@ afterEach(async () => {
 const PIECE = 64 * 1024;
 
 describe('writeTextSync and writeText', () => {
-  const writers: Array<[string, (file: string, text: string) => Promise<number>]> = [
+  const writers: Array<[string, (file: string, text: TextParts) => Promise<number>]> = [
     [
       'writeTextSync',
       async (file, text) => {
@@ -97,6 +98,23 @@ describe('writeTextSync and writeText', () => {
       expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
     },
   );
+
+  it.each(writers)('%s writes a text given in parts as the parts joined', async (name, write) => {
+    const dir = await realpath(tmpdir());
+    const file = path.join(dir, `${name}-parts-${process.pid}-${Date.now()}.txt`);
+    cleanups.push(() => rm(file, { force: true }));
+    // Parts of every size, whose characters do not fit what is left of the buffer at many places:
+    // small ones packed together, one longer than the buffer, empty ones.
+    const kinds = ['a', 'é', '日本', '🎉', '', 'x'.repeat(PIECE + 5), '日'.repeat(1000)];
+    const parts = Array.from({ length: 3_000 }, (_, i) => kinds[(i * 5) % kinds.length]!.repeat(1 + (i % 4)));
+    const text = parts.join('');
+    const bytes = await write(file, parts);
+    const written = await readFile(file);
+    expect(written.equals(Buffer.from(text, 'utf8'))).toBe(true);
+    expect(bytes).toBe(written.length);
+    expect(await write(file, [])).toBe(0);
+    expect((await readFile(file)).length).toBe(0);
+  });
 });
 
 describe('the caches of every file', () => {
@@ -168,8 +186,21 @@ describe('the listing cache', () => {
         article: { fields: ['id', 'slug', 'updated_at'], fullAt: 0, runs: 0, records: columnsOf(rows) },
       },
     };
+    // Every JSON text made on the way is small: the cache is never one string.
+    const stringify = JSON.stringify;
+    const texts: number[] = [];
+    const spy = vi.spyOn(JSON, 'stringify').mockImplementation((...args: Parameters<typeof stringify>) => {
+      const text = stringify(...args);
+      texts.push(text?.length ?? 0);
+      return text;
+    });
     await saveListingCache(file, cache);
+    spy.mockRestore();
+    expect(texts.length).toBeGreaterThan(1);
+    expect(Math.max(...texts)).toBeLessThan(32 * 1024);
     const written = await readFile(file);
+    expect(written.toString('utf8')).toBe(JSON.stringify(cache));
+    expect(written.length).toBeGreaterThan(200_000);
     expect(pieces.length).toBeGreaterThan(2);
     expect(Math.max(...pieces)).toBeLessThanOrEqual(PIECE);
     expect(pieces.reduce((a, b) => a + b, 0)).toBe(written.length);
@@ -222,5 +253,67 @@ describe('listedDigest', () => {
     } finally {
       update.mockRestore();
     }
+  });
+});
+
+describe('jsonParts', () => {
+  const joined = (value: unknown) => [...jsonParts(value)].join('');
+
+  it('is the text of JSON.stringify, with each streamed value in its place', () => {
+    const odd = [
+      'quote "',
+      'back\\slash',
+      'line\nbreak',
+      '\u0000\u001f',
+      '\u2028',
+      '🎉',
+      'lone \ud800',
+      '\udc00',
+    ];
+    const values: unknown[] = [
+      { a: 1, list: odd, b: [null, true, { c: 'd' }], e: undefined },
+      [],
+      odd,
+      'plain',
+      7,
+      null,
+      { nested: { deeper: [odd, { x: odd }] } },
+    ];
+    for (const value of values) {
+      expect(joined(value)).toBe(JSON.stringify(value));
+      // The same value with every array of plain values streamed as a list, and with every string
+      // streamed as a text.
+      const plain = (item: unknown) => item === null || typeof item !== 'object';
+      const lists = JSON.parse(JSON.stringify(value), (_key, item: unknown) =>
+        Array.isArray(item) && item.every(plain) ? JsonPieces.list(item) : item,
+      ) as unknown;
+      expect(joined(lists)).toBe(JSON.stringify(value));
+      const texts = JSON.parse(JSON.stringify(value), (_key, item: unknown) =>
+        typeof item === 'string' ? JsonPieces.text(() => [item.slice(0, 3), item.slice(3)]) : item,
+      ) as unknown;
+      expect(joined(texts)).toBe(JSON.stringify(value));
+    }
+    expect(joined({ a: JsonPieces.list([]), b: JsonPieces.text(() => []) })).toBe('{"a":[],"b":""}');
+    // A list's items are stringified as JSON.stringify would in an array.
+    expect(joined(JsonPieces.list([undefined, () => 1, 'x']))).toBe('[null,null,"x"]');
+    expect(joined(JsonPieces.list([JsonPieces.list([1, 2]), JsonPieces.text(() => ['a', 'b'])]))).toBe(
+      '[[1,2],"ab"]',
+    );
+  });
+
+  it('gives a long list or text in parts of about 16 K characters, read back as the value', () => {
+    const keys = Array.from({ length: 50_000 }, (_, i) => `article/a-story-${i}-🎉-"q"`);
+    const text = keys.join('\n');
+    const value = {
+      users: JsonPieces.list(keys),
+      column: JsonPieces.text(() => text.match(/[^]{1,999}/gu)!),
+    };
+    const parts = [...jsonParts(value)];
+    expect(parts.length).toBeGreaterThan(100);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(20 * 1024);
+    expect(JSON.parse(parts.join(''))).toEqual({ users: keys, column: text });
+    // A surrogate pair cut between two pieces of a text is read back whole.
+    const cut = [...jsonParts(JsonPieces.text(() => ['a\ud83c', '\udf89b']))].join('');
+    expect(JSON.parse(cut)).toBe('a🎉b');
   });
 });
