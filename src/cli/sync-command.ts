@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { JsonPieces, jsonParts } from '../json-parts.js';
+import type { Change } from '../plan/compute-plan.js';
 import { changeToJson, hasChanges, planToJson } from '../plan/format-plan.js';
 import { runSync, type SyncReport } from '../sync/run-sync.js';
 import type { SessionOptions } from '../sync/session.js';
@@ -42,27 +43,32 @@ export async function runSyncCommand(
 /**
  * What --json prints: the plan, and after an apply what it did, how long it took and its exit code.
  * The text of one JSON.stringify of that document, made in parts: the plan's changes one at a
- * time. Made whole, a long plan would be held three times over at the end of the run: an object
- * per change, the text, and its bytes on their way out.
+ * time, and each upload's users (a logo's are every document) a few at a time. Made whole, a long
+ * plan would be held three times over at the end of the run: an object per change, the text, and
+ * its bytes on their way out.
  */
 export function* syncJsonParts(report: SyncReport): Generator<string> {
   const { mode, target, source, stats } = report;
   const { changes } = report.plan!;
-  const plan = planToJson(report.plan!, report.problems, { withChanges: false }) as { changes: unknown };
-  // Stands for the changes in the text of the rest, to be cut out: a string no other value holds.
-  const mark = `\u0000changes ${randomUUID()}`;
-  plan.changes = mark;
+  const plan = planToJson(report.plan!, report.problems, { withChanges: false }) as {
+    changes: unknown;
+    uploads: Array<{ usedBy: unknown }>;
+  };
+  plan.changes = JsonPieces.list(changeJson(changes));
+  plan.uploads = plan.uploads.map((upload) => ({
+    ...upload,
+    usedBy: JsonPieces.list(upload.usedBy as string[]),
+  }));
   const { result, timings, exitCode } = report;
-  const text = JSON.stringify(
+  yield* jsonParts(
     result
       ? { mode, target, source, plan, result, stats, timings, exitCode }
       : { mode, target, source, plan, stats },
   );
-  const quoted = JSON.stringify(mark);
-  const at = text.indexOf(quoted);
-  yield `${text.slice(0, at)}[`;
-  for (let i = 0; i < changes.length; i++) yield (i ? ',' : '') + JSON.stringify(changeToJson(changes[i]!));
-  yield `]${text.slice(at + quoted.length)}`;
+}
+
+function* changeJson(changes: readonly Change[]): Generator<Record<string, unknown>> {
+  for (const change of changes) yield changeToJson(change);
 }
 
 function* jsonLine(report: SyncReport): Generator<string> {
