@@ -18,6 +18,7 @@ import type { RemoteRecord } from '../resources.js';
 import type { StateStore } from '../state/journal.js';
 import type { StateRecord } from '../state/state-file.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
+import type { LandedWrites } from './landed-writes.js';
 import type { UploadAhead } from './upload-ahead-types.js';
 
 /** Everything apply touches, passed in: the only code that writes to the CMS. */
@@ -39,6 +40,8 @@ export interface ApplyContext {
    * and state is saved. The result then says how many were not started.
    */
   signal?: AbortSignal;
+  /** Noted as each record write or delete lands, for the listing cache. */
+  landed?: LandedWrites;
 }
 
 export interface ProgressEvent {
@@ -319,6 +322,7 @@ export async function applyPlan(plan: Plan, ctx: ApplyContext): Promise<ApplyRes
           await ctx.store.intend(change.key, 'delete', idempotencyKey);
           await ctx.client.delete(change.resource, change.id, { idempotencyKey });
           await ctx.store.recordWritten(change.key, null);
+          ctx.landed?.removed(change);
           result.deleted += 1;
           progress(`- ${change.key}`, true);
         } catch (error) {
@@ -445,20 +449,22 @@ async function writeRecord(
     ...markerField(held, ctx.config.wire.changeMarker || undefined),
   });
 
+  // Journaled, then noted for the listing cache.
+  const landed = async (entry: StateRecord) => {
+    await ctx.store.recordWritten(change.key, entry, change.movedFrom);
+    ctx.landed?.wrote(change, entry);
+  };
+
   if (change.action === 'adopt') {
-    await ctx.store.recordWritten(
-      change.key,
-      {
-        id: change.id,
-        file: record.file,
-        owner: change.owner,
-        source: digests,
-        remote: change.baseline,
-        ...(change.marker !== undefined ? { marker: change.marker } : {}),
-        ...(record.input ? { input: record.input } : {}),
-      },
-      change.movedFrom,
-    );
+    await landed({
+      id: change.id,
+      file: record.file,
+      owner: change.owner,
+      source: digests,
+      remote: change.baseline,
+      ...(change.marker !== undefined ? { marker: change.marker } : {}),
+      ...(record.input ? { input: record.input } : {}),
+    });
     remember(record, change.id, ctx.book);
     result.adopted += 1;
     return;
@@ -481,7 +487,7 @@ async function writeRecord(
     // What the CMS holds after the write is the baseline, so a CMS that normalises stays quiet.
     const held =
       returned && hasFields(returned, fields, resource) ? returned : await mustGet(ctx, record, change.id);
-    await ctx.store.recordWritten(change.key, entryFor(change.id, change.owner, held), change.movedFrom);
+    await landed(entryFor(change.id, change.owner, held));
     remember(record, change.id, ctx.book);
     result.updated += 1;
     return;
@@ -515,7 +521,7 @@ async function writeRecord(
     }
   }
   if (!held || !hasFields(held, fields, resource)) held = await mustGet(ctx, record, id);
-  await ctx.store.recordWritten(change.key, entryFor(id, owner, held), change.movedFrom);
+  await landed(entryFor(id, owner, held));
   remember(record, id, ctx.book);
   result.created += 1;
 }

@@ -47,12 +47,6 @@ export interface IntentDetail {
   sent?: Record<string, string>;
 }
 
-/** What a confirmed record write left (see StateStore.takeWritten). */
-export interface WrittenRecord {
-  id: number;
-  marker: string | undefined;
-}
-
 /**
  * The state plus an append-only journal. Each confirmed write is appended (and fsynced) to the
  * journal as it lands, and folded into the committed state once at the end (see saveStateFiles).
@@ -70,8 +64,6 @@ export class StateStore {
   #pending: string[] = [];
   #flushing: Promise<void> | undefined;
   #dirty = false;
-  /** What each record write confirmed since takeWritten left: see there. */
-  #written = new Map<string, WrittenRecord | null>();
 
   private constructor(stateDir: string, state: State, existed: boolean, openIntents: Map<string, Intent[]>) {
     this.stateDir = stateDir;
@@ -124,22 +116,8 @@ export class StateStore {
     if (entry && keepWritten(this.state, this.stateDir, key, entry)) {
       if (from !== undefined && from !== key) this.state.records.delete(from);
     } else apply(this.state, line);
-    this.#written.set(key, entry && { id: entry.id, marker: entry.marker });
     this.openIntents.delete(key);
     await this.#append(line);
-  }
-
-  /**
-   * Per key, what the record writes confirmed since the last call left: the record's id and the
-   * CMS's marker of it, or null for a record removed. What a pass wrote, for the listing cache (see
-   * noteWrites), without reading each record back from the state: a written record waits as its
-   * line in a file (see keepWritten), and reading every one back after a cold apply would parse the
-   * whole state at once.
-   */
-  takeWritten(): ReadonlyMap<string, WrittenRecord | null> {
-    const written = this.#written;
-    this.#written = new Map();
-    return written;
   }
 
   async mediaUploaded(identity: string, entry: MediaEntry): Promise<void> {

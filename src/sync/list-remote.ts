@@ -1,5 +1,6 @@
 import { opendir } from 'node:fs/promises';
 import path from 'node:path';
+import type { OwnWrites } from '../apply/landed-writes.js';
 import type { Config } from '../config/schema.js';
 import { apiName } from '../plan/payload.js';
 import type { CmsClient } from '../remote/client.js';
@@ -17,7 +18,6 @@ import {
   saveListingCache,
   toCached,
   type CachedColumns,
-  type CachedRecord,
   type CachedResource,
   type ListingCache,
 } from '../remote/listing-cache.js';
@@ -224,28 +224,6 @@ export async function noteOwnWrites(
 }
 
 /**
- * The records one resource's writes of this run left, by column (row i of each is one record):
- * a cold apply writes one per document, and an array of three per record would add up.
- */
-export interface OwnWrites {
-  ids: number[];
-  slugs: Array<CachedRecord[1]>;
-  markers: Array<CachedRecord[2]>;
-}
-
-/** The own writes of one record, added to `into`. */
-export function addOwnWrite(
-  into: OwnWrites,
-  id: number,
-  slug: CachedRecord[1],
-  marker: CachedRecord[2],
-): void {
-  into.ids.push(id);
-  into.slugs.push(slug);
-  into.markers.push(marker);
-}
-
-/**
  * Each written record's row set to what the write left: the cache's row of its id, else a new
  * row (a record written twice in one run, created then edited, has one row). `sortedIds` are the
  * written ids in order.
@@ -258,7 +236,8 @@ function putOwnRows(records: CachedColumns, own: OwnWrites, sortedIds: Float64Ar
   for (let i = 0; i < own.ids.length; i++) {
     const id = own.ids[i]!;
     const row = at.get(id);
-    putRow(records, row, [id, own.slugs[i]!, own.markers[i]!]);
+    const key = own.keys[i]!;
+    putRow(records, row, [id, key.slice(key.indexOf('/') + 1), own.markers[i]!]);
     if (row === undefined && twice.has(id)) at.set(id, records.ids.length - 1);
   }
 }

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyPlan, type ApplyResult, type ProgressEvent } from '../apply/apply-plan.js';
+import { LandedWrites } from '../apply/landed-writes.js';
 import type { Config } from '../config/schema.js';
 import { SyncError, type FileProblem } from '../errors.js';
 import type { ClientStats, CmsClient } from '../remote/client.js';
@@ -21,14 +22,7 @@ import {
 } from '../plan/compute-plan.js';
 import { idOfKey } from '../plan/payload.js';
 import { completeRecords, type Listings } from '../remote/snapshot.js';
-import {
-  addOwnWrite,
-  listRecords,
-  listRemote,
-  noteOwnWrites,
-  saveListing,
-  type OwnWrites,
-} from './list-remote.js';
+import { listRecords, listRemote, noteOwnWrites, saveListing } from './list-remote.js';
 import type { IdBook } from '../plan/payload.js';
 import type { PlanFlags } from '../plan/saved-plan.js';
 import { countPlan, hasChanges } from '../plan/format-plan.js';
@@ -38,7 +32,7 @@ import { createPathFilter } from '../source/glob.js';
 import { contentPrefix } from '../source/content-paths.js';
 import { recordIndex } from '../state/record-index.js';
 import { searchSortedBase } from '../state/state-lines.js';
-import type { StateStore, WrittenRecord } from '../state/journal.js';
+import type { StateStore } from '../state/journal.js';
 import type { State } from '../state/state-file.js';
 import type { SyncEvent, SyncReporter } from './events.js';
 import {
@@ -500,7 +494,9 @@ async function syncPass(
     ...(remoteMedia ? { remoteMedia } : {}),
   });
   const planned = Date.now() - started;
+  const landed = new LandedWrites();
   const result = await carryOut(plan, {
+    landed,
     client,
     store: session.store,
     config,
@@ -513,7 +509,12 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
-  await noteWrites(session, state, plan, refresh ? listedAll : undefined);
+  await noteOwnWrites(
+    { config, identity: target.identity, state },
+    landed.deleted,
+    landed.written,
+    refresh ? listedAll : undefined,
+  );
   if (pass.clean)
     await markCleanRun(pass.clean.places, config, {
       state: session.store.state,
@@ -626,38 +627,6 @@ function pick(listings: Listings, resources: readonly RecordResource[]): Partial
   return Object.fromEntries(resources.map((r) => [r, listings[r]]));
 }
 
-/** What this apply deleted and wrote, noted in the listing cache (see noteOwnWrites). */
-async function noteWrites(
-  session: Session,
-  before: State,
-  plan: Plan,
-  listed: Listings | undefined,
-): Promise<void> {
-  // What this pass's writes left, as they were confirmed: not read back from the state.
-  const landed = session.store?.takeWritten() ?? new Map<string, WrittenRecord | null>();
-  const deleted = new Map<RecordResource, Set<number>>();
-  const written = new Map<RecordResource, OwnWrites>();
-  for (const change of plan.changes) {
-    if (change.action === 'delete') {
-      if (landed.get(change.key) !== null) continue;
-      deleted.set(change.resource, (deleted.get(change.resource) ?? new Set()).add(change.id));
-    } else if (change.action === 'create' || change.action === 'update' || change.action === 'adopt') {
-      // Only a write that landed: it holds the marker the CMS answered with.
-      const entry = landed.get(change.key);
-      if (entry?.marker === undefined || (change.action !== 'create' && entry.id !== change.id)) continue;
-      let own = written.get(change.resource);
-      if (!own) written.set(change.resource, (own = { ids: [], slugs: [], markers: [] }));
-      addOwnWrite(own, entry.id, change.key.slice(change.key.indexOf('/') + 1), entry.marker);
-    }
-  }
-  await noteOwnWrites(
-    { config: session.config, identity: session.target.identity, state: before },
-    deleted,
-    written,
-    listed,
-  );
-}
-
 /** No listing at all (--refresh=false): every resource unread, so nothing is concluded from absence. */
 function unread(): Record<RecordResource, RemoteListing> {
   return Object.fromEntries(
@@ -680,6 +649,7 @@ async function carryOut(
     ahead?: UploadAhead;
     signal?: AbortSignal;
     failedMedia: FailedMedia;
+    landed: LandedWrites;
   },
 ): Promise<ApplyResult> {
   ctx.report({ type: 'apply-start', plan });
@@ -690,6 +660,7 @@ async function carryOut(
     book: ctx.book,
     uploadUrlOf: uploadUrlFor(ctx.target),
     failedMedia: ctx.failedMedia,
+    landed: ctx.landed,
     ...(ctx.ahead ? { ahead: ctx.ahead } : {}),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     onProgress: (event: ProgressEvent) => ctx.report({ type: 'progress', ...event }),
