@@ -112,8 +112,11 @@ export interface StateTables {
   written: { record: Map<string, unknown>; media: Map<string, unknown> };
   /** The media keys on file: made from baseMedia and logMedia by the first save, then kept. */
   mediaOnFile?: Set<string>;
-  /** A compaction of this process wrote every record: the records on file are those in `written`. */
-  recordsCompacted?: boolean;
+  /**
+   * How many compactions of this process wrote every record (0: none). Since the last, the records
+   * on file are those in `written` and, for a key not there, the entry it held then (see compacted).
+   */
+  compactions?: number;
   /** Where keepWritten puts the lines of records written by this process; null if it could not be made. */
   unsaved?: { source: LineSource; end: number } | null;
 }
@@ -160,6 +163,11 @@ type Unlisted =
 const everyFieldListed: [Unlisted] extends [never] ? true : never = true;
 void everyFieldListed;
 
+/** Bits of StoredEntry's flags; the compaction that wrote it is above them. */
+const CHANGED = 1;
+const DIRTY = 2;
+const COMPACTION_SHIFT = 2;
+
 let RECORD_ACCESSORS: Array<[string, PropertyDescriptor]>;
 let MEDIA_ACCESSORS: Array<[string, PropertyDescriptor]>;
 
@@ -172,6 +180,10 @@ let internals: {
   /** Whether the entry was assigned to since the last save. */
   dirty(entry: StoredEntry): boolean;
   saved(entry: StoredEntry): void;
+  /** The compaction of this process that wrote the entry as it is, or 0 (see compacted). */
+  compactedIn(entry: StoredEntry): number;
+  /** Written as it is by compaction `compaction`: saved, and no longer dirty. */
+  onFileSince(entry: StoredEntry, compaction: number): void;
   rawLine(entry: StoredEntry): string;
   parseBlock(block: Block): void;
 };
@@ -194,10 +206,12 @@ class StoredEntry {
   #digestsAt = -1;
   #fields: Record<string, unknown> | undefined = undefined;
   #digests: Digests | undefined = undefined;
-  /** Assigned to since it was read: its line no longer says what it holds. */
-  #changed = false;
-  /** Assigned to since the last save. */
-  #dirty = false;
+  /**
+   * CHANGED (assigned to since it was read: its line no longer says what it holds), DIRTY
+   * (assigned to since the last save), and above them the compaction of this process that wrote
+   * it as it is (see compacted): one number, as an entry is held per record.
+   */
+  #flags = 0;
 
   constructor(block: Block, key: string, start: number, afterKey: number, end: number) {
     this.#block = block;
@@ -232,8 +246,7 @@ class StoredEntry {
   }
 
   #assigned(): void {
-    this.#changed = true;
-    this.#dirty = true;
+    this.#flags |= CHANGED | DIRTY;
   }
 
   static {
@@ -268,10 +281,14 @@ class StoredEntry {
     internals = {
       key: (entry) => entry.#key,
       block: (entry) => entry.#block,
-      asRead: (entry) => !entry.#changed,
-      dirty: (entry) => entry.#dirty,
+      asRead: (entry) => (entry.#flags & CHANGED) === 0,
+      dirty: (entry) => (entry.#flags & DIRTY) !== 0,
       saved: (entry) => {
-        entry.#dirty = false;
+        entry.#flags &= ~DIRTY;
+      },
+      compactedIn: (entry) => entry.#flags >>> COMPACTION_SHIFT,
+      onFileSince: (entry, compaction) => {
+        entry.#flags = (entry.#flags & CHANGED) | (compaction << COMPACTION_SHIFT);
       },
       rawLine: (entry) => bytesAt(entry.#block.source, entry.#start, entry.#end).toString('utf8'),
       parseBlock(block) {
@@ -870,6 +887,7 @@ export class RecordTable extends Map<string, StateRecord> {
   override set(key: string, value: StateRecord): this {
     if (this.#base) this.#gone.delete(key);
     else this.#hide(key);
+    this.#keepCompacted(key);
     this.#note(key);
     this.#version++;
     super.set(key, value);
@@ -879,6 +897,7 @@ export class RecordTable extends Map<string, StateRecord> {
   override delete(key: string): boolean {
     this.#readBase();
     this.#hide(key);
+    this.#keepCompacted(key);
     this.removed.add(key);
     this.#note(key);
     this.#version++;
@@ -919,6 +938,17 @@ export class RecordTable extends Map<string, StateRecord> {
   ): void {
     this.#readBase();
     super.forEach(callback, thisArg);
+  }
+
+  /**
+   * Notes in `written` the entry the last compaction wrote for `key`, which is about to be replaced
+   * or removed: the files still hold its line (see compacted).
+   */
+  #keepCompacted(key: string): void {
+    const written = this.#tables.written.record;
+    if (!this.#tables.compactions || written.has(key)) return;
+    const value = super.get(key);
+    if (isCompacted(this.#tables, key, value)) written.set(key, value);
   }
 
   /** Notes that the base holds `key`, whose entry is about to be replaced or removed. */
@@ -1006,7 +1036,7 @@ export function searchSortedBase(state: State): void {
  * this process, or seen so when read whole; undefined when not known.
  */
 export function sortedBase(state: State): boolean | undefined {
-  if (tablesOf.get(state)?.recordsCompacted) return true;
+  if (tablesOf.get(state)?.compactions) return true;
   return state.records instanceof RecordTable ? state.records.baseSorted : undefined;
 }
 
@@ -1098,7 +1128,19 @@ function isOnFile(tables: StateTables, kind: Kind, key: string, value: unknown):
   const written = tables.written[kind];
   if (written.has(key))
     return written.get(key) === value && !(value instanceof StoredEntry && internals.dirty(value));
+  if (kind === 'record' && tables.compactions)
+    return isCompacted(tables, key, value) && !internals.dirty(value as StoredEntry);
   return isLineOf(value, key, tables);
+}
+
+/** Whether `value` is the entry the last compaction of this process wrote for `key` (see compacted). */
+function isCompacted(tables: StateTables, key: string, value: unknown): boolean {
+  return (
+    value instanceof StoredEntry &&
+    tables.compactions !== undefined &&
+    internals.compactedIn(value) === tables.compactions &&
+    internals.key(value) === key
+  );
 }
 
 function mediaOnFile(tables: StateTables): Set<string> {
@@ -1124,7 +1166,8 @@ function mediaOnFile(tables: StateTables): Set<string> {
 function recordOnFile(tables: StateTables, records: RecordTable, key: string): boolean {
   const written = tables.written.record;
   if (written.has(key)) return written.get(key) !== null;
-  if (tables.recordsCompacted) return false;
+  // A key the last compaction wrote and that was set or removed since is in `written` (see compacted).
+  if (tables.compactions) return false;
   return tables.logRecords.get(key) ?? records.inBase(key);
 }
 
@@ -1196,7 +1239,12 @@ export function* entryLines(state: State): Generator<string> {
   for (const key of [...records.keys()].sort(byCodeUnit)) yield lineOf('record', key, records.get(key));
 }
 
-/** After a compaction: what the files hold is the state as it is now. */
+/**
+ * After a compaction: what the files hold is the state as it is now. Each record's entry is marked
+ * with the compaction rather than copied into `written` (a map as large as the archive, made at the
+ * end of a cold apply): RecordTable's set and delete copy a key's entry there first, so that what
+ * the files hold stays known for the keys that change after.
+ */
 export function compacted(state: State): void {
   const tables = tablesOf.get(state);
   if (!tables) return;
@@ -1213,13 +1261,19 @@ export function compacted(state: State): void {
   tables.mediaOnFile = onFile;
   tables.baseMedia = [];
   tables.logMedia = [];
+  const compaction = (tables.compactions ?? 0) + 1;
   const writtenRecords = new Map<string, unknown>();
   for (const [key, value] of state.records) {
-    writtenRecords.set(key, value);
-    if (value instanceof StoredEntry) internals.saved(value);
+    if (value instanceof StoredEntry && internals.key(value) === key)
+      internals.onFileSince(value, compaction);
+    else {
+      // A record set by hand, or an entry under another key than its own.
+      writtenRecords.set(key, value);
+      if (value instanceof StoredEntry) internals.saved(value);
+    }
   }
   tables.written.record = writtenRecords;
-  tables.recordsCompacted = true;
+  tables.compactions = compaction;
   tables.logRecords = new Map();
   (state.records as RecordTable).removed.clear();
 }

@@ -276,6 +276,50 @@ describe('the state as lines', () => {
     );
   });
 
+  it('saves what changes after a compaction in the same process: edits, moves, removals', async () => {
+    // A cold apply's first save compacts every record written; a watch then saves each pass.
+    const store = await StateStore.open(dir, 'local');
+    const expected = emptyState('local');
+    for (let i = 0; i < 30; i++) {
+      await store.recordWritten(`article/story-${i}`, record(i));
+      expected.records.set(`article/story-${i}`, record(i));
+    }
+    await store.save();
+    expect(await readFile(path.join(dir, STATE_LOG_FILE), 'utf8')).toBe('');
+    const logLines = async () =>
+      (await readFile(path.join(dir, STATE_LOG_FILE), 'utf8')).split('\n').filter((l) => l.startsWith('["'));
+    const check = async () =>
+      expect(plain((await readStateFile(dir, 'local')).state)).toEqual(plain(expected));
+    await check();
+
+    // Second pass: a record written again, one assigned in place, one moved, one removed.
+    const edited = { ...record(1), marker: 'edited' };
+    await store.recordWritten('article/story-1', edited);
+    expected.records.set('article/story-1', edited);
+    store.state.records.get('article/story-2')!.marker = 'in place';
+    expected.records.set('article/story-2', { ...record(2), marker: 'in place' });
+    await store.recordWritten('article/moved', record(3), 'article/story-3');
+    expected.records.set('article/moved', record(3));
+    expected.records.delete('article/story-3');
+    await store.recordWritten('article/story-4', null);
+    expected.records.delete('article/story-4');
+    await store.save();
+    await check();
+    expect(await logLines()).toHaveLength(5);
+
+    // Third pass: removals of records changed in the last, and of one the compaction wrote
+    // that was set again first; nothing else is written again.
+    await store.recordWritten('article/story-1', null);
+    await store.recordWritten('article/moved', null);
+    store.state.records.set('article/story-5', { ...record(5), marker: 'set again' });
+    store.state.records.delete('article/story-5');
+    for (const key of ['article/story-1', 'article/moved', 'article/story-5']) expected.records.delete(key);
+    await store.save();
+    await store.close();
+    await check();
+    expect(await logLines()).toHaveLength(8);
+  });
+
   it('loses nothing when killed at any byte of a save, nor at any step of a compaction', async () => {
     await writeStateFile(dir, sampleState(5));
     const first = await StateStore.open(dir, 'local');
