@@ -1,4 +1,5 @@
 import type { MediaSource } from './media/resolve-media.js';
+import { JsonPieces } from './json-parts.js';
 import { sha256Head, sha256HeadOfPieces } from './sha256.js';
 import { stableJson } from './stable-json.js';
 
@@ -12,40 +13,18 @@ export function digest(value: unknown): string {
   return sha256Head(text, 10);
 }
 
-/** Characters of names hashed at a time by listedDigest (their JSON text: a few times as many bytes at most). */
-const LISTED_CHUNK = 16 * 1024;
-
 /**
  * The digest of sorted names, one per line: two lists with one digest hold the same names (what
  * content/ lists, for the clean-run mark; files with their stamps). The same as `digest` of the
- * names joined by newlines, hashed a batch of names at a time, since the list grows with the
- * archive (see sha256HeadOfPieces).
+ * names joined by newlines, hashed a part of their JSON text at a time, since the list grows with
+ * the archive (see sha256HeadOfPieces).
  */
 export function listedDigest(sortedNames: readonly string[]): string {
-  return sha256HeadOfPieces(listedJson(sortedNames), 10);
+  return sha256HeadOfPieces(JsonPieces.text(() => lines(sortedNames)).pieces(), 10);
 }
 
-/**
- * The JSON text of the names joined by newlines, in pieces. JSON escapes each character alone (a
- * lone surrogate too, and a newline cannot split a pair): the joined text's escaping is its
- * batches' escaping joined by an escaped newline.
- */
-function* listedJson(sortedNames: readonly string[]): Generator<string> {
-  yield '"';
-  let batch: string[] = [];
-  let size = 0;
-  let first = true;
-  for (const [i, name] of sortedNames.entries()) {
-    batch.push(name);
-    size += name.length + 1;
-    if (size < LISTED_CHUNK && i < sortedNames.length - 1) continue;
-    const escaped = JSON.stringify(batch.join('\n')).slice(1, -1);
-    yield first ? escaped : `\\n${escaped}`;
-    first = false;
-    batch = [];
-    size = 0;
-  }
-  yield '"';
+function* lines(names: readonly string[]): Generator<string> {
+  for (const [i, name] of names.entries()) yield i === 0 ? name : `\n${name}`;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { evenPieces } from './text-pieces.js';
 
 /**
- * Characters a part holds before it is given out (a single item or piece may be longer). Under
- * glibc's mmap threshold once encoded (see src/write-text.ts), and few enough parts that the
- * writers' loops cost nothing.
+ * Characters of a list's or a text's parts. Under glibc's mmap threshold once encoded (see
+ * src/write-text.ts), and few enough parts that the writers' loops cost nothing.
  */
 const PART_CHARS = 16 * 1024;
 
@@ -19,12 +19,12 @@ export class JsonPieces {
    * JsonPieces itself (an object among the items is not searched for one).
    */
   static list(items: Iterable<unknown>): JsonPieces {
-    return new JsonPieces(() => batched(listText(items)));
+    return new JsonPieces(() => evenPieces(listText(items), PART_CHARS));
   }
 
-  /** A JSON string of the text `pieces` give, escaped a piece at a time. */
+  /** A JSON string of the text `pieces` give, of any sizes, escaped a part at a time. */
   static text(pieces: () => Iterable<string>): JsonPieces {
-    return new JsonPieces(() => batched(quoted(pieces())));
+    return new JsonPieces(() => evenPieces(quoted(evenPieces(pieces(), PART_CHARS)), PART_CHARS));
   }
 }
 
@@ -65,22 +65,9 @@ function* listText(items: Iterable<unknown>): Generator<string> {
   yield ']';
 }
 
+/** `pieces` escaped as one JSON string: JSON escapes each character alone, and no piece ends inside a pair. */
 function* quoted(pieces: Iterable<string>): Generator<string> {
   yield '"';
-  // A surrogate pair cut between two pieces is escaped as two lone halves, read back as the pair.
-  for (const piece of pieces) if (piece) yield JSON.stringify(piece).slice(1, -1);
+  for (const piece of pieces) yield JSON.stringify(piece).slice(1, -1);
   yield '"';
-}
-
-/** Small parts joined into parts of about PART_CHARS, in order. */
-function* batched(parts: Iterable<string>): Generator<string> {
-  let batch = '';
-  for (const part of parts) {
-    batch += part;
-    if (batch.length >= PART_CHARS) {
-      yield batch;
-      batch = '';
-    }
-  }
-  if (batch) yield batch;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { writeLine } from '../terminal-text.js';
+import { evenPieces } from '../text-pieces.js';
 
 /** What a command touches of the outside world, passed in so tests can run commands in-process. */
 export interface CliIO {
@@ -129,22 +130,10 @@ const PARTS_CHUNK = 32 * 1024;
  * the stream asks to (a pipe read slowly), so that a long output is never one string in memory.
  */
 export async function writeParts(stream: NodeJS.WritableStream, parts: Iterable<string>): Promise<void> {
-  let chunk = '';
-  for (const part of parts) {
-    chunk += part;
-    while (chunk.length >= PARTS_CHUNK) {
-      if (closed(stream)) return;
-      // Never between the two halves of a surrogate pair: each half alone would be written as U+FFFD.
-      const cut = isHighSurrogate(chunk.charCodeAt(PARTS_CHUNK - 1)) ? PARTS_CHUNK - 1 : PARTS_CHUNK;
-      if (!stream.write(chunk.slice(0, cut))) await drained(stream);
-      chunk = chunk.slice(cut);
-    }
+  for (const piece of evenPieces(parts, PARTS_CHUNK)) {
+    if (closed(stream)) return;
+    if (!stream.write(piece)) await drained(stream);
   }
-  if (chunk && !closed(stream) && !stream.write(chunk)) await drained(stream);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** Whether the stream takes nothing more (a reader that went away): what is left is not written. */

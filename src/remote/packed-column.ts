@@ -1,3 +1,5 @@
+import { evenPieces } from '../text-pieces.js';
+
 /**
  * A column of the listing cache (slugs or change markers) held as one text, a line per row, each
  * row's value made when it is read. Every run reads the cache, and most read a few of its rows
@@ -103,29 +105,25 @@ export class PackedColumn<T extends string | number | null> {
    * toJSON's text in pieces of at most about PIECE_CHARS, never cut inside a surrogate pair: the
    * column of a large archive is megabytes, written to the cache a piece at a time.
    */
-  *textPieces(): Generator<string> {
+  textPieces(): Generator<string> {
+    return evenPieces(this.#segments(), PIECE_CHARS);
+  }
+
+  /** toJSON's text as it is made: stretches of the loaded text, and the lines set or added since. */
+  *#segments(): Generator<string> {
     let from = 0;
     if (this.#changed.size > 0) {
       const starts = (this.#starts ??= startsOf(this.text, this.count));
       for (const i of [...this.#changed.keys()].sort((a, b) => a - b)) {
-        yield* cut(this.text, from, starts[i]!);
+        yield this.text.slice(from, starts[i]);
         yield encode(this.#changed.get(i)!);
         // The line break after row i (or the end).
         from = starts[i + 1]! - 1;
       }
     }
-    yield* cut(this.text, from, this.text.length);
-    let line = this.count === 0 ? '' : '\n';
-    let batch = '';
-    for (const value of this.#added) {
-      batch += line + encode(value);
-      line = '\n';
-      if (batch.length >= PIECE_CHARS) {
-        yield batch;
-        batch = '';
-      }
-    }
-    if (batch) yield batch;
+    yield from === 0 ? this.text : this.text.slice(from);
+    for (const [i, value] of this.#added.entries())
+      yield (i === 0 && this.count === 0 ? '' : '\n') + encode(value);
   }
 
   /** Row i as a line. */
@@ -144,17 +142,6 @@ const EQUALS = 0x3d;
 
 /** Characters of a column's text given out at a time (see textPieces). */
 const PIECE_CHARS = 16 * 1024;
-
-/** `text` from `from` to `to`, in slices of at most PIECE_CHARS, none ending inside a surrogate pair. */
-function* cut(text: string, from: number, to: number): Generator<string> {
-  while (from < to) {
-    let end = Math.min(to, from + PIECE_CHARS);
-    const last = text.charCodeAt(end - 1);
-    if (end < to && last >= 0xd800 && last <= 0xdbff) end--;
-    yield text.slice(from, end);
-    from = end;
-  }
-}
 
 function encode(value: string | number | null): string {
   return typeof value === 'string' && !value.includes('\n') && !value.startsWith('=')

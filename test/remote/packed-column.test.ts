@@ -75,10 +75,10 @@ describe('a packed column of the listing cache', () => {
   });
 
   it('gives its text in pieces of at most 16 K characters, never cutting a surrogate pair', () => {
-    // A loaded column of 30,000 rows with some set and some added: about a megabyte of text.
-    const values = Array.from({ length: 30_000 }, (_, i): Value => (i % 3 ? `a-story-${i}-🎉🎉` : i));
+    // A loaded column of 40,000 rows with some set and some added: about a megabyte of text.
+    const values = Array.from({ length: 40_000 }, (_, i): Value => (i % 3 ? `a-story-${i}-🎉🎉` : i));
     const loaded = reloaded(PackedColumn.of(values)).copy();
-    for (let i = 0; i < 30_000; i += 997) loaded.set(i, `set-${i}-${'é'.repeat(i % 50)}`);
+    for (let i = 0; i < 40_000; i += 997) loaded.set(i, `set-${i}-${'é'.repeat(i % 50)}`);
     for (let i = 0; i < 5_000; i++) loaded.set(loaded.length, `added-${i}-🎉`);
     const pieces = [...loaded.textPieces()];
     expect(pieces.join('')).toBe(loaded.toJSON());

@@ -18,6 +18,7 @@ import {
   type ListingCache,
 } from '../../src/remote/listing-cache.js';
 import { JsonPieces, jsonParts } from '../../src/json-parts.js';
+import { evenPieces } from '../../src/text-pieces.js';
 import { writeText, writeTextSync, type TextParts } from '../../src/write-text.js';
 import { makeProject } from './helpers.js';
 
@@ -315,5 +316,24 @@ describe('jsonParts', () => {
     // A surrogate pair cut between two pieces of a text is read back whole.
     const cut = [...jsonParts(JsonPieces.text(() => ['a\ud83c', '\udf89b']))].join('');
     expect(JSON.parse(cut)).toBe('a🎉b');
+  });
+});
+
+describe('evenPieces', () => {
+  it('gives the parts joined in pieces of one size, a surrogate pair never cut', () => {
+    const parts = ['', 'ab', '🎉'.repeat(10), 'c', 'x'.repeat(25), '', 'é🎉', 'end'];
+    for (const size of [2, 3, 7, 16, 1000]) {
+      const pieces = [...evenPieces(parts, size)];
+      expect(pieces.join('')).toBe(parts.join(''));
+      for (const [i, piece] of pieces.entries()) {
+        expect(piece.length).toBeLessThanOrEqual(size);
+        // Only the last piece is short, or one that stopped before a pair, which starts the next.
+        if (i < pieces.length - 1 && piece.length < size)
+          expect(pieces[i + 1]!.charCodeAt(0) & 0xfc00).toBe(0xd800);
+        expect(piece.charCodeAt(piece.length - 1) & 0xfc00).not.toBe(0xd800);
+      }
+    }
+    expect([...evenPieces([], 4)]).toEqual([]);
+    expect([...evenPieces(['', ''], 4)]).toEqual([]);
   });
 });
