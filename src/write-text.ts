@@ -1,26 +1,26 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { evenPieces } from './text-pieces.js';
 
 /** Bytes encoded and written at a time: under glibc's mmap threshold at start (128 KiB). */
 const PIECE_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
+/** Characters of a text's parts encoded at a time: at most three bytes each, so a few fit the buffer. */
+const PART_CHARS = 16 * 1024;
 let piece: Uint8Array | undefined;
 
-/**
- * A text to write: one string, or its parts in order (see src/json-parts.ts), none of which ends
- * with the first half of a surrogate pair.
- */
+/** A text to write: one string, or its parts in order, of any sizes (see src/json-parts.ts). */
 export type TextParts = string | Iterable<string>;
 
 /**
  * `text` as UTF-8 into `buffer`, a piece at a time: yields each piece's length, and encodes the
  * next only when asked, so the caller writes the piece out first. Parts are packed into the buffer
- * one after another. encodeInto stops before a character that does not fit: a surrogate pair
- * within a part is never cut.
+ * one after another. encodeInto stops before a character that does not fit, and the parts are
+ * never cut inside a surrogate pair (evenPieces): a pair is never cut.
  */
 function* encoded(text: TextParts, buffer: Uint8Array): Generator<number> {
   let filled = 0;
-  for (const part of typeof text === 'string' ? [text] : text) {
+  for (const part of typeof text === 'string' ? [text] : evenPieces(text, PART_CHARS)) {
     for (let at = 0; at < part.length;) {
       const room = filled === 0 ? buffer : buffer.subarray(filled);
       const { read, written } = encoder.encodeInto(at === 0 ? part : part.slice(at), room);

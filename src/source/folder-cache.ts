@@ -182,7 +182,7 @@ export class FolderCache {
     header.push(END, '');
     const head = [this.#key, ...header].join('\0');
     const length = String(Buffer.byteLength(head)).padStart(LENGTH_DIGITS, '0');
-    const text = `${FORMAT}\0${length}\0${head}${sections.join('')}`;
+    const text = [`${FORMAT}\0${length}\0${head}`, ...sections];
     const file = this.#options.file;
     const temp = `${file}.${randomUUID().slice(0, 8)}.tmp`;
     try {

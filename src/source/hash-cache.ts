@@ -135,7 +135,7 @@ export function openHashCache(
     // Created exclusively: a link planted at the temp's name is never written through (no-follow.ts).
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const names = [...current.keys()].sort(byCodeUnit);
-    createTextFileSync(temp, CACHE_HEADER + names.map((name) => `\n${current.get(name)}`).join(''));
+    createTextFileSync(temp, [CACHE_HEADER, ...names.map((name) => `\n${current.get(name)}`)]);
     renameSync(temp, file);
     format = 'lines';
     stale = 0;
@@ -149,7 +149,10 @@ export function openHashCache(
       // Never through a link put where the cache was (no-follow.ts).
       const fd = openSync(file, APPEND_NO_FOLLOW, 0o644);
       try {
-        writeTextSync(fd, pending.map(({ line }) => `\n${line}`).join(''));
+        writeTextSync(
+          fd,
+          pending.map(({ line }) => `\n${line}`),
+        );
       } finally {
         closeSync(fd);
       }

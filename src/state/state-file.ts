@@ -409,33 +409,16 @@ async function exists(file: string): Promise<boolean> {
 }
 
 /**
- * Characters written at a time by writeLinesAtomic. V8 puts a string larger than about 128 KiB in
- * its large-object space, which only a full collection empties: chunks of a megabyte piled up
- * there until the save ended, tens of MiB for a large state. Chunks this size die young.
+ * Writes lines through a temp file, a piece at a time (a large state is never one string: V8 keeps
+ * a long one in its large-object space, which only a full collection empties), then renames it.
  */
-const WRITE_CHUNK = 64 * 1024;
-
-/** Writes lines through a temp file in chunks (a large state is never one string), then renames it. */
 async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<number> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
   const handle = await open(temp, 'wx');
-  let bytes = 0;
+  let bytes: number;
   try {
-    let chunk: string[] = [];
-    let size = 0;
-    for (const line of lines) {
-      chunk.push(line);
-      size += line.length;
-      if (size > WRITE_CHUNK) {
-        bytes += await writeText(handle, `${chunk.join('\n')}\n`);
-        chunk = [];
-        size = 0;
-      }
-    }
-    if (chunk.length) {
-      bytes += await writeText(handle, `${chunk.join('\n')}\n`);
-    }
+    bytes = await writeText(handle, eachEnded(lines));
     await handle.sync();
   } finally {
     await handle.close();
@@ -443,6 +426,10 @@ async function writeLinesAtomic(file: string, lines: Iterable<string>): Promise<
   await rename(temp, file);
   await fsyncDir(path.dirname(file));
   return bytes;
+}
+
+function* eachEnded(lines: Iterable<string>): Generator<string> {
+  for (const line of lines) yield `${line}\n`;
 }
 
 /** Files that travel with a state.json: they describe that state and no other. */
