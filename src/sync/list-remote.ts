@@ -1,6 +1,6 @@
 import { opendir } from 'node:fs/promises';
 import path from 'node:path';
-import type { OwnWrites } from '../apply/landed-writes.js';
+import type { LandedWrites, OwnWrites } from '../apply/landed-writes.js';
 import type { Config } from '../config/schema.js';
 import { apiName } from '../plan/payload.js';
 import type { CmsClient } from '../remote/client.js';
@@ -33,6 +33,7 @@ import {
 import { resolveWire } from '../remote/wire.js';
 import { RESOURCE_TABLE } from '../resources/table.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
+import { slugOfKey } from '../source/spooled-document.js';
 import type { State } from '../state/state-file.js';
 import { recordIndex } from '../state/record-index.js';
 import type { SyncReporter } from './events.js';
@@ -179,16 +180,16 @@ export async function listRecords(
  */
 export async function noteOwnWrites(
   ctx: Pick<ListRemoteContext, 'config' | 'identity' | 'state'>,
-  deleted: ReadonlyMap<RecordResource, ReadonlySet<number>>,
-  written: ReadonlyMap<RecordResource, OwnWrites>,
+  landed: Pick<LandedWrites, 'deleted' | 'written'>,
   listed?: Listings,
 ): Promise<void> {
+  const { deleted } = landed;
   // The cache this run's listing made and has not saved yet, rather than one read back (a large
   // archive's is megabytes). Without one (a pass that read its records by id), writes are left for
   // the next listing to see.
   const pending = listed && unsaved.get(listed);
   if (listed) unsaved.delete(listed);
-  if (!pending) written = new Map();
+  const written: ReadonlyMap<RecordResource, OwnWrites> = pending ? landed.written : new Map();
   const file = listingCacheFile(ctx.config.stateDir, ctx.identity);
   if (!ctx.config.wire.changeMarker || (deleted.size === 0 && written.size === 0)) {
     if (pending) await saveListingCache(pending.file, pending.cache);
@@ -208,7 +209,7 @@ export async function noteOwnWrites(
     const ownIds = own && owned > 0 ? Float64Array.from(own.ids).sort() : undefined;
     if (own && ownIds) {
       if (records === entry.records) records = copyColumns(records);
-      putOwnRows(records, own, ownIds);
+      putOwnRows(records, resource, own, ownIds);
     }
     if (records === entry.records) continue;
     // The newest record may be one deleted: the CMS's newest is then older than it, rightly. Our
@@ -228,7 +229,12 @@ export async function noteOwnWrites(
  * row (a record written twice in one run, created then edited, has one row). `sortedIds` are the
  * written ids in order.
  */
-function putOwnRows(records: CachedColumns, own: OwnWrites, sortedIds: Float64Array): void {
+function putOwnRows(
+  records: CachedColumns,
+  resource: RecordResource,
+  own: OwnWrites,
+  sortedIds: Float64Array,
+): void {
   // Only the rows of the records written are looked for: the cache may hold 100,000.
   const at = rowsOfIds(records, { has: (id) => sortedHas(sortedIds, id) });
   const twice = new Set<number>();
@@ -236,8 +242,7 @@ function putOwnRows(records: CachedColumns, own: OwnWrites, sortedIds: Float64Ar
   for (let i = 0; i < own.ids.length; i++) {
     const id = own.ids[i]!;
     const row = at.get(id);
-    const key = own.keys[i]!;
-    putRow(records, row, [id, key.slice(key.indexOf('/') + 1), own.markers[i]!]);
+    putRow(records, row, [id, slugOfKey(own.keys[i]!, resource), own.markers[i]!]);
     if (row === undefined && twice.has(id)) at.set(id, records.ids.length - 1);
   }
 }

@@ -509,12 +509,7 @@ async function syncPass(
     ...(ahead ? { ahead } : {}),
     ...(signal ? { signal } : {}),
   });
-  await noteOwnWrites(
-    { config, identity: target.identity, state },
-    landed.deleted,
-    landed.written,
-    refresh ? listedAll : undefined,
-  );
+  await noteOwnWrites({ config, identity: target.identity, state }, landed, refresh ? listedAll : undefined);
   if (pass.clean)
     await markCleanRun(pass.clean.places, config, {
       state: session.store.state,
